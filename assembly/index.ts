@@ -1,0 +1,185 @@
+// The ABI surface of tickretry: numbers in, numbers out, no imports, no start function.
+// Logic lives in the files beside this one; docs/ABI.md is the contract.
+import {
+  ABI_VERSION,
+  COUNTER_COUNT,
+  ERROR_BAD_COUNTER,
+  ERROR_BAD_HANDLE,
+  ERROR_BAD_POLICY,
+} from "./constants";
+import { budgetTokens, resetBudget, setBudget as setBudgetFields } from "./budget";
+import { classifyHttp as classify } from "./classify";
+import { counterValue, resetCounters } from "./counters";
+import * as machine from "./machine";
+import { policyAt, resetPolicies, setPolicy as setPolicyFields, worstCase as worstCaseOf } from "./policy";
+import { seedRandom } from "./random";
+import { resetClock } from "./ticks";
+
+/** Wipes all state and seeds the PRNG; call once at start-up with a per-device seed. */
+export function init(seedLo: u32, seedHi: u32): i32 {
+  seedRandom(seedLo, seedHi);
+  resetClock();
+  resetPolicies();
+  resetBudget();
+  resetCounters();
+  machine.resetMachine();
+  return 0;
+}
+
+/** Sets policy slot id (deadline 0: none; flags: jitter mode | IDEMPOTENT). */
+export function setPolicy(
+  id: u32,
+  maxAttempts: u32,
+  attemptTimeout: u32,
+  baseDelay: u32,
+  maxDelay: u32,
+  throttleBaseDelay: u32,
+  deadline: u32,
+  flags: u32,
+): i32 {
+  return setPolicyFields(
+    id,
+    maxAttempts,
+    attemptTimeout,
+    baseDelay,
+    maxDelay,
+    throttleBaseDelay,
+    deadline,
+    flags,
+  );
+}
+
+/** Sets the device-wide retry budget in milli-tokens (capacity 0: off). */
+export function setBudget(
+  capacity: u32,
+  initial: u32,
+  retryCost: u32,
+  timeoutRetryCost: u32,
+  threshold: u32,
+  failureCost: u32,
+  firstAttemptDeposit: u32,
+  successDeposit: u32,
+  flags: u32,
+): i32 {
+  return setBudgetFields(
+    capacity,
+    initial,
+    retryCost,
+    timeoutRetryCost,
+    threshold,
+    failureCost,
+    firstAttemptDeposit,
+    successDeposit,
+    flags,
+  );
+}
+
+/** Begins an operation under a policy; its first attempt is due at once. */
+export function begin(policy: u32, now: u32): i32 {
+  return machine.begin(policy, now);
+}
+
+/** Applies what is due by now; returns the handle whose attempt starts now, or NONE. */
+export function poll(now: u32): i32 {
+  return machine.poll(now);
+}
+
+/** Reports how attempt number `attempt` of an operation ended. */
+export function report(handle: i32, attempt: u32, outcome: u32, retryAfter: u32, now: u32): i32 {
+  return machine.report(handle, attempt, outcome, retryAfter, now);
+}
+
+/** Ends a live operation CANCELLED. */
+export function cancel(handle: i32, now: u32): i32 {
+  return machine.cancel(handle, now);
+}
+
+/** Frees the slot of an ended operation. */
+export function release(handle: i32): i32 {
+  return machine.release(handle);
+}
+
+/** Ticks until poll has work (0: now), or IDLE when nothing is live. */
+export function nextDue(now: u32): u32 {
+  return machine.nextDue(now);
+}
+
+/** The operation's state, or BAD_HANDLE. */
+export function state(handle: i32): i32 {
+  const op = machine.find(handle);
+  return op == null ? ERROR_BAD_HANDLE : op.state;
+}
+
+/** The current attempt number (0 before the first), or BAD_HANDLE. */
+export function attempt(handle: i32): i32 {
+  const op = machine.find(handle);
+  return op == null ? ERROR_BAD_HANDLE : op.attempt;
+}
+
+/** The end reason (NONE while live), or BAD_HANDLE. */
+export function endReason(handle: i32): i32 {
+  const op = machine.find(handle);
+  return op == null ? ERROR_BAD_HANDLE : op.endReason;
+}
+
+/** The last attempt's outcome (NONE before any), or BAD_HANDLE. */
+export function lastOutcome(handle: i32): i32 {
+  const op = machine.find(handle);
+  return op == null ? ERROR_BAD_HANDLE : op.lastOutcome;
+}
+
+/** The stable 31-bit operation id, or BAD_HANDLE. */
+export function operationId(handle: i32): i32 {
+  const op = machine.find(handle);
+  return op == null ? ERROR_BAD_HANDLE : <i32>op.id;
+}
+
+/** The DUE and HAS_DEADLINE bits, or BAD_HANDLE. */
+export function opFlags(handle: i32): i32 {
+  const op = machine.find(handle);
+  return op == null ? ERROR_BAD_HANDLE : op.flags;
+}
+
+/** Tick of the next attempt; 0 for a bad handle. */
+export function nextAttemptAt(handle: i32): u32 {
+  const op = machine.find(handle);
+  return op == null ? 0 : op.nextAttemptAt;
+}
+
+/** Tick at which the attempt in flight times out; 0 for a bad handle. */
+export function attemptDeadline(handle: i32): u32 {
+  const op = machine.find(handle);
+  return op == null ? 0 : op.attemptDeadline;
+}
+
+/** Tick of the overall deadline; 0 for a bad handle. */
+export function deadline(handle: i32): u32 {
+  const op = machine.find(handle);
+  return op == null ? 0 : op.deadline;
+}
+
+/** Worst-case ticks of a policy, or BAD_POLICY. */
+export function worstCase(policy: u32): i32 {
+  const p = policyAt(policy);
+  return p == null ? ERROR_BAD_POLICY : <i32>worstCaseOf(p);
+}
+
+/** The outcome of an HTTP status, or BAD_STATUS. */
+export function classifyHttp(status: u32, hasRetryAfter: u32): i32 {
+  return classify(status, hasRetryAfter);
+}
+
+/** A counter modulo 2^31, or BAD_COUNTER. */
+export function counter(id: u32): i32 {
+  return id < <u32>COUNTER_COUNT ? counterValue(id) : ERROR_BAD_COUNTER;
+}
+
+/** Retry budget tokens in milli-tokens. */
+export function tokens(): i32 {
+  return <i32>budgetTokens();
+}
+
+/** The ABI version of this module. */
+export function abiVersion(): i32 {
+  return ABI_VERSION;
+}

@@ -1,0 +1,335 @@
+// The retry state machine. This file owns every state transition: move() is the only
+// writer of Operation.state, and it obeys TRANSITION_TABLE, generated from the
+// "transitions" of abi/constants.json (docs/ABI.md draws the state diagram from it).
+//
+// Theory of operation. The module is sans-IO: the host passes `now` into every call
+// that needs time. Each such call first brings the clock to now and applies what has
+// expired (attempt timeouts, deadlines, retries falling due), then does its own work.
+// A refused call (negative code) is refused before anything changes, except for the
+// codes that depend on state (STALE_REPORT, NOT_LIVE), which are decided after the
+// clock has moved: time passing is never undone. Operations live in a fixed table of
+// LIMIT_OPERATIONS slots in static memory; a handle is (generation << SLOT_BITS) | slot,
+// so a released or reused slot refuses its old handles.
+import {
+  COUNTER_ATTEMPTS_STARTED,
+  COUNTER_ATTEMPT_TIMEOUTS,
+  COUNTER_BEGUN,
+  COUNTER_CLOCK_FAULTS,
+  COUNTER_ENDED_SUCCEEDED,
+  COUNTER_RETRIES_DENIED,
+  COUNTER_RETRIES_SCHEDULED,
+  COUNTER_STALE_REPORTS,
+  END_REASON_AMBIGUOUS,
+  END_REASON_BUDGET,
+  END_REASON_CANCELLED,
+  END_REASON_DEADLINE,
+  END_REASON_EXHAUSTED,
+  END_REASON_NONE,
+  END_REASON_PERMANENT,
+  END_REASON_SUCCEEDED,
+  ERROR_BAD_HANDLE,
+  ERROR_BAD_OUTCOME,
+  ERROR_BAD_POLICY,
+  ERROR_NOT_INITIALIZED,
+  ERROR_NOT_LIVE,
+  ERROR_SPAN_TOO_LARGE,
+  ERROR_STALE_REPORT,
+  ERROR_STILL_LIVE,
+  ERROR_TABLE_FULL,
+  EVENT_BEGIN,
+  EVENT_END,
+  EVENT_RELEASE,
+  EVENT_RETRY,
+  EVENT_START,
+  LIMIT_OPERATIONS,
+  LIMIT_SLOT_BITS,
+  NEXT_DUE_IDLE,
+  OP_FLAG_DUE,
+  OP_FLAG_HAS_DEADLINE,
+  OUTCOME_AMBIGUOUS,
+  OUTCOME_NONE,
+  OUTCOME_PERMANENT,
+  OUTCOME_SUCCESS,
+  OUTCOME_THROTTLED,
+  OUTCOME_TIMEOUT,
+  RESULT_NONE,
+  RESULT_OK,
+  STATE_FREE,
+  STATE_IN_FLIGHT,
+  STATE_WAITING,
+  TRANSITION_TABLE,
+} from "./constants";
+import { jitteredDelay } from "./backoff";
+import { onFailure, onFirstAttempt, onSuccess, retryCostOf, withdrawRetry } from "./budget";
+import { count } from "./counters";
+import { Policy, isIdempotent, jitterOf, policyAt } from "./policy";
+import { nextRandom } from "./random";
+import { advanceClock, clockNow, hasExpired, isBefore, isSpan, ticksUntil } from "./ticks";
+
+@unmanaged
+export class Operation {
+  state: u8;
+  attempt: u8;
+  lastOutcome: u8;
+  endReason: u8;
+  policy: u8;
+  flags: u8;
+  generation: u16;
+  nextAttemptAt: u32;
+  attemptDeadline: u32;
+  deadline: u32;
+  id: u32;
+  previousDelay: u32;
+  lastRetryCost: u32;
+}
+
+const OPERATIONS: usize = memory.data(LIMIT_OPERATIONS * offsetof<Operation>(), 4);
+const SLOT_MASK: i32 = (1 << LIMIT_SLOT_BITS) - 1;
+const GENERATION_MASK: u32 = 0xffff;
+
+let initialized: bool = false;
+let nextOperationId: u32 = 0;
+// Derived from the table after every change, so that an idle poll is O(1).
+let liveCount: i32 = 0;
+let dueCount: i32 = 0;
+let hasTimer: bool = false;
+let nextTimer: u32 = 0;
+
+function slotAt(slot: i32): Operation {
+  return changetype<Operation>(OPERATIONS + <usize>slot * offsetof<Operation>());
+}
+
+function handleOf(slot: i32, op: Operation): i32 {
+  return ((<i32>op.generation) << LIMIT_SLOT_BITS) | slot;
+}
+
+/** The operation a handle names, or null when the handle is not live or ended. */
+export function find(handle: i32): Operation | null {
+  const generation = (<u32>handle) >> LIMIT_SLOT_BITS;
+  if (handle < 0 || generation == 0 || generation > GENERATION_MASK) return null;
+  const op = slotAt(handle & SLOT_MASK);
+  return op.state != STATE_FREE && <u32>op.generation == generation ? op : null;
+}
+
+function move(op: Operation, event: i32): bool {
+  const entry = (<u32>(TRANSITION_TABLE >> (<u64>event * 8))) & 0xff;
+  if ((entry & 0xf & (1 << op.state)) == 0) return false;
+  op.state = <u8>(entry >> 4);
+  return true;
+}
+
+function end(op: Operation, reason: i32): bool {
+  if (!move(op, EVENT_END)) return false;
+  op.endReason = <u8>reason;
+  clearDue(op);
+  count(COUNTER_ENDED_SUCCEEDED + reason - END_REASON_SUCCEEDED);
+  return true;
+}
+
+function setDue(op: Operation): void {
+  op.flags |= <u8>OP_FLAG_DUE;
+}
+
+function clearDue(op: Operation): void {
+  op.flags &= <u8>~OP_FLAG_DUE;
+}
+
+function noteTimer(t: u32): void {
+  if (!hasTimer || isBefore(t, nextTimer)) nextTimer = t;
+  hasTimer = true;
+}
+
+// Recomputes the summary the fast paths read: live and due counts, earliest timer.
+function summarize(): void {
+  liveCount = 0;
+  dueCount = 0;
+  hasTimer = false;
+  for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
+    const op = slotAt(slot);
+    if (op.state == STATE_WAITING) {
+      liveCount++;
+      if (op.flags & OP_FLAG_DUE) dueCount++;
+      else noteTimer(op.nextAttemptAt);
+      if (op.flags & OP_FLAG_HAS_DEADLINE) noteTimer(op.deadline);
+    } else if (op.state == STATE_IN_FLIGHT) {
+      liveCount++;
+      noteTimer(op.attemptDeadline);
+    }
+  }
+}
+
+/** Forgets every operation and reseeds the operation ids (init). */
+export function resetMachine(): void {
+  for (let i: usize = 0; i < <usize>LIMIT_OPERATIONS * offsetof<Operation>(); i += 4) {
+    store<u32>(OPERATIONS + i, 0);
+  }
+  nextOperationId = nextRandom() & 0x7fffffff;
+  initialized = true;
+  summarize();
+}
+
+// A failed attempt (reported, or timed out by the module): end the operation, or
+// schedule its retry. `fault` says the clock jumped past every old timer.
+function fail(op: Operation, outcome: i32, retryAfter: u32, fault: bool): void {
+  const p = changetype<Policy>(policyAt(op.policy));
+  op.lastOutcome = <u8>outcome;
+  if (outcome == OUTCOME_PERMANENT) {
+    end(op, END_REASON_PERMANENT);
+    return;
+  }
+  onFailure();
+  if ((outcome == OUTCOME_AMBIGUOUS || outcome == OUTCOME_TIMEOUT) && !isIdempotent(p)) {
+    end(op, END_REASON_AMBIGUOUS);
+    return;
+  }
+  if (<u32>op.attempt >= <u32>p.maxAttempts) {
+    end(op, END_REASON_EXHAUSTED);
+    return;
+  }
+  const now = clockNow();
+  const base = outcome == OUTCOME_THROTTLED ? p.throttleBaseDelay : p.baseDelay;
+  const delay = jitteredDelay(jitterOf(p), base, p.maxDelay, op.attempt, op.previousDelay);
+  op.previousDelay = delay;
+  const wait = max(delay, retryAfter);
+  const hasDeadline = (op.flags & OP_FLAG_HAS_DEADLINE) != 0;
+  if (hasDeadline && (fault || wait >= ticksUntil(now, op.deadline))) {
+    end(op, END_REASON_DEADLINE);
+    return;
+  }
+  const cost = retryCostOf(outcome == OUTCOME_TIMEOUT);
+  if (!withdrawRetry(cost)) {
+    count(COUNTER_RETRIES_DENIED);
+    end(op, END_REASON_BUDGET);
+    return;
+  }
+  op.lastRetryCost = cost;
+  move(op, EVENT_RETRY);
+  op.nextAttemptAt = now + wait;
+  if (wait == 0) setDue(op);
+  count(COUNTER_RETRIES_SCHEDULED);
+}
+
+/** Brings the clock to now and applies every timer that has expired, in slot order. */
+export function advance(now: u32): void {
+  const fault = advanceClock(now, liveCount > 0);
+  if (!fault && (!hasTimer || isBefore(clockNow(), nextTimer))) return;
+  if (fault) count(COUNTER_CLOCK_FAULTS);
+  for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
+    const op = slotAt(slot);
+    if (op.state == STATE_WAITING) {
+      if (op.flags & OP_FLAG_HAS_DEADLINE && hasExpired(op.deadline, fault)) {
+        end(op, END_REASON_DEADLINE);
+      } else if (!(op.flags & OP_FLAG_DUE) && hasExpired(op.nextAttemptAt, fault)) {
+        setDue(op);
+      }
+    } else if (op.state == STATE_IN_FLIGHT && hasExpired(op.attemptDeadline, fault)) {
+      count(COUNTER_ATTEMPT_TIMEOUTS);
+      fail(op, OUTCOME_TIMEOUT, 0, fault);
+    }
+  }
+  summarize();
+}
+
+/** See begin in docs/ABI.md. */
+export function begin(policy: u32, now: u32): i32 {
+  if (!initialized) return ERROR_NOT_INITIALIZED;
+  const p = policyAt(policy);
+  if (p == null) return ERROR_BAD_POLICY;
+  let slot = 0;
+  while (slot < LIMIT_OPERATIONS && slotAt(slot).state != STATE_FREE) slot++;
+  if (slot == LIMIT_OPERATIONS) return ERROR_TABLE_FULL;
+  advance(now);
+  const op = slotAt(slot);
+  const t = clockNow();
+  move(op, EVENT_BEGIN);
+  op.generation = <u16>((<u32>op.generation % GENERATION_MASK) + 1);
+  op.attempt = 0;
+  op.lastOutcome = <u8>OUTCOME_NONE;
+  op.endReason = <u8>END_REASON_NONE;
+  op.policy = <u8>policy;
+  op.flags = <u8>(OP_FLAG_DUE | (p.deadline != 0 ? OP_FLAG_HAS_DEADLINE : 0));
+  op.nextAttemptAt = t;
+  op.attemptDeadline = t;
+  op.deadline = t + p.deadline;
+  op.id = nextOperationId;
+  op.previousDelay = 0;
+  op.lastRetryCost = 0;
+  nextOperationId = (nextOperationId + 1) & 0x7fffffff;
+  count(COUNTER_BEGUN);
+  summarize();
+  return handleOf(slot, op);
+}
+
+/** See poll in docs/ABI.md. */
+export function poll(now: u32): i32 {
+  if (!initialized) return ERROR_NOT_INITIALIZED;
+  advance(now);
+  if (dueCount == 0) return RESULT_NONE;
+  let slot = 0;
+  while (!(slotAt(slot).flags & OP_FLAG_DUE)) slot++;
+  const op = slotAt(slot);
+  const p = changetype<Policy>(policyAt(op.policy));
+  const t = clockNow();
+  move(op, EVENT_START);
+  clearDue(op);
+  op.attempt++;
+  let timeout = p.attemptTimeout;
+  if (op.flags & OP_FLAG_HAS_DEADLINE) timeout = min(timeout, ticksUntil(t, op.deadline));
+  op.attemptDeadline = t + timeout;
+  count(COUNTER_ATTEMPTS_STARTED);
+  if (op.attempt == 1) onFirstAttempt();
+  summarize();
+  return handleOf(slot, op);
+}
+
+/** See report in docs/ABI.md. */
+export function report(handle: i32, attempt: u32, outcome: u32, retryAfter: u32, now: u32): i32 {
+  if (!initialized) return ERROR_NOT_INITIALIZED;
+  const found = find(handle);
+  if (found == null) return ERROR_BAD_HANDLE;
+  if (outcome < <u32>OUTCOME_SUCCESS || outcome > <u32>OUTCOME_PERMANENT) return ERROR_BAD_OUTCOME;
+  if (!isSpan(retryAfter)) return ERROR_SPAN_TOO_LARGE;
+  const op = changetype<Operation>(found);
+  advance(now);
+  if (op.state != STATE_IN_FLIGHT || attempt != <u32>op.attempt) {
+    count(COUNTER_STALE_REPORTS);
+    return ERROR_STALE_REPORT;
+  }
+  if (outcome == OUTCOME_SUCCESS) {
+    op.lastOutcome = <u8>OUTCOME_SUCCESS;
+    onSuccess(op.lastRetryCost);
+    end(op, END_REASON_SUCCEEDED);
+  } else {
+    fail(op, <i32>outcome, retryAfter, false);
+  }
+  summarize();
+  return RESULT_OK;
+}
+
+/** See cancel in docs/ABI.md. */
+export function cancel(handle: i32, now: u32): i32 {
+  if (!initialized) return ERROR_NOT_INITIALIZED;
+  const op = find(handle);
+  if (op == null) return ERROR_BAD_HANDLE;
+  advance(now);
+  if (!end(op, END_REASON_CANCELLED)) return ERROR_NOT_LIVE;
+  summarize();
+  return RESULT_OK;
+}
+
+/** See release in docs/ABI.md. */
+export function release(handle: i32): i32 {
+  if (!initialized) return ERROR_NOT_INITIALIZED;
+  const op = find(handle);
+  if (op == null) return ERROR_BAD_HANDLE;
+  return move(op, EVENT_RELEASE) ? RESULT_OK : ERROR_STILL_LIVE;
+}
+
+/** See nextDue in docs/ABI.md. */
+export function nextDue(now: u32): u32 {
+  if (!initialized) return NEXT_DUE_IDLE;
+  advance(now);
+  if (dueCount > 0) return 0;
+  if (liveCount == 0) return NEXT_DUE_IDLE;
+  return ticksUntil(clockNow(), nextTimer);
+}

@@ -1,0 +1,95 @@
+// The policy table: LIMIT_POLICIES slots in static memory, set through setPolicy.
+import {
+  ERROR_BAD_FIELD,
+  ERROR_BAD_POLICY,
+  ERROR_SPAN_TOO_LARGE,
+  LIMIT_MAX_ATTEMPTS,
+  LIMIT_POLICIES,
+  POLICY_FLAG_IDEMPOTENT,
+  POLICY_FLAG_JITTER_MASK,
+  RESULT_OK,
+} from "./constants";
+import { ceiling, growthOf } from "./backoff";
+import { isSpan } from "./ticks";
+
+@unmanaged
+export class Policy {
+  isSet: u8;
+  maxAttempts: u8;
+  flags: u8;
+  attemptTimeout: u32;
+  baseDelay: u32;
+  maxDelay: u32;
+  throttleBaseDelay: u32;
+  deadline: u32;
+}
+
+const POLICIES: usize = memory.data(LIMIT_POLICIES * offsetof<Policy>(), 4);
+
+/** The policy in slot id, or null when id is out of range or the slot was never set. */
+export function policyAt(id: u32): Policy | null {
+  if (id >= <u32>LIMIT_POLICIES) return null;
+  const p = changetype<Policy>(POLICIES + id * offsetof<Policy>());
+  return p.isSet ? p : null;
+}
+
+/** Validates and sets policy slot id; a refused call leaves the slot as it was. */
+export function setPolicy(
+  id: u32,
+  maxAttempts: u32,
+  attemptTimeout: u32,
+  baseDelay: u32,
+  maxDelay: u32,
+  throttleBaseDelay: u32,
+  deadline: u32,
+  flags: u32,
+): i32 {
+  if (id >= <u32>LIMIT_POLICIES) return ERROR_BAD_POLICY;
+  if (!isSpan(attemptTimeout | baseDelay | maxDelay | throttleBaseDelay | deadline)) {
+    return ERROR_SPAN_TOO_LARGE;
+  }
+  if (maxAttempts < 1 || maxAttempts > <u32>LIMIT_MAX_ATTEMPTS) return ERROR_BAD_FIELD;
+  if (attemptTimeout == 0 || baseDelay > maxDelay) return ERROR_BAD_FIELD;
+  if (flags & ~(POLICY_FLAG_JITTER_MASK | POLICY_FLAG_IDEMPOTENT)) return ERROR_BAD_FIELD;
+  const p = changetype<Policy>(POLICIES + id * offsetof<Policy>());
+  p.isSet = 1;
+  p.maxAttempts = <u8>maxAttempts;
+  p.flags = <u8>flags;
+  p.attemptTimeout = attemptTimeout;
+  p.baseDelay = baseDelay;
+  p.maxDelay = maxDelay;
+  p.throttleBaseDelay = throttleBaseDelay;
+  p.deadline = deadline;
+  return RESULT_OK;
+}
+
+/** Forgets every policy (init). */
+export function resetPolicies(): void {
+  for (let i: usize = 0; i < <usize>LIMIT_POLICIES * offsetof<Policy>(); i += 4) store<u32>(POLICIES + i, 0);
+}
+
+/** True when AMBIGUOUS failures and timeouts may be retried. */
+export function isIdempotent(p: Policy): bool {
+  return (p.flags & POLICY_FLAG_IDEMPOTENT) != 0;
+}
+
+/** The policy's jitter mode. */
+export function jitterOf(p: Policy): u32 {
+  return p.flags & POLICY_FLAG_JITTER_MASK;
+}
+
+/**
+ * Worst-case ticks from begin to end: every attempt runs to its timeout and every wait
+ * reaches its ceiling (from the larger of the two bases), bounded by the deadline.
+ * Retry-After is left out: only the deadline bounds it.
+ */
+export function worstCase(p: Policy): u32 {
+  const base = min(max(p.baseDelay, p.throttleBaseDelay), p.maxDelay);
+  const growth = growthOf(jitterOf(p));
+  let total = <u64>p.maxAttempts * <u64>p.attemptTimeout;
+  for (let retry: u32 = 1; retry < <u32>p.maxAttempts; retry++) {
+    total += ceiling(base, p.maxDelay, retry, growth);
+  }
+  if (p.deadline != 0 && total > <u64>p.deadline) total = p.deadline;
+  return total > <u64>0x7fffffff ? 0x7fffffff : <u32>total;
+}

@@ -1,0 +1,28 @@
+// A simulated 32-bit tick counter: it can start anywhere (near the wrap, say), move on,
+// stall, and count how often it wrapped.
+import { tickAdd } from "./ticks.js";
+
+export class SimClock {
+  /** The tick the host reads, a u32. */
+  now: number;
+  /** How many times the counter passed 0xFFFFFFFF. */
+  wraps = 0;
+
+  /** start: the first tick (default 0xFFFF_F000, 4096 ticks before the wrap). */
+  constructor(start = 0xffff_f000) {
+    this.now = start >>> 0;
+  }
+
+  /** Moves the clock on by `ticks` (0 to 2^32 - 1). */
+  advance(ticks: number): number {
+    const next = tickAdd(this.now, ticks);
+    if (next < this.now || ticks >= 2 ** 32) this.wraps++;
+    this.now = next;
+    return this.now;
+  }
+
+  /** A stall: the host did not run for `ticks`; the same as advance, named for tests. */
+  stall(ticks: number): number {
+    return this.advance(ticks);
+  }
+}

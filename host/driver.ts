@@ -1,0 +1,104 @@
+// A test driver in virtual time: runs operations against a module instance the way a
+// main loop would (poll, start attempts, report answers), jumping the simulated clock
+// straight to the next thing that can happen, with a bound on steps.
+import { EndReason, Outcome, State } from "./abi.js";
+import { SimClock } from "./clock.js";
+import { FaultScript } from "./faults.js";
+import type { TickRetryApi } from "./tickretry.js";
+import { tickAdd, tickDiff } from "./ticks.js";
+
+export type TraceEvent =
+  | { t: number; kind: "start"; handle: number; attempt: number }
+  | { t: number; kind: "report"; handle: number; attempt: number; outcome: number; result: number }
+  | { t: number; kind: "end"; handle: number; reason: number; attempts: number };
+
+interface Pending {
+  handle: number;
+  attempt: number;
+  at: number;
+  outcome: number;
+  retryAfter: number;
+}
+
+const nameOf = (group: Record<string, number>, value: number) =>
+  Object.keys(group).find((k) => group[k] === value) ?? String(value);
+
+/** One line per event, the same text the native trace prints. */
+export function formatEvent(e: TraceEvent): string {
+  switch (e.kind) {
+    case "start":
+      return `${e.t} start h=${e.handle} a=${e.attempt}`;
+    case "report":
+      return `${e.t} report h=${e.handle} a=${e.attempt} ${nameOf(Outcome, e.outcome)} -> ${e.result}`;
+    case "end":
+      return `${e.t} end h=${e.handle} ${nameOf(EndReason, e.reason)} after ${e.attempts}`;
+  }
+}
+
+export interface RunOptions {
+  /** Scripts per operation: each begun operation takes the next script. */
+  scripts: FaultScript[];
+  policy: number;
+  /** Stop after this many loop steps (a guard against a scheduler that never ends). */
+  maxSteps?: number;
+  /** Called before each step; may stall the clock to simulate a blocked loop. */
+  beforeStep?: (clock: SimClock, step: number) => void;
+}
+
+/** Begins one operation per script at clock.now and runs until all have ended. */
+export function runOperations(api: TickRetryApi, clock: SimClock, options: RunOptions): TraceEvent[] {
+  const trace: TraceEvent[] = [];
+  const handles = options.scripts.map(() => api.begin(options.policy, clock.now));
+  if (handles.some((h) => h < 0)) throw new Error(`begin refused: ${handles}`);
+  const scriptOf = new Map(handles.map((h, i) => [h, options.scripts[i]]));
+  const pending: Pending[] = [];
+  const ended = new Set<number>();
+  const maxSteps = options.maxSteps ?? 10_000;
+
+  for (let step = 0; ended.size < handles.length; step++) {
+    if (step >= maxSteps) throw new Error(`no end after ${maxSteps} steps`);
+    options.beforeStep?.(clock, step);
+    const now = clock.now;
+    // Answers that have arrived by now, in arrival order.
+    pending.sort((a, b) => tickDiff(a.at, now) - tickDiff(b.at, now));
+    while (pending.length && tickDiff(pending[0].at, now) <= 0) {
+      const p = pending.shift()!;
+      const result = api.report(p.handle, p.attempt, p.outcome, p.retryAfter, now);
+      trace.push({
+        t: now,
+        kind: "report",
+        handle: p.handle,
+        attempt: p.attempt,
+        outcome: p.outcome,
+        result,
+      });
+    }
+    for (let h = api.poll(now); h >= 0; h = api.poll(now)) {
+      const attempt = api.attempt(h);
+      trace.push({ t: now, kind: "start", handle: h, attempt });
+      const fate = scriptOf.get(h)!.next();
+      if ("hang" in fate) continue;
+      pending.push({
+        handle: h,
+        attempt,
+        at: tickAdd(now, fate.latency),
+        outcome: Outcome[fate.outcome],
+        retryAfter: fate.retryAfter ?? 0,
+      });
+    }
+    for (const h of handles) {
+      if (!ended.has(h) && api.state(h) === State.DONE) {
+        ended.add(h);
+        trace.push({ t: now, kind: "end", handle: h, reason: api.endReason(h), attempts: api.attempt(h) });
+      }
+    }
+    if (ended.size === handles.length) break;
+    // Jump to whichever comes first: the module's next due time or the next answer.
+    const due = api.nextDue(now);
+    let wait = due === 0xffff_ffff ? Infinity : due;
+    for (const p of pending) wait = Math.min(wait, Math.max(0, tickDiff(p.at, now)));
+    if (wait === Infinity) throw new Error("nothing left to wait for, yet operations are live");
+    clock.advance(wait);
+  }
+  return trace;
+}

@@ -1,0 +1,54 @@
+// The typed wrapper over build/tickretry.wasm: the one place that loads the binary and
+// the one place that turns V8's signed i32 results of u32 exports back into u32.
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { EXPORTS } from "./abi.js";
+
+/** The release binary: the file the tests load and the firmware embeds. */
+export const WASM_PATH = fileURLToPath(new URL("../build/tickretry.wasm", import.meta.url));
+
+type Exports = typeof EXPORTS;
+type Args<P extends readonly string[]> = { [I in keyof P]: number };
+
+/** Every export of the module, typed from abi/constants.json; u32 results are u32. */
+export type TickRetryApi = {
+  [K in keyof Exports]: (...args: Args<Exports[K]["params"]>) => number;
+} & { readonly memory: WebAssembly.Memory };
+
+let compiled: WebAssembly.Module | undefined;
+
+/** Compiles build/tickretry.wasm once per process. */
+export function compileModule(): WebAssembly.Module {
+  compiled ??= new WebAssembly.Module(readFileSync(WASM_PATH));
+  return compiled;
+}
+
+/** A fresh instance (its own memory and state), with every export checked against the ABI. */
+export function instantiate(module: WebAssembly.Module = compileModule()): TickRetryApi {
+  const instance = new WebAssembly.Instance(module, {});
+  const raw = instance.exports as Record<string, unknown>;
+  const api: Record<string, unknown> = { memory: raw.memory };
+  for (const [name, spec] of Object.entries(EXPORTS)) {
+    const fn = raw[name];
+    if (typeof fn !== "function" || fn.length !== spec.params.length) {
+      throw new Error(
+        `build/tickretry.wasm: export ${name}(${spec.params.join(", ")}) missing or mismatched`,
+      );
+    }
+    api[name] = spec.result === "u32" ? (...args: number[]) => fn(...args) >>> 0 : fn;
+  }
+  return api as TickRetryApi;
+}
+
+/** Splits a 64-bit seed into the (seedLo, seedHi) pair init takes. */
+export function seedHalves(seed: bigint): [number, number] {
+  const s = BigInt.asUintN(64, seed);
+  return [Number(s & 0xffff_ffffn), Number(s >> 32n)];
+}
+
+/** A fresh instance, initialised with a seed. */
+export function create(seed: bigint = 1n): TickRetryApi {
+  const api = instantiate();
+  api.init(...seedHalves(seed));
+  return api;
+}

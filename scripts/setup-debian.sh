@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the tests need: wabt (wasm-validate, wasm-objdump, wasm2c
+# and its runtime), chromium (the setup page in a real browser), the RV32 cross compiler
+# with picolibc and qemu (the device loop on a 32-bit RISC-V core), valgrind (bench).
+set -euo pipefail
+packages=(wabt chromium gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc valgrind)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup-debian: all packages present"
+  exit 0
+fi
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+echo "setup-debian: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "setup-debian: done"

@@ -1,0 +1,17 @@
+// The tickretry command line: one subcommand per job, each in the file named for it.
+const commands: Record<string, { summary: string; run: (args: string[]) => Promise<number> }> = {};
+
+function usage(): string {
+  const lines = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`);
+  return `usage: tickretry <command> [options]\n\ncommands:\n${lines.join("\n")}\n\n'tickretry <command> --help' for a command's options.`;
+}
+
+const [name, ...rest] = process.argv.slice(2);
+if (name === undefined || name === "--help" || name === "-h") {
+  console.log(usage());
+} else if (!(name in commands)) {
+  console.error(`tickretry: unknown command "${name}"\n\n${usage()}`);
+  process.exitCode = 2;
+} else {
+  process.exitCode = await commands[name].run(rest);
+}

@@ -1,0 +1,214 @@
+// fast-check generators of scenarios: structured calls a host would make (with current and
+// stale attempt numbers, every outcome, Retry-After or not), hostile calls with arbitrary
+// 32-bit arguments, and clock moves that include stalls, wraps, jumps near 2^31 and steps back.
+import fc from "fast-check";
+import { EXPORTS } from "../../host/abi.js";
+import { EXPORT_NAMES, NOW, v, type Arg, type ExportName, type Step } from "./calls.js";
+import { HANDLE_QUERIES } from "./snapshot.js";
+
+const TWO31 = 2 ** 31;
+const TWO32 = 2 ** 32;
+
+/** Any 32-bit value, with the edges over-represented. */
+export const anyU32 = fc.oneof(
+  fc.integer({ min: 0, max: TWO32 - 1 }),
+  fc.integer({ min: -TWO31, max: -1 }),
+  fc.constantFrom(0, 1, 2, 7, 8, 14, 15, 16, 255, 256, 999, 1000, 1001, TWO31 - 1, TWO31, TWO32 - 1),
+);
+
+export interface ScenarioOptions {
+  /** Clock moves may go backwards (racy reads within tolerance, and larger faults). */
+  backwards?: boolean;
+  /** Include calls with arbitrary 32-bit arguments, including to init. */
+  hostile?: boolean;
+  /** setPolicy and setBudget may come between operations' calls (default true). */
+  reconfigure?: boolean;
+  maxLength?: number;
+}
+
+/** How far the host clock moves between calls. */
+export function tickArb(backwards: boolean): fc.Arbitrary<Step> {
+  const forward: fc.WeightedArbitrary<number>[] = [
+    { arbitrary: fc.integer({ min: 0, max: 500 }), weight: 12 },
+    { arbitrary: fc.integer({ min: 0, max: 5000 }), weight: 4 },
+    { arbitrary: fc.integer({ min: 0, max: 50_000 }), weight: 2 },
+    { arbitrary: fc.integer({ min: 0, max: TWO31 - 1 }), weight: 1 },
+    { arbitrary: fc.integer({ min: TWO31 - 3, max: TWO31 - 1 }), weight: 1 },
+  ];
+  const back: fc.WeightedArbitrary<number>[] = [
+    { arbitrary: fc.integer({ min: TWO32 - 1000, max: TWO32 - 1 }), weight: 2 },
+    { arbitrary: fc.integer({ min: TWO32 - 1003, max: TWO32 - 999 }), weight: 1 },
+    { arbitrary: fc.integer({ min: TWO31, max: TWO31 + 3 }), weight: 1 },
+    { arbitrary: fc.integer({ min: TWO31, max: TWO32 - 1 }), weight: 1 },
+  ];
+  return fc.oneof(...forward, ...(backwards ? back : [])).map((tick) => ({ tick }));
+}
+
+const call = (fn: ExportName, ...args: Arg[]): Step => ({ fn, args });
+
+/** A handle begin returned, a handle poll returned (the ones a host reports on), or any value. */
+const handleArg = fc.oneof(
+  { arbitrary: fc.nat(63).map((h): Arg => ({ h })), weight: 4 },
+  { arbitrary: fc.nat(3).map((polled): Arg => ({ polled })), weight: 5 },
+  { arbitrary: anyU32.map(v), weight: 1 },
+);
+
+const small = (max: number) => fc.integer({ min: 0, max });
+
+/** A valid policy for slot `id`, with spans comparable to the clock moves. */
+const validPolicyArb = (id: fc.Arbitrary<number>) =>
+  fc
+    .record({
+      id,
+      maxAttempts: fc.integer({ min: 1, max: 6 }),
+      timeout: fc.oneof(fc.integer({ min: 1, max: 20_000 }), fc.integer({ min: 1, max: 100 })),
+      base: small(2000),
+      extra: small(8000),
+      throttle: fc.oneof(fc.constant(0), small(10_000)),
+      deadline: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 100_000 }), small(TWO31 - 1)),
+      flags: small(7),
+    })
+    .map((p) =>
+      call(
+        "setPolicy",
+        ...[p.id, p.maxAttempts, p.timeout, p.base, p.base + p.extra, p.throttle, p.deadline, p.flags].map(v),
+      ),
+    );
+
+/** Mostly valid policies, sometimes any fields. */
+const setPolicyArb = fc.oneof(
+  { weight: 9, arbitrary: validPolicyArb(small(7)) },
+  {
+    weight: 1,
+    arbitrary: fc.array(anyU32, { minLength: 8, maxLength: 8 }).map((a) => call("setPolicy", ...a.map(v))),
+  },
+);
+
+/** Budgets of the three documented styles' shapes, scaled down so they run dry; sometimes any. */
+const setBudgetArb = fc.oneof(
+  {
+    weight: 9,
+    arbitrary: fc
+      .record({
+        capacity: fc.oneof(fc.constant(0), small(20_000)),
+        initial: small(100),
+        retryCost: small(5000),
+        timeoutRetryCost: small(10_000),
+        threshold: small(100),
+        failureCost: small(2000),
+        firstAttemptDeposit: small(500),
+        successDeposit: small(1000),
+        flags: small(1),
+      })
+      .map((b) => {
+        const pct = (x: number) => Math.floor((b.capacity * x) / 100);
+        const fields = [
+          b.capacity,
+          pct(b.initial),
+          b.retryCost,
+          b.timeoutRetryCost,
+          pct(b.threshold),
+          b.failureCost,
+          b.firstAttemptDeposit,
+          b.successDeposit,
+          b.flags,
+        ];
+        return call("setBudget", ...fields.map(v));
+      }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.array(anyU32, { minLength: 9, maxLength: 9 }).map((a) => call("setBudget", ...a.map(v))),
+  },
+);
+
+const outcomeArb = fc.oneof(
+  { arbitrary: fc.integer({ min: 1, max: 5 }), weight: 9 },
+  { arbitrary: anyU32, weight: 1 },
+);
+const retryAfterArb = fc.oneof(
+  { arbitrary: fc.constant(0), weight: 6 },
+  { arbitrary: fc.integer({ min: 1, max: 20_000 }), weight: 3 },
+  { arbitrary: anyU32, weight: 1 },
+);
+const attemptArb = (h: Arg) =>
+  fc.oneof(
+    { arbitrary: fc.constant<Arg>({ attemptOf: h, plus: 0 }), weight: 8 },
+    { arbitrary: fc.integer({ min: -2, max: 1 }).map((plus): Arg => ({ attemptOf: h, plus })), weight: 2 },
+    { arbitrary: anyU32.map(v), weight: 1 },
+  );
+
+const reportArb = fc
+  .tuple(handleArg, outcomeArb, retryAfterArb)
+  .chain(([h, outcome, ra]) =>
+    attemptArb(h).map((attempt) => call("report", h, attempt, v(outcome), v(ra), NOW)),
+  );
+
+const queryArb = fc.oneof(
+  fc.tuple(fc.constantFrom(...HANDLE_QUERIES), handleArg).map(([q, h]) => call(q, h)),
+  fc.oneof(small(15), anyU32).map((id) => call("counter", v(id))),
+  fc.constant(call("tokens")),
+  fc.constant(call("abiVersion")),
+  fc.oneof(small(8), anyU32).map((id) => call("worstCase", v(id))),
+  fc
+    .tuple(fc.oneof(fc.integer({ min: 90, max: 610 }), anyU32), small(1))
+    .map(([s, ra]) => call("classifyHttp", v(s), v(ra))),
+);
+
+/** Any export with arbitrary 32-bit arguments (now included). */
+export const hostileCallArb = fc
+  .constantFrom(...EXPORT_NAMES)
+  .chain((fn) =>
+    fc
+      .array(anyU32, { minLength: EXPORTS[fn].params.length, maxLength: EXPORTS[fn].params.length })
+      .map((args) => call(fn, ...args.map(v))),
+  );
+
+const initArb = fc.tuple(anyU32, anyU32).map(([lo, hi]) => call("init", v(lo), v(hi)));
+
+/** One step of a scenario. */
+export function stepArb(options: ScenarioOptions = {}): fc.Arbitrary<Step> {
+  const steps: fc.WeightedArbitrary<Step>[] = [
+    { arbitrary: tickArb(options.backwards ?? true), weight: 20 },
+    {
+      arbitrary: fc
+        .oneof({ arbitrary: small(3), weight: 9 }, { arbitrary: anyU32, weight: 1 })
+        .map((p) => call("begin", v(p), NOW)),
+      weight: 6,
+    },
+    { arbitrary: fc.constant(call("poll", NOW)), weight: 12 },
+    { arbitrary: reportArb, weight: 12 },
+    { arbitrary: handleArg.map((h) => call("cancel", h, NOW)), weight: 2 },
+    { arbitrary: handleArg.map((h) => call("release", h)), weight: 4 },
+    { arbitrary: fc.constant(call("nextDue", NOW)), weight: 4 },
+    { arbitrary: queryArb, weight: 3 },
+  ];
+  if (options.reconfigure ?? true) {
+    steps.push({ arbitrary: setPolicyArb, weight: 1 }, { arbitrary: setBudgetArb, weight: 1 });
+  }
+  if (options.hostile) {
+    steps.push({ arbitrary: hostileCallArb, weight: 4 }, { arbitrary: initArb, weight: 1 });
+  }
+  return fc.oneof(...steps);
+}
+
+/** init, policies 0 to 3 and maybe a budget, then random steps. */
+export function scenarioArb(options: ScenarioOptions = {}): fc.Arbitrary<Step[]> {
+  return fc
+    .tuple(
+      fc.oneof(
+        initArb,
+        fc.tuple(small(1000), fc.constant(0)).map(([lo]) => call("init", v(lo), v(0))),
+      ),
+      fc.tuple(...[0, 1, 2, 3].map((id) => validPolicyArb(fc.constant(id)))),
+      fc.option(setBudgetArb),
+      fc.array(stepArb(options), { minLength: 10, maxLength: options.maxLength ?? 120 }),
+    )
+    .map(([init, policies, budget, rest]) => [init, ...policies, ...(budget ? [budget] : []), ...rest]);
+}
+
+/** A first host tick: anywhere, or just before the wrap. */
+export const startArb = fc.oneof(
+  fc.integer({ min: 0, max: TWO32 - 1 }),
+  fc.integer({ min: TWO32 - 60_000, max: TWO32 - 1 }),
+);

@@ -1,0 +1,78 @@
+// A scenario is a list of steps: host clock moves and export calls whose arguments may
+// name "the host's now", "the k-th handle begin returned" or "that handle's attempt + d",
+// so a scenario stays meaningful when it is shifted in time or shrunk.
+import { EXPORTS } from "../../host/abi.js";
+import type { TickRetryApi } from "../../host/tickretry.js";
+import { tickAdd } from "../../host/ticks.js";
+
+export type ExportName = keyof typeof EXPORTS;
+export const EXPORT_NAMES = Object.keys(EXPORTS) as ExportName[];
+
+/** What module and model have in common: every export. */
+export type Target = Omit<TickRetryApi, "memory">;
+
+export type Arg =
+  | { v: number } // a literal 32-bit value
+  | { now: true } // the host's tick
+  | { h: number } // the (h mod count)-th handle begin has returned so far
+  | { polled: number } // the handle poll returned `polled` starts ago (mod count)
+  | { attemptOf: Arg; plus: number }; // attempt(that handle) + plus: current or stale
+
+export type Step = { tick: number } | { fn: ExportName; args: Arg[] };
+
+export const v = (x: number): Arg => ({ v: x });
+export const NOW: Arg = { now: true };
+
+/** The host side of a scenario: its clock and the handles it has been given. */
+export class Host {
+  readonly handles: number[] = [];
+  private readonly polled: number[] = [];
+  constructor(public now: number) {}
+
+  private pick(list: number[], k: number): number {
+    return list.length === 0 ? 0 : list[list.length - 1 - (k % list.length)];
+  }
+
+  /** Resolves one argument; `reader` answers attempt() for "attempt + d" arguments. */
+  private value(a: Arg, reader: Target): number {
+    if ("v" in a) return a.v | 0;
+    if ("now" in a) return this.now | 0;
+    if ("h" in a) return this.pick(this.handles, a.h) | 0;
+    if ("polled" in a) return this.pick(this.polled, a.polled) | 0;
+    return (reader.attempt(this.value(a.attemptOf, reader)) + a.plus) | 0;
+  }
+
+  /** Resolves a call's arguments; `reader` answers attempt() for "attempt + d" arguments. */
+  resolve(args: Arg[], reader: Target): number[] {
+    return args.map((a) => this.value(a, reader));
+  }
+
+  /** Remembers handles returned by begin and poll. */
+  saw(fn: ExportName, result: number): void {
+    if (fn === "begin" && result >= 0 && !this.handles.includes(result)) this.handles.push(result);
+    if (fn === "poll" && result >= 0) this.polled.push(result);
+  }
+
+  move(ticks: number): void {
+    this.now = tickAdd(this.now, ticks);
+  }
+}
+
+/** Calls export `fn` of `target` with resolved arguments. */
+export function invoke(target: Target, fn: ExportName, args: number[]): number {
+  return Reflect.apply(target[fn], target, args) as number;
+}
+
+const showArg = (a: Arg): string => {
+  if ("v" in a) return String(a.v);
+  if ("now" in a) return "now";
+  if ("h" in a) return `h${a.h}`;
+  if ("polled" in a) return `polled${a.polled}`;
+  return `attempt(${showArg(a.attemptOf)})${a.plus < 0 ? "" : "+"}${a.plus}`;
+};
+
+/** One line per step, for counterexamples. */
+export function formatStep(s: Step): string {
+  if ("tick" in s) return `tick +${s.tick >>> 0}`;
+  return `${s.fn}(${s.args.map(showArg).join(", ")})`;
+}

@@ -222,7 +222,7 @@ describe("stale reports", () => {
           }
           if ("tick" in s) return host.move(s.tick);
           const result = invoke(api, s.fn as ExportName, host.resolve(s.args, api));
-          host.saw(s.fn, result);
+          host.saw(s, result);
           const after = snapshot(api, host.handles);
           after[`counter(${Counter.STALE_REPORTS})`] -= staleCount;
           trace.push({ result, after });

@@ -2,7 +2,7 @@
 // stale attempt numbers, every outcome, Retry-After or not), hostile calls with arbitrary
 // 32-bit arguments, and clock moves that include stalls, wraps, jumps near 2^31 and steps back.
 import fc from "fast-check";
-import { EXPORTS } from "../../host/abi.js";
+import { EXPORTS, PolicyFlag } from "../../host/abi.js";
 import { EXPORT_NAMES, NOW, v, type Arg, type ExportName, type Step } from "./calls.js";
 import { HANDLE_QUERIES } from "./snapshot.js";
 
@@ -49,31 +49,45 @@ const call = (fn: ExportName, ...args: Arg[]): Step => ({ fn, args });
 /** A handle begin returned, a handle poll returned (the ones a host reports on), or any value. */
 const handleArg = fc.oneof(
   { arbitrary: fc.nat(63).map((h): Arg => ({ h })), weight: 4 },
-  { arbitrary: fc.nat(3).map((polled): Arg => ({ polled })), weight: 5 },
+  { arbitrary: fc.constant<Arg>({ polled: 0 }), weight: 4 },
+  { arbitrary: fc.nat(3).map((polled): Arg => ({ polled })), weight: 2 },
   { arbitrary: anyU32.map(v), weight: 1 },
 );
 
 const small = (max: number) => fc.integer({ min: 0, max });
 
-/** A valid policy for slot `id`, with spans comparable to the clock moves. */
+/** A span up to MAX_SPAN, often near it, where 32-bit arithmetic overflows. */
+const hugeSpan = fc.oneof(
+  fc.integer({ min: TWO31 - 1001, max: TWO31 - 1 }),
+  fc.integer({ min: 0, max: TWO31 - 1 }),
+);
+
+/** A span comparable to the clock moves, sometimes huge. */
+const spanArb = (max: number) =>
+  fc.oneof({ arbitrary: small(max), weight: 8 }, { arbitrary: hugeSpan, weight: 1 });
+
+/** A valid policy for slot `id`. */
 const validPolicyArb = (id: fc.Arbitrary<number>) =>
   fc
     .record({
       id,
-      maxAttempts: fc.integer({ min: 1, max: 6 }),
-      timeout: fc.oneof(fc.integer({ min: 1, max: 20_000 }), fc.integer({ min: 1, max: 100 })),
-      base: small(2000),
-      extra: small(8000),
-      throttle: fc.oneof(fc.constant(0), small(10_000)),
-      deadline: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 100_000 }), small(TWO31 - 1)),
-      flags: small(7),
-    })
-    .map((p) =>
-      call(
-        "setPolicy",
-        ...[p.id, p.maxAttempts, p.timeout, p.base, p.base + p.extra, p.throttle, p.deadline, p.flags].map(v),
+      maxAttempts: fc.oneof(
+        { arbitrary: fc.integer({ min: 1, max: 6 }), weight: 9 },
+        { arbitrary: fc.integer({ min: 1, max: 255 }), weight: 1 },
       ),
-    );
+      timeout: fc.oneof(spanArb(20_000), fc.integer({ min: 1, max: 100 })).map((t) => Math.max(1, t)),
+      delays: fc.tuple(spanArb(2000), spanArb(10_000)),
+      throttle: fc.oneof(fc.constant(0), spanArb(10_000)),
+      deadline: fc.oneof(fc.constant(0), spanArb(100_000)),
+      jitter: small(3),
+      idempotent: fc.boolean().chain((b) => (b ? fc.constant(true) : fc.boolean())),
+    })
+    .map((p) => {
+      const [base, maxDelay] = [Math.min(...p.delays), Math.max(...p.delays)];
+      const flags = p.jitter | (p.idempotent ? PolicyFlag.IDEMPOTENT : 0);
+      const fields = [p.id, p.maxAttempts, p.timeout, base, maxDelay, p.throttle, p.deadline, flags];
+      return call("setPolicy", ...fields.map(v));
+    });
 
 /** Mostly valid policies, sometimes any fields. */
 const setPolicyArb = fc.oneof(
@@ -84,8 +98,28 @@ const setPolicyArb = fc.oneof(
   },
 );
 
-/** Budgets of the three documented styles' shapes, scaled down so they run dry; sometimes any. */
+/** A budget with every field up to MAX_SPAN, where sums of two fields overflow 32 bits. */
+const hugeBudgetArb = fc
+  .tuple(hugeSpan, fc.array(hugeSpan, { minLength: 5, maxLength: 5 }), fc.nat(100), fc.nat(100), small(1))
+  .map(([capacity, [retry, timeoutRetry, failure, first, success], initialPct, thresholdPct, flags]) => {
+    const pct = (x: number) => Math.floor((capacity * x) / 100);
+    const fields = [
+      capacity,
+      pct(initialPct),
+      retry,
+      timeoutRetry,
+      pct(thresholdPct),
+      failure,
+      first,
+      success,
+      flags,
+    ];
+    return call("setBudget", ...fields.map(v));
+  });
+
+/** Budgets of the three documented styles' shapes, scaled down so they run dry; sometimes huge or any. */
 const setBudgetArb = fc.oneof(
+  { weight: 2, arbitrary: hugeBudgetArb },
   {
     weight: 9,
     arbitrary: fc
@@ -177,10 +211,11 @@ export function stepArb(options: ScenarioOptions = {}): fc.Arbitrary<Step> {
       weight: 6,
     },
     { arbitrary: fc.constant(call("poll", NOW)), weight: 12 },
-    { arbitrary: reportArb, weight: 12 },
+    { arbitrary: reportArb, weight: 20 },
     { arbitrary: handleArg.map((h) => call("cancel", h, NOW)), weight: 2 },
     { arbitrary: handleArg.map((h) => call("release", h)), weight: 4 },
-    { arbitrary: fc.constant(call("nextDue", NOW)), weight: 4 },
+    { arbitrary: fc.constant(call("nextDue", NOW)), weight: 2 },
+    { arbitrary: fc.constant<Step>({ fn: "nextDue", args: [NOW], sleep: true }), weight: 8 },
     { arbitrary: queryArb, weight: 3 },
   ];
   if (options.reconfigure ?? true) {

@@ -1,7 +1,7 @@
 // A scenario is a list of steps: host clock moves and export calls whose arguments may
 // name "the host's now", "the k-th handle begin returned" or "that handle's attempt + d",
 // so a scenario stays meaningful when it is shifted in time or shrunk.
-import { EXPORTS } from "../../host/abi.js";
+import { EXPORTS, NextDue } from "../../host/abi.js";
 import type { TickRetryApi } from "../../host/tickretry.js";
 import { tickAdd } from "../../host/ticks.js";
 
@@ -18,7 +18,9 @@ export type Arg =
   | { polled: number } // the handle poll returned `polled` starts ago (mod count)
   | { attemptOf: Arg; plus: number }; // attempt(that handle) + plus: current or stale
 
-export type Step = { tick: number } | { fn: ExportName; args: Arg[] };
+/** A clock move, or a call; a call with `sleep` (nextDue) then moves the clock by its result. */
+export type Call = { fn: ExportName; args: Arg[]; sleep?: true };
+export type Step = { tick: number } | Call;
 
 export const v = (x: number): Arg => ({ v: x });
 export const NOW: Arg = { now: true };
@@ -47,10 +49,11 @@ export class Host {
     return args.map((a) => this.value(a, reader));
   }
 
-  /** Remembers handles returned by begin and poll. */
-  saw(fn: ExportName, result: number): void {
-    if (fn === "begin" && result >= 0 && !this.handles.includes(result)) this.handles.push(result);
-    if (fn === "poll" && result >= 0) this.polled.push(result);
+  /** Remembers handles returned by begin and poll; sleeps until what nextDue said. */
+  saw(step: Call, result: number): void {
+    if (step.fn === "begin" && result >= 0 && !this.handles.includes(result)) this.handles.push(result);
+    if (step.fn === "poll" && result >= 0) this.polled.push(result);
+    if (step.sleep && result >>> 0 !== NextDue.IDLE) this.move(result >>> 0);
   }
 
   move(ticks: number): void {
@@ -74,5 +77,5 @@ const showArg = (a: Arg): string => {
 /** One line per step, for counterexamples. */
 export function formatStep(s: Step): string {
   if ("tick" in s) return `tick +${s.tick >>> 0}`;
-  return `${s.fn}(${s.args.map(showArg).join(", ")})`;
+  return `${s.fn}(${s.args.map(showArg).join(", ")})${s.sleep ? " and sleep that long" : ""}`;
 }

@@ -44,7 +44,7 @@ export class Lockstep {
     const args = this.host.resolve(s.args, this.model);
     const got = invoke(this.module, s.fn, args);
     const want = invoke(this.model, s.fn, args);
-    this.host.saw(s.fn, want);
+    this.host.saw(s, want);
     const diffs = got === want ? [] : [`${s.fn}(${args.join(", ")}) returned ${got}, model ${want}`];
     if (++this.calls % this.every === 0 || diffs.length > 0) {
       const handles = this.host.handles;

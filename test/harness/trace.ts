@@ -32,7 +32,7 @@ export function runTrace(
     }
     const args = host.resolve(s.args, api);
     const result = invoke(api, s.fn, args);
-    host.saw(s.fn, result);
+    host.saw(s, result);
     const entry = { fn: s.fn, args, result, after: snapshot(api, host.handles) };
     options.observe?.(entry, before, host);
     trace.push(entry);

@@ -227,19 +227,23 @@ export function stepArb(options: ScenarioOptions = {}): fc.Arbitrary<Step> {
   return fc.oneof(...steps);
 }
 
-/** init, policies 0 to 3 and maybe a budget, then random steps. */
+/** init, policies 0 to 3 and maybe a budget: how a scenario starts. */
+export const setupArb: fc.Arbitrary<Step[]> = fc
+  .tuple(
+    fc.oneof(
+      initArb,
+      fc.tuple(small(1000), fc.constant(0)).map(([lo]) => call("init", v(lo), v(0))),
+    ),
+    fc.tuple(...[0, 1, 2, 3].map((id) => validPolicyArb(fc.constant(id)))),
+    fc.option(setBudgetArb),
+  )
+  .map(([init, policies, budget]) => [init, ...policies, ...(budget ? [budget] : [])]);
+
+/** The setup, then random steps. */
 export function scenarioArb(options: ScenarioOptions = {}): fc.Arbitrary<Step[]> {
   return fc
-    .tuple(
-      fc.oneof(
-        initArb,
-        fc.tuple(small(1000), fc.constant(0)).map(([lo]) => call("init", v(lo), v(0))),
-      ),
-      fc.tuple(...[0, 1, 2, 3].map((id) => validPolicyArb(fc.constant(id)))),
-      fc.option(setBudgetArb),
-      fc.array(stepArb(options), { minLength: 10, maxLength: options.maxLength ?? 120 }),
-    )
-    .map(([init, policies, budget, rest]) => [init, ...policies, ...(budget ? [budget] : []), ...rest]);
+    .tuple(setupArb, fc.array(stepArb(options), { minLength: 10, maxLength: options.maxLength ?? 120 }))
+    .map(([setup, rest]) => [...setup, ...rest]);
 }
 
 /** A first host tick: anywhere, or just before the wrap. */

@@ -24,7 +24,7 @@ export interface LockstepOptions {
 export class Lockstep {
   readonly module = instantiate();
   readonly model = new SchedulerModel();
-  readonly host: Host;
+  host: Host;
   private calls = 0;
   private readonly every: number;
   private readonly limit: number;
@@ -33,6 +33,11 @@ export class Lockstep {
     this.host = new Host(options.start ?? 0);
     this.every = options.snapshotEvery ?? 1;
     this.limit = options.handleLimit ?? 32;
+  }
+
+  /** A new host (clock at `start`, no handles) over the same module and model instances. */
+  restart(start: number): void {
+    this.host = new Host(start);
   }
 
   /** Runs one step on both; returns the differences (empty when they agree). */

@@ -6,6 +6,7 @@ import {
   ERROR_BAD_COUNTER,
   ERROR_BAD_HANDLE,
   ERROR_BAD_POLICY,
+  ERROR_NOT_INITIALIZED,
 } from "./constants";
 import { budgetTokens, resetBudget, setBudget as setBudgetFields } from "./budget";
 import { classifyHttp as classify } from "./classify";
@@ -37,6 +38,7 @@ export function setPolicy(
   deadline: u32,
   flags: u32,
 ): i32 {
+  if (!machine.isInitialized()) return ERROR_NOT_INITIALIZED;
   return setPolicyFields(
     id,
     maxAttempts,
@@ -61,6 +63,7 @@ export function setBudget(
   successDeposit: u32,
   flags: u32,
 ): i32 {
+  if (!machine.isInitialized()) return ERROR_NOT_INITIALIZED;
   return setBudgetFields(
     capacity,
     initial,
@@ -158,8 +161,9 @@ export function deadline(handle: i32): u32 {
   return op == null ? 0 : op.deadline;
 }
 
-/** Worst-case ticks of a policy, or BAD_POLICY. */
+/** Worst-case ticks of a policy, or NOT_INITIALIZED, BAD_POLICY. */
 export function worstCase(policy: u32): i32 {
+  if (!machine.isInitialized()) return ERROR_NOT_INITIALIZED;
   const p = policyAt(policy);
   return p == null ? ERROR_BAD_POLICY : <i32>worstCaseOf(p);
 }
@@ -169,13 +173,15 @@ export function classifyHttp(status: u32, hasRetryAfter: u32): i32 {
   return classify(status, hasRetryAfter);
 }
 
-/** A counter modulo 2^31, or BAD_COUNTER. */
+/** A counter modulo 2^31, or NOT_INITIALIZED, BAD_COUNTER. */
 export function counter(id: u32): i32 {
+  if (!machine.isInitialized()) return ERROR_NOT_INITIALIZED;
   return id < <u32>COUNTER_COUNT ? counterValue(id) : ERROR_BAD_COUNTER;
 }
 
-/** Retry budget tokens in milli-tokens. */
+/** Retry budget tokens in milli-tokens, or NOT_INITIALIZED. */
 export function tokens(): i32 {
+  if (!machine.isInitialized()) return ERROR_NOT_INITIALIZED;
   return <i32>budgetTokens();
 }
 

@@ -103,6 +103,11 @@ function handleOf(slot: i32, op: Operation): i32 {
   return ((<i32>op.generation) << LIMIT_SLOT_BITS) | slot;
 }
 
+/** False until init: every export that needs state refuses with NOT_INITIALIZED. */
+export function isInitialized(): bool {
+  return initialized;
+}
+
 /** The operation a handle names, or null when the handle is not live or ended. */
 export function find(handle: i32): Operation | null {
   const generation = (<u32>handle) >> LIMIT_SLOT_BITS;

@@ -81,8 +81,9 @@ export function withdrawRetry(cost: u32): bool {
   return true;
 }
 
-/** An operation succeeded; `lastRetryCost` is what its last retry withdrew (0 if none). */
-export function onSuccess(lastRetryCost: u32): void {
-  const refund = (flags & BUDGET_FLAG_REFUND_ON_SUCCESS) != 0 && lastRetryCost > 0;
+/** An operation succeeded; `lastRetryCost` is what its last retry withdrew, if `hadRetry`. */
+export function onSuccess(hadRetry: bool, lastRetryCost: u32): void {
+  // A retry that cost 0 is still a retry: it refunds 0, not successDeposit.
+  const refund = (flags & BUDGET_FLAG_REFUND_ON_SUCCESS) != 0 && hadRetry;
   deposit(refund ? lastRetryCost : successDeposit);
 }

@@ -302,7 +302,7 @@ export function report(handle: i32, attempt: u32, outcome: u32, retryAfter: u32,
   }
   if (outcome == OUTCOME_SUCCESS) {
     op.lastOutcome = <u8>OUTCOME_SUCCESS;
-    onSuccess(op.lastRetryCost);
+    onSuccess(op.attempt > 1, op.lastRetryCost);
     end(op, END_REASON_SUCCEEDED);
   } else {
     fail(op, <i32>outcome, retryAfter, false);

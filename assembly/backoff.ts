@@ -1,5 +1,5 @@
 // Backoff ceilings and jitter. Retry n (the one after attempt n failed) has the ceiling
-// min(cap, base * growth^(n-1)); growth is 2, or 3 under decorrelated jitter, whose
+// min(cap, base * 2^(n-1)); worstCase uses growth 3 under decorrelated jitter, whose
 // waits may grow threefold.
 import { JITTER_DECORRELATED, JITTER_EQUAL, JITTER_NONE } from "./constants";
 import { uniform } from "./random";

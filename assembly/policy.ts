@@ -3,6 +3,7 @@ import {
   ERROR_BAD_FIELD,
   ERROR_BAD_POLICY,
   ERROR_SPAN_TOO_LARGE,
+  JITTER_DECORRELATED,
   LIMIT_MAX_ATTEMPTS,
   LIMIT_POLICIES,
   POLICY_FLAG_IDEMPOTENT,
@@ -86,9 +87,12 @@ export function jitterOf(p: Policy): u32 {
 export function worstCase(p: Policy): u32 {
   const base = min(max(p.baseDelay, p.throttleBaseDelay), p.maxDelay);
   const growth = growthOf(jitterOf(p));
+  // A decorrelated wait may be three times the one before, the first three times the
+  // base: retry n's bound is base * 3^n, one step above its ceiling.
+  const step: u32 = jitterOf(p) == JITTER_DECORRELATED ? 1 : 0;
   let total = <u64>p.maxAttempts * <u64>p.attemptTimeout;
   for (let retry: u32 = 1; retry < <u32>p.maxAttempts; retry++) {
-    total += ceiling(base, p.maxDelay, retry, growth);
+    total += ceiling(base, p.maxDelay, retry + step, growth);
   }
   if (p.deadline != 0 && total > <u64>p.deadline) total = p.deadline;
   return total > <u64>0x7fffffff ? 0x7fffffff : <u32>total;

@@ -52,10 +52,11 @@ export function drawWait(p: Policy, outcome: number, n: number, prev: number, pr
 /** worstCase(policy): attempts * timeout + the retry ceilings, bounded by the deadline, saturated. */
 export function worstCase(p: Policy): number {
   const b = Math.min(Math.max(p.baseDelay, p.throttleBaseDelay), p.maxDelay);
-  const growth = (p.flags & PolicyFlag.JITTER_MASK) === Jitter.DECORRELATED ? 3 : 2;
+  const decorrelated = (p.flags & PolicyFlag.JITTER_MASK) === Jitter.DECORRELATED;
+  // Retry n's bound: min(cap, b * 2^(n-1)), or min(cap, b * 3^n) under DECORRELATED.
+  const bound = (n: number) => (decorrelated ? ceiling(b, n + 1, p.maxDelay, 3) : ceiling(b, n, p.maxDelay));
   let total = p.maxAttempts * p.attemptTimeout;
-  for (let n = 1; n < p.maxAttempts && total < Limit.MAX_SPAN; n++)
-    total += ceiling(b, n, p.maxDelay, growth);
+  for (let n = 1; n < p.maxAttempts && total < Limit.MAX_SPAN; n++) total += bound(n);
   if (p.deadline !== 0) total = Math.min(total, p.deadline);
   return Math.min(total, Limit.MAX_SPAN);
 }

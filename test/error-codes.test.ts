@@ -1,0 +1,132 @@
+// "Error codes by example" in docs/ABI.md, row by row, on the module and on the model:
+// each call returns its code and leaves everything as it was, visible (every query,
+// counter and token) or not (the clock, the PRNG, the next id: the same calls after it
+// give the same answers as on a twin that never made the refused call).
+import { describe, expect, test } from "vitest";
+import { Counter, Error as Err, Jitter, Outcome, PolicyFlag, Result } from "../host/abi.js";
+import { instantiate } from "../host/tickretry.js";
+import { tickAdd } from "../host/ticks.js";
+import { invoke, type ExportName, type Target } from "./harness/calls.js";
+import { snapshot, type Snapshot } from "./harness/snapshot.js";
+import { SchedulerModel } from "./model/scheduler.js";
+import { tableUnder } from "./docs/tables.js";
+
+const NOW = 0xffff_f000;
+const LATER = tickAdd(NOW, 5000);
+const SEED = 11;
+
+const TARGETS: Record<string, () => Target> = {
+  module: () => instantiate(),
+  model: () => new SchedulerModel(),
+};
+
+interface Fixture {
+  t: Target;
+  /** h of the docs' states, or 0 where there is none. */
+  h: number;
+  handles: number[];
+}
+
+function initialised(t: Target): void {
+  expect(t.init(SEED, 0)).toBe(Result.OK);
+  expect(t.setPolicy(0, 3, 1000, 100, 1000, 0, 0, Jitter.FULL | PolicyFlag.IDEMPOTENT)).toBe(Result.OK);
+}
+
+/** The "state before" of a row, built on `t`. */
+const STATES: Record<string, (t: Target) => Fixture> = {
+  fresh: (t) => ({ t, h: 0, handles: [] }),
+  initialised: (t) => {
+    initialised(t);
+    return { t, h: 0, handles: [] };
+  },
+  "h in flight": (t) => {
+    initialised(t);
+    const h = t.begin(0, NOW);
+    expect(t.poll(NOW)).toBe(h);
+    return { t, h, handles: [h] };
+  },
+  "h ended": (t) => {
+    const f = STATES["h in flight"](t);
+    expect(t.cancel(f.h, NOW)).toBe(Result.OK);
+    return f;
+  },
+  "h released": (t) => {
+    const f = STATES["h ended"](t);
+    expect(t.release(f.h)).toBe(Result.OK);
+    return f;
+  },
+  "slot reused": (t) => {
+    const f = STATES["h released"](t);
+    const g = t.begin(0, NOW);
+    expect(g & 15).toBe(f.h & 15);
+    return { t, h: f.h, handles: [f.h, g] };
+  },
+  "table full": (t) => {
+    initialised(t);
+    const handles = Array.from({ length: 16 }, () => t.begin(0, NOW));
+    expect(handles.every((x) => x > 0)).toBe(true);
+    return { t, h: handles[0], handles };
+  },
+};
+
+/** Parses "report(h, 1, SUCCESS, 2^31, later)" into an export and its arguments. */
+function parseCall(text: string, h: number): { fn: ExportName; args: number[] } {
+  const m = /^(\w+)\((.*)\)$/.exec(text);
+  if (!m) throw new Error(`bad call "${text}"`);
+  const arg = (a: string): number => {
+    if (a === "h") return h;
+    if (a === "now") return NOW;
+    if (a === "later") return LATER;
+    if (a in Outcome) return Outcome[a as keyof typeof Outcome];
+    const pow = /^2\^(\d+)(?: - (\d+))?$/.exec(a);
+    if (pow) return 2 ** Number(pow[1]) - Number(pow[2] ?? 0);
+    if (!/^-?\d+$/.test(a)) throw new Error(`bad argument "${a}" in "${text}"`);
+    return Number(a);
+  };
+  return { fn: m[1] as ExportName, args: m[2] === "" ? [] : m[2].split(", ").map((a) => arg(a) | 0) };
+}
+
+/** The same calls on both twins afterwards: results and every observable value. */
+function continuation(f: Fixture, fresh: boolean): { results: number[]; after: Snapshot } {
+  const { t } = f;
+  const results: number[] = [];
+  if (fresh) initialised(t);
+  const next = tickAdd(NOW, 1);
+  results.push(t.nextDue(next));
+  const g = t.begin(0, next);
+  const p = t.poll(next);
+  results.push(g, p, t.report(p, t.attempt(p), Outcome.TRANSIENT, 0, tickAdd(NOW, 2)));
+  results.push(t.nextDue(tickAdd(NOW, 2)), t.poll(tickAdd(NOW, 5000)));
+  return { results, after: snapshot(t, [...f.handles, g]) };
+}
+
+const rows = tableUnder("Error codes by example");
+
+describe("error codes by example (docs/ABI.md)", () => {
+  test("the table names every error code", () => {
+    expect(new Set(rows.map((r) => r[0]))).toEqual(new Set(Object.keys(Err)));
+  });
+
+  for (const [code, call, state] of rows) {
+    for (const [name, fresh] of Object.entries(TARGETS)) {
+      test(`${name}: ${call} in state "${state}" gives ${code} and changes nothing`, () => {
+        const build = STATES[state];
+        expect(build, `unknown state "${state}"`).toBeDefined();
+        const refused = build(fresh());
+        const twin = build(fresh());
+        const { fn, args } = parseCall(call, refused.h);
+        const before = snapshot(refused.t, refused.handles);
+        expect(invoke(refused.t, fn, args)).toBe(Err[code as keyof typeof Err]);
+        const after = snapshot(refused.t, refused.handles);
+        const staleKey = `counter(${Counter.STALE_REPORTS})`;
+        if (code === "STALE_REPORT") after[staleKey] -= 1;
+        expect(after).toEqual(before);
+
+        const a = continuation(refused, state === "fresh");
+        const b = continuation(twin, state === "fresh");
+        if (code === "STALE_REPORT") a.after[staleKey] -= 1;
+        expect(a).toEqual(b);
+      });
+    }
+  }
+});

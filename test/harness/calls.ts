@@ -29,6 +29,7 @@ export const NOW: Arg = { now: true };
 export class Host {
   readonly handles: number[] = [];
   private readonly polled: number[] = [];
+  private readonly known = new Set<number>();
   constructor(public now: number) {}
 
   private pick(list: number[], k: number): number {
@@ -44,6 +45,13 @@ export class Host {
     return (reader.attempt(this.value(a.attemptOf, reader)) + a.plus) | 0;
   }
 
+  /** Appends a handle begin returned; one issued again (its slot's generation wrapped) moves last. */
+  private issued(h: number): void {
+    if (this.known.has(h)) this.handles.splice(this.handles.indexOf(h), 1);
+    this.known.add(h);
+    this.handles.push(h);
+  }
+
   /** Resolves a call's arguments; `reader` answers attempt() for "attempt + d" arguments. */
   resolve(args: Arg[], reader: Target): number[] {
     return args.map((a) => this.value(a, reader));
@@ -51,7 +59,7 @@ export class Host {
 
   /** Remembers handles returned by begin and poll; sleeps until what nextDue said. */
   saw(step: Call, result: number): void {
-    if (step.fn === "begin" && result >= 0 && !this.handles.includes(result)) this.handles.push(result);
+    if (step.fn === "begin" && result >= 0) this.issued(result);
     if (step.fn === "poll" && result >= 0) this.polled.push(result);
     if (step.sleep && result >>> 0 !== NextDue.IDLE) this.move(result >>> 0);
   }

@@ -3,7 +3,8 @@
 
 const MASK64 = (1n << 64n) - 1n;
 
-function mix(z: bigint): bigint {
+/** splitmix64's output function. */
+export function mix(z: bigint): bigint {
   z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & MASK64;
   z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & MASK64;
   return z ^ (z >> 31n);

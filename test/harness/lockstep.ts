@@ -2,7 +2,7 @@
 // step where any return value or any observable state differs.
 import { instantiate } from "../../host/tickretry.js";
 import { SchedulerModel } from "../model/scheduler.js";
-import { formatStep, Host, invoke, type Step } from "./calls.js";
+import { formatStep, Host, invoke, type Step, type Target } from "./calls.js";
 import { diffSnapshots, snapshot } from "./snapshot.js";
 
 export interface Divergence {
@@ -19,11 +19,13 @@ export interface LockstepOptions {
   snapshotEvery?: number;
   /** Queries cover at most this many of the most recent handles. */
   handleLimit?: number;
+  /** The reference (default: the model); the soak's own test passes a wrong one. */
+  reference?: () => Target;
 }
 
 export class Lockstep {
   readonly module = instantiate();
-  readonly model = new SchedulerModel();
+  readonly model: Target;
   host: Host;
   private calls = 0;
   private readonly every: number;
@@ -31,6 +33,7 @@ export class Lockstep {
 
   constructor(options: LockstepOptions = {}) {
     this.host = new Host(options.start ?? 0);
+    this.model = options.reference?.() ?? new SchedulerModel();
     this.every = options.snapshotEvery ?? 1;
     this.limit = options.handleLimit ?? 32;
   }

@@ -3,7 +3,7 @@
 // everything). On the first divergence the failing episode is replayed on a fresh pair
 // and shrunk to a short counterexample.
 import { Counter } from "../../host/abi.js";
-import { formatStep, type Step } from "../harness/calls.js";
+import { formatStep, type Step, type Target } from "../harness/calls.js";
 import { findDivergence, Lockstep } from "../harness/lockstep.js";
 import { episode, type Episode } from "./episodes.js";
 import { shrink } from "./shrink.js";
@@ -15,6 +15,8 @@ export interface SoakOptions {
   firstEpisode?: number;
   /** Called now and then with the calls made so far. */
   progress?: (calls: number) => void;
+  /** The reference run beside the module (default: the model). */
+  reference?: () => Target;
 }
 
 export interface SoakFailure {
@@ -41,7 +43,7 @@ const SOAK_COMPARE = { snapshotEvery: 16, handleLimit: 16 };
 const SHRINK_COMPARE = { snapshotEvery: 1, handleLimit: 64 };
 
 export function runSoak(options: SoakOptions): SoakResult {
-  const run = new Lockstep(SOAK_COMPARE);
+  const run = new Lockstep({ ...SOAK_COMPARE, reference: options.reference });
   const counters = new Array<number>(Counter.COUNT).fill(0);
   let calls = 0;
   let index = options.firstEpisode ?? 0;
@@ -54,7 +56,8 @@ export function runSoak(options: SoakOptions): SoakResult {
       if ("fn" in step) calls++;
       const differences = run.step(step);
       if (differences.length > 0) {
-        return { calls, episodes: index + 1, counters, failure: explain(ep, i + 1, differences) };
+        const failure = explain(ep, i + 1, differences, options.reference);
+        return { calls, episodes: index + 1, counters, failure };
       }
       if (calls - lastReport >= 10_000) {
         options.progress?.(calls);
@@ -71,9 +74,15 @@ export function runSoak(options: SoakOptions): SoakResult {
 const kind = (difference: string) => difference.replace(/[-\d, ]+/g, "").replace(/:.*|returned.*/, "");
 
 /** Replays the episode's first `length` steps on a fresh pair and shrinks them. */
-function explain(ep: Episode, length: number, differences: string[]): SoakFailure {
+function explain(
+  ep: Episode,
+  length: number,
+  differences: string[],
+  reference: SoakOptions["reference"],
+): SoakFailure {
   const steps = ep.steps.slice(0, length);
-  const divergence = (s: readonly Step[]) => findDivergence(s, { ...SHRINK_COMPARE, start: ep.start });
+  const compare = { ...SHRINK_COMPARE, start: ep.start, reference };
+  const divergence = (s: readonly Step[]) => findDivergence(s, compare);
   const target = divergence(steps);
   const fails = (s: readonly Step[]) => {
     const d = divergence(s);
@@ -89,7 +98,7 @@ function explain(ep: Episode, length: number, differences: string[]): SoakFailur
     };
   }
   const small = shrink(steps, fails, 1);
-  const last = findDivergence(small, { ...SHRINK_COMPARE, start: ep.start })!;
+  const last = divergence(small)!;
   return {
     episode: ep.index,
     start: ep.start,

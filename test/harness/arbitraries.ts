@@ -172,10 +172,22 @@ const attemptArb = (h: Arg) =>
     { arbitrary: anyU32.map(v), weight: 1 },
   );
 
+/** A Retry-After: none, any, or one that ends just before, at or just after the deadline. */
+const retryAfterFor = (h: Arg) =>
+  fc.oneof(
+    { arbitrary: retryAfterArb.map(v), weight: 9 },
+    {
+      arbitrary: fc.integer({ min: -2, max: 1 }).map((plus): Arg => ({ untilDeadline: h, plus })),
+      weight: 1,
+    },
+  );
+
 const reportArb = fc
-  .tuple(handleArg, outcomeArb, retryAfterArb)
-  .chain(([h, outcome, ra]) =>
-    attemptArb(h).map((attempt) => call("report", h, attempt, v(outcome), v(ra), NOW)),
+  .tuple(handleArg, outcomeArb)
+  .chain(([h, outcome]) =>
+    fc
+      .tuple(attemptArb(h), retryAfterFor(h))
+      .map(([attempt, ra]) => call("report", h, attempt, v(outcome), ra, NOW)),
   );
 
 const queryArb = fc.oneof(

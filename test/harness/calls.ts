@@ -16,7 +16,8 @@ export type Arg =
   | { now: true } // the host's tick
   | { h: number } // the (h mod count)-th handle begin has returned so far
   | { polled: number } // the handle poll returned `polled` starts ago (mod count)
-  | { attemptOf: Arg; plus: number }; // attempt(that handle) + plus: current or stale
+  | { attemptOf: Arg; plus: number } // attempt(that handle) + plus: current or stale
+  | { untilDeadline: Arg; plus: number }; // deadline(that handle) - now + plus: a Retry-After at the edge
 
 /** A clock move, or a call; a call with `sleep` (nextDue) then moves the clock by its result. */
 export type Call = { fn: ExportName; args: Arg[]; sleep?: true };
@@ -42,7 +43,8 @@ export class Host {
     if ("now" in a) return this.now | 0;
     if ("h" in a) return this.pick(this.handles, a.h) | 0;
     if ("polled" in a) return this.pick(this.polled, a.polled) | 0;
-    return (reader.attempt(this.value(a.attemptOf, reader)) + a.plus) | 0;
+    if ("attemptOf" in a) return (reader.attempt(this.value(a.attemptOf, reader)) + a.plus) | 0;
+    return (reader.deadline(this.value(a.untilDeadline, reader)) - this.now + a.plus) | 0;
   }
 
   /** Appends a handle begin returned; one issued again (its slot's generation wrapped) moves last. */
@@ -79,7 +81,9 @@ const showArg = (a: Arg): string => {
   if ("now" in a) return "now";
   if ("h" in a) return `h${a.h}`;
   if ("polled" in a) return `polled${a.polled}`;
-  return `attempt(${showArg(a.attemptOf)})${a.plus < 0 ? "" : "+"}${a.plus}`;
+  const plus = `${a.plus < 0 ? "" : "+"}${a.plus}`;
+  if ("attemptOf" in a) return `attempt(${showArg(a.attemptOf)})${plus}`;
+  return `deadline(${showArg(a.untilDeadline)})-now${plus}`;
 };
 
 /** One line per step, for counterexamples. */

@@ -2,7 +2,7 @@
 // stale attempt numbers, every outcome, Retry-After or not), hostile calls with arbitrary
 // 32-bit arguments, and clock moves that include stalls, wraps, jumps near 2^31 and steps back.
 import fc from "fast-check";
-import { EXPORTS, PolicyFlag } from "../../host/abi.js";
+import { EXPORTS, PolicyFlag, State } from "../../host/abi.js";
 import { EXPORT_NAMES, NOW, v, type Arg, type ExportName, type Step } from "./calls.js";
 import { HANDLE_QUERIES } from "./snapshot.js";
 
@@ -46,9 +46,18 @@ export function tickArb(backwards: boolean): fc.Arbitrary<Step> {
 
 const call = (fn: ExportName, ...args: Arg[]): Step => ({ fn, args });
 
-/** A handle begin returned, a handle poll returned (the ones a host reports on), or any value. */
+/**
+ * A handle begin returned, a handle poll returned (the ones a host reports on), a recent
+ * handle in a given state (the ones a host would cancel or release), or any value.
+ */
 const handleArg = fc.oneof(
-  { arbitrary: fc.nat(63).map((h): Arg => ({ h })), weight: 4 },
+  { arbitrary: fc.nat(15).map((h): Arg => ({ h })), weight: 4 },
+  {
+    arbitrary: fc
+      .tuple(fc.constantFrom(State.WAITING, State.IN_FLIGHT, State.DONE), fc.nat(3))
+      .map(([inState, k]): Arg => ({ inState, k })),
+    weight: 6,
+  },
   { arbitrary: fc.constant<Arg>({ polled: 0 }), weight: 4 },
   { arbitrary: fc.nat(3).map((polled): Arg => ({ polled })), weight: 2 },
   { arbitrary: anyU32.map(v), weight: 1 },
@@ -202,13 +211,15 @@ const queryArb = fc.oneof(
 );
 
 /** Any export with arbitrary 32-bit arguments (now included). */
-export const hostileCallArb = fc
-  .constantFrom(...EXPORT_NAMES)
-  .chain((fn) =>
-    fc
-      .array(anyU32, { minLength: EXPORTS[fn].params.length, maxLength: EXPORTS[fn].params.length })
-      .map((args) => call(fn, ...args.map(v))),
-  );
+const hostileCall = (names: ExportName[]) =>
+  fc
+    .constantFrom(...names)
+    .chain((fn) =>
+      fc
+        .array(anyU32, { minLength: EXPORTS[fn].params.length, maxLength: EXPORTS[fn].params.length })
+        .map((args) => call(fn, ...args.map(v))),
+    );
+export const hostileCallArb = hostileCall(EXPORT_NAMES);
 
 const initArb = fc.tuple(anyU32, anyU32).map(([lo, hi]) => call("init", v(lo), v(hi)));
 
@@ -234,7 +245,12 @@ export function stepArb(options: ScenarioOptions = {}): fc.Arbitrary<Step> {
     steps.push({ arbitrary: setPolicyArb, weight: 1 }, { arbitrary: setBudgetArb, weight: 1 });
   }
   if (options.hostile) {
-    steps.push({ arbitrary: hostileCallArb, weight: 4 }, { arbitrary: initArb, weight: 1 });
+    // init wipes the policies and every handle: rare, or little else would happen.
+    const hostile = fc.oneof(
+      { arbitrary: hostileCall(EXPORT_NAMES.filter((n) => n !== "init")), weight: 24 },
+      { arbitrary: initArb, weight: 1 },
+    );
+    steps.push({ arbitrary: hostile, weight: 5 });
   }
   return fc.oneof(...steps);
 }

@@ -1,7 +1,7 @@
 // A scenario is a list of steps: host clock moves and export calls whose arguments may
-// name "the host's now", "the k-th handle begin returned" or "that handle's attempt + d",
+// name "the host's now", "a handle begin or poll returned", "that handle's attempt + d",
 // so a scenario stays meaningful when it is shifted in time or shrunk.
-import { EXPORTS, NextDue } from "../../host/abi.js";
+import { EXPORTS, NextDue, State } from "../../host/abi.js";
 import type { TickRetryApi } from "../../host/tickretry.js";
 import { tickAdd } from "../../host/ticks.js";
 
@@ -14,14 +14,18 @@ export type Target = Omit<TickRetryApi, "memory">;
 export type Arg =
   | { v: number } // a literal 32-bit value
   | { now: true } // the host's tick
-  | { h: number } // the (h mod count)-th handle begin has returned so far
+  | { h: number } // the handle begin returned `h` begins ago (mod count)
   | { polled: number } // the handle poll returned `polled` starts ago (mod count)
+  | { inState: number; k: number } // the k-th most recent handle in that state (mod count), if any
   | { attemptOf: Arg; plus: number } // attempt(that handle) + plus: current or stale
   | { untilDeadline: Arg; plus: number }; // deadline(that handle) - now + plus: a Retry-After at the edge
 
 /** A clock move, or a call; a call with `sleep` (nextDue) then moves the clock by its result. */
 export type Call = { fn: ExportName; args: Arg[]; sleep?: true };
 export type Step = { tick: number } | Call;
+
+/** How far back `inState` looks among the handles begin returned. */
+const RECENT = 32;
 
 export const v = (x: number): Arg => ({ v: x });
 export const NOW: Arg = { now: true };
@@ -37,12 +41,16 @@ export class Host {
     return list.length === 0 ? 0 : list[list.length - 1 - (k % list.length)];
   }
 
-  /** Resolves one argument; `reader` answers attempt() for "attempt + d" arguments. */
+  /** Resolves one argument; `reader` answers state(), attempt() and deadline() for the relative ones. */
   private value(a: Arg, reader: Target): number {
     if ("v" in a) return a.v | 0;
     if ("now" in a) return this.now | 0;
     if ("h" in a) return this.pick(this.handles, a.h) | 0;
     if ("polled" in a) return this.pick(this.polled, a.polled) | 0;
+    if ("inState" in a) {
+      const recent = this.handles.slice(-RECENT).filter((h) => reader.state(h) === a.inState);
+      return this.pick(recent.length > 0 ? recent : this.handles, a.k) | 0;
+    }
     if ("attemptOf" in a) return (reader.attempt(this.value(a.attemptOf, reader)) + a.plus) | 0;
     return (reader.deadline(this.value(a.untilDeadline, reader)) - this.now + a.plus) | 0;
   }
@@ -54,7 +62,7 @@ export class Host {
     this.handles.push(h);
   }
 
-  /** Resolves a call's arguments; `reader` answers attempt() for "attempt + d" arguments. */
+  /** Resolves a call's arguments (see value). */
   resolve(args: Arg[], reader: Target): number[] {
     return args.map((a) => this.value(a, reader));
   }
@@ -76,11 +84,14 @@ export function invoke(target: Target, fn: ExportName, args: number[]): number {
   return Reflect.apply(target[fn], target, args) as number;
 }
 
+const STATE_NAMES = Object.fromEntries(Object.entries(State).map(([name, n]) => [n, name.toLowerCase()]));
+
 const showArg = (a: Arg): string => {
   if ("v" in a) return String(a.v);
   if ("now" in a) return "now";
   if ("h" in a) return `h${a.h}`;
   if ("polled" in a) return `polled${a.polled}`;
+  if ("inState" in a) return `${STATE_NAMES[a.inState]}${a.k}`;
   const plus = `${a.plus < 0 ? "" : "+"}${a.plus}`;
   if ("attemptOf" in a) return `attempt(${showArg(a.attemptOf)})${plus}`;
   return `deadline(${showArg(a.untilDeadline)})-now${plus}`;

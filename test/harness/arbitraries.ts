@@ -19,10 +19,11 @@ export const anyU32 = fc.oneof(
 export interface ScenarioOptions {
   /** Clock moves may go backwards (racy reads within tolerance, and larger faults). */
   backwards?: boolean;
-  /** Include calls with arbitrary 32-bit arguments, including to init. */
+  /** Include calls with arbitrary 32-bit arguments to any export (init among them, rarely). */
   hostile?: boolean;
   /** setPolicy and setBudget may come between operations' calls (default true). */
   reconfigure?: boolean;
+  /** At most this many random steps after the setup (default 120). */
   maxLength?: number;
 }
 
@@ -89,6 +90,7 @@ const validPolicyArb = (id: fc.Arbitrary<number>) =>
       throttle: fc.oneof(fc.constant(0), spanArb(10_000)),
       deadline: fc.oneof(fc.constant(0), spanArb(100_000)),
       jitter: small(3),
+      // Three in four idempotent, so that timeouts and AMBIGUOUS failures mostly retry.
       idempotent: fc.boolean().chain((b) => (b ? fc.constant(true) : fc.boolean())),
     })
     .map((p) => {

@@ -2,16 +2,26 @@
 // against the module alone (the model-based comparison is test/model.test.ts).
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect } from "vitest";
-import { ABI_VERSION, Counter, EndReason, Error as Err, OpFlag, Result, State } from "../host/abi.js";
+import {
+  ABI_VERSION,
+  Counter,
+  EndReason,
+  Error as Err,
+  NextDue,
+  OpFlag,
+  Result,
+  State,
+} from "../host/abi.js";
 import { instantiate } from "../host/tickretry.js";
-import { tickDiff } from "../host/ticks.js";
+import { tickAdd, tickDiff } from "../host/ticks.js";
 import { hostileCallArb, scenarioArb, startArb } from "./harness/arbitraries.js";
 import { Host, invoke, type ExportName } from "./harness/calls.js";
 import { SchedulerModel } from "./model/scheduler.js";
 import { diffSnapshots, snapshot, type Snapshot } from "./harness/snapshot.js";
 import { runTrace, type TraceEntry } from "./harness/trace.js";
 
-const RUNS = { numRuns: 150 };
+/** Runs per property; PROPERTY_RUNS=5000 (with --testTimeout) digs deeper. */
+const RUNS = { numRuns: Number(process.env.PROPERTY_RUNS ?? 150) };
 const ABSOLUTE_TICKS = ["nextAttemptAt", "attemptDeadline", "deadline"];
 const stateOf = (s: Snapshot, h: number) => s[`state(${h})`];
 const live = (state: number) => state === State.WAITING || state === State.IN_FLIGHT;
@@ -182,6 +192,38 @@ describe("attempts, waits and the budget", () => {
           expect(e.after.tokens).toBeLessThanOrEqual(capacity);
         },
       });
+    },
+  );
+});
+
+describe("nextDue", () => {
+  test.prop([scenarioArb(), startArb], RUNS)(
+    "a host that sleeps nextDue - 1 ticks misses nothing; at nextDue ticks something is due",
+    (steps, start) => {
+      // nextDue counts from the module's clock (ahead of now after a small step back),
+      // which the model run alongside tells.
+      const api = instantiate();
+      const host = new Host(start);
+      const model = new SchedulerModel();
+      runTrace(steps, start, { api, host, shadow: model });
+      // Start whatever is due, as a host would before it sleeps.
+      while (api.poll(host.now) >= 0) model.poll(host.now);
+      model.poll(host.now);
+      const wait = api.nextDue(host.now);
+      model.nextDue(host.now);
+      if (wait === 0 || wait === NextDue.IDLE) return;
+      const now = model.clock!;
+      const early = tickAdd(now, wait - 1);
+      const before = snapshot(api, host.handles);
+      expect(api.nextDue(early)).toBe(1);
+      expect(diffSnapshots(before, snapshot(api, host.handles)), "a timer fired early").toEqual([]);
+      const due = tickAdd(now, wait);
+      const ends = (s: Snapshot) => ENDED.reduce((sum, c) => sum + s[`counter(${c})`], 0);
+      const timeouts = (s: Snapshot) => s[`counter(${Counter.ATTEMPT_TIMEOUTS})`];
+      const polled = api.poll(due);
+      const after = snapshot(api, host.handles);
+      // A retry fell due (and started), an attempt timed out, or an operation hit its deadline.
+      expect(polled >= 0 || ends(after) > ends(before) || timeouts(after) > timeouts(before)).toBe(true);
     },
   );
 });

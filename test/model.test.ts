@@ -6,6 +6,7 @@ import { expect } from "vitest";
 import { formatStep } from "./harness/calls.js";
 import { hostileCallArb, scenarioArb, startArb } from "./harness/arbitraries.js";
 import { findDivergence } from "./harness/lockstep.js";
+import { runs } from "./harness/runs.js";
 
 const agree = (steps: Parameters<typeof findDivergence>[0], start: number) => {
   const d = findDivergence(steps, { start });
@@ -15,19 +16,19 @@ const agree = (steps: Parameters<typeof findDivergence>[0], start: number) => {
   }
 };
 
-test.prop([scenarioArb({ backwards: false }), startArb], { numRuns: 300 })(
+test.prop([scenarioArb({ backwards: false }), startArb], runs(300))(
   "module and model agree on host-like use with the clock moving forward",
   (steps, start) => agree(steps, start),
 );
 
-test.prop([scenarioArb({ backwards: true }), startArb], { numRuns: 300 })(
+test.prop([scenarioArb({ backwards: true }), startArb], runs(300))(
   "module and model agree when the clock steps back, within the tolerance and beyond",
   (steps, start) => agree(steps, start),
 );
 
 test.prop(
   [fc.array(hostileCallArb, { maxLength: 20 }), scenarioArb({ backwards: true, hostile: true }), startArb],
-  { numRuns: 300 },
+  runs(300),
 )(
   "module and model agree on hostile calls with arbitrary 32-bit arguments, before init too",
   (early, steps, start) => agree([...early, ...steps], start),

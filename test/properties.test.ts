@@ -18,10 +18,10 @@ import { hostileCallArb, scenarioArb, startArb } from "./harness/arbitraries.js"
 import { Host, invoke, type ExportName } from "./harness/calls.js";
 import { SchedulerModel } from "./model/scheduler.js";
 import { diffSnapshots, snapshot, type Snapshot } from "./harness/snapshot.js";
+import { runs } from "./harness/runs.js";
 import { runTrace, type TraceEntry } from "./harness/trace.js";
 
-/** Runs per property; PROPERTY_RUNS=5000 (with --testTimeout) digs deeper. */
-const RUNS = { numRuns: Number(process.env.PROPERTY_RUNS ?? 150) };
+const RUNS = runs(150);
 const ABSOLUTE_TICKS = ["nextAttemptAt", "attemptDeadline", "deadline"];
 const stateOf = (s: Snapshot, h: number) => s[`state(${h})`];
 const live = (state: number) => state === State.WAITING || state === State.IN_FLIGHT;

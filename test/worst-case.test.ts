@@ -8,6 +8,7 @@ import { runOperations } from "../host/driver.js";
 import { FaultScript, type Fate } from "../host/faults.js";
 import { create } from "../host/tickretry.js";
 import { tickDiff } from "../host/ticks.js";
+import { runs } from "./harness/runs.js";
 
 const policyArb = fc
   .record({
@@ -37,7 +38,7 @@ test.prop(
     fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }),
     fc.nat(2 ** 32 - 1),
   ],
-  { numRuns: 300 },
+  runs(300),
 )(
   "an operation without Retry-After ends within worstCase(policy) ticks of its begin",
   ([p, fates], seed, start) => {

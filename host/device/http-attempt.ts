@@ -33,7 +33,8 @@ export function retryAfterMs(header: string | undefined, nowMs = Date.now()): nu
   let ms: number;
   if (/^\d+$/.test(text)) ms = Number(text) * 1000;
   else {
-    const at = Date.parse(text);
+    // HTTP-dates start with the day name; Date.parse alone would take "-1" as a year.
+    const at = /^[A-Za-z]{3}/.test(text) ? Date.parse(text) : NaN;
     if (Number.isNaN(at)) return undefined;
     ms = Math.max(0, at - nowMs);
   }

@@ -3,8 +3,8 @@
 // simulated device and the firmware classify alike; transport errors are the host's to
 // classify (docs/ABI.md, classifyHttp): TRANSIENT if the request never left, AMBIGUOUS
 // if it may have been received.
-import { request as httpRequest, type ClientRequest } from "node:http";
-import { request as httpsRequest } from "node:https";
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { Limit, Outcome } from "../abi.js";
 
 export interface AttemptResult {
@@ -21,6 +21,18 @@ export interface AttemptRequest {
   attempt: number;
   body: string;
   classifyHttp: (status: number, hasRetryAfter: number) => number;
+  /** Keeps connections open between attempts (the device's one HTTP client). */
+  agents?: Agents;
+}
+
+export interface Agents {
+  http: HttpAgent;
+  https: HttpsAgent;
+}
+
+/** Keep-alive agents: a connection per attempt would cost a TCP handshake and its garbage each time. */
+export function keepAliveAgents(): Agents {
+  return { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
 }
 
 /**
@@ -44,7 +56,8 @@ export function retryAfterMs(header: string | undefined, nowMs = Date.now()): nu
 /** Starts the request; `done` runs once with the result unless the attempt is aborted first. */
 export function startAttempt(a: AttemptRequest, done: (r: AttemptResult) => void): ClientRequest {
   const url = new URL(a.url);
-  const request = url.protocol === "https:" ? httpsRequest : httpRequest;
+  const https = url.protocol === "https:";
+  const request = https ? httpsRequest : httpRequest;
   let settled = false;
   let sent = false;
   const settle = (r: AttemptResult) => {
@@ -55,7 +68,7 @@ export function startAttempt(a: AttemptRequest, done: (r: AttemptResult) => void
   };
   const req = request(url, {
     method: "POST",
-    agent: false,
+    agent: a.agents ? (https ? a.agents.https : a.agents.http) : false,
     headers: {
       "content-type": "application/json",
       "idempotency-key": String(a.operationId),

@@ -8,7 +8,7 @@ import type { ClientRequest } from "node:http";
 import { Error as AbiError, NextDue, OpFlag, State } from "../abi.js";
 import { create, type TickRetryApi } from "../tickretry.js";
 import { tickAdd, tickBefore, tickDiff } from "../ticks.js";
-import { startAttempt, type AttemptResult } from "./http-attempt.js";
+import { keepAliveAgents, startAttempt, type AttemptResult } from "./http-attempt.js";
 import { LoopStats } from "./loop-stats.js";
 import { configure, UPLOAD, UPLOAD_POLICY, type BudgetName, type UploadPolicy } from "./policies.js";
 import type { Settings } from "./settings.js";
@@ -78,6 +78,7 @@ export class Device {
   readonly recent: EndedOperation[] = [];
   readonly host: HostCounts = { requestsStarted: 0, requestsAbandoned: 0, uploadsSkipped: 0 };
 
+  private readonly agents = keepAliveAgents();
   private readonly idleSleepMs: number;
   private readonly onEnd?: (op: EndedOperation) => void;
   private nextUploadAt: number | undefined;
@@ -113,6 +114,8 @@ export class Device {
       clearImmediate(this.timer as NodeJS.Immediate);
     }
     for (const op of this.ops.values()) op.flight?.req.destroy();
+    this.agents.http.destroy();
+    this.agents.https.destroy();
   }
 
   /** Asks for one more upload at the next pass (a button press, a test). */
@@ -199,6 +202,7 @@ export class Device {
           attempt,
           body: JSON.stringify(reading),
           classifyHttp: this.api.classifyHttp,
+          agents: this.agents,
         },
         (result) => (flight.result = result),
       ),

@@ -33,11 +33,19 @@ upstream scenarios:
 ${SCENARIO_NAMES.map((n) => `  ${n.padEnd(10)} ${SCENARIOS[n].summary}`).join("\n")}
 `;
 
-function numberOption(name: string, text: string | undefined, min: number, max: number): number | undefined {
+function numberOption(
+  name: string,
+  text: string | undefined,
+  min: number,
+  max: number,
+  integer = true,
+): number | undefined {
   if (text === undefined) return undefined;
   const n = Number(text);
-  if (text.trim() === "" || !Number.isFinite(n) || n < min || n > max) {
-    throw new Error(`--${name} wants a number from ${min} to ${max}, got "${text}"`);
+  if (text.trim() === "" || !Number.isFinite(n) || n < min || n > max || (integer && !Number.isInteger(n))) {
+    throw new Error(
+      `--${name} wants ${integer ? "an integer" : "a number"} from ${min} to ${max}, got "${text}"`,
+    );
   }
   return n;
 }
@@ -79,7 +87,7 @@ export async function runDevice(args: string[]): Promise<number> {
     if (!isScenarioName(scenario)) throw new Error(`--scenario: no scenario "${scenario}"`);
     const budget = values.budget ?? "aws";
     if (budget !== "aws" && budget !== "off") throw new Error(`--budget wants aws or off, got "${budget}"`);
-    const scale = numberOption("scale", values.scale, 0.001, 1000) ?? 1;
+    const scale = numberOption("scale", values.scale, 0.001, 1000, false) ?? 1;
     const seed = values.seed === undefined ? undefined : BigInt(values.seed);
     options = {
       port: numberOption("port", values.port, 0, 65535),
@@ -90,7 +98,7 @@ export async function runDevice(args: string[]): Promise<number> {
       policy: scaled(UPLOAD, scale),
       tickStart: numberOption("tick-start", values["tick-start"], 0, 2 ** 32 - 1),
       stallMs: numberOption("stall-ms", values["stall-ms"], 1, 60_000),
-      stallEveryMs: (numberOption("stall-every", values["stall-every"], 0.01, 86_400) ?? 10) * 1000,
+      stallEveryMs: (numberOption("stall-every", values["stall-every"], 0.01, 86_400, false) ?? 10) * 1000,
       seed,
       upstreamPort: numberOption("upstream-port", values["upstream-port"], 0, 65535),
       onEnd: values.quiet

@@ -18,6 +18,11 @@ export interface PhaseFigures {
   samples: number;
   /** Retries the device scheduled during the phase. */
   retries: number;
+  /**
+   * The largest gap of an empty setTimeout(5) loop in a process of its own over the same
+   * time: what the machine alone does to a loop (a loaded machine's share of loopMaxGapMs).
+   */
+  baselineMaxGapMs: number;
 }
 
 export interface DeviceBench {
@@ -47,6 +52,21 @@ const DEVICE_ARGS = [
   "--budget",
   "off",
 ];
+
+/** An empty 5 ms loop in its own process for `ms`; resolves to its largest gap. */
+function baselineGap(ms: number): Promise<number> {
+  const script = `let last = performance.now(), max = 0; const end = last + ${ms};
+    (function pass() { const t = performance.now(); max = Math.max(max, t - last); last = t;
+      if (t < end) setTimeout(pass, 5); else console.log(max); })();`;
+  const child = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+  let out = "";
+  child.stdout.on("data", (chunk: Buffer) => (out += chunk));
+  return new Promise((resolve, reject) =>
+    child.once("exit", (code) =>
+      code === 0 ? resolve(Number(out)) : reject(new Error(`baseline loop: ${code}`)),
+    ),
+  );
+}
 
 function startDevice(): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, ["bin/tickretry.js", "device", ...DEVICE_ARGS], {
@@ -115,6 +135,7 @@ export async function benchDevice(options: BenchOptions = {}): Promise<DeviceBen
       await postForm(url, "/fault/scenario", { scenario: name });
       await postForm(url, "/loop/reset", {});
       const before = await status(url);
+      const baseline = baselineGap(phaseMs);
       const times = (await timePage(url, phaseMs, (e) => progress(name, offset + e))).sort((a, b) => a - b);
       const after = await status(url);
       return {
@@ -124,6 +145,7 @@ export async function benchDevice(options: BenchOptions = {}): Promise<DeviceBen
         loopMaxGapMs: round(after.loop.maxGapMs),
         samples: times.length,
         retries: after.counters.RETRIES_SCHEDULED - before.counters.RETRIES_SCHEDULED,
+        baselineMaxGapMs: round(await baseline),
       };
     };
     const healthy = await phase("healthy", WARMUP_MS);
@@ -142,6 +164,7 @@ export function formatTable(b: DeviceBench): string {
     ["loop max gap (ms)", "loopMaxGapMs"],
     ["page requests", "samples"],
     ["retries scheduled", "retries"],
+    ["empty loop max gap", "baselineMaxGapMs"],
   ];
   const line = (a: string, h: string, o: string) => `${a.padEnd(20)} ${h.padStart(10)} ${o.padStart(10)}`;
   return [

@@ -84,7 +84,7 @@ export class Device {
   private nextUploadAt: number | undefined;
   private uploadsAsked = 0;
   private stallAsked = 0;
-  private timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
+  private cancelNextPass: (() => void) | undefined;
   private running = false;
   private sample = 0;
 
@@ -109,10 +109,7 @@ export class Device {
   /** Stops the loop and drops every request in flight. */
   stop(): void {
     this.running = false;
-    if (this.timer !== undefined) {
-      clearTimeout(this.timer as NodeJS.Timeout);
-      clearImmediate(this.timer as NodeJS.Immediate);
-    }
+    this.cancelNextPass?.();
     for (const op of this.ops.values()) op.flight?.req.destroy();
     this.agents.http.destroy();
     this.agents.https.destroy();
@@ -130,7 +127,13 @@ export class Device {
 
   private schedule(ms: number): void {
     if (!this.running) return;
-    this.timer = ms <= 0 ? setImmediate(this.pass) : setTimeout(this.pass, ms);
+    if (ms <= 0) {
+      const immediate = setImmediate(this.pass);
+      this.cancelNextPass = () => clearImmediate(immediate);
+    } else {
+      const timeout = setTimeout(this.pass, ms);
+      this.cancelNextPass = () => clearTimeout(timeout);
+    }
   }
 
   private readonly pass = (): void => {

@@ -22,6 +22,8 @@ beforeAll(async () => {
     // Many attempts, so operations are still retrying whenever the page looks.
     policy: { ...QUICK, maxAttempts: 100, maxDelay: 300, deadline: 20_000 },
     uploadEveryMs: 500,
+    // No budget: it would stop the retries after 100 and this test watches them go on.
+    budget: "off",
     tickStart: NEAR_WRAP,
   });
   profile = mkdtempSync(join(tmpdir(), "tickretry-chromium-"));

@@ -6,6 +6,7 @@ import {
   ERROR_BAD_COUNTER,
   ERROR_BAD_HANDLE,
   ERROR_BAD_POLICY,
+  ERROR_NOT_INITIALIZED,
 } from "./constants";
 import { budgetTokens, resetBudget, setBudget as setBudgetFields } from "./budget";
 import { classifyHttp as classify } from "./classify";
@@ -37,6 +38,7 @@ export function setPolicy(
   deadline: u32,
   flags: u32,
 ): i32 {
+  if (!machine.isInitialized()) return ERROR_NOT_INITIALIZED;
   return setPolicyFields(
     id,
     maxAttempts,
@@ -61,6 +63,7 @@ export function setBudget(
   successDeposit: u32,
   flags: u32,
 ): i32 {
+  if (!machine.isInitialized()) return ERROR_NOT_INITIALIZED;
   return setBudgetFields(
     capacity,
     initial,

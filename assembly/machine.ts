@@ -158,6 +158,11 @@ function summarize(): void {
   }
 }
 
+/** True once init has run. */
+export function isInitialized(): bool {
+  return initialized;
+}
+
 /** Forgets every operation and reseeds the operation ids (init). */
 export function resetMachine(): void {
   for (let i: usize = 0; i < <usize>LIMIT_OPERATIONS * offsetof<Operation>(); i += 4) {

@@ -1,0 +1,43 @@
+// Policies and helpers the module tests share.
+import { Jitter, PolicyFlag } from "../../host/abi.js";
+import type { TickRetryApi } from "../../host/tickretry.js";
+
+export interface PolicyFields {
+  maxAttempts: number;
+  attemptTimeout: number;
+  baseDelay: number;
+  maxDelay: number;
+  throttleBaseDelay: number;
+  deadline: number;
+  jitter: number;
+  idempotent: boolean;
+}
+
+/** The seed article's example: 6 attempts, 3 s timeout, 1 s base doubling to 16 s. */
+export const ARTICLE: PolicyFields = {
+  maxAttempts: 6,
+  attemptTimeout: 3000,
+  baseDelay: 1000,
+  maxDelay: 16000,
+  throttleBaseDelay: 1000,
+  deadline: 0,
+  jitter: Jitter.NONE,
+  idempotent: true,
+};
+
+/** Sets policy `id` and insists the module took it. */
+export function setPolicy(api: TickRetryApi, id: number, fields: Partial<PolicyFields> = {}): void {
+  const p = { ...ARTICLE, ...fields };
+  const flags = p.jitter | (p.idempotent ? PolicyFlag.IDEMPOTENT : 0);
+  const code = api.setPolicy(
+    id,
+    p.maxAttempts,
+    p.attemptTimeout,
+    p.baseDelay,
+    p.maxDelay,
+    p.throttleBaseDelay,
+    p.deadline,
+    flags,
+  );
+  if (code !== 0) throw new Error(`setPolicy refused: ${code}`);
+}

@@ -13,7 +13,17 @@ function build(): string {
   execFileSync("wasm2c", [WASM_PATH, "-n", "tickretry", "-o", join(OUT, "tickretry.c")]);
   const exe = join(OUT, "poll_cost");
   const sources = ["bench/native/poll_cost.c", join(OUT, "tickretry.c"), join(RUNTIME, "wasm-rt-impl.c")];
-  execFileSync("gcc", ["-O2", "-g", `-I${OUT}`, "-Iboards/common", `-I${RUNTIME}`, ...sources, "-lm", "-o", exe]);
+  execFileSync("gcc", [
+    "-O2",
+    "-g",
+    `-I${OUT}`,
+    "-Iboards/common",
+    `-I${RUNTIME}`,
+    ...sources,
+    "-lm",
+    "-o",
+    exe,
+  ]);
   return exe;
 }
 
@@ -21,14 +31,19 @@ function build(): string {
 function perCall(exe: string, mode: string, phase: string, fn: string): number {
   const file = join(OUT, `callgrind.${mode}.out`);
   const calls = Number(
-    execFileSync("valgrind", ["--tool=callgrind", `--callgrind-out-file=${file}`, `--toggle-collect=${phase}`, exe, mode], {
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"],
-    }).trim(),
+    execFileSync(
+      "valgrind",
+      ["--tool=callgrind", `--callgrind-out-file=${file}`, `--toggle-collect=${phase}`, exe, mode],
+      {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "ignore"],
+      },
+    ).trim(),
   );
   const annotated = execFileSync("callgrind_annotate", ["--inclusive=yes", file], { encoding: "utf8" });
   const line = annotated.split("\n").find((l) => l.includes(`${fn} `) || l.endsWith(fn));
-  if (!line || !calls) throw new Error(`callgrind: no ${fn} in ${file}\n${readFileSync(file, "utf8").slice(0, 200)}`);
+  if (!line || !calls)
+    throw new Error(`callgrind: no ${fn} in ${file}\n${readFileSync(file, "utf8").slice(0, 200)}`);
   return Number(line.trim().split(/\s+/)[0].replace(/,/g, "")) / calls;
 }
 

@@ -52,7 +52,7 @@ function reportRetryNs(): number {
   api.setPolicy(0, 255, 1_000_000, 0, 0, 0, 0, Jitter.NONE); // every retry is due at once
   let ops: number[] = [];
   const renew = () => {
-    for (const h of ops) api.cancel(h, 0), api.release(h);
+    for (const h of ops) (api.cancel(h, 0), api.release(h));
     ops = Array.from({ length: 16 }, () => api.begin(0, 0));
   };
   renew();

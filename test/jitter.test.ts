@@ -1,9 +1,8 @@
 // Jitter: the drawn waits stay within their bounds, repeat for one seed and differ across seeds.
 import { describe, expect, test } from "vitest";
-import { Jitter, Outcome, State } from "../host/abi.js";
+import { Jitter } from "../host/abi.js";
 import { create } from "../host/tickretry.js";
-import { tickDiff } from "../host/ticks.js";
-import { setPolicy, type PolicyFields } from "./support/policies.js";
+import { retryWaits, setPolicy, type PolicyFields } from "./support/policies.js";
 
 const ceilings = [1000, 2000, 4000, 8000, 16000];
 
@@ -11,16 +10,7 @@ const ceilings = [1000, 2000, 4000, 8000, 16000];
 function waits(seed: bigint, fields: Partial<PolicyFields>): number[] {
   const api = create(seed);
   setPolicy(api, 0, fields);
-  let now = 0;
-  const h = api.begin(0, now);
-  const out: number[] = [];
-  while (api.poll(now) === h) {
-    api.report(h, api.attempt(h), Outcome.TRANSIENT, 0, now);
-    if (api.state(h) !== State.WAITING) break;
-    out.push(tickDiff(api.nextAttemptAt(h), now));
-    now = api.nextAttemptAt(h);
-  }
-  return out;
+  return retryWaits(api, 0);
 }
 
 describe("jitter", () => {

@@ -1,6 +1,7 @@
 // Policies and helpers the module tests share.
-import { Jitter, PolicyFlag } from "../../host/abi.js";
+import { Jitter, Outcome, PolicyFlag, State } from "../../host/abi.js";
 import type { TickRetryApi } from "../../host/tickretry.js";
+import { tickDiff } from "../../host/ticks.js";
 
 export interface PolicyFields {
   maxAttempts: number;
@@ -40,4 +41,19 @@ export function setPolicy(api: TickRetryApi, id: number, fields: Partial<PolicyF
     flags,
   );
   if (code !== 0) throw new Error(`setPolicy refused: ${code}`);
+}
+
+/** Begins one operation under `policy`, fails every attempt at once with `outcome`, and
+ * returns the wait before each retry until the operation ends. */
+export function retryWaits(api: TickRetryApi, policy: number, outcome: number = Outcome.TRANSIENT): number[] {
+  let now = 0;
+  const h = api.begin(policy, now);
+  const waits: number[] = [];
+  while (api.poll(now) === h) {
+    api.report(h, api.attempt(h), outcome, 0, now);
+    if (api.state(h) !== State.WAITING) break;
+    waits.push(tickDiff(api.nextAttemptAt(h), now));
+    now = api.nextAttemptAt(h);
+  }
+  return waits;
 }

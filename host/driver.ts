@@ -8,7 +8,7 @@ import type { TickRetryApi } from "./tickretry.js";
 import { tickAdd, tickDiff } from "./ticks.js";
 
 export type TraceEvent =
-  | { t: number; kind: "start"; handle: number; attempt: number }
+  | { t: number; kind: "start"; handle: number; attempt: number; attemptDeadline: number }
   | { t: number; kind: "report"; handle: number; attempt: number; outcome: number; result: number }
   | { t: number; kind: "end"; handle: number; reason: number; attempts: number };
 
@@ -79,7 +79,7 @@ export function runOperations(api: TickRetryApi, clock: SimClock, options: RunOp
     }
     for (let h = api.poll(now); h >= 0; h = api.poll(now)) {
       const attempt = api.attempt(h);
-      trace.push({ t: now, kind: "start", handle: h, attempt });
+      trace.push({ t: now, kind: "start", handle: h, attempt, attemptDeadline: api.attemptDeadline(h) });
       const fate = scriptOf.get(h)!.next();
       if ("hang" in fate) continue;
       pending.push({

@@ -90,3 +90,5 @@ uint32_t device_loop_live(const device_loop *loop) {
   for (uint32_t i = 0; i < loop->count; i++) live += !loop->ops[i].ended;
   return live;
 }
+
+uint32_t device_loop_held(const device_loop *loop) { return loop->count; }

@@ -86,6 +86,10 @@ int32_t device_loop_begin(device_loop *loop, uint32_t policy);
 uint32_t device_loop_pass(device_loop *loop);
 /* Operations begun that have not ended. */
 uint32_t device_loop_live(const device_loop *loop);
+/* Operations begun and not yet freed: the live ones and the ended ones still waiting for
+ * an attempt to come back. 0 means no answer can arrive for any handle of this module
+ * instance, so it may be replaced or re-initialised. */
+uint32_t device_loop_held(const device_loop *loop);
 
 #ifdef __cplusplus
 }

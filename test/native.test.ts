@@ -3,7 +3,7 @@
 // gcc for this machine and by riscv64-unknown-elf-gcc + picolibc for RV32IMC (run under
 // qemu-system-riscv32); both traces must equal, byte for byte, the trace
 // host/scenarios.ts prints for the same scenarios with host/driver.ts under V8.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, test } from "vitest";
@@ -72,6 +72,23 @@ describe("the C side", () => {
       ...["-kernel", build("rv32/scenarios.elf")],
     ]);
     expect(readFileSync(tracePath, "utf8")).toBe(v8Trace);
+  });
+
+  test("the wasm3 backend over wasm3-shim (the module compiled by wasm2c): the trace equals V8's", () => {
+    const native = run(build("native/scenarios-wasm3-shim"), []);
+    expect(native).toBe(v8Trace);
+  });
+
+  test("the wasm3 backend says where it failed", () => {
+    const result = spawnSync(build("native/scenarios-wasm3-shim"), [], {
+      encoding: "utf8",
+      env: { ...process.env, TICKRETRY_SHIM_MISSING: "report" },
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain(
+      "tickretry_wasm3: tickretry_wasm3_open: m3_FindFunction(&functions[e], runtime, export_names[e]): " +
+        "function lookup failed for report",
+    );
   });
 
   test("the native program is clean under valgrind", () => {

@@ -2,12 +2,15 @@
  * library `Wasm3`, pinned to 0.5.0): the module is data, so a board can replace it over
  * the air (tickretry_wasm3.h).
  *
- * NOT COMPILED IN THIS REPOSITORY'S TESTS: wasm3 is not installed on the machines that
- * run them. The file is written against wasm3 0.5.0's documented C API only (wasm3.h:
- * m3_NewEnvironment, m3_NewRuntime, m3_ParseModule, m3_LoadModule, m3_FindFunction,
- * m3_CallV, m3_GetResultsV, m3_GetErrorInfo) plus the runtime's memoryLimit field, which
- * the library's own Arduino examples set through m3_env.h. The wasm2c backend, which the
- * tests do build and run, implements the same header call for call.
+ * NOT BUILT AGAINST WASM3 IN THIS REPOSITORY'S TESTS: wasm3 is not installed on the
+ * machines that run them. The file is written against wasm3 0.5.0's documented C API only
+ * (wasm3.h: m3_NewEnvironment, m3_NewRuntime, m3_ParseModule, m3_LoadModule,
+ * m3_FindFunction, m3_CallV, m3_GetResultsV, m3_GetErrorInfo) plus the runtime's
+ * memoryLimit field, which the library's own Arduino examples set through m3_env.h. The
+ * tests compile it with -Werror against boards/test/wasm3-shim, which declares that API
+ * and answers it with the wasm2c-compiled module, and require the same trace as V8's:
+ * that checks this file's export names, argument order and error reporting, and nothing
+ * about wasm3 itself.
  */
 #include "tickretry_wasm3.h"
 
@@ -84,6 +87,7 @@ static IM3Runtime runtime;
 static IM3Function functions[EX_COUNT];
 static char failure[160];
 
+/* Appends text to failure, always leaving it terminated. */
 static void append(const char *text) {
   size_t n = strlen(failure);
   while (text && *text && n + 1 < sizeof failure) failure[n++] = *text++;
@@ -158,6 +162,10 @@ int32_t tickretry_wasm3_open(const uint8_t *wasm, uint32_t length) {
   }
   for (int e = 0; ok && e < EX_COUNT; e++) {
     ok = M3_CHECK(m3_FindFunction(&functions[e], runtime, export_names[e]));
+    if (!ok) {
+      append(" for "); /* which export is missing */
+      append(export_names[e]);
+    }
   }
   if (ok && tickretry_abi_version() != TICKRETRY_ABI_VERSION) {
     ok = failed(__func__, "abiVersion()", "module ABI version differs from tickretry_abi.h");

@@ -4,7 +4,7 @@
 // native tests require the two texts to be identical.
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { BudgetFlag, Counter, Jitter, PolicyFlag } from "./abi.js";
+import { BudgetFlag, Counter, Jitter, Limit, PolicyFlag } from "./abi.js";
 import { SimClock } from "./clock.js";
 import { runOperations, formatEvent } from "./driver.js";
 import { FaultScript, parseFate } from "./faults.js";
@@ -54,6 +54,9 @@ export function loadScenarios(path = SCENARIOS_PATH): Scenario[] {
   const { scenarios } = JSON.parse(readFileSync(path, "utf8")) as { scenarios: Scenario[] };
   for (const s of scenarios) {
     if (!(s.policy.jitter in Jitter)) throw new Error(`${s.name}: unknown jitter ${s.policy.jitter}`);
+    if (s.scripts.length < 1 || s.scripts.length > Limit.OPERATIONS) {
+      throw new Error(`${s.name}: 1 to ${Limit.OPERATIONS} scripts, one per operation`);
+    }
     for (const script of s.scripts) script.forEach(parseFate);
   }
   return scenarios;

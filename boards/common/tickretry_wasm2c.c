@@ -7,8 +7,9 @@
  *                       (Z_tickretryZ_<export>) are wabt 1.0.32's;
  *   wasm-rt-impl.c      the runtime that ships with that wasm2c (/usr/share/wabt/wasm2c);
  *   -DWASM_RT_MEMCHECK_SIGNAL_HANDLER=0 on every file: bounds checks in code instead of
- *   guard pages, as a microcontroller has no MMU to reserve 8 GiB with (32-bit targets
- *   default to it; 64-bit hosts are set the same so that the tests run what boards run).
+ *   guard pages, as a microcontroller has no MMU to reserve 8 GiB of address space with.
+ *   32-bit targets get this by default; 64-bit hosts are set the same way so that the
+ *   tests run the code boards run.
  *
  * The module's one memory page (64 KiB, the smallest a wasm memory can be) is calloc'ed
  * at open; wasm3's memoryLimit trick does not exist here.
@@ -65,9 +66,9 @@ int32_t tickretry_open(void) {
   Z_tickretry_instantiate(&instance);
   opened = 1;
   if (Z_tickretryZ_memory(&instance)->data == NULL) {
-    fail("tickretry_open", "no heap for the module's 64 KiB memory page");
+    fail(__func__, "no heap for the module's 64 KiB memory page");
   } else if (tickretry_abi_version() != TICKRETRY_ABI_VERSION) {
-    fail("tickretry_open", "module ABI version differs from tickretry_abi.h");
+    fail(__func__, "module ABI version differs from tickretry_abi.h");
   }
   return failure[0] ? TICKRETRY_ENGINE_FAILED : TICKRETRY_RESULT_OK;
 }

@@ -114,6 +114,7 @@ static int run(const scenario *s) {
   printf("== %s\nsetup policy=%" PRId32 " budget=%" PRId32 " worst=%" PRId32 "\n", s->name, policy,
          budget, tickretry_worst_case(0));
 
+  if (s->script_count > TICKRETRY_LIMIT_OPERATIONS) return failed(s->name, "too many scripts");
   device_loop_init(&loop, &hal);
   int32_t ids[TICKRETRY_LIMIT_OPERATIONS];
   int refused = 0;

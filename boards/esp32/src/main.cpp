@@ -11,6 +11,10 @@
 #include <WebServer.h>
 #include <WiFi.h>
 #include <esp_system.h>
+#if __has_include(<esp_mac.h>)  // ESP-IDF 5 moved these out of esp_system.h
+#include <esp_mac.h>
+#include <esp_random.h>
+#endif
 
 #include "device_loop.h"
 #include "device_trace.h"
@@ -77,7 +81,7 @@ static void read_retry_after(HTTPClient &http, UploadAnswer &answer) {
 }
 
 static void upload_task(void *) {
-  static const char *const kept_headers[] = {"Retry-After"};
+  static const char *kept_headers[] = {"Retry-After"};  // HTTPClient takes a non-const array
   UploadRequest request;
   for (;;) {
     if (xQueueReceive(requests, &request, portMAX_DELAY) != pdTRUE) continue;

@@ -11,7 +11,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const outPath = join(root, "build/trap/tickretry.wat");
 
 const bodies: Record<string, string> = { poll: "unreachable", abiVersion: `i32.const ${ABI_VERSION}` };
-let wat = "(module\n  (memory (export \"memory\") 1 1)\n";
+let wat = '(module\n  (memory (export "memory") 1 1)\n';
 for (const [name, spec] of Object.entries(EXPORTS)) {
   const params = spec.params.length ? ` (param${" i32".repeat(spec.params.length)})` : "";
   wat += `  (func (export "${name}")${params} (result i32) ${bodies[name] ?? "i32.const 0"})\n`;

@@ -2,7 +2,9 @@
 // boards/test/scenarios.json through the device loop over the wasm2c backend, built by
 // gcc for this machine and by riscv64-unknown-elf-gcc + picolibc for RV32IMC (run under
 // qemu-system-riscv32); both traces must equal, byte for byte, the trace
-// host/scenarios.ts prints for the same scenarios with host/driver.ts under V8.
+// host/scenarios.ts prints for the same scenarios with host/driver.ts under V8. Beside
+// that: the wasm3 backend against boards/test/wasm3-shim, the wasm2c backend's trap
+// guard, valgrind, and the RV32 footprint of the device loop (boards/README.md).
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";

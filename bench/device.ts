@@ -14,6 +14,8 @@ export interface PhaseFigures {
   pageP99Ms: number;
   pageMaxMs: number;
   loopMaxGapMs: number;
+  /** 99th percentile of the loop's gaps, to the whole ms above. */
+  loopP99GapMs: number;
   /** Page requests timed. */
   samples: number;
   /** Retries the device scheduled during the phase. */
@@ -93,7 +95,7 @@ const round = (ms: number) => Math.round(ms * 100) / 100;
 
 async function status(
   url: string,
-): Promise<{ loop: { maxGapMs: number }; counters: Record<string, number> }> {
+): Promise<{ loop: { maxGapMs: number; p99GapMs: number }; counters: Record<string, number> }> {
   return (await fetch(new URL("/status.json", url))).json();
 }
 
@@ -143,6 +145,7 @@ export async function benchDevice(options: BenchOptions = {}): Promise<DeviceBen
         pageP99Ms: round(percentile(times, 99)),
         pageMaxMs: round(times[times.length - 1]),
         loopMaxGapMs: round(after.loop.maxGapMs),
+        loopP99GapMs: after.loop.p99GapMs,
         samples: times.length,
         retries: after.counters.RETRIES_SCHEDULED - before.counters.RETRIES_SCHEDULED,
         baselineMaxGapMs: round(await baseline),
@@ -162,11 +165,12 @@ export function formatTable(b: DeviceBench): string {
     ["page p99 (ms)", "pageP99Ms"],
     ["page max (ms)", "pageMaxMs"],
     ["loop max gap (ms)", "loopMaxGapMs"],
+    ["loop p99 gap (ms)", "loopP99GapMs"],
     ["page requests", "samples"],
     ["retries scheduled", "retries"],
-    ["empty loop max gap", "baselineMaxGapMs"],
+    ["empty loop max gap (ms)", "baselineMaxGapMs"],
   ];
-  const line = (a: string, h: string, o: string) => `${a.padEnd(20)} ${h.padStart(10)} ${o.padStart(10)}`;
+  const line = (a: string, h: string, o: string) => `${a.padEnd(24)} ${h.padStart(10)} ${o.padStart(10)}`;
   return [
     line("", "healthy", "outage"),
     ...rows.map(([label, key]) => line(label, String(b.healthy[key]), String(b.outage[key]))),

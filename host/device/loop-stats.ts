@@ -8,6 +8,11 @@ export interface LoopFigures {
   lastGapMs: number;
   /** Largest gap since the last reset, ms, leaving out gaps after an injected stall. */
   maxGapMs: number;
+  /**
+   * 99th percentile of the same gaps, ms, to the next whole ms above (a histogram of 1 ms
+   * buckets); on a busy machine the max is mostly the scheduler's, the p99 the loop's.
+   */
+  p99GapMs: number;
   /** Largest gap that followed an injected stall, ms. */
   maxStalledGapMs: number;
   /** Longest pass (the loop's own work, stalls included), ms. */
@@ -15,13 +20,18 @@ export interface LoopFigures {
   stalls: number;
 }
 
+/** Gaps of this many ms or more share the last bucket. */
+const BUCKETS = 1000;
+
 export class LoopStats {
   private figures: LoopFigures = LoopStats.zero();
+  private histogram = new Uint32Array(BUCKETS);
+  private gaps = 0;
   private lastStart: number | undefined;
   private lastStalled = false;
 
   private static zero(): LoopFigures {
-    return { passes: 0, lastGapMs: 0, maxGapMs: 0, maxStalledGapMs: 0, maxPassMs: 0, stalls: 0 };
+    return { passes: 0, lastGapMs: 0, maxGapMs: 0, p99GapMs: 0, maxStalledGapMs: 0, maxPassMs: 0, stalls: 0 };
   }
 
   /** Call first thing in a pass. */
@@ -32,7 +42,11 @@ export class LoopStats {
       const gap = t - this.lastStart;
       f.lastGapMs = gap;
       if (this.lastStalled) f.maxStalledGapMs = Math.max(f.maxStalledGapMs, gap);
-      else f.maxGapMs = Math.max(f.maxGapMs, gap);
+      else {
+        f.maxGapMs = Math.max(f.maxGapMs, gap);
+        this.histogram[Math.min(BUCKETS - 1, Math.floor(gap))]++;
+        this.gaps++;
+      }
     }
     this.lastStart = t;
     this.lastStalled = false;
@@ -52,9 +66,21 @@ export class LoopStats {
   reset(): void {
     const { passes, lastGapMs, stalls } = this.figures;
     this.figures = { ...LoopStats.zero(), passes, lastGapMs, stalls };
+    this.histogram.fill(0);
+    this.gaps = 0;
   }
 
   snapshot(): LoopFigures {
-    return { ...this.figures };
+    return { ...this.figures, p99GapMs: this.percentile(0.99) };
+  }
+
+  private percentile(p: number): number {
+    const rank = Math.ceil(p * this.gaps);
+    let seen = 0;
+    for (let ms = 0; ms < BUCKETS; ms++) {
+      seen += this.histogram[ms];
+      if (seen >= rank && seen > 0) return ms + 1;
+    }
+    return 0;
   }
 }

@@ -28,8 +28,8 @@ function render(s) {
     row(["tick", `${s.tick.now} (${hex(s.tick.now)})`]),
     row(["tick wraps", s.tick.wraps]),
     row([
-      "loop gap: last / max / max after a stall",
-      `${loop.lastGapMs.toFixed(1)} / ${loop.maxGapMs.toFixed(1)} / ${loop.maxStalledGapMs.toFixed(1)} ms`,
+      "loop gap: last / p99 / max / max after a stall",
+      `${loop.lastGapMs.toFixed(1)} / ${loop.p99GapMs} / ${loop.maxGapMs.toFixed(1)} / ${loop.maxStalledGapMs.toFixed(1)} ms`,
     ]),
     row(["loop passes / stalls", `${loop.passes} / ${loop.stalls}`]),
     row([

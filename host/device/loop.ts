@@ -72,7 +72,7 @@ export class Device {
   readonly loopStats = new LoopStats();
   readonly policy: UploadPolicy;
   readonly budget: BudgetName;
-  readonly uploadEveryMs: number;
+  private readonly uploadEveryMs: number;
   settings: Settings;
   readonly ops = new Map<number, Tracked>();
   readonly recent: EndedOperation[] = [];

@@ -1,0 +1,101 @@
+// One simulated device: its own instance of the module and the closed loop its firmware
+// runs (think, begin one operation, poll and send, report answers, release, think again).
+// It is only called when something is due for it, so an idle fleet costs nothing.
+import { Error as AbiError, NextDue, Outcome, State } from "../abi.js";
+import type { TickRetryApi } from "../tickretry.js";
+import { HTTP_OK } from "./dependency.js";
+import { Rng } from "./random.js";
+import { POLICY_ID } from "./strategies.js";
+
+/** What a device needs from the simulator around it. */
+export interface DeviceHost {
+  readonly durationMs: number;
+  /** Sends attempt `attempt` of operation `handle` to the dependency; returns nothing. */
+  send(device: Device, handle: number, attempt: number, time: number): void;
+  /** Runs the device's loop again at `time` (a WAKE event). */
+  wakeAt(device: Device, time: number): void;
+  ended(start: number, end: number, reason: number): void;
+  stale(): void;
+  think(rng: Rng): number;
+}
+
+export class Device {
+  /** The live operation, or -1 while thinking. */
+  handle = -1;
+  private opStart = 0;
+  private thinkEnd = 0;
+  /** Time of the pending WAKE event that counts (earlier ones were superseded), or -1. */
+  wake = -1;
+  /** The outcome a 503 without Retry-After means, as the module classifies it. */
+  private readonly outcome503: number;
+
+  constructor(
+    readonly index: number,
+    readonly api: TickRetryApi,
+    /** This device's tick at virtual time 0; ticks are virtual ms, wrapping at 2^32. */
+    private readonly offset: number,
+    private readonly rng: Rng,
+    private readonly host: DeviceHost,
+  ) {
+    this.outcome503 = api.classifyHttp(503, 0);
+  }
+
+  /** Starts the loop: the first operation begins after one think time, so arrivals spread. */
+  start(): void {
+    this.thinkEnd = this.host.think(this.rng);
+    this.schedule(0);
+  }
+
+  /** A WAKE event: the module has something due, or the think time is over. */
+  run(time: number): void {
+    const tick = (this.offset + time) >>> 0;
+    if (this.handle < 0) {
+      if (time < this.thinkEnd || time >= this.host.durationMs) return this.schedule(time);
+      this.handle = this.api.begin(POLICY_ID, tick);
+      if (this.handle < 0) throw new Error(`device ${this.index}: begin refused: ${this.handle}`);
+      this.opStart = time;
+    }
+    this.pollAndSend(time, tick);
+  }
+
+  /** The dependency's answer to one of this device's requests arrives. */
+  receive(handle: number, attempt: number, status: number, time: number): void {
+    const tick = (this.offset + time) >>> 0;
+    const outcome = status === HTTP_OK ? Outcome.SUCCESS : this.outcome503;
+    const result = this.api.report(handle, attempt, outcome, 0, tick);
+    // A late answer (its attempt timed out) is refused as STALE_REPORT while the operation
+    // lives, and as BAD_HANDLE once it ended and its handle was released.
+    if (result === AbiError.STALE_REPORT || result === AbiError.BAD_HANDLE) this.host.stale();
+    else if (result < 0) throw new Error(`device ${this.index}: report refused: ${result}`);
+    if (this.handle >= 0) this.pollAndSend(time, tick);
+  }
+
+  private pollAndSend(time: number, tick: number): void {
+    const api = this.api;
+    for (let h = api.poll(tick); h >= 0; h = api.poll(tick)) this.host.send(this, h, api.attempt(h), time);
+    if (api.state(this.handle) === State.DONE) {
+      this.host.ended(this.opStart, time, api.endReason(this.handle));
+      api.release(this.handle);
+      this.handle = -1;
+      this.thinkEnd = time + this.host.think(this.rng);
+    }
+    this.schedule(time);
+  }
+
+  // Asks for a WAKE at the earlier of the module's next due time and the end of thinking.
+  private schedule(time: number): void {
+    let at: number;
+    if (this.handle >= 0) {
+      const due = this.api.nextDue((this.offset + time) >>> 0);
+      if (due === NextDue.IDLE) throw new Error(`device ${this.index}: live operation, yet idle`);
+      at = time + due;
+    } else if (this.thinkEnd < this.host.durationMs) {
+      at = this.thinkEnd;
+    } else {
+      return;
+    }
+    // An earlier pending wake stays: it recomputes this when it runs (an extra poll is harmless).
+    if (this.wake >= 0 && this.wake <= at) return;
+    this.host.wakeAt(this, at);
+  }
+}

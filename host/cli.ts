@@ -1,5 +1,7 @@
 // The tickretry command line: one subcommand per job, each in the file named for it.
-const commands: Record<string, { summary: string; run: (args: string[]) => Promise<number> }> = {};
+import * as fleet from "./fleet/cli.js";
+
+const commands: Record<string, { summary: string; run: (args: string[]) => Promise<number> }> = { fleet };
 
 function usage(): string {
   const lines = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`);

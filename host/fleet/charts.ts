@@ -30,25 +30,37 @@ export function burstSpec(e: ExperimentResult): TopLevelSpec {
     $schema: "https://vega.github.io/schema/vega-lite/v6.json",
     title: `Requests per 100 ms, ${e.settings.devices} devices, seed ${e.seeds[0]} (shaded: the freeze)`,
     data: { values },
-    facet: { row: { field: "strategy", type: "nominal", title: null } },
+    facet: {
+      row: {
+        field: "strategy",
+        type: "nominal",
+        title: null,
+        header: { labelAngle: 0, labelAlign: "left", labelLimit: 220 },
+      },
+    },
     spec: {
       width: 640,
       height: 90,
       layer: [
         {
           data: { values: [{ from: freeze[0], to: freeze[1] ?? e.settings.durationMs / 1000 }] },
-          mark: { type: "rect", color: "#eee" },
+          mark: { type: "rect", color: "#e8e8e8" },
           encoding: { x: { field: "from", type: "quantitative" }, x2: { field: "to" } },
         },
         {
-          mark: { type: "bar", color: "#4c78a8", width: 1 },
+          mark: { type: "area", color: "#4c78a8", interpolate: "step-after" },
           encoding: {
-            x: { field: "t", type: "quantitative", title: "virtual time (s)" },
+            x: {
+              field: "t",
+              type: "quantitative",
+              title: "virtual time (s); red: retries",
+              scale: { domain: [0, e.settings.durationMs / 1000], nice: false },
+            },
             y: { field: "requests", type: "quantitative", title: "requests" },
           },
         },
         {
-          mark: { type: "bar", color: "#e45756", width: 1 },
+          mark: { type: "area", color: "#e45756", interpolate: "step-after" },
           encoding: {
             x: { field: "t", type: "quantitative" },
             y: { field: "retries", type: "quantitative" },

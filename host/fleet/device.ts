@@ -1,7 +1,7 @@
 // One simulated device: its own instance of the module and the closed loop its firmware
 // runs (think, begin one operation, poll and send, report answers, release, think again).
 // It is only called when something is due for it, so an idle fleet costs nothing.
-import { Error as AbiError, NextDue, Outcome, State } from "../abi.js";
+import { Error as AbiError, NextDue, Outcome } from "../abi.js";
 import type { TickRetryApi } from "../tickretry.js";
 import { HTTP_OK } from "./dependency.js";
 import { Rng } from "./random.js";
@@ -43,14 +43,16 @@ export class Device {
   /** Starts the loop: the first operation begins after one think time, so arrivals spread. */
   start(): void {
     this.thinkEnd = this.host.think(this.rng);
-    this.schedule(0);
+    this.thinkUntilDue();
   }
 
   /** A WAKE event: the module has something due, or the think time is over. */
   run(time: number): void {
     const tick = (this.offset + time) >>> 0;
     if (this.handle < 0) {
-      if (time < this.thinkEnd || time >= this.host.durationMs) return this.schedule(time);
+      // A wake asked for while the last operation was live: think on, or stop at the end.
+      if (time < this.thinkEnd) return this.thinkUntilDue();
+      if (time >= this.host.durationMs) return;
       this.handle = this.api.begin(POLICY_ID, tick);
       if (this.handle < 0) throw new Error(`device ${this.index}: begin refused: ${this.handle}`);
       this.opStart = time;
@@ -73,27 +75,21 @@ export class Device {
   private pollAndSend(time: number, tick: number): void {
     const api = this.api;
     for (let h = api.poll(tick); h >= 0; h = api.poll(tick)) this.host.send(this, h, api.attempt(h), time);
-    if (api.state(this.handle) === State.DONE) {
-      this.host.ended(this.opStart, time, api.endReason(this.handle));
-      api.release(this.handle);
-      this.handle = -1;
-      this.thinkEnd = time + this.host.think(this.rng);
-    }
-    this.schedule(time);
+    const due = api.nextDue(tick);
+    if (due !== NextDue.IDLE) return this.wakeAt(time + due);
+    // Nothing live: the operation has ended, since a device runs one at a time.
+    this.host.ended(this.opStart, time, api.endReason(this.handle));
+    api.release(this.handle);
+    this.handle = -1;
+    this.thinkEnd = time + this.host.think(this.rng);
+    this.thinkUntilDue();
   }
 
-  // Asks for a WAKE at the earlier of the module's next due time and the end of thinking.
-  private schedule(time: number): void {
-    let at: number;
-    if (this.handle >= 0) {
-      const due = this.api.nextDue((this.offset + time) >>> 0);
-      if (due === NextDue.IDLE) throw new Error(`device ${this.index}: live operation, yet idle`);
-      at = time + due;
-    } else if (this.thinkEnd < this.host.durationMs) {
-      at = this.thinkEnd;
-    } else {
-      return;
-    }
+  private thinkUntilDue(): void {
+    if (this.thinkEnd < this.host.durationMs) this.wakeAt(this.thinkEnd);
+  }
+
+  private wakeAt(at: number): void {
     // An earlier pending wake stays: it recomputes this when it runs (an extra poll is harmless).
     if (this.wake >= 0 && this.wake <= at) return;
     this.host.wakeAt(this, at);

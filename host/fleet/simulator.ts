@@ -16,7 +16,9 @@ import { applyStrategy, type Strategy } from "./strategies.js";
 // strategy) re-seeds it instead of paying for a new instance.
 const instances: TickRetryApi[] = [];
 
-function instancesFor(n: number): TickRetryApi[] {
+/** Makes sure n instances exist (compiling the module once), so a run or a benchmark need
+ * not pay for instantiation; returns the pool. */
+export function prepareInstances(n: number): TickRetryApi[] {
   const module = compileModule();
   while (instances.length < n) instances.push(instantiate(module));
   return instances;
@@ -61,7 +63,7 @@ export function runFleet(settings: FleetSettings, strategy: Strategy, seed: numb
     think: (rng) => drawThink(settings.think, rng),
   };
 
-  const apis = instancesFor(settings.devices);
+  const apis = prepareInstances(settings.devices);
   const devices: Device[] = [];
   for (let i = 0; i < settings.devices; i++) {
     const api = apis[i];

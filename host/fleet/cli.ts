@@ -29,8 +29,10 @@ options:
   --think KIND:MS        think time: exp, uniform or fixed, mean MS (default exp:1960)
   --clocks MODE          device tick counters: wrap (default), zero or random
   --ties MODE            events at the same ms: fifo (default) or random
-  --recovery-threshold X success share of the dependency's answers that counts as
-                           recovered (default 0.95)
+  --recovery-threshold X success share of the dependency's answers per 100 ms that
+                           counts as recovered (default 0.95)
+  --recovery-latency MS  mean time in the dependency of those answers that counts as
+                           recovered (default 200)
   --json                 print the rows as JSON instead of the table
   --report FILE          also write an HTML report with charts
   -h, --help             this text
@@ -77,6 +79,7 @@ function plan(args: string[]): Plan | "help" {
         clocks: { type: "string", default: "wrap" },
         ties: { type: "string", default: "fifo" },
         "recovery-threshold": { type: "string", default: "0.95" },
+        "recovery-latency": { type: "string", default: "200" },
         json: { type: "boolean", default: false },
         report: { type: "string" },
         help: { type: "boolean", short: "h", default: false },
@@ -102,6 +105,7 @@ function plan(args: string[]): Plan | "help" {
     throw new UsageError(`--recovery-threshold "${v["recovery-threshold"]}": want a number in (0, 1]`);
   }
   settings.recovery.threshold = threshold;
+  settings.recovery.maxLatencyMs = integer("recovery-latency", v["recovery-latency"], 1);
 
   const seeds = v.seeds.split(",").map((s) => integer("seeds", s.trim(), 0, 2 ** 32 - 1));
   const names = v.strategies ?? (v.policy.length > 0 ? "" : "A,B,C,D");

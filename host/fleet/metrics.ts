@@ -10,14 +10,14 @@ export const BUCKET_MS = 100;
 export class Buckets {
   counts = new Int32Array(512);
 
-  add(time: number): void {
+  add(time: number, amount = 1): void {
     const b = Math.floor(time / BUCKET_MS);
     if (b >= this.counts.length) {
       const counts = new Int32Array(Math.max(b + 1, this.counts.length * 2));
       counts.set(this.counts);
       this.counts = counts;
     }
-    this.counts[b]++;
+    this.counts[b] += amount;
   }
 
   at(b: number): number {
@@ -30,6 +30,8 @@ export class RunRecord {
   retrySends = new Buckets();
   answersOk = new Buckets();
   answersFailed = new Buckets();
+  /** Sum over the successful answers of their time in the dependency (send to answer). */
+  answersOkMs = new Buckets();
   opStart: number[] = [];
   opLatency: number[] = [];
   opReason: number[] = [];
@@ -45,9 +47,11 @@ export class RunRecord {
     (retry ? this.retrySends : this.firstSends).add(time);
   }
 
-  /** The dependency answered. */
-  answer(time: number, ok: boolean): void {
-    (ok ? this.answersOk : this.answersFailed).add(time);
+  /** The dependency answered a request sent at `sentAt`. */
+  answer(time: number, ok: boolean, sentAt: number): void {
+    if (!ok) return this.answersFailed.add(time);
+    this.answersOk.add(time);
+    this.answersOkMs.add(time, time - sentAt);
   }
 
   /** An operation ended. */
@@ -113,7 +117,8 @@ export function recoveryMs(r: RunRecord, s: FleetSettings): number {
   while (b > from) {
     const ok = r.answersOk.at(b - 1);
     const total = ok + r.answersFailed.at(b - 1);
-    if (total > 0 && ok < s.recovery.threshold * total) break;
+    if (ok < s.recovery.threshold * total) break;
+    if (r.answersOkMs.at(b - 1) > s.recovery.maxLatencyMs * ok) break;
     b--;
   }
   return b * BUCKET_MS - s.recovery.fromMs;

@@ -27,10 +27,11 @@ export interface FleetSettings {
   /** Operations begun in [fromMs, toMs) are the affected ones. Default 8.5 s to 15 s. */
   affected: { fromMs: number; toMs: number };
   /** recoveryMs counts from fromMs (the resume, default 10 s) to the start of the first
-   * 100 ms bucket after which every bucket until durationMs has at least `threshold` of
-   * the dependency's answers successful (a bucket without answers counts as healthy).
-   * Default threshold 0.95. */
-  recovery: { fromMs: number; threshold: number };
+   * 100 ms bucket from which on, until durationMs, every bucket is healthy: at least
+   * `threshold` (default 0.95) of the dependency's answers in it are successes, and those
+   * spent on average at most maxLatencyMs (default 200 ms, five service times) in the
+   * dependency, so the backlog is gone too. A bucket without answers is healthy. */
+  recovery: { fromMs: number; threshold: number; maxLatencyMs: number };
 }
 
 /** The experiment's devices per 10 workers and a queue of 100: other fleet sizes scale them. */
@@ -59,7 +60,7 @@ export function experimentSettings(devices = EXPERIMENT_DEVICES): FleetSettings 
       ],
     },
     affected: { fromMs: 8_500, toMs: 15_000 },
-    recovery: { fromMs: 10_000, threshold: 0.95 },
+    recovery: { fromMs: 10_000, threshold: 0.95, maxLatencyMs: 200 },
   };
 }
 

@@ -42,7 +42,7 @@ export function runFleet(settings: FleetSettings, strategy: Strategy, seed: numb
     schedule: (time, kind, arg) => events.push(time, tie(), kind, arg),
     answered(id, status, time) {
       requests.status[id] = status;
-      record.answer(time, status === 200);
+      record.answer(time, status === 200, requests.sentAt[id]);
       events.push(time, tie(), EventKind.RESPONSE, id);
     },
   });

@@ -28,6 +28,7 @@ export function burstSpec(e: ExperimentResult): TopLevelSpec {
   const freeze = e.settings.dependency.script.filter((c) => c.frozen !== undefined).map((c) => c.at / 1000);
   return {
     $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+    background: "white",
     title: `Requests per 100 ms, ${e.settings.devices} devices, seed ${e.seeds[0]} (shaded: the freeze)`,
     data: { values },
     facet: {
@@ -92,6 +93,7 @@ export function comparisonSpec(e: ExperimentResult): TopLevelSpec {
   const seeds = e.seeds.length > 1 ? `mean over seeds ${e.seeds.join(",")}, min..max` : `seed ${e.seeds[0]}`;
   return {
     $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+    background: "white",
     title: `Strategies compared (${seeds})`,
     data: { values },
     facet: { column: { field: "metric", type: "nominal", title: null, sort: COMPARED.map((c) => c.title) } },

@@ -15,7 +15,8 @@ const COLUMNS: { key: NumericKey; title: string; format: (v: number) => string }
   { key: "recoveryMs", title: "recovery ms", format: (v) => v.toFixed(0) },
 ];
 
-export function formatTable(e: ExperimentResult): string {
+/** The header and one row of cells per strategy, as text. */
+function cells(e: ExperimentResult): string[][] {
   const several = e.seeds.length > 1;
   const header = ["strategy", ...COLUMNS.map((c) => c.title)];
   const rows = e.results.map(({ strategy, summary }) => [
@@ -26,13 +27,31 @@ export function formatTable(e: ExperimentResult): string {
         : format(summary[key]),
     ),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  return [header, ...rows];
+}
+
+function caption(e: ExperimentResult): string {
+  const seeds = e.seeds.length > 1 ? `seeds ${e.seeds.join(",")}: mean (min..max)` : `seed ${e.seeds[0]}`;
+  return `${e.settings.devices} devices, ${e.settings.durationMs / 1000} s, ${seeds}`;
+}
+
+export function formatTable(e: ExperimentResult): string {
+  const rows = cells(e);
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   const line = (cells: string[]) =>
     cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
-  const title = several ? `seeds ${e.seeds.join(",")}: mean (min..max)` : `seed ${e.seeds[0]}`;
+  return [caption(e), ...rows.map(line)].join("\n");
+}
+
+/** The same table in Markdown, for docs/fleet.md. */
+export function formatMarkdown(e: ExperimentResult): string {
+  const [header, ...rows] = cells(e);
+  const line = (cells: string[]) => `| ${cells.join(" | ")} |`;
   return [
-    `${e.settings.devices} devices, ${e.settings.durationMs / 1000} s, ${title}`,
+    `${caption(e)}:`,
+    "",
     line(header),
+    line(header.map((_, i) => (i === 0 ? "---" : "---:"))),
     ...rows.map(line),
   ].join("\n");
 }

@@ -76,11 +76,6 @@ export class Dependency {
     this.serviceMs = settings.serviceMs;
   }
 
-  /** Requests waiting for a worker (or held by a freeze). */
-  get queued(): number {
-    return this.waiting.length;
-  }
-
   /** A request arrives. */
   arrive(id: number, time: number): void {
     if (this.frozen) {

@@ -21,7 +21,7 @@ export interface DeviceHost {
 
 export class Device {
   /** The live operation, or -1 while thinking. */
-  handle = -1;
+  private handle = -1;
   private opStart = 0;
   private thinkEnd = 0;
   /** Time of the pending WAKE event that counts (earlier ones were superseded), or -1. */
@@ -31,7 +31,7 @@ export class Device {
 
   constructor(
     readonly index: number,
-    readonly api: TickRetryApi,
+    private readonly api: TickRetryApi,
     /** This device's tick at virtual time 0; ticks are virtual ms, wrapping at 2^32. */
     private readonly offset: number,
     private readonly rng: Rng,

@@ -25,11 +25,6 @@ export class RequestTable {
     return id;
   }
 
-  /** Forgets every request; the arrays are kept for the next run. */
-  clear(): void {
-    this.count = 0;
-  }
-
   private grow(): void {
     const n = this.device.length * 2;
     const widen = <T extends Int32Array | Float64Array | Int16Array>(a: T, b: T): T => {

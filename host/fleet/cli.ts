@@ -9,7 +9,7 @@ import { create } from "../tickretry.js";
 import { applyStrategy, loadStrategy, STRATEGIES, type Strategy } from "./strategies.js";
 import { formatTable } from "./table.js";
 
-export const summary = "simulate a fleet through an outage and its recovery (issue 6)";
+export const summary = "simulate a fleet of devices through an outage and its recovery";
 
 const HELP = `usage: tickretry fleet [options]
 

@@ -15,17 +15,35 @@ export async function toSvg(spec: TopLevelSpec): Promise<string> {
   }
 }
 
-/** Requests sent per 100 ms over time, one panel per strategy: the burst at the resume. */
+/** Requests sent per 100 ms, one panel per strategy, from 1.5 s before the first scripted
+ * change to 1 s after the last (7 s to 16 s by default): the burst at the resume. */
 export function burstSpec(e: ExperimentResult): TopLevelSpec {
+  const changes = e.settings.dependency.script.map((c) => c.at);
+  const [from, to] =
+    changes.length === 0
+      ? [0, e.settings.durationMs]
+      : [
+          Math.max(0, Math.min(...changes) - 1500),
+          Math.min(e.settings.durationMs, Math.max(...changes) + 1000),
+        ];
   const values = e.results.flatMap(({ strategy, timeline }) =>
-    timeline.requests.map((requests, b) => ({
-      strategy: `${strategy.name}: ${strategy.description}`,
-      t: (b * BUCKET_MS) / 1000,
-      requests,
-      retries: timeline.retries[b],
-    })),
+    timeline.requests
+      .map((requests, b) => ({
+        strategy: `${strategy.name}: ${strategy.description}`,
+        t: (b * BUCKET_MS) / 1000,
+        requests,
+        retries: timeline.retries[b],
+      }))
+      .filter(({ t }) => t >= from / 1000 && t < to / 1000),
   );
   const freeze = e.settings.dependency.script.filter((c) => c.frozen !== undefined).map((c) => c.at / 1000);
+  // One x scale for every layer, fixed to the window (a rect would otherwise pull in 0).
+  const time = {
+    field: "t",
+    type: "quantitative" as const,
+    title: "virtual time (s); red: retries",
+    scale: { domain: [from / 1000, to / 1000], nice: false, zero: false },
+  };
   return {
     $schema: "https://vega.github.io/schema/vega-lite/v6.json",
     background: "white",
@@ -36,7 +54,7 @@ export function burstSpec(e: ExperimentResult): TopLevelSpec {
         field: "strategy",
         type: "nominal",
         title: null,
-        header: { labelAngle: 0, labelAlign: "left", labelLimit: 220 },
+        header: { labelOrient: "top", labelAngle: 0, labelAnchor: "start", labelFontSize: 12 },
       },
     },
     spec: {
@@ -44,26 +62,22 @@ export function burstSpec(e: ExperimentResult): TopLevelSpec {
       height: 90,
       layer: [
         {
-          data: { values: [{ from: freeze[0], to: freeze[1] ?? e.settings.durationMs / 1000 }] },
+          // Without a freeze the shaded span is empty.
+          data: { values: [{ from: freeze[0] ?? 0, to: freeze[1] ?? freeze[0] ?? 0 }] },
           mark: { type: "rect", color: "#e8e8e8" },
-          encoding: { x: { field: "from", type: "quantitative" }, x2: { field: "to" } },
+          encoding: { x: { ...time, field: "from" }, x2: { field: "to" } },
         },
         {
           mark: { type: "area", color: "#4c78a8", interpolate: "step-after" },
           encoding: {
-            x: {
-              field: "t",
-              type: "quantitative",
-              title: "virtual time (s); red: retries",
-              scale: { domain: [0, e.settings.durationMs / 1000], nice: false },
-            },
+            x: time,
             y: { field: "requests", type: "quantitative", title: "requests" },
           },
         },
         {
           mark: { type: "area", color: "#e45756", interpolate: "step-after" },
           encoding: {
-            x: { field: "t", type: "quantitative" },
+            x: time,
             y: { field: "retries", type: "quantitative" },
           },
         },

@@ -16,6 +16,16 @@ it("offers about 100 requests/s from 200 devices before the fault", () => {
   expect(sent / 6).toBeLessThan(115);
 });
 
+it("starts in its steady state: no start-up wave in any second before the freeze", () => {
+  for (let second = 0; second < 8; second++) {
+    let sent = 0;
+    for (let b = 10 * second; b < 10 * second + 10; b++)
+      sent += record.firstSends.at(b) + record.retrySends.at(b);
+    expect(sent, `second ${second}`).toBeGreaterThan(65);
+    expect(sent, `second ${second}`).toBeLessThan(135);
+  }
+});
+
 it("begins operations only before durationMs, and ends every one it begins", () => {
   expect(Math.max(...record.opStart)).toBeLessThan(settings.durationMs);
   const begun = record.opStart.length;

@@ -41,9 +41,10 @@ export class Device {
     this.outcome503 = api.classifyHttp(503, 0);
   }
 
-  /** Starts the loop: the first operation begins after one think time, so arrivals spread. */
-  start(): void {
-    this.thinkEnd = this.host.think(this.rng);
+  /** Starts the loop: the first operation begins at `phase` (settings.drawPhase), so that
+   * devices do not begin together (a fleet booted at once would be another experiment). */
+  start(phase: number): void {
+    this.thinkEnd = phase;
     this.thinkUntilDue();
   }
 

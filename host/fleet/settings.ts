@@ -76,6 +76,22 @@ export function drawThink(spec: ThinkSpec, rng: Rng): number {
   }
 }
 
+/** When a device begins its first operation: a draw from the think time's equilibrium
+ * (residual) distribution, so that the fleet starts in its steady state, arrivals spread
+ * and at the steady rate, with no start-up wave. Exponential: the think time itself
+ * (memoryless); fixed: uniform over one think time; uniform over [0, 2m]: the density
+ * (1 - x / 2m) / m, drawn by inversion. */
+export function drawPhase(spec: ThinkSpec, rng: Rng): number {
+  switch (spec.kind) {
+    case "exp":
+      return drawThink(spec, rng);
+    case "uniform":
+      return Math.round(2 * spec.meanMs * (1 - Math.sqrt(1 - rng.next())));
+    case "fixed":
+      return Math.floor(spec.meanMs * rng.next());
+  }
+}
+
 /** "exp:1960", "uniform:1960" or "fixed:1960". */
 export function parseThink(text: string): ThinkSpec {
   const m = /^(exp|uniform|fixed):(\d+)$/.exec(text);

@@ -10,7 +10,7 @@ import { EventKind, EventQueue } from "./events.js";
 import { RunRecord } from "./metrics.js";
 import { deriveSeed, Rng } from "./random.js";
 import { RequestTable } from "./requests.js";
-import { drawThink, type FleetSettings } from "./settings.js";
+import { drawPhase, drawThink, type FleetSettings } from "./settings.js";
 import { applyStrategy, type Strategy } from "./strategies.js";
 
 // Module instances outlive runs: init wipes an instance completely, so the next run (or
@@ -26,7 +26,7 @@ export function prepareInstances(n: number): TickRetryApi[] {
 }
 
 /** Streams of deriveSeed, one per purpose, so that adding one never shifts another. */
-const Stream = { SEED_LO: 1, SEED_HI: 2, THINK: 3, CLOCK: 4, TIES: 5 } as const;
+const Stream = { SEED_LO: 1, SEED_HI: 2, THINK: 3, CLOCK: 4, TIES: 5, PHASE: 6 } as const;
 
 /** Called now and then with the share of virtual time simulated so far (0..1). */
 export type Progress = (done: number) => void;
@@ -74,7 +74,8 @@ export function runFleet(settings: FleetSettings, strategy: Strategy, seed: numb
       new Device(i, api, clockOffset(settings, seed, i), new Rng(deriveSeed(seed, i, Stream.THINK)), host),
     );
   }
-  for (const d of devices) d.start();
+  for (const d of devices)
+    d.start(drawPhase(settings.think, new Rng(deriveSeed(seed, d.index, Stream.PHASE))));
 
   let steps = 0;
   const popped = events.popped;

@@ -102,6 +102,7 @@ describe("tickretry fleet", () => {
     [["--strategies", "A,Z"], /unknown strategy "Z"/],
     [["--clocks", "sideways"], /--clocks "sideways"/],
     [["--think", "gauss:10"], /--think "gauss:10"/],
+    [["--think", "fixed:0"], /at least 1/],
     [["--recovery-threshold", "2"], /--recovery-threshold "2"/],
     [["--frobnicate"], /frobnicate/],
     [["--policy", "/nonexistent/p.json"], /--policy \/nonexistent\/p.json/],

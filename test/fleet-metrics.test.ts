@@ -35,6 +35,12 @@ describe("recoveryMs", () => {
     expect(recoveryMs(r, settings)).toBe(2_100);
   });
 
+  it("is 0 when the run ends before the resume", () => {
+    const r = new RunRecord();
+    answers(r, 4_000, 0, 10);
+    expect(recoveryMs(r, { ...settings, durationMs: 5_000 })).toBe(0);
+  });
+
   it("ignores what happened before the resume, and is the rest of the run when never healthy", () => {
     const r = new RunRecord();
     answers(r, 9_000, 0, 50);

@@ -121,7 +121,8 @@ export function recoveryMs(r: RunRecord, s: FleetSettings): number {
     if (r.answersOkMs.at(b - 1) > s.recovery.maxLatencyMs * ok) break;
     b--;
   }
-  return b * BUCKET_MS - s.recovery.fromMs;
+  // A run that ends before the resume has nothing to recover from.
+  return Math.max(0, b * BUCKET_MS - s.recovery.fromMs);
 }
 
 export function summarize(strategy: string, r: RunRecord, s: FleetSettings): Row {

@@ -30,7 +30,8 @@ export interface FleetSettings {
    * 100 ms bucket from which on, until durationMs, every bucket is healthy: at least
    * `threshold` (default 0.95) of the dependency's answers in it are successes, and those
    * spent on average at most maxLatencyMs (default 200 ms, five service times) in the
-   * dependency, so the backlog is gone too. A bucket without answers is healthy. */
+   * dependency, so the backlog is gone too. A bucket without answers is healthy. 0 when
+   * the run ends before fromMs. */
   recovery: { fromMs: number; threshold: number; maxLatencyMs: number };
 }
 
@@ -95,6 +96,10 @@ export function drawPhase(spec: ThinkSpec, rng: Rng): number {
 /** "exp:1960", "uniform:1960" or "fixed:1960". */
 export function parseThink(text: string): ThinkSpec {
   const m = /^(exp|uniform|fixed):(\d+)$/.exec(text);
-  if (!m) throw new Error(`--think "${text}": want exp:MS, uniform:MS or fixed:MS (MS the mean)`);
+  // A mean of 0 would let a device whose retries all fail at once begin, fail and begin
+  // again in the same virtual millisecond forever.
+  if (!m || Number(m[2]) < 1) {
+    throw new Error(`--think "${text}": want exp:MS, uniform:MS or fixed:MS (MS the mean, at least 1)`);
+  }
   return { kind: m[1] as ThinkSpec["kind"], meanMs: Number(m[2]) };
 }

@@ -95,6 +95,7 @@ export function runFleet(settings: FleetSettings, strategy: Strategy, seed: numb
           requests.status[arg],
           time,
         );
+        requests.release(arg);
         break;
       case EventKind.WAKE: {
         const device = devices[arg];

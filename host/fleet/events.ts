@@ -14,6 +14,11 @@ export const EventKind = {
 } as const;
 export type EventKind = (typeof EventKind)[keyof typeof EventKind];
 
+/** (time, tie) comes before (otherTime, otherTie). */
+function before(time: number, tie: number, otherTime: number, otherTie: number): boolean {
+  return time < otherTime || (time === otherTime && tie < otherTie);
+}
+
 export class EventQueue {
   private time = new Float64Array(1024);
   private tie = new Float64Array(1024);
@@ -35,7 +40,7 @@ export class EventQueue {
     // Sift up: move parents down until the new entry's place is found.
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (!this.less(time, tie, parent)) break;
+      if (!before(time, tie, this.time[parent], this.tie[parent])) break;
       this.move(parent, i);
       i = parent;
     }
@@ -62,8 +67,11 @@ export class EventQueue {
     for (;;) {
       let child = 2 * i + 1;
       if (child >= last) break;
-      if (child + 1 < last && this.lessAt(child + 1, child)) child++;
-      if (!this.less(this.time[child], this.tie[child], i, time, tie)) break;
+      const right = child + 1;
+      if (right < last && before(this.time[right], this.tie[right], this.time[child], this.tie[child])) {
+        child = right;
+      }
+      if (!before(this.time[child], this.tie[child], time, tie)) break;
       this.move(child, i);
       i = child;
     }
@@ -72,15 +80,6 @@ export class EventQueue {
     this.kinds[i] = kind;
     this.args[i] = arg;
     return true;
-  }
-
-  /** (time, tie) before entry j, or before (jTime, jTie) when given. */
-  private less(time: number, tie: number, j: number, jTime = this.time[j], jTie = this.tie[j]): boolean {
-    return time < jTime || (time === jTime && tie < jTie);
-  }
-
-  private lessAt(i: number, j: number): boolean {
-    return this.less(this.time[i], this.tie[i], j);
   }
 
   private move(from: number, to: number): void {

@@ -139,9 +139,10 @@ export function summarize(strategy: string, r: RunRecord, s: FleetSettings): Row
   let peak100ms = 0;
   let peak1s = 0;
   const buckets = Math.max(r.firstSends.counts.length, r.retrySends.counts.length);
-  for (let b = 0; b < buckets; b += 10) {
+  const perSecond = 1000 / BUCKET_MS;
+  for (let b = 0; b < buckets; b += perSecond) {
     let second = 0;
-    for (let i = b; i < b + 10; i++) {
+    for (let i = b; i < b + perSecond; i++) {
       const n = sendsAt(r, i);
       first += r.firstSends.at(i);
       retries += r.retrySends.at(i);
@@ -153,6 +154,7 @@ export function summarize(strategy: string, r: RunRecord, s: FleetSettings): Row
   const latency = Float64Array.from(r.opLatency).sort();
   return {
     strategy,
+    // A run that ends before the affected window has no failure to count.
     successRate: affected === 0 ? 1 : succeeded / affected,
     totalRequests: first + retries,
     retriesSent: retries,

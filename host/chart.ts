@@ -5,7 +5,9 @@ import { compile, type TopLevelSpec } from "vega-lite";
 /** Renders a Vega-Lite spec to an SVG string. */
 export async function renderSvg(spec: TopLevelSpec): Promise<string> {
   const view = new vega.View(vega.parse(compile(spec).spec), { renderer: "none" });
-  const svg = await view.toSVG();
-  view.finalize();
-  return svg;
+  try {
+    return await view.toSVG();
+  } finally {
+    view.finalize();
+  }
 }

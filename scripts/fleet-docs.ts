@@ -4,7 +4,8 @@
 // is typed by hand.
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { burstSpec, comparisonSpec, toSvg } from "../host/fleet/charts.js";
+import { renderSvg } from "../host/chart.js";
+import { burstSpec, comparisonSpec } from "../host/fleet/charts.js";
 import { runExperiment } from "../host/fleet/experiment.js";
 import { experimentSettings } from "../host/fleet/settings.js";
 import { STRATEGIES, TEN_PERCENT_BUDGET, type Strategy } from "../host/fleet/strategies.js";
@@ -27,8 +28,8 @@ const one = runExperiment(settings, strategies, [42]);
 const five = runExperiment(settings, strategies, seeds);
 const budgets = runExperiment(settings, [STRATEGIES.C, ...[0, 1, 10].map(startingWith)], seeds);
 
-writeFileSync(docs("fleet-burst.svg"), await toSvg(burstSpec(one)));
-writeFileSync(docs("fleet-compare.svg"), await toSvg(comparisonSpec(five)));
+writeFileSync(docs("fleet-burst.svg"), await renderSvg(burstSpec(one)));
+writeFileSync(docs("fleet-compare.svg"), await renderSvg(comparisonSpec(five)));
 
 const start = "<!-- fleet tables: start -->";
 const end = "<!-- fleet tables: end -->";

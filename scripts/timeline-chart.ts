@@ -47,7 +47,7 @@ for (const e of trace) {
 
 const kinds = ["SUCCESS", "TRANSIENT", "THROTTLED", "AMBIGUOUS", "TIMEOUT", "waiting"];
 const svg = await renderSvg({
-  $schema: "https://vega.github.io/schema/vega-lite/v5.json",
+  $schema: "https://vega.github.io/schema/vega-lite/v6.json",
   title: "Three operations, one policy: 5 attempts, 2 s timeout, full jitter from 500 ms, 12 s deadline",
   width: 760,
   height: 140,

@@ -1,19 +1,8 @@
-// Charts drawn with vega-lite and rendered to SVG in the process (vega's "none" renderer
-// needs no canvas and no browser), so the report is one self-contained file.
-import * as vega from "vega";
-import * as vegaLite from "vega-lite";
+// The fleet's charts as Vega-Lite specs; host/chart.ts renders them to SVG in the
+// process, so the report is one self-contained file.
 import type { TopLevelSpec } from "vega-lite";
 import type { ExperimentResult } from "./experiment.js";
 import { BUCKET_MS, type NumericKey } from "./metrics.js";
-
-export async function toSvg(spec: TopLevelSpec): Promise<string> {
-  const view = new vega.View(vega.parse(vegaLite.compile(spec).spec), { renderer: "none" });
-  try {
-    return await view.toSVG();
-  } finally {
-    view.finalize();
-  }
-}
 
 /** Requests sent per 100 ms, one panel per strategy, from 1.5 s before the first scripted
  * change to 1 s after the last (7 s to 16 s by default): the burst at the resume. */

@@ -2,7 +2,8 @@
 // (no scripts, no CDN), so it opens anywhere and can be attached as it is.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { burstSpec, comparisonSpec, toSvg } from "./charts.js";
+import { renderSvg } from "../chart.js";
+import { burstSpec, comparisonSpec } from "./charts.js";
 import type { ExperimentResult } from "./experiment.js";
 import { formatTable } from "./table.js";
 
@@ -11,7 +12,7 @@ const json = (v: unknown) => JSON.stringify(v, (_, x) => (x === Infinity ? "Infi
 const escape = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 export async function writeReport(path: string, e: ExperimentResult): Promise<void> {
-  const [burst, comparison] = await Promise.all([toSvg(burstSpec(e)), toSvg(comparisonSpec(e))]);
+  const [burst, comparison] = await Promise.all([renderSvg(burstSpec(e)), renderSvg(comparisonSpec(e))]);
   const strategies = e.results.map(({ strategy }) => ({
     name: strategy.name,
     description: strategy.description,

@@ -55,13 +55,16 @@ function callNs(devices: number): number {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-export function benchFleet(): FleetBench {
+/** Measures the simulator; `onProgress` hears each step as it starts. */
+export function benchFleet(onProgress: (step: string) => void = () => {}): FleetBench {
+  onProgress("200 devices, cold and warm");
   const coldExperimentMs = experiment(200);
   // Warm-up runs let the JIT settle before the 200-device figure is taken.
   for (let i = 0; i < 3; i++) experiment(200);
   const experimentMs = median(Array.from({ length: 7 }, () => experiment(200)));
   const virtualMs = 4 * experimentSettings().durationMs;
 
+  onProgress("creating 10,000 instances");
   const start = performance.now();
   prepareInstances(10_000);
   const instantiate10000Ms = performance.now() - start;
@@ -70,10 +73,12 @@ export function benchFleet(): FleetBench {
   for (const devices of SIZES) {
     // The fastest of a few runs: the one least disturbed by whatever else the machine runs.
     const runs = devices === 200 ? 9 : devices === 2000 ? 3 : 2;
+    onProgress(`${devices} devices`);
     const ms = Math.min(...Array.from({ length: runs }, () => experiment(devices)));
     const deviceSeconds = (4 * devices * experimentSettings(devices).durationMs) / 1000;
     deviceSecondsPerSecond[devices] = Math.round(deviceSeconds / (ms / 1000));
   }
+  onProgress("export calls across instances");
   const calls = {} as FleetBench["callNs"];
   for (const devices of SIZES) calls[devices] = Math.min(...[1, 2, 3].map(() => callNs(devices)));
   return {
@@ -91,7 +96,7 @@ export function benchFleet(): FleetBench {
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const { values } = parseArgs({ options: { json: { type: "boolean", default: false } } });
-  const b = benchFleet();
+  const b = benchFleet((step) => process.stderr.write(`bench:fleet: ${step}\n`));
   if (values.json) {
     console.log(JSON.stringify(b, null, 2));
   } else {

@@ -4,7 +4,7 @@
 // and gRPC throttling (failures withdraw, successes deposit, retries only above a
 // threshold). Capacity 0 turns the budget off.
 import { BUDGET_FLAG_REFUND_ON_SUCCESS, ERROR_BAD_FIELD, RESULT_OK } from "./constants";
-import { isSpan } from "./ticks";
+import { Tick } from "./ticks";
 
 let capacity: u32 = 0;
 let tokens: u32 = 0;
@@ -29,7 +29,7 @@ export function setBudget(
   flags_: u32,
 ): i32 {
   const fields = capacity_ | initial | retryCost_ | timeoutRetryCost_ | threshold_;
-  if (!isSpan(fields | failureCost_ | firstAttemptDeposit_ | successDeposit_)) return ERROR_BAD_FIELD;
+  if (!Tick.isSpan(fields | failureCost_ | firstAttemptDeposit_ | successDeposit_)) return ERROR_BAD_FIELD;
   if (initial > capacity_ || threshold_ > capacity_) return ERROR_BAD_FIELD;
   if (flags_ & ~BUDGET_FLAG_REFUND_ON_SUCCESS) return ERROR_BAD_FIELD;
   capacity = capacity_;

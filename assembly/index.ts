@@ -14,12 +14,12 @@ import { counterValue, resetCounters } from "./counters";
 import * as machine from "./machine";
 import { policyAt, resetPolicies, setPolicy as setPolicyFields, worstCase as worstCaseOf } from "./policy";
 import { seedRandom } from "./random";
-import { resetClock } from "./ticks";
+import { Clock } from "./ticks";
 
 /** Wipes all state and seeds the PRNG; call once at start-up with a per-device seed. */
 export function init(seedLo: u32, seedHi: u32): i32 {
   seedRandom(seedLo, seedHi);
-  resetClock();
+  Clock.reset();
   resetPolicies();
   resetBudget();
   resetCounters();
@@ -77,35 +77,8 @@ export function setBudget(
   );
 }
 
-/** Begins an operation under a policy; its first attempt is due at once. */
-export function begin(policy: u32, now: u32): i32 {
-  return machine.begin(policy, now);
-}
-
-/** Applies what is due by now; returns the handle whose attempt starts now, or NONE. */
-export function poll(now: u32): i32 {
-  return machine.poll(now);
-}
-
-/** Reports how attempt number `attempt` of an operation ended. */
-export function report(handle: i32, attempt: u32, outcome: u32, retryAfter: u32, now: u32): i32 {
-  return machine.report(handle, attempt, outcome, retryAfter, now);
-}
-
-/** Ends a live operation CANCELLED. */
-export function cancel(handle: i32, now: u32): i32 {
-  return machine.cancel(handle, now);
-}
-
-/** Frees the slot of an ended operation. */
-export function release(handle: i32): i32 {
-  return machine.release(handle);
-}
-
-/** Ticks until poll has work (0: now), or IDLE when nothing is live. */
-export function nextDue(now: u32): u32 {
-  return machine.nextDue(now);
-}
+// The operation calls are machine.ts's own functions, exported as they are.
+export { begin, poll, report, cancel, release, nextDue } from "./machine";
 
 /** The operation's state, or BAD_HANDLE. */
 export function state(handle: i32): i32 {

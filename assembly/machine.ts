@@ -64,7 +64,7 @@ import { onFailure, onFirstAttempt, onSuccess, retryCostOf, withdrawRetry } from
 import { count } from "./counters";
 import { Policy, isIdempotent, jitterOf, policyAt } from "./policy";
 import { nextRandom } from "./random";
-import { advanceClock, clockNow, hasExpired, isBefore, isSpan, ticksUntil } from "./ticks";
+import { Clock, Tick } from "./ticks";
 
 @unmanaged
 export class Operation {
@@ -89,11 +89,6 @@ const GENERATION_MASK: u32 = 0xffff;
 
 let initialized: bool = false;
 let nextOperationId: u32 = 0;
-// Derived from the table after every change, so that an idle poll is O(1).
-let liveCount: i32 = 0;
-let dueCount: i32 = 0;
-let hasTimer: bool = false;
-let nextTimer: u32 = 0;
 
 function slotAt(slot: i32): Operation {
   return changetype<Operation>(OPERATIONS + <usize>slot * offsetof<Operation>());
@@ -101,11 +96,6 @@ function slotAt(slot: i32): Operation {
 
 function handleOf(slot: i32, op: Operation): i32 {
   return ((<i32>op.generation) << LIMIT_SLOT_BITS) | slot;
-}
-
-/** False until init: every export that needs state refuses with NOT_INITIALIZED. */
-export function isInitialized(): bool {
-  return initialized;
 }
 
 /** The operation a handle names, or null when the handle is not live or ended. */
@@ -139,28 +129,49 @@ function clearDue(op: Operation): void {
   op.flags &= <u8>~OP_FLAG_DUE;
 }
 
-function noteTimer(t: u32): void {
-  if (!hasTimer || isBefore(t, nextTimer)) nextTimer = t;
-  hasTimer = true;
-}
+/**
+ * What is live, what is due and when the next timer fires, recomputed from the table
+ * after every change, so that an idle poll costs O(1) whatever the table holds.
+ */
+class Schedule {
+  static liveCount: i32 = 0;
+  static dueCount: i32 = 0;
+  static hasTimer: bool = false;
+  static nextTimer: u32 = 0;
 
-// Recomputes the summary the fast paths read: live and due counts, earliest timer.
-function summarize(): void {
-  liveCount = 0;
-  dueCount = 0;
-  hasTimer = false;
-  for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
-    const op = slotAt(slot);
-    if (op.state == STATE_WAITING) {
-      liveCount++;
-      if (op.flags & OP_FLAG_DUE) dueCount++;
-      else noteTimer(op.nextAttemptAt);
-      if (op.flags & OP_FLAG_HAS_DEADLINE) noteTimer(op.deadline);
-    } else if (op.state == STATE_IN_FLIGHT) {
-      liveCount++;
-      noteTimer(op.attemptDeadline);
+  /** Brings the clock to now; sweeps the table when a timer expired or the clock faulted. */
+  static advance(now: u32): void {
+    const fault = Clock.advance(now, Schedule.liveCount > 0);
+    if (fault || (Schedule.hasTimer && !Tick.isBefore(Clock.now, Schedule.nextTimer))) sweep(fault);
+  }
+
+  static noteTimer(t: u32): void {
+    if (!Schedule.hasTimer || Tick.isBefore(t, Schedule.nextTimer)) Schedule.nextTimer = t;
+    Schedule.hasTimer = true;
+  }
+
+  static summarize(): void {
+    Schedule.liveCount = 0;
+    Schedule.dueCount = 0;
+    Schedule.hasTimer = false;
+    for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
+      const op = slotAt(slot);
+      if (op.state == STATE_WAITING) {
+        Schedule.liveCount++;
+        if (op.flags & OP_FLAG_DUE) Schedule.dueCount++;
+        else Schedule.noteTimer(op.nextAttemptAt);
+        if (op.flags & OP_FLAG_HAS_DEADLINE) Schedule.noteTimer(op.deadline);
+      } else if (op.state == STATE_IN_FLIGHT) {
+        Schedule.liveCount++;
+        Schedule.noteTimer(op.attemptDeadline);
+      }
     }
   }
+}
+
+/** True once init has run. */
+export function isInitialized(): bool {
+  return initialized;
 }
 
 /** Forgets every operation and reseeds the operation ids (init). */
@@ -170,7 +181,7 @@ export function resetMachine(): void {
   }
   nextOperationId = nextRandom() & 0x7fffffff;
   initialized = true;
-  summarize();
+  Schedule.summarize();
 }
 
 // A failed attempt (reported, or timed out by the module): end the operation, or
@@ -191,13 +202,13 @@ function fail(op: Operation, outcome: i32, retryAfter: u32, fault: bool): void {
     end(op, END_REASON_EXHAUSTED);
     return;
   }
-  const now = clockNow();
+  const now = Clock.now;
   const base = outcome == OUTCOME_THROTTLED ? p.throttleBaseDelay : p.baseDelay;
   const delay = jitteredDelay(jitterOf(p), base, p.maxDelay, op.attempt, op.previousDelay);
   op.previousDelay = delay;
   const wait = max(delay, retryAfter);
   const hasDeadline = (op.flags & OP_FLAG_HAS_DEADLINE) != 0;
-  if (hasDeadline && (fault || wait >= ticksUntil(now, op.deadline))) {
+  if (hasDeadline && (fault || wait >= Tick.until(now, op.deadline))) {
     end(op, END_REASON_DEADLINE);
     return;
   }
@@ -214,28 +225,26 @@ function fail(op: Operation, outcome: i32, retryAfter: u32, fault: bool): void {
   count(COUNTER_RETRIES_SCHEDULED);
 }
 
-/** Brings the clock to now and applies every timer that has expired, in slot order. */
-export function advance(now: u32): void {
-  const fault = advanceClock(now, liveCount > 0);
-  if (!fault && (!hasTimer || isBefore(clockNow(), nextTimer))) return;
+// Applies every timer that has expired (all of them on a clock fault), in slot order.
+function sweep(fault: bool): void {
   if (fault) count(COUNTER_CLOCK_FAULTS);
   for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
     const op = slotAt(slot);
     if (op.state == STATE_WAITING) {
-      if (op.flags & OP_FLAG_HAS_DEADLINE && hasExpired(op.deadline, fault)) {
+      if (op.flags & OP_FLAG_HAS_DEADLINE && Clock.hasExpired(op.deadline, fault)) {
         end(op, END_REASON_DEADLINE);
-      } else if (!(op.flags & OP_FLAG_DUE) && hasExpired(op.nextAttemptAt, fault)) {
+      } else if (!(op.flags & OP_FLAG_DUE) && Clock.hasExpired(op.nextAttemptAt, fault)) {
         setDue(op);
       }
-    } else if (op.state == STATE_IN_FLIGHT && hasExpired(op.attemptDeadline, fault)) {
+    } else if (op.state == STATE_IN_FLIGHT && Clock.hasExpired(op.attemptDeadline, fault)) {
       count(COUNTER_ATTEMPT_TIMEOUTS);
       fail(op, OUTCOME_TIMEOUT, 0, fault);
     }
   }
-  summarize();
+  Schedule.summarize();
 }
 
-/** See begin in docs/ABI.md. */
+/** Begins an operation under a policy; its first attempt is due at once. Returns its handle. */
 export function begin(policy: u32, now: u32): i32 {
   if (!initialized) return ERROR_NOT_INITIALIZED;
   const p = policyAt(policy);
@@ -243,9 +252,9 @@ export function begin(policy: u32, now: u32): i32 {
   let slot = 0;
   while (slot < LIMIT_OPERATIONS && slotAt(slot).state != STATE_FREE) slot++;
   if (slot == LIMIT_OPERATIONS) return ERROR_TABLE_FULL;
-  advance(now);
+  Schedule.advance(now);
   const op = slotAt(slot);
-  const t = clockNow();
+  const t = Clock.now;
   move(op, EVENT_BEGIN);
   op.generation = <u16>((<u32>op.generation % GENERATION_MASK) + 1);
   op.attempt = 0;
@@ -261,41 +270,41 @@ export function begin(policy: u32, now: u32): i32 {
   op.lastRetryCost = 0;
   nextOperationId = (nextOperationId + 1) & 0x7fffffff;
   count(COUNTER_BEGUN);
-  summarize();
+  Schedule.summarize();
   return handleOf(slot, op);
 }
 
-/** See poll in docs/ABI.md. */
+/** Applies what is due by now; returns the handle whose attempt starts now, or NONE. */
 export function poll(now: u32): i32 {
   if (!initialized) return ERROR_NOT_INITIALIZED;
-  advance(now);
-  if (dueCount == 0) return RESULT_NONE;
+  Schedule.advance(now);
+  if (Schedule.dueCount == 0) return RESULT_NONE;
   let slot = 0;
   while (!(slotAt(slot).flags & OP_FLAG_DUE)) slot++;
   const op = slotAt(slot);
   const p = changetype<Policy>(policyAt(op.policy));
-  const t = clockNow();
+  const t = Clock.now;
   move(op, EVENT_START);
   clearDue(op);
   op.attempt++;
   let timeout = p.attemptTimeout;
-  if (op.flags & OP_FLAG_HAS_DEADLINE) timeout = min(timeout, ticksUntil(t, op.deadline));
+  if (op.flags & OP_FLAG_HAS_DEADLINE) timeout = min(timeout, Tick.until(t, op.deadline));
   op.attemptDeadline = t + timeout;
   count(COUNTER_ATTEMPTS_STARTED);
   if (op.attempt == 1) onFirstAttempt();
-  summarize();
+  Schedule.summarize();
   return handleOf(slot, op);
 }
 
-/** See report in docs/ABI.md. */
+/** Reports how attempt number `attempt` of an operation ended. */
 export function report(handle: i32, attempt: u32, outcome: u32, retryAfter: u32, now: u32): i32 {
   if (!initialized) return ERROR_NOT_INITIALIZED;
   const found = find(handle);
   if (found == null) return ERROR_BAD_HANDLE;
   if (outcome < <u32>OUTCOME_SUCCESS || outcome > <u32>OUTCOME_PERMANENT) return ERROR_BAD_OUTCOME;
-  if (!isSpan(retryAfter)) return ERROR_SPAN_TOO_LARGE;
+  if (!Tick.isSpan(retryAfter)) return ERROR_SPAN_TOO_LARGE;
   const op = changetype<Operation>(found);
-  advance(now);
+  Schedule.advance(now);
   if (op.state != STATE_IN_FLIGHT || attempt != <u32>op.attempt) {
     count(COUNTER_STALE_REPORTS);
     return ERROR_STALE_REPORT;
@@ -307,22 +316,22 @@ export function report(handle: i32, attempt: u32, outcome: u32, retryAfter: u32,
   } else {
     fail(op, <i32>outcome, retryAfter, false);
   }
-  summarize();
+  Schedule.summarize();
   return RESULT_OK;
 }
 
-/** See cancel in docs/ABI.md. */
+/** Ends a live operation CANCELLED. */
 export function cancel(handle: i32, now: u32): i32 {
   if (!initialized) return ERROR_NOT_INITIALIZED;
   const op = find(handle);
   if (op == null) return ERROR_BAD_HANDLE;
-  advance(now);
+  Schedule.advance(now);
   if (!end(op, END_REASON_CANCELLED)) return ERROR_NOT_LIVE;
-  summarize();
+  Schedule.summarize();
   return RESULT_OK;
 }
 
-/** See release in docs/ABI.md. */
+/** Frees the slot of an ended operation; its handle becomes invalid. */
 export function release(handle: i32): i32 {
   if (!initialized) return ERROR_NOT_INITIALIZED;
   const op = find(handle);
@@ -330,11 +339,11 @@ export function release(handle: i32): i32 {
   return move(op, EVENT_RELEASE) ? RESULT_OK : ERROR_STILL_LIVE;
 }
 
-/** See nextDue in docs/ABI.md. */
+/** Ticks until poll has work (0: now), or IDLE when nothing is live. */
 export function nextDue(now: u32): u32 {
   if (!initialized) return NEXT_DUE_IDLE;
-  advance(now);
-  if (dueCount > 0) return 0;
-  if (liveCount == 0) return NEXT_DUE_IDLE;
-  return ticksUntil(clockNow(), nextTimer);
+  Schedule.advance(now);
+  if (Schedule.dueCount > 0) return 0;
+  if (Schedule.liveCount == 0) return NEXT_DUE_IDLE;
+  return Tick.until(Clock.now, Schedule.nextTimer);
 }

@@ -11,7 +11,7 @@ import {
   RESULT_OK,
 } from "./constants";
 import { ceiling, growthOf } from "./backoff";
-import { isSpan } from "./ticks";
+import { Tick } from "./ticks";
 
 @unmanaged
 export class Policy {
@@ -46,7 +46,7 @@ export function setPolicy(
   flags: u32,
 ): i32 {
   if (id >= <u32>LIMIT_POLICIES) return ERROR_BAD_POLICY;
-  if (!isSpan(attemptTimeout | baseDelay | maxDelay | throttleBaseDelay | deadline)) {
+  if (!Tick.isSpan(attemptTimeout | baseDelay | maxDelay | throttleBaseDelay | deadline)) {
     return ERROR_SPAN_TOO_LARGE;
   }
   if (maxAttempts < 1 || maxAttempts > <u32>LIMIT_MAX_ATTEMPTS) return ERROR_BAD_FIELD;

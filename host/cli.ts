@@ -1,5 +1,14 @@
 // The tickretry command line: one subcommand per job, each in the file named for it.
-const commands: Record<string, { summary: string; run: (args: string[]) => Promise<number> }> = {};
+import { runDevice } from "./device/command.js";
+import * as fleet from "./fleet/cli.js";
+
+const commands: Record<string, { summary: string; run: (args: string[]) => Promise<number> }> = {
+  device: {
+    summary: "a simulated device with its setup page and a flaky upstream (npm start)",
+    run: runDevice,
+  },
+  fleet,
+};
 
 function usage(): string {
   const lines = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`);

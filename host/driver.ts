@@ -8,7 +8,7 @@ import type { TickRetryApi } from "./tickretry.js";
 import { tickAdd, tickDiff } from "./ticks.js";
 
 export type TraceEvent =
-  | { t: number; kind: "start"; handle: number; attempt: number }
+  | { t: number; kind: "start"; handle: number; attempt: number; attemptDeadline: number }
   | { t: number; kind: "report"; handle: number; attempt: number; outcome: number; result: number }
   | { t: number; kind: "end"; handle: number; reason: number; attempts: number };
 
@@ -35,22 +35,26 @@ export function formatEvent(e: TraceEvent): string {
   }
 }
 
-export interface RunOptions {
-  /** Scripts per operation: each begun operation takes the next script. */
-  scripts: FaultScript[];
+/** One operation to run: its policy and the fates its attempts meet. */
+export interface Operation {
   policy: number;
+  script: FaultScript;
+}
+
+export interface RunOptions {
+  operations: Operation[];
   /** Stop after this many loop steps (a guard against a scheduler that never ends). */
   maxSteps?: number;
   /** Called before each step; may stall the clock to simulate a blocked loop. */
   beforeStep?: (clock: SimClock, step: number) => void;
 }
 
-/** Begins one operation per script at clock.now and runs until all have ended. */
+/** Begins the operations at clock.now, in order, and runs until all have ended. */
 export function runOperations(api: TickRetryApi, clock: SimClock, options: RunOptions): TraceEvent[] {
   const trace: TraceEvent[] = [];
-  const handles = options.scripts.map(() => api.begin(options.policy, clock.now));
+  const handles = options.operations.map((op) => api.begin(op.policy, clock.now));
   if (handles.some((h) => h < 0)) throw new Error(`begin refused: ${handles}`);
-  const scriptOf = new Map(handles.map((h, i) => [h, options.scripts[i]]));
+  const scriptOf = new Map(handles.map((h, i) => [h, options.operations[i].script]));
   const pending: Pending[] = [];
   const ended = new Set<number>();
   const maxSteps = options.maxSteps ?? 10_000;
@@ -75,7 +79,7 @@ export function runOperations(api: TickRetryApi, clock: SimClock, options: RunOp
     }
     for (let h = api.poll(now); h >= 0; h = api.poll(now)) {
       const attempt = api.attempt(h);
-      trace.push({ t: now, kind: "start", handle: h, attempt });
+      trace.push({ t: now, kind: "start", handle: h, attempt, attemptDeadline: api.attemptDeadline(h) });
       const fate = scriptOf.get(h)!.next();
       if ("hang" in fate) continue;
       pending.push({

@@ -17,6 +17,12 @@ export type TickRetryApi = {
 
 let compiled: WebAssembly.Module | undefined;
 
+/** fn with its i32 result read as u32; one-argument exports (all of them today) skip the
+ * rest-array and spread that a general wrapper would cost on every call. */
+function unsigned(fn: (...args: number[]) => number, arity: number): (...args: number[]) => number {
+  return arity === 1 ? (a: number) => fn(a) >>> 0 : (...args: number[]) => fn(...args) >>> 0;
+}
+
 /** Compiles build/tickretry.wasm once per process. */
 export function compileModule(): WebAssembly.Module {
   compiled ??= new WebAssembly.Module(readFileSync(WASM_PATH));
@@ -35,7 +41,8 @@ export function instantiate(module: WebAssembly.Module = compileModule()): TickR
         `build/tickretry.wasm: export ${name}(${spec.params.join(", ")}) missing or mismatched`,
       );
     }
-    api[name] = spec.result === "u32" ? (...args: number[]) => fn(...args) >>> 0 : fn;
+    api[name] =
+      spec.result === "u32" ? unsigned(fn as (...args: number[]) => number, spec.params.length) : fn;
   }
   return api as TickRetryApi;
 }

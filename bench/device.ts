@@ -1,0 +1,221 @@
+// bench:device: how the setup page and the main loop fare while the device retries.
+// Runs the simulated device (`tickretry device`) in a child process, so the bench's own
+// requests load the device the way a browser would and never share its event loop. Two
+// phases: a healthy upstream, then an outage (503 to everything) with retries; in each,
+// a client asks for the page and its status every 25 ms and times the answers, and the
+// device reports its largest gap between main-loop passes.
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import cliProgress from "cli-progress";
+
+export interface PhaseFigures {
+  pageP50Ms: number;
+  pageP99Ms: number;
+  pageMaxMs: number;
+  loopMaxGapMs: number;
+  /** 99th percentile of the loop's gaps, to the whole ms above. */
+  loopP99GapMs: number;
+  /** Page requests timed. */
+  samples: number;
+  /** Retries the device scheduled during the phase. */
+  retries: number;
+  /**
+   * The largest gap of an empty setTimeout(5) loop in a process of its own over the same
+   * time: what the machine alone does to a loop (a loaded machine's share of loopMaxGapMs).
+   */
+  baselineMaxGapMs: number;
+}
+
+export interface DeviceBench {
+  healthy: PhaseFigures;
+  outage: PhaseFigures;
+}
+
+export interface BenchOptions {
+  /** Length of each phase, s (default 30). */
+  seconds?: number;
+  /** Called about every 250 ms: the phase, and the fraction of the whole run done. */
+  onProgress?: (phase: string, fraction: number) => void;
+}
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const WARMUP_MS = 3000;
+const PAGE_EVERY_MS = 25;
+/** The device's load: an upload every 250 ms, no budget, so retries last the whole outage. */
+const DEVICE_ARGS = [
+  "--port",
+  "0",
+  "--quiet",
+  "--scenario",
+  "healthy",
+  "--upload-every",
+  "250",
+  "--budget",
+  "off",
+];
+
+/** An empty 5 ms loop in its own process for `ms`; resolves to its largest gap. */
+function baselineGap(ms: number): Promise<number> {
+  const script = `let last = performance.now(), max = 0; const end = last + ${ms};
+    (function pass() { const t = performance.now(); max = Math.max(max, t - last); last = t;
+      if (t < end) setTimeout(pass, 5); else console.log(max); })();`;
+  const child = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+  let out = "";
+  child.stdout.on("data", (chunk: Buffer) => (out += chunk));
+  return new Promise((resolve, reject) =>
+    child.once("exit", (code) =>
+      code === 0 ? resolve(Number(out)) : reject(new Error(`baseline loop: ${code}`)),
+    ),
+  );
+}
+
+function startDevice(): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ["bin/tickretry.js", "device", ...DEVICE_ARGS], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  return new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout!.on("data", (chunk: Buffer) => {
+      out += chunk;
+      const m = /setup page (http:\S+)/.exec(out);
+      if (m) resolve({ child, url: m[1] });
+    });
+    child.once("exit", (code) =>
+      reject(new Error(`tickretry device exited (${code}) before serving:\n${out}`)),
+    );
+  });
+}
+
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+
+const round = (ms: number) => Math.round(ms * 100) / 100;
+
+async function status(
+  url: string,
+): Promise<{ loop: { maxGapMs: number; p99GapMs: number }; counters: Record<string, number> }> {
+  return (await fetch(new URL("/status.json", url))).json();
+}
+
+async function postForm(url: string, path: string, fields: Record<string, string>): Promise<void> {
+  const res = await fetch(new URL(path, url), {
+    method: "POST",
+    body: new URLSearchParams(fields),
+    redirect: "manual",
+  });
+  if (res.status !== 303) throw new Error(`POST ${path}: HTTP ${res.status}`);
+}
+
+/** Times page and status requests for `ms`; returns every answer's time, ms. */
+async function timePage(url: string, ms: number, tick: (elapsed: number) => void): Promise<number[]> {
+  const times: number[] = [];
+  const start = performance.now();
+  for (let i = 0; performance.now() - start < ms; i++) {
+    const t0 = performance.now();
+    const res = await fetch(new URL(i % 2 ? "/status.json" : "/", url));
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`page answered HTTP ${res.status}`);
+    const t1 = performance.now();
+    times.push(t1 - t0);
+    tick(t1 - start);
+    await new Promise((r) => setTimeout(r, Math.max(0, PAGE_EVERY_MS - (t1 - t0))));
+  }
+  return times;
+}
+
+/** Runs both phases and returns their figures. */
+export async function benchDevice(options: BenchOptions = {}): Promise<DeviceBench> {
+  const phaseMs = (options.seconds ?? 30) * 1000;
+  const total = WARMUP_MS + 2 * phaseMs;
+  const progress = (phase: string, done: number) => options.onProgress?.(phase, Math.min(1, done / total));
+  const { child, url } = await startDevice();
+  try {
+    await timePage(url, WARMUP_MS, (e) => progress("warm-up", e));
+    const phase = async (name: "healthy" | "outage", offset: number): Promise<PhaseFigures> => {
+      await postForm(url, "/fault/scenario", { scenario: name });
+      await postForm(url, "/loop/reset", {});
+      const before = await status(url);
+      const baseline = baselineGap(phaseMs);
+      const times = (await timePage(url, phaseMs, (e) => progress(name, offset + e))).sort((a, b) => a - b);
+      const after = await status(url);
+      return {
+        pageP50Ms: round(percentile(times, 50)),
+        pageP99Ms: round(percentile(times, 99)),
+        pageMaxMs: round(times[times.length - 1]),
+        loopMaxGapMs: round(after.loop.maxGapMs),
+        loopP99GapMs: after.loop.p99GapMs,
+        samples: times.length,
+        retries: after.counters.RETRIES_SCHEDULED - before.counters.RETRIES_SCHEDULED,
+        baselineMaxGapMs: round(await baseline),
+      };
+    };
+    const healthy = await phase("healthy", WARMUP_MS);
+    const outage = await phase("outage", WARMUP_MS + phaseMs);
+    return { healthy, outage };
+  } finally {
+    child.kill("SIGTERM");
+  }
+}
+
+export function formatTable(b: DeviceBench): string {
+  const rows: [string, keyof PhaseFigures][] = [
+    ["page p50 (ms)", "pageP50Ms"],
+    ["page p99 (ms)", "pageP99Ms"],
+    ["page max (ms)", "pageMaxMs"],
+    ["loop max gap (ms)", "loopMaxGapMs"],
+    ["loop p99 gap (ms)", "loopP99GapMs"],
+    ["page requests", "samples"],
+    ["retries scheduled", "retries"],
+    ["empty loop max gap (ms)", "baselineMaxGapMs"],
+  ];
+  const line = (a: string, h: string, o: string) => `${a.padEnd(24)} ${h.padStart(10)} ${o.padStart(10)}`;
+  return [
+    line("", "healthy", "outage"),
+    ...rows.map(([label, key]) => line(label, String(b.healthy[key]), String(b.outage[key]))),
+    "",
+    `outage p99 / healthy p99: ${(b.outage.pageP99Ms / b.healthy.pageP99Ms).toFixed(2)} (goal: at most 1.5)`,
+    `loop max gap: ${Math.max(b.healthy.loopMaxGapMs, b.outage.loopMaxGapMs)} ms (goal: below 20 ms)`,
+  ].join("\n");
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      json: { type: "boolean" },
+      seconds: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help) {
+    console.log("usage: npm run bench:device -- [--json] [--seconds N (per phase, default 30)]");
+    return;
+  }
+  const seconds = values.seconds === undefined ? 30 : Number(values.seconds);
+  if (!(seconds > 0)) throw new Error(`--seconds wants a positive number, got ${values.seconds}`);
+  const bar = new cliProgress.SingleBar(
+    {
+      format: "bench:device [{bar}] {percentage}% {phase}",
+      stream: process.stderr,
+      noTTYOutput: true,
+      notTTYSchedule: 5000,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+  bar.start(100, 0, { phase: "starting" });
+  const result = await benchDevice({
+    seconds,
+    onProgress: (phase, fraction) => bar.update(Math.round(fraction * 100), { phase }),
+  });
+  bar.update(100, { phase: "done" });
+  bar.stop();
+  console.log(values.json ? JSON.stringify(result, null, 2) : formatTable(result));
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((err) => {
+    console.error(`bench:device: ${err.message}`);
+    process.exitCode = 1;
+  });
+}

@@ -1,0 +1,121 @@
+// The module's own figures: size, the memory its state occupies, and what a call costs
+// under V8 against the floor of crossing the JS-to-wasm boundary at all.
+import { execFileSync } from "node:child_process";
+import { statSync } from "node:fs";
+import { Jitter, Outcome } from "../host/abi.js";
+import { measureFootprint } from "../host/footprint.js";
+import { WASM_PATH, create, type TickRetryApi } from "../host/tickretry.js";
+
+const ROUNDS = 7;
+const CALLS = 1_000_000;
+
+/** Median over ROUNDS of the ns per call one run of `run` reports (after one warm-up run). */
+function medianNs(run: () => number): number {
+  run(); // warm-up: let V8 tier the wrapper and the wasm up
+  const samples = Array.from({ length: ROUNDS }, run).sort((a, b) => a - b);
+  return samples[ROUNDS >> 1];
+}
+
+const elapsedNs = (start: bigint) => Number(process.hrtime.bigint() - start);
+
+// Each figure has its own loop, written out: one loop shared through a callback would
+// make its call site polymorphic and slow down whichever figure is measured later.
+
+function noopCallNs(api: TickRetryApi): number {
+  return medianNs(() => {
+    const start = process.hrtime.bigint();
+    for (let i = 0; i < CALLS; i++) api.abiVersion();
+    return elapsedNs(start) / CALLS;
+  });
+}
+
+function idlePollNs(api: TickRetryApi): number {
+  return medianNs(() => {
+    const start = process.hrtime.bigint();
+    for (let i = 0; i < CALLS; i++) api.poll(i & 0xffff);
+    return elapsedNs(start) / CALLS;
+  });
+}
+
+/** Adds `count` operations whose retries are far off: polls will find nothing due. */
+function addWaiting(api: TickRetryApi, count: number): void {
+  for (let i = 0; i < count; i++) {
+    const h = api.begin(0, 0);
+    api.poll(0);
+    api.report(h, api.attempt(h), Outcome.TRANSIENT, 0, 0);
+  }
+}
+
+/** ns per report that schedules a retry, timed in batches of 16 (one per operation). */
+function reportRetryNs(): number {
+  const api = create(42n);
+  api.setPolicy(0, 255, 1_000_000, 0, 0, 0, 0, Jitter.NONE); // every retry is due at once
+  let ops: number[] = [];
+  const renew = () => {
+    for (const h of ops) (api.cancel(h, 0), api.release(h));
+    ops = Array.from({ length: 16 }, () => api.begin(0, 0));
+  };
+  renew();
+  const attempts = new Int32Array(16);
+  const batches = 20_000;
+  return medianNs(() => {
+    let spent = 0n;
+    for (let b = 0; b < batches; b++) {
+      // poll starts the operations in slot order, which is the order they were begun in.
+      for (let i = 0; i < 16; i++) attempts[i] = api.attempt(api.poll(0));
+      const start = process.hrtime.bigint();
+      for (let i = 0; i < 16; i++) api.report(ops[i], attempts[i], Outcome.TRANSIENT, 0, 0);
+      spent += BigInt(elapsedNs(start));
+      if (attempts[0] >= 250) renew();
+    }
+    return Number(spent) / (batches * 16);
+  });
+}
+
+/** The largest functions of the binary, by code size (wasm-objdump). */
+function largestExports(count: number): { name: string; bytes: number }[] {
+  const details = execFileSync("wasm-objdump", ["-x", "-j", "Code", WASM_PATH], { encoding: "utf8" });
+  return [...details.matchAll(/func\[\d+\] size=(\d+) <([^>]+)>/g)]
+    .map((m) => ({ name: m[2], bytes: Number(m[1]) }))
+    .sort((a, b) => b.bytes - a.bytes)
+    .slice(0, count);
+}
+
+export interface ModuleFigures {
+  wasmBytes: number;
+  memoryBytes: number;
+  highestByte: number;
+  noopCallNs: number;
+  idlePollNs: number;
+  idlePoll16Ns: number;
+  reportRetryNs: number;
+  largestExports: { name: string; bytes: number }[];
+}
+
+/** Measures the module under V8; `progress` hears which figure is being measured. */
+export function measureModule(progress: (what: string) => void = () => {}): ModuleFigures {
+  progress("size and memory");
+  const footprint = measureFootprint();
+  // One instance for the three figures, so that every loop calls the same functions.
+  const api = create(42n);
+  api.setPolicy(0, 255, 1_000_000, 600_000, 600_000, 0, 0, Jitter.NONE);
+  progress("call-boundary floor");
+  const noopNs = noopCallNs(api);
+  progress("idle poll, 1 waiting");
+  addWaiting(api, 1);
+  const idleNs = idlePollNs(api);
+  progress("idle poll, 16 waiting");
+  addWaiting(api, 15);
+  const idle16Ns = idlePollNs(api);
+  progress("report that schedules a retry");
+  return {
+    wasmBytes: statSync(WASM_PATH).size,
+    memoryBytes: footprint.stateBytes,
+    highestByte: footprint.highestByte,
+    noopCallNs: noopNs,
+    idlePollNs: idleNs,
+    idlePoll16Ns: idle16Ns,
+    reportRetryNs: reportRetryNs(),
+    largestExports: largestExports(5),
+  };
+}

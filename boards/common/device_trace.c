@@ -1,0 +1,55 @@
+/* Event lines; device_trace.h says why the format is fixed. */
+#include "device_trace.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+/* Indexed by the generated constants, so a renumbering cannot misname a value. */
+static const char *const outcome_names[] = {
+    [TICKRETRY_OUTCOME_NONE] = "NONE",           [TICKRETRY_OUTCOME_SUCCESS] = "SUCCESS",
+    [TICKRETRY_OUTCOME_TRANSIENT] = "TRANSIENT", [TICKRETRY_OUTCOME_THROTTLED] = "THROTTLED",
+    [TICKRETRY_OUTCOME_AMBIGUOUS] = "AMBIGUOUS", [TICKRETRY_OUTCOME_PERMANENT] = "PERMANENT",
+    [TICKRETRY_OUTCOME_TIMEOUT] = "TIMEOUT",
+};
+
+static const char *const end_reason_names[] = {
+    [TICKRETRY_END_REASON_NONE] = "NONE",         [TICKRETRY_END_REASON_SUCCEEDED] = "SUCCEEDED",
+    [TICKRETRY_END_REASON_PERMANENT] = "PERMANENT", [TICKRETRY_END_REASON_EXHAUSTED] = "EXHAUSTED",
+    [TICKRETRY_END_REASON_DEADLINE] = "DEADLINE", [TICKRETRY_END_REASON_BUDGET] = "BUDGET",
+    [TICKRETRY_END_REASON_AMBIGUOUS] = "AMBIGUOUS", [TICKRETRY_END_REASON_CANCELLED] = "CANCELLED",
+};
+
+#define NAME_OF(table, value) \
+  ((value) >= 0 && (size_t)(value) < sizeof table / sizeof table[0] ? table[value] : NULL)
+
+const char *tickretry_outcome_name(int32_t outcome) { return NAME_OF(outcome_names, outcome); }
+
+const char *tickretry_end_reason_name(int32_t reason) { return NAME_OF(end_reason_names, reason); }
+
+/* formatEvent prints a number where the value has no name; so does this. */
+static const char *name_or_number(const char *name, int32_t value, char *buf, size_t size) {
+  if (name) return name;
+  snprintf(buf, size, "%" PRId32, value);
+  return buf;
+}
+
+int device_event_format(const device_event *e, char *out, size_t size) {
+  char number[12];
+  switch (e->kind) {
+    case DEVICE_EVENT_START:
+      return snprintf(out, size, "%" PRIu32 " start h=%" PRId32 " a=%" PRId32, e->t, e->handle,
+                      e->attempt);
+    case DEVICE_EVENT_REPORT:
+      return snprintf(out, size, "%" PRIu32 " report h=%" PRId32 " a=%" PRId32 " %s -> %" PRId32,
+                      e->t, e->handle, e->attempt,
+                      name_or_number(tickretry_outcome_name(e->outcome), e->outcome, number,
+                                     sizeof number),
+                      e->result);
+    case DEVICE_EVENT_END:
+      return snprintf(out, size, "%" PRIu32 " end h=%" PRId32 " %s after %" PRId32, e->t, e->handle,
+                      name_or_number(tickretry_end_reason_name(e->reason), e->reason, number,
+                                     sizeof number),
+                      e->attempt);
+  }
+  return snprintf(out, size, "%" PRIu32 " event %d", e->t, (int)e->kind);
+}

@@ -1,0 +1,134 @@
+// `tickretry device` (and `npm start`): runs the simulated device with its setup page and
+// the flaky upstream until Ctrl-C.
+import { parseArgs } from "node:util";
+import { SCENARIOS, SCENARIO_NAMES, isScenarioName } from "../upstream/scenarios.js";
+import { DEFAULT_PORT } from "./listen.js";
+import type { EndedOperation } from "./loop.js";
+import { endReasonName, outcomeName } from "./names.js";
+import { UPLOAD, UPLOAD_POLICY, scaled, type BudgetName } from "./policies.js";
+import { startSimulation } from "./simulation.js";
+import { DEFAULT_TICK_START } from "./wall-tick.js";
+
+const HELP = `usage: tickretry device [options]   (npm start -- [options])
+
+Runs a simulated device: its firmware-shaped main loop retries sensor uploads through
+tickretry against a flaky upstream on loopback, and serves a setup page with live status.
+
+options:
+  --port N          setup page port (default ${DEFAULT_PORT} or the next free one; 0: any free port)
+  --host ADDR       address the setup page binds (default 127.0.0.1)
+  --scenario NAME   upstream scenario at start (default flaky); switchable on the page
+  --upload-every MS begin a sensor upload every MS ms (default 3000)
+  --budget NAME     retry budget: aws (AWS SDK standard mode, default) or off
+  --scale X         multiply every span of the retry policy by X (default 1)
+  --tick-start N    the first tick (default ${DEFAULT_TICK_START}: the tick wraps after 20 s)
+  --stall-ms MS     block the main loop for MS ms (a slow flash write) ...
+  --stall-every S   ... every S seconds (default 10)
+  --seed N          module seed (default random, as a board seeds from its RNG)
+  --upstream-port N upstream port (default 0: any free port)
+  --quiet           no line per ended operation
+  -h, --help        this text
+
+upstream scenarios:
+${SCENARIO_NAMES.map((n) => `  ${n.padEnd(10)} ${SCENARIOS[n].summary}`).join("\n")}
+`;
+
+function numberOption(
+  name: string,
+  text: string | undefined,
+  min: number,
+  max: number,
+  integer = true,
+): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (text.trim() === "" || !Number.isFinite(n) || n < min || n > max || (integer && !Number.isInteger(n))) {
+    throw new Error(
+      `--${name} wants ${integer ? "an integer" : "a number"} from ${min} to ${max}, got "${text}"`,
+    );
+  }
+  return n;
+}
+
+export async function runDevice(args: string[]): Promise<number> {
+  let values;
+  try {
+    values = parseArgs({
+      args,
+      strict: true,
+      options: {
+        port: { type: "string" },
+        host: { type: "string" },
+        scenario: { type: "string" },
+        "upload-every": { type: "string" },
+        budget: { type: "string" },
+        scale: { type: "string" },
+        "tick-start": { type: "string" },
+        "stall-ms": { type: "string" },
+        "stall-every": { type: "string" },
+        seed: { type: "string" },
+        "upstream-port": { type: "string" },
+        quiet: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    }).values;
+  } catch (err) {
+    console.error(`tickretry device: ${(err as Error).message}\n\n${HELP}`);
+    return 2;
+  }
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+
+  let options;
+  try {
+    const scenario = values.scenario ?? "flaky";
+    if (!isScenarioName(scenario)) throw new Error(`--scenario: no scenario "${scenario}"`);
+    const budget = values.budget ?? "aws";
+    if (budget !== "aws" && budget !== "off") throw new Error(`--budget wants aws or off, got "${budget}"`);
+    const scale = numberOption("scale", values.scale, 0.001, 1000, false) ?? 1;
+    const seed = values.seed === undefined ? undefined : BigInt(values.seed);
+    options = {
+      port: numberOption("port", values.port, 0, 65535),
+      host: values.host,
+      scenario,
+      uploadEveryMs: numberOption("upload-every", values["upload-every"], 0, 2 ** 31 - 1),
+      budget: budget as BudgetName,
+      policy: scaled(UPLOAD, scale),
+      tickStart: numberOption("tick-start", values["tick-start"], 0, 2 ** 32 - 1),
+      stallMs: numberOption("stall-ms", values["stall-ms"], 1, 60_000),
+      stallEveryMs: (numberOption("stall-every", values["stall-every"], 0.01, 86_400, false) ?? 10) * 1000,
+      seed,
+      upstreamPort: numberOption("upstream-port", values["upstream-port"], 0, 65535),
+      onEnd: values.quiet
+        ? undefined
+        : (e: EndedOperation) =>
+            console.log(
+              `op ${e.operationId} ${endReasonName(e.endReason)} after ${e.attempts} attempt(s) in ` +
+                `${Math.round(e.tookMs)} ms; last ${outcomeName(e.lastOutcome)} (${e.detail || "no answer"})`,
+            ),
+    };
+  } catch (err) {
+    console.error(`tickretry device: ${(err as Error).message}`);
+    return 2;
+  }
+
+  const sim = await startSimulation(options);
+  const p = options.policy;
+  console.log(`tickretry device: setup page ${sim.url}`);
+  console.log(`upstream ${sim.upstream.url} (scenario ${sim.upstream.scenario()})`);
+  console.log(
+    `upload policy: ${p.maxAttempts} attempts, ${p.attemptTimeout} ms per attempt, backoff ${p.baseDelay} to ` +
+      `${p.maxDelay} ms, deadline ${p.deadline} ms, worst case ${sim.device.api.worstCase(UPLOAD_POLICY)} ms; ` +
+      `budget ${options.budget}`,
+  );
+  console.log("Ctrl-C stops it.");
+
+  await new Promise<void>((resolve) => {
+    process.once("SIGINT", resolve);
+    process.once("SIGTERM", resolve);
+  });
+  await sim.close();
+  return 0;
+}

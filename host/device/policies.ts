@@ -1,0 +1,69 @@
+// The device's retry policy and budget: what the firmware would set at boot. Spans are
+// ms at scale 1; tests scale them down so a whole retry story takes a second or two.
+import { BudgetFlag, Jitter, PolicyFlag } from "../abi.js";
+import type { TickRetryApi } from "../tickretry.js";
+
+/** Policy slot of the periodic sensor upload. */
+export const UPLOAD_POLICY = 0;
+
+export interface UploadPolicy {
+  maxAttempts: number;
+  attemptTimeout: number;
+  baseDelay: number;
+  maxDelay: number;
+  throttleBaseDelay: number;
+  deadline: number;
+}
+
+/**
+ * 5 attempts, 2 s per attempt, backoff 500 ms doubling to 8 s (1 s after a throttle),
+ * full jitter, 30 s overall, idempotent (the upload carries an Idempotency-Key).
+ */
+export const UPLOAD: UploadPolicy = {
+  maxAttempts: 5,
+  attemptTimeout: 2000,
+  baseDelay: 500,
+  maxDelay: 8000,
+  throttleBaseDelay: 1000,
+  deadline: 30_000,
+};
+
+export type BudgetName = "aws" | "off";
+
+/** The budget presets: AWS SDK standard mode (500 tokens, retry 5, timeout retry 10), or none. */
+export const BUDGETS: Record<BudgetName, Parameters<TickRetryApi["setBudget"]>> = {
+  aws: [500_000, 500_000, 5000, 10_000, 0, 0, 0, 1000, BudgetFlag.REFUND_ON_SUCCESS],
+  off: [0, 0, 0, 0, 0, 0, 0, 0, 0],
+};
+
+/** Every span of `policy` times `scale`, at least 1 ms for the attempt timeout. */
+export function scaled(policy: UploadPolicy, scale: number): UploadPolicy {
+  const s = (ms: number) => Math.round(ms * scale);
+  return {
+    maxAttempts: policy.maxAttempts,
+    attemptTimeout: Math.max(1, s(policy.attemptTimeout)),
+    baseDelay: s(policy.baseDelay),
+    maxDelay: s(policy.maxDelay),
+    throttleBaseDelay: s(policy.throttleBaseDelay),
+    deadline: s(policy.deadline),
+  };
+}
+
+/** Sets the upload policy and the budget; throws on a refused field (a bug here, not input). */
+export function configure(api: TickRetryApi, policy: UploadPolicy, budget: BudgetName): void {
+  const p = policy;
+  const flags = Jitter.FULL | PolicyFlag.IDEMPOTENT;
+  const r = api.setPolicy(
+    UPLOAD_POLICY,
+    p.maxAttempts,
+    p.attemptTimeout,
+    p.baseDelay,
+    p.maxDelay,
+    p.throttleBaseDelay,
+    p.deadline,
+    flags,
+  );
+  if (r < 0) throw new Error(`setPolicy refused the upload policy: ${r}`);
+  const b = api.setBudget(...BUDGETS[budget]);
+  if (b < 0) throw new Error(`setBudget refused the ${budget} budget: ${b}`);
+}

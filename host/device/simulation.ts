@@ -1,0 +1,72 @@
+// One simulated device with everything around it, in one process: the flaky upstream,
+// the device's main loop, and its setup page. The CLI, the tests and the bench all start
+// it through here.
+import type { Server } from "node:http";
+import type { ScenarioName, Timing } from "../upstream/scenarios.js";
+import { startUpstream, type Upstream } from "../upstream/server.js";
+import { listen, urlOf } from "./listen.js";
+import { Device, type DeviceOptions } from "./loop.js";
+import { createSetupServer } from "./setup-server.js";
+
+export interface SimulationOptions extends Omit<DeviceOptions, "upstreamUrl"> {
+  /** Setup page port: undefined for 8080 or the next free one, 0 for any free port. */
+  port?: number;
+  /** Address the setup page binds (default 127.0.0.1). */
+  host?: string;
+  scenario?: ScenarioName;
+  upstreamPort?: number;
+  upstreamTiming?: Partial<Timing>;
+  upstreamSeed?: number;
+  /** Block the main loop for stallMs every stallEveryMs (both > 0), like periodic flash writes. */
+  stallMs?: number;
+  stallEveryMs?: number;
+}
+
+export interface Simulation {
+  /** The setup page's URL. */
+  url: string;
+  upstream: Upstream;
+  device: Device;
+  server: Server;
+  close(): Promise<void>;
+}
+
+const isLoopback = (host: string) => host === "127.0.0.1" || host === "::1" || host === "localhost";
+
+export async function startSimulation(options: SimulationOptions = {}): Promise<Simulation> {
+  const host = options.host ?? "127.0.0.1";
+  const upstream = await startUpstream({
+    port: options.upstreamPort,
+    scenario: options.scenario ?? "flaky",
+    timing: options.upstreamTiming,
+    seed: options.upstreamSeed,
+  });
+  const device = new Device({ ...options, upstreamUrl: upstream.url });
+  const server = createSetupServer({ device, upstream, loopbackOnly: isLoopback(host) });
+  let address;
+  try {
+    address = await listen(server, host, options.port);
+  } catch (err) {
+    await upstream.close();
+    throw err;
+  }
+  device.start();
+  const stalls =
+    (options.stallMs ?? 0) > 0 && (options.stallEveryMs ?? 0) > 0
+      ? setInterval(() => device.requestStall(options.stallMs!), options.stallEveryMs)
+      : undefined;
+
+  return {
+    url: urlOf(address),
+    upstream,
+    device,
+    server,
+    async close() {
+      clearInterval(stalls);
+      device.stop();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await upstream.close();
+    },
+  };
+}

@@ -1,0 +1,130 @@
+// The discrete-event simulator: virtual time only (no sleeping, no wall clock), one event
+// queue, N devices each running its own instance of build/tickretry.wasm, and the
+// synthetic dependency. A run is a pure function of (settings, strategy, seed).
+import { Counter } from "../abi.js";
+import { compileModule, instantiate, type TickRetryApi } from "../tickretry.js";
+import { tickAdd } from "../ticks.js";
+import { Dependency } from "./dependency.js";
+import { Device, type DeviceHost } from "./device.js";
+import { EventKind, EventQueue } from "./events.js";
+import { RunRecord } from "./metrics.js";
+import { deriveSeed, Rng } from "./random.js";
+import { RequestTable } from "./requests.js";
+import { drawPhase, drawThink, type FleetSettings } from "./settings.js";
+import { applyStrategy, type Strategy } from "./strategies.js";
+
+// Module instances outlive runs: init wipes an instance completely, so the next run (or
+// strategy) re-seeds it instead of paying for a new instance.
+const instances: TickRetryApi[] = [];
+
+/** Makes sure n instances exist (compiling the module once), so a run or a benchmark need
+ * not pay for instantiation; returns the pool. */
+export function prepareInstances(n: number): TickRetryApi[] {
+  const module = compileModule();
+  while (instances.length < n) instances.push(instantiate(module));
+  return instances;
+}
+
+/** Streams of deriveSeed, one per purpose, so that adding one never shifts another. */
+const Stream = { SEED_LO: 1, SEED_HI: 2, THINK: 3, CLOCK: 4, TIES: 5, PHASE: 6 } as const;
+
+/** Called now and then with the share of virtual time simulated so far (0..1). */
+export type Progress = (done: number) => void;
+
+export function runFleet(settings: FleetSettings, strategy: Strategy, seed: number, progress?: Progress) {
+  const events = new EventQueue();
+  const requests = new RequestTable();
+  const record = new RunRecord();
+  const tieRng = new Rng(deriveSeed(seed, -1, Stream.TIES));
+  let sequence = 0;
+  const tie = settings.ties === "fifo" ? () => sequence++ : () => tieRng.nextU32();
+
+  const dependency = new Dependency(settings.dependency, {
+    schedule: (time, kind, arg) => events.push(time, tie(), kind, arg),
+    answered(id, status, time) {
+      requests.status[id] = status;
+      record.answer(time, status === 200, requests.sentAt[id]);
+      events.push(time, tie(), EventKind.RESPONSE, id);
+    },
+  });
+  settings.dependency.script.forEach((c, i) => events.push(c.at, tie(), EventKind.DEPENDENCY_CHANGE, i));
+
+  const host: DeviceHost = {
+    durationMs: settings.durationMs,
+    send(device, handle, attempt, time) {
+      record.send(time, attempt > 1);
+      dependency.arrive(requests.add(device.index, handle, attempt, time), time);
+    },
+    wakeAt(device, time) {
+      device.wake = time;
+      events.push(time, tie(), EventKind.WAKE, device.index);
+    },
+    ended: (start, end, reason) => record.operation(start, end, reason),
+    stale: () => record.staleResponses++,
+    think: (rng) => drawThink(settings.think, rng),
+  };
+
+  const apis = prepareInstances(settings.devices);
+  const devices: Device[] = [];
+  for (let i = 0; i < settings.devices; i++) {
+    const api = apis[i];
+    api.init(deriveSeed(seed, i, Stream.SEED_LO), deriveSeed(seed, i, Stream.SEED_HI));
+    applyStrategy(api, strategy);
+    devices.push(
+      new Device(i, api, clockOffset(settings, seed, i), new Rng(deriveSeed(seed, i, Stream.THINK)), host),
+    );
+  }
+  for (const d of devices)
+    d.start(drawPhase(settings.think, new Rng(deriveSeed(seed, d.index, Stream.PHASE))));
+
+  let steps = 0;
+  const popped = events.popped;
+  while (events.pop()) {
+    const { time, arg } = popped;
+    switch (popped.kind) {
+      case EventKind.DEPENDENCY_CHANGE:
+        dependency.change(arg, time);
+        break;
+      case EventKind.SERVICE_DONE:
+        dependency.serviceDone(arg, time);
+        break;
+      case EventKind.RESPONSE:
+        devices[requests.device[arg]].receive(
+          requests.handle[arg],
+          requests.attempt[arg],
+          requests.status[arg],
+          time,
+        );
+        requests.release(arg);
+        break;
+      case EventKind.WAKE: {
+        const device = devices[arg];
+        if (device.wake !== time) break; // superseded by an earlier wake
+        device.wake = -1;
+        device.run(time);
+        break;
+      }
+    }
+    if (progress && ++steps % 8192 === 0) progress(Math.min(1, time / settings.durationMs));
+  }
+
+  for (const api of apis.slice(0, settings.devices)) {
+    record.retriesDenied += api.counter(Counter.RETRIES_DENIED);
+    record.attemptsStarted += api.counter(Counter.ATTEMPTS_STARTED);
+    record.attemptTimeouts += api.counter(Counter.ATTEMPT_TIMEOUTS);
+  }
+  return record;
+}
+
+function clockOffset(settings: FleetSettings, seed: number, device: number): number {
+  const r = new Rng(deriveSeed(seed, device, Stream.CLOCK)).nextU32();
+  switch (settings.clocks) {
+    case "zero":
+      return 0;
+    case "random":
+      return r;
+    case "wrap":
+      // The counter passes 0xFFFFFFFF -> 0 at a random moment inside the run.
+      return tickAdd(0, -(r % settings.durationMs));
+  }
+}

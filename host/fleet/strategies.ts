@@ -1,0 +1,173 @@
+// Retry strategies as nothing but tickretry policies and budget settings: the four of the
+// experiment (A to D) and any read from a JSON file. A strategy is applied to a module
+// instance through setPolicy/setBudget, and the module itself validates it.
+import { readFileSync } from "node:fs";
+import { basename, extname } from "node:path";
+import { BudgetFlag, Error as AbiError, Jitter, PolicyFlag } from "../abi.js";
+import type { TickRetryApi } from "../tickretry.js";
+
+export type JitterName = keyof typeof Jitter;
+
+/** setPolicy's fields, by name. */
+export interface PolicySpec {
+  maxAttempts: number;
+  attemptTimeout: number;
+  baseDelay: number;
+  maxDelay: number;
+  throttleBaseDelay: number;
+  /** Overall deadline in ms; 0 means none. */
+  deadline: number;
+  jitter: JitterName;
+  idempotent: boolean;
+}
+
+/** setBudget's fields, by name, in milli-tokens. */
+export interface BudgetSpec {
+  capacity: number;
+  initial: number;
+  retryCost: number;
+  timeoutRetryCost: number;
+  threshold: number;
+  failureCost: number;
+  firstAttemptDeposit: number;
+  successDeposit: number;
+  refundOnSuccess: boolean;
+}
+
+export interface Strategy {
+  name: string;
+  description: string;
+  policy: PolicySpec;
+  /** Left out: the budget stays off (capacity 0 after init). */
+  budget?: BudgetSpec;
+}
+
+/** What every strategy of the experiment shares: 4 attempts, 2 s per attempt, 5 s overall,
+ * 503 (TRANSIENT) and timeouts retryable, which for timeouts takes an idempotent policy. */
+export const EXPERIMENT_POLICY: PolicySpec = {
+  maxAttempts: 4,
+  attemptTimeout: 2000,
+  baseDelay: 200,
+  maxDelay: 2000,
+  throttleBaseDelay: 0,
+  deadline: 5000,
+  jitter: "FULL",
+  idempotent: true,
+};
+
+/** The SRE / Finagle ratio (docs/ABI.md's row) starting empty: each first attempt
+ * deposits 0.1 token and a retry costs 1, so on every device, at every moment, retries
+ * stay within 10% of the first attempts sent since boot. Starting full instead (the ABI
+ * row's initial 10 tokens) would allow 10 retries per device before the ratio bites;
+ * docs/fleet.md shows what that does to the experiment. */
+export const TEN_PERCENT_BUDGET: BudgetSpec = {
+  capacity: 10_000,
+  initial: 0,
+  retryCost: 1000,
+  timeoutRetryCost: 1000,
+  threshold: 0,
+  failureCost: 0,
+  firstAttemptDeposit: 100,
+  successDeposit: 0,
+  refundOnSuccess: false,
+};
+
+export const STRATEGIES: Record<string, Strategy> = {
+  A: {
+    name: "A",
+    description: "immediate retry",
+    policy: { ...EXPERIMENT_POLICY, baseDelay: 0, jitter: "NONE" },
+  },
+  B: {
+    name: "B",
+    description: "exponential backoff 200/400/800 ms",
+    policy: { ...EXPERIMENT_POLICY, jitter: "NONE" },
+  },
+  C: {
+    name: "C",
+    description: "exponential backoff, full jitter",
+    policy: { ...EXPERIMENT_POLICY, jitter: "FULL" },
+  },
+  D: {
+    name: "D",
+    description: "full jitter + 10% retry budget",
+    policy: { ...EXPERIMENT_POLICY, jitter: "FULL" },
+    budget: TEN_PERCENT_BUDGET,
+  },
+};
+
+/** The policy slot every strategy uses on every device. */
+export const POLICY_ID = 0;
+
+const errorName = (code: number) => Object.keys(AbiError).find((k) => AbiError[k as "BAD_FIELD"] === code);
+
+/** Configures an initialised instance; throws with the module's error name when it refuses. */
+export function applyStrategy(api: TickRetryApi, s: Strategy): void {
+  const p = s.policy;
+  const flags = Jitter[p.jitter] | (p.idempotent ? PolicyFlag.IDEMPOTENT : 0);
+  const set = api.setPolicy(
+    POLICY_ID,
+    p.maxAttempts,
+    p.attemptTimeout,
+    p.baseDelay,
+    p.maxDelay,
+    p.throttleBaseDelay,
+    p.deadline,
+    flags,
+  );
+  if (set < 0) throw new Error(`strategy ${s.name}: setPolicy refused it: ${errorName(set)}`);
+  if (s.budget === undefined) return;
+  const b = s.budget;
+  const budget = api.setBudget(
+    b.capacity,
+    b.initial,
+    b.retryCost,
+    b.timeoutRetryCost,
+    b.threshold,
+    b.failureCost,
+    b.firstAttemptDeposit,
+    b.successDeposit,
+    b.refundOnSuccess ? BudgetFlag.REFUND_ON_SUCCESS : 0,
+  );
+  if (budget < 0) throw new Error(`strategy ${s.name}: setBudget refused it: ${errorName(budget)}`);
+}
+
+function fields<T extends object>(what: string, defaults: T, given: unknown): T {
+  if (typeof given !== "object" || given === null || Array.isArray(given)) {
+    throw new Error(`${what} must be an object`);
+  }
+  const out = { ...defaults } as Record<string, unknown>;
+  for (const [key, value] of Object.entries(given)) {
+    if (!(key in defaults)) throw new Error(`${what}: unknown field "${key}"`);
+    const want = typeof out[key];
+    if (typeof value !== want) throw new Error(`${what}.${key} must be a ${want}`);
+    if (want === "number" && !Number.isInteger(value)) throw new Error(`${what}.${key} must be an integer`);
+    out[key] = value;
+  }
+  if (what.endsWith("policy") && !((out.jitter as string) in Jitter)) {
+    throw new Error(`${what}.jitter must be one of ${Object.keys(Jitter).join(", ")}`);
+  }
+  return out as T;
+}
+
+/** A strategy from JSON text: { name?, description?, policy: {...}, budget?: {...} }.
+ * Policy fields left out take the experiment's (EXPERIMENT_POLICY); a budget, when given,
+ * starts from TEN_PERCENT_BUDGET. The module checks the ranges when it is applied. */
+export function parseStrategy(text: string, fallbackName: string): Strategy {
+  const json: unknown = JSON.parse(text);
+  const top = fields("strategy", { name: fallbackName, description: "", policy: {}, budget: {} }, json);
+  const given = json as { budget?: unknown };
+  return {
+    name: top.name,
+    description: top.description || `policy file ${fallbackName}`,
+    policy: fields(`${top.name}.policy`, EXPERIMENT_POLICY, top.policy),
+    ...(given.budget !== undefined && {
+      budget: fields(`${top.name}.budget`, TEN_PERCENT_BUDGET, top.budget),
+    }),
+  };
+}
+
+/** Reads `--policy file.json`; the strategy is named after the file unless it names itself. */
+export function loadStrategy(path: string): Strategy {
+  return parseStrategy(readFileSync(path, "utf8"), basename(path, extname(path)));
+}

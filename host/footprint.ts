@@ -1,0 +1,44 @@
+// Measures the linear memory the module's state really occupies: fill all memory with a
+// canary, init, drive every slot and policy through retries, timeouts and ends, then
+// find the highest byte that no longer holds the canary.
+import { SimClock } from "./clock.js";
+import { runOperations } from "./driver.js";
+import { FaultScript } from "./faults.js";
+import { instantiate, seedHalves, type TickRetryApi } from "./tickretry.js";
+import { PolicyFlag } from "./abi.js";
+
+const CANARY = 0xa5;
+
+export interface Footprint {
+  /** One past the highest byte of linear memory written. */
+  highestByte: number;
+  /** Bytes from the lowest to the highest byte written. */
+  stateBytes: number;
+  /** The instance after the run, for further checks. */
+  api: TickRetryApi;
+}
+
+/** Runs the module at full capacity (16 operations over 8 policies) and measures it. */
+export function measureFootprint(): Footprint {
+  const api = instantiate();
+  const bytes = new Uint8Array(api.memory.buffer);
+  bytes.fill(CANARY);
+  api.init(...seedHalves(7n));
+  for (let id = 0; id < 8; id++) {
+    const flags = (id % 4) | (id % 2 ? PolicyFlag.IDEMPOTENT : 0);
+    api.setPolicy(id, 4, 400, 50, 800, 200, id < 4 ? 0 : 3000, flags);
+  }
+  api.setBudget(500_000, 500_000, 5000, 10_000, 0, 0, 0, 1000, 1);
+  // Fill the table with live operations spread over all policies, then run them out.
+  const fates = ["HANG", "THROTTLED@10+RA300", "AMBIGUOUS@30", "TRANSIENT@20", "SUCCESS@5"];
+  const operations = Array.from({ length: 16 }, (_, i) => ({
+    policy: i % 8,
+    script: new FaultScript(fates.slice(i % 3)),
+  }));
+  runOperations(api, new SimClock(0xffff_f000), { operations });
+  let lowest = bytes.findIndex((b) => b !== CANARY);
+  let highest = bytes.length;
+  while (highest > 0 && bytes[highest - 1] === CANARY) highest--;
+  if (lowest < 0) lowest = highest;
+  return { highestByte: highest, stateBytes: highest - lowest, api };
+}

@@ -1,0 +1,175 @@
+// The flaky upstream: a real HTTP server on loopback that takes sensor uploads
+// (POST /upload with an Idempotency-Key) and meets each one with the current scenario's
+// fault. It remembers which keys it has stored, so a retry of an upload that already
+// ran (a reset after the request was processed) is answered as a replay, not stored twice.
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { DEFAULT_TIMING, SCENARIOS, type Action, type ScenarioName, type Timing } from "./scenarios.js";
+
+/** One request as the upstream saw it (kept for the last LOG_SIZE requests). */
+export interface Seen {
+  key: string;
+  attempt: string;
+  scenario: ScenarioName;
+  action: Action["kind"];
+  status?: number;
+  /** ms since the upstream started. */
+  atMs: number;
+}
+
+export interface UpstreamStats {
+  scenario: ScenarioName;
+  requests: number;
+  /** Uploads stored (distinct Idempotency-Keys that ran). */
+  stored: number;
+  /** Requests whose key had already run: answered as a replay, stored once. */
+  replays: number;
+  resets: number;
+  /** Requests being held (a hang or a freeze) right now. */
+  holding: number;
+}
+
+export interface Upstream {
+  url: string;
+  scenario(): ScenarioName;
+  setScenario(name: ScenarioName): void;
+  stats(): UpstreamStats;
+  log(): readonly Seen[];
+  close(): Promise<void>;
+}
+
+export interface UpstreamOptions {
+  port?: number;
+  host?: string;
+  scenario?: ScenarioName;
+  timing?: Partial<Timing>;
+  /** Seeds the flaky scenario's draws, so a run can be repeated. */
+  seed?: number;
+}
+
+const LOG_SIZE = 500;
+const BODY_LIMIT = 16 * 1024;
+
+/** mulberry32: a small seeded generator; the upstream is a test fixture, not the module. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+}
+
+/** Starts the upstream; port 0 (the default) takes a free port. */
+export async function startUpstream(options: UpstreamOptions = {}): Promise<Upstream> {
+  const timing: Timing = { ...DEFAULT_TIMING, ...options.timing };
+  const rand = seeded(options.seed ?? 1);
+  const started = performance.now();
+  let scenario: ScenarioName = options.scenario ?? "healthy";
+  let scenarioSince = started;
+  const storedKeys = new Set<string>();
+  const seen: Seen[] = [];
+  const timers = new Set<NodeJS.Timeout>();
+  let requests = 0;
+  let replays = 0;
+  let resets = 0;
+
+  function answer(res: ServerResponse, key: string, status: number, retryAfterS?: number): void {
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (retryAfterS !== undefined) headers["retry-after"] = String(retryAfterS);
+    const body: Record<string, unknown> = { status };
+    if (status >= 200 && status < 300 && key !== "") {
+      body.key = key;
+      body.replay = storedKeys.has(key);
+      if (body.replay) {
+        replays++;
+        headers["idempotent-replayed"] = "true";
+      }
+      storedKeys.add(key);
+    }
+    res.writeHead(status, headers).end(JSON.stringify(body));
+  }
+
+  function handle(req: IncomingMessage, res: ServerResponse, key: string): void {
+    requests++;
+    const action: Action = SCENARIOS[scenario].decide(performance.now() - scenarioSince, rand, timing);
+    const entry: Seen = {
+      key,
+      attempt: String(req.headers["x-attempt"] ?? ""),
+      scenario,
+      action: action.kind,
+      atMs: performance.now() - started,
+    };
+    seen.push(entry);
+    if (seen.length > LOG_SIZE) seen.shift();
+    if (action.kind === "reset") {
+      // The upload ran, then the connection died before the answer: the client's view.
+      if (key !== "") storedKeys.add(key);
+      resets++;
+      req.socket.resetAndDestroy();
+      return;
+    }
+    entry.status = action.status;
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      answer(res, key, action.status, action.retryAfterS);
+    }, action.delayMs);
+    timers.add(timer);
+    // A client that gives up (the device timed the attempt out) frees the held request.
+    res.on("close", () => {
+      clearTimeout(timer);
+      timers.delete(timer);
+    });
+  }
+
+  const server = createServer((req, res) => {
+    if (req.method !== "POST" || req.url !== "/upload") {
+      res.writeHead(404, { "content-type": "text/plain" }).end("POST /upload only\n");
+      return;
+    }
+    const key = String(req.headers["idempotency-key"] ?? "");
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > BODY_LIMIT) {
+        res.writeHead(413, { connection: "close" }).end();
+        req.destroy();
+      }
+    });
+    req.on("end", () => {
+      if (size <= BODY_LIMIT) handle(req, res, key);
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => resolve());
+  });
+  const { address, port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://${address}:${port}/upload`,
+    scenario: () => scenario,
+    setScenario(name) {
+      scenario = name;
+      scenarioSince = performance.now();
+    },
+    stats: () => ({
+      scenario,
+      requests,
+      stored: storedKeys.size,
+      replays,
+      resets,
+      holding: timers.size,
+    }),
+    log: () => seen,
+    close() {
+      for (const t of timers) clearTimeout(t);
+      timers.clear();
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}

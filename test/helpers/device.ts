@@ -1,0 +1,40 @@
+// Shared by the device tests: a quick retry policy, a bounded wait for a condition, a closed port.
+import { createServer } from "node:net";
+import type { UploadPolicy } from "../../host/device/policies.js";
+
+/** Retries in tens of ms; the attempt timeout stays at 1 s so a loaded machine does not time out healthy answers. */
+export const QUICK: UploadPolicy = {
+  maxAttempts: 5,
+  attemptTimeout: 1000,
+  baseDelay: 50,
+  maxDelay: 400,
+  throttleBaseDelay: 100,
+  deadline: 6000,
+};
+
+/** 300 ms before the wrap: every test crosses it. */
+export const NEAR_WRAP = 2 ** 32 - 300;
+
+/** Polls `check` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
+export async function waitFor<T>(
+  what: string,
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const end = performance.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (performance.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** A port that was free a moment ago: nothing listens there. */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as { port: number };
+  await new Promise((r) => server.close(r));
+  return port;
+}

@@ -1,0 +1,132 @@
+// The C side against V8: boards/test/scenarios.c runs the scenarios of
+// boards/test/scenarios.json through the device loop over the wasm2c backend, built by
+// gcc for this machine and by riscv64-unknown-elf-gcc + picolibc for RV32IMC (run under
+// qemu-system-riscv32); both traces must equal, byte for byte, the trace
+// host/scenarios.ts prints for the same scenarios with host/driver.ts under V8. Beside
+// that: the wasm3 backend against boards/test/wasm3-shim, the wasm2c backend's trap
+// guard, valgrind, and the RV32 footprint of the device loop (boards/README.md).
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { beforeAll, describe, expect, test } from "vitest";
+import { loadScenarios, traceScenarios } from "../host/scenarios.js";
+import { instantiate, WASM_PATH } from "../host/tickretry.js";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const build = (path: string) => `${root}build/${path}`;
+
+function run(cmd: string, args: string[]): string {
+  try {
+    return execFileSync(cmd, args, { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  } catch (e) {
+    const err = e as { status: number; stdout: string; stderr: string };
+    throw new Error(`${cmd} ${args.join(" ")} exited ${err.status}\n${err.stdout}\n${err.stderr}`);
+  }
+}
+
+/** text/data/bss of an ELF, from riscv64-unknown-elf-size's Berkeley format. */
+function sizeOf(elf: string): { text: number; data: number; bss: number } {
+  const [text, data, bss] = run("riscv64-unknown-elf-size", [elf])
+    .split("\n")[1]
+    .trim()
+    .split(/\s+/)
+    .map(Number);
+  return { text, data, bss };
+}
+
+/** Runs build/rv32/<name>.elf under QEMU and returns what it wrote through semihosting. */
+function runRv32(name: string): string {
+  // Semihosting output goes to a file of its own, apart from QEMU's messages.
+  const outPath = build(`rv32/${name}.out`);
+  rmSync(outPath, { force: true });
+  run("timeout", [
+    "60",
+    "qemu-system-riscv32",
+    ...["-machine", "virt", "-bios", "none", "-nographic", "-monitor", "none", "-serial", "none"],
+    ...["-chardev", `file,id=out,path=${outPath}`],
+    ...["-semihosting-config", "enable=on,target=native,chardev=out"],
+    ...["-kernel", build(`rv32/${name}.elf`)],
+  ]);
+  return readFileSync(outPath, "utf8");
+}
+
+let v8Trace = "";
+
+beforeAll(() => {
+  if (!existsSync(WASM_PATH)) throw new Error("build/tickretry.wasm is missing: run npm run build first");
+  v8Trace = traceScenarios(instantiate(), loadScenarios());
+  run("make", ["-s", "-C", "boards/test", "all"]);
+}, 120_000);
+
+describe("the C side", () => {
+  test("the embedded module header holds the current build/tickretry.wasm", () => {
+    run("npx", ["tsx", "scripts/embed.ts", "--check"]);
+  });
+
+  test("the scenarios cover what the differential test is for", () => {
+    expect(v8Trace).toMatch(/TRANSIENT -> 0\n(.*\n)*?.* SUCCESS -> 0\n.* end h=\d+ SUCCEEDED/); // fail, then succeed
+    expect(v8Trace).toMatch(/\n429496\d{4} start .*\n\d{1,4} start /); // a start either side of the wrap
+    expect(v8Trace).toMatch(/ -> -9\n/); // a stale report
+    expect(v8Trace).toMatch(/ BUDGET after /);
+    expect(v8Trace).toMatch(/ DEADLINE after /);
+    expect(v8Trace).toMatch(/counters( \d+){6} [1-9]/); // a clock fault
+  });
+
+  test("gcc on this machine: the trace equals V8's", () => {
+    const native = run(build("native/scenarios"), []);
+    expect(native).toBe(v8Trace);
+  });
+
+  test("RV32IMC under qemu-system-riscv32: the trace equals V8's", () => {
+    expect(runRv32("scenarios")).toBe(v8Trace);
+  });
+
+  test("a trap comes back as TICKRETRY_ENGINE_FAILED and sticks, on this machine and on RV32", () => {
+    const expected = [
+      "open 0 init 0",
+      "poll -100 error tickretry_wasm2c: tickretry_poll: Unreachable instruction executed",
+      "after: state -100 nextDue 0",
+      "reopened 0 error (none)",
+      "",
+    ].join("\n");
+    expect(run(build("native/trap"), [])).toBe(expected);
+    expect(runRv32("trap")).toBe(expected);
+  });
+
+  test("the wasm3 backend over wasm3-shim (the module compiled by wasm2c): the trace equals V8's", () => {
+    const native = run(build("native/scenarios-wasm3-shim"), []);
+    expect(native).toBe(v8Trace);
+  });
+
+  test("the wasm3 backend says where it failed", () => {
+    const result = spawnSync(build("native/scenarios-wasm3-shim"), [], {
+      encoding: "utf8",
+      env: { ...process.env, TICKRETRY_SHIM_MISSING: "report" },
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain(
+      "tickretry_wasm3: tickretry_wasm3_open: m3_FindFunction(&functions[e], runtime, export_names[e]): " +
+        "function lookup failed for report",
+    );
+  });
+
+  test("the native program is clean under valgrind", () => {
+    run("valgrind", ["-q", "--error-exitcode=1", "--leak-check=full", build("native/scenarios")]);
+  });
+
+  test("RV32 footprint of the device loop with the wasm2c backend", () => {
+    const loop = sizeOf(build("rv32/footprint.elf"));
+    const floor = sizeOf(build("rv32/baseline.elf"));
+    const net = { text: loop.text - floor.text, data: loop.data - floor.data, bss: loop.bss - floor.bss };
+    const lines = v8Trace.split("\n").length - 1;
+    console.log(
+      `rv32 device loop + wasm2c backend: text ${loop.text} data ${loop.data} bss ${loop.bss} ` +
+        `(over an empty picolibc program: text ${net.text} data ${net.data} bss ${net.bss}); ` +
+        `trace compared: ${lines} lines, ${v8Trace.length} bytes`,
+    );
+    // Budgets that catch a regression such as wasm2c's 64 KiB exception buffer surviving
+    // --gc-sections; the module's own 64 KiB memory page is heap, not bss.
+    expect(net.text).toBeLessThan(16 * 1024);
+    expect(net.bss).toBeLessThan(2 * 1024);
+  });
+});

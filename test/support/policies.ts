@@ -1,0 +1,59 @@
+// Policies and helpers the module tests share.
+import { Jitter, Outcome, PolicyFlag, State } from "../../host/abi.js";
+import type { TickRetryApi } from "../../host/tickretry.js";
+import { tickDiff } from "../../host/ticks.js";
+
+export interface PolicyFields {
+  maxAttempts: number;
+  attemptTimeout: number;
+  baseDelay: number;
+  maxDelay: number;
+  throttleBaseDelay: number;
+  deadline: number;
+  jitter: number;
+  idempotent: boolean;
+}
+
+/** The seed article's example: 6 attempts, 3 s timeout, 1 s base doubling to 16 s. */
+export const ARTICLE: PolicyFields = {
+  maxAttempts: 6,
+  attemptTimeout: 3000,
+  baseDelay: 1000,
+  maxDelay: 16000,
+  throttleBaseDelay: 1000,
+  deadline: 0,
+  jitter: Jitter.NONE,
+  idempotent: true,
+};
+
+/** Sets policy `id` and insists the module took it. */
+export function setPolicy(api: TickRetryApi, id: number, fields: Partial<PolicyFields> = {}): void {
+  const p = { ...ARTICLE, ...fields };
+  const flags = p.jitter | (p.idempotent ? PolicyFlag.IDEMPOTENT : 0);
+  const code = api.setPolicy(
+    id,
+    p.maxAttempts,
+    p.attemptTimeout,
+    p.baseDelay,
+    p.maxDelay,
+    p.throttleBaseDelay,
+    p.deadline,
+    flags,
+  );
+  if (code !== 0) throw new Error(`setPolicy refused: ${code}`);
+}
+
+/** Begins one operation under `policy`, fails every attempt at once with `outcome`, and
+ * returns the wait before each retry until the operation ends. */
+export function retryWaits(api: TickRetryApi, policy: number, outcome: number = Outcome.TRANSIENT): number[] {
+  let now = 0;
+  const h = api.begin(policy, now);
+  const waits: number[] = [];
+  while (api.poll(now) === h) {
+    api.report(h, api.attempt(h), outcome, 0, now);
+    if (api.state(h) !== State.WAITING) break;
+    waits.push(tickDiff(api.nextAttemptAt(h), now));
+    now = api.nextAttemptAt(h);
+  }
+  return waits;
+}

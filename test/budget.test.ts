@@ -3,7 +3,7 @@
 import { describe, expect, test } from "vitest";
 import { BudgetFlag, Counter, EndReason, Outcome, State } from "../host/abi.js";
 import { create, type TickRetryApi } from "../host/tickretry.js";
-import { setPolicy } from "./support/policies.js";
+import { setPolicy } from "./helpers/policies.js";
 
 /** Runs one operation whose attempts meet `outcomes` in turn; returns its end reason. */
 function runOne(api: TickRetryApi, outcomes: number[], start: number): number {

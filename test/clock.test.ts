@@ -4,7 +4,7 @@ import { describe, expect, test } from "vitest";
 import { Counter, EndReason, Jitter, OpFlag, Outcome, Result, State } from "../host/abi.js";
 import { create } from "../host/tickretry.js";
 import { tickAdd } from "../host/ticks.js";
-import { setPolicy } from "./support/policies.js";
+import { setPolicy } from "./helpers/policies.js";
 
 const MAX_SPAN = 2 ** 31 - 1;
 

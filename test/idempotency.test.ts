@@ -3,7 +3,7 @@
 import { describe, expect, test } from "vitest";
 import { EndReason, Outcome, State } from "../host/abi.js";
 import { create } from "../host/tickretry.js";
-import { setPolicy } from "./support/policies.js";
+import { setPolicy } from "./helpers/policies.js";
 
 describe("idempotency", () => {
   test("a non-idempotent AMBIGUOUS ends AMBIGUOUS", () => {

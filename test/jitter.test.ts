@@ -2,7 +2,7 @@
 import { describe, expect, test } from "vitest";
 import { Jitter } from "../host/abi.js";
 import { create } from "../host/tickretry.js";
-import { retryWaits, setPolicy, type PolicyFields } from "./support/policies.js";
+import { retryWaits, setPolicy, type PolicyFields } from "./helpers/policies.js";
 
 const ceilings = [1000, 2000, 4000, 8000, 16000];
 

@@ -4,7 +4,7 @@ import { Counter, EndReason, Jitter, NextDue, Outcome, Result, State } from "../
 import { SimClock } from "../host/clock.js";
 import { create } from "../host/tickretry.js";
 import { tickAdd } from "../host/ticks.js";
-import { setPolicy } from "./support/policies.js";
+import { setPolicy } from "./helpers/policies.js";
 
 describe("retry flow", () => {
   test("a failed first attempt and a later success", () => {

@@ -2,8 +2,8 @@
 import { describe, expect, test } from "vitest";
 import { Counter, Error as Err, Jitter, Outcome, Result, State } from "../host/abi.js";
 import { create } from "../host/tickretry.js";
-import { setPolicy } from "./support/policies.js";
-import { expectNoEffect, type Scene } from "./support/twin.js";
+import { setPolicy } from "./helpers/policies.js";
+import { expectNoEffect, type Scene } from "./helpers/twin.js";
 
 describe("stale reports", () => {
   test("a late report after a timeout is stale and changes nothing", () => {

@@ -2,7 +2,7 @@
 import { describe, expect, test } from "vitest";
 import { EndReason, Jitter, Outcome, State } from "../host/abi.js";
 import { create } from "../host/tickretry.js";
-import { retryWaits, setPolicy } from "./support/policies.js";
+import { retryWaits, setPolicy } from "./helpers/policies.js";
 
 function failOnce(outcome: number, retryAfter: number, deadline = 0) {
   const api = create(3n);

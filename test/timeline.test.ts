@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { expect, test } from "vitest";
 import { EndReason, Jitter, Outcome, State } from "../host/abi.js";
 import { create } from "../host/tickretry.js";
-import { setPolicy } from "./support/policies.js";
+import { setPolicy } from "./helpers/policies.js";
 
 const doc = readFileSync(new URL("../docs/ABI.md", import.meta.url), "utf8");
 const section = doc.slice(doc.indexOf("## Timeline of one operation"));

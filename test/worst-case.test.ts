@@ -10,7 +10,7 @@ import { FaultScript, type Fate } from "../host/faults.js";
 import { create } from "../host/tickretry.js";
 import { tickDiff } from "../host/ticks.js";
 import { runs } from "./harness/runs.js";
-import { setPolicy } from "./support/policies.js";
+import { setPolicy } from "./helpers/policies.js";
 
 describe("worst case", () => {
   test("6 attempts x 3 s with ceilings 1, 2, 4, 8, 16 s is 49 s", () => {

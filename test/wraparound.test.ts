@@ -4,7 +4,7 @@ import { SimClock } from "../host/clock.js";
 import { runOperations, type TraceEvent } from "../host/driver.js";
 import { FaultScript } from "../host/faults.js";
 import { create } from "../host/tickretry.js";
-import { setPolicy } from "./support/policies.js";
+import { setPolicy } from "./helpers/policies.js";
 
 function scenario(start: number): TraceEvent[] {
   const api = create(99n);

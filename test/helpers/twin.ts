@@ -5,7 +5,7 @@ import { expect } from "vitest";
 import { Outcome } from "../../host/abi.js";
 import type { TickRetryApi } from "../../host/tickretry.js";
 import { tickAdd } from "../../host/ticks.js";
-import { observe } from "./snapshot.js";
+import { snapshot } from "../harness/snapshot.js";
 
 /** An instance with some history, and the handles it holds. */
 export interface Scene {
@@ -46,13 +46,8 @@ export function expectNoEffect(
   const scene = build();
   const twin = build();
   expect(act(scene)).toBe(code);
-  const seen = observe(scene.api, scene.handles) as { counters: number[]; memory?: number[] };
-  const expected = observe(twin.api, twin.handles) as { counters: number[]; memory?: number[] };
-  if (counterMoved !== undefined) {
-    expected.counters[counterMoved]++;
-    delete seen.memory; // the counter lives in memory too; the rest is compared below
-    delete expected.memory;
-  }
-  expect(seen).toEqual(expected);
+  const expected = snapshot(twin.api, twin.handles);
+  if (counterMoved !== undefined) expected[`counter(${counterMoved})`]++;
+  expect(snapshot(scene.api, scene.handles)).toEqual(expected);
   expect(continuation(scene)).toEqual(continuation(twin));
 }

@@ -11,12 +11,16 @@
  *   32-bit targets get this by default; 64-bit hosts are set the same way so that the
  *   tests run the code boards run.
  *
- * The module's one memory page (64 KiB, the smallest a wasm memory can be) is calloc'ed
- * at open; wasm3's memoryLimit trick does not exist here.
+ * The module declares one memory page (64 KiB, the smallest a wasm memory can be), which
+ * the runtime calloc's at instantiation. All of the module's state lives below byte
+ * TICKRETRY_LIMIT_MEMORY_LIMIT, so open shrinks that block to the limit, as wasm3's
+ * memoryLimit does: the bounds checks wasm2c compiles in read memory->size, so an access
+ * beyond the limit traps (and fails the engine) instead of touching the heap.
  */
 #include "tickretry.h"
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tickretry_w2c.h"
@@ -65,9 +69,15 @@ int32_t tickretry_open(void) {
   Z_tickretry_init_module();
   Z_tickretry_instantiate(&instance);
   opened = 1;
-  if (Z_tickretryZ_memory(&instance)->data == NULL) {
-    fail(__func__, "no heap for the module's 64 KiB memory page");
-  } else if (tickretry_abi_version() != TICKRETRY_ABI_VERSION) {
+  wasm_rt_memory_t *memory = Z_tickretryZ_memory(&instance);
+  uint8_t *limited = memory->data ? realloc(memory->data, TICKRETRY_LIMIT_MEMORY_LIMIT) : NULL;
+  if (limited == NULL) {
+    fail(__func__, "no heap for the module's memory");
+    return TICKRETRY_ENGINE_FAILED;
+  }
+  memory->data = limited;
+  memory->size = TICKRETRY_LIMIT_MEMORY_LIMIT;
+  if (tickretry_abi_version() != TICKRETRY_ABI_VERSION) {
     fail(__func__, "module ABI version differs from tickretry_abi.h");
   }
   return failure[0] ? TICKRETRY_ENGINE_FAILED : TICKRETRY_RESULT_OK;

@@ -4,36 +4,18 @@
 // native tests require the two texts to be identical.
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { BudgetFlag, Counter, Jitter, Limit, PolicyFlag } from "./abi.js";
+import { Counter, Jitter, Limit } from "./abi.js";
 import { SimClock } from "./clock.js";
 import { runOperations, formatEvent } from "./driver.js";
 import { FaultScript, parseFate } from "./faults.js";
+import { budgetArgs, policyArgs, type BudgetFields, type JitterName, type PolicyFields } from "./policy.js";
 import type { TickRetryApi } from "./tickretry.js";
 
 export const SCENARIOS_PATH = fileURLToPath(new URL("../boards/test/scenarios.json", import.meta.url));
 
-export interface PolicySpec {
-  maxAttempts: number;
-  attemptTimeout: number;
-  baseDelay: number;
-  maxDelay: number;
-  throttleBaseDelay?: number;
-  deadline?: number;
-  jitter: keyof typeof Jitter;
-  idempotent?: boolean;
-}
-
-export interface BudgetSpec {
-  capacity: number;
-  initial: number;
-  retryCost: number;
-  timeoutRetryCost: number;
-  threshold: number;
-  failureCost: number;
-  firstAttemptDeposit: number;
-  successDeposit: number;
-  refundOnSuccess: boolean;
-}
+/** A scenario's policy: omitted fields are 0 (no throttle base, no deadline) or false. */
+export type PolicySpec = Pick<PolicyFields, "maxAttempts" | "attemptTimeout" | "baseDelay" | "maxDelay"> &
+  Partial<PolicyFields> & { jitter: JitterName };
 
 export interface Scenario {
   name: string;
@@ -42,7 +24,7 @@ export interface Scenario {
   /** The first tick. */
   start: number;
   policy: PolicySpec;
-  budget?: BudgetSpec;
+  budget?: BudgetFields;
   /** Fate strings, one script per operation (see host/faults.ts). */
   scripts: string[][];
   /** Before loop step `step`, the clock moves on by `ticks`. */
@@ -62,34 +44,9 @@ export function loadScenarios(path = SCENARIOS_PATH): Scenario[] {
   return scenarios;
 }
 
-/** setPolicy's arguments after the id, in ABI order. */
-export function policyArgs(p: PolicySpec): number[] {
-  const flags = Jitter[p.jitter] | (p.idempotent ? PolicyFlag.IDEMPOTENT : 0);
-  return [
-    p.maxAttempts,
-    p.attemptTimeout,
-    p.baseDelay,
-    p.maxDelay,
-    p.throttleBaseDelay ?? 0,
-    p.deadline ?? 0,
-    flags,
-  ];
-}
-
-/** setBudget's arguments in ABI order. */
-export function budgetArgs(b: BudgetSpec): number[] {
-  const flags = b.refundOnSuccess ? BudgetFlag.REFUND_ON_SUCCESS : 0;
-  return [
-    b.capacity,
-    b.initial,
-    b.retryCost,
-    b.timeoutRetryCost,
-    b.threshold,
-    b.failureCost,
-    b.firstAttemptDeposit,
-    b.successDeposit,
-    flags,
-  ];
+/** setPolicy's arguments after the id, with the scenario's omitted fields filled in. */
+export function scenarioPolicyArgs(p: PolicySpec): ReturnType<typeof policyArgs> {
+  return policyArgs({ throttleBaseDelay: 0, deadline: 0, idempotent: false, ...p });
 }
 
 /** Statuses whose classification both traces print, each with and without Retry-After. */
@@ -100,15 +57,8 @@ export const CLASSIFY_STATUSES = [
 
 function scenarioLines(api: TickRetryApi, s: Scenario): string[] {
   api.init(...s.seed);
-  const policy = api.setPolicy(
-    0,
-    ...(policyArgs(s.policy) as [number, number, number, number, number, number, number]),
-  );
-  const budget = s.budget
-    ? api.setBudget(
-        ...(budgetArgs(s.budget) as [number, number, number, number, number, number, number, number, number]),
-      )
-    : 0;
+  const policy = api.setPolicy(0, ...scenarioPolicyArgs(s.policy));
+  const budget = s.budget ? api.setBudget(...budgetArgs(s.budget)) : 0;
   const lines = [`== ${s.name}`, `setup policy=${policy} budget=${budget} worst=${api.worstCase(0)}`];
   const handles: number[] = [];
   const recording: TickRetryApi = {

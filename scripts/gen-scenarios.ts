@@ -5,7 +5,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseFate } from "../host/faults.js";
-import { budgetArgs, CLASSIFY_STATUSES, loadScenarios, policyArgs } from "../host/scenarios.js";
+import { budgetArgs } from "../host/policy.js";
+import { CLASSIFY_STATUSES, loadScenarios, scenarioPolicyArgs } from "../host/scenarios.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const outPath = join(root, "build/native/scenarios.h");
@@ -39,7 +40,7 @@ scenarios.forEach((s, i) => {
   const budget = s.budget ? `1, {${budgetArgs(s.budget).map(u32).join(", ")}}` : "0, {0}";
   entries.push(
     `  {${cString(s.name)}, ${u32(s.seed[0])}, ${u32(s.seed[1])}, ${u32(s.start)},\n` +
-      `   {${policyArgs(s.policy).map(u32).join(", ")}}, ${budget},\n` +
+      `   {${scenarioPolicyArgs(s.policy).map(u32).join(", ")}}, ${budget},\n` +
       `   scripts_${i}, ${s.scripts.length}u, ${stalls.length ? `stalls_${i}` : "NULL"}, ${stalls.length}u},`,
   );
 });

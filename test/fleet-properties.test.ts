@@ -6,7 +6,8 @@ import { expect } from "vitest";
 import { Jitter } from "../host/abi.js";
 import { experimentSettings } from "../host/fleet/settings.js";
 import { runFleet } from "../host/fleet/simulator.js";
-import type { JitterName, Strategy } from "../host/fleet/strategies.js";
+import type { Strategy } from "../host/fleet/strategies.js";
+import type { JitterName } from "../host/policy.js";
 
 const policy = fc
   .record({

@@ -3,10 +3,11 @@
 // Retry-After ends within worstCase ticks of its begin, whatever its attempts meet.
 import { fc, test as fcTest } from "@fast-check/vitest";
 import { describe, expect, test } from "vitest";
-import { Error as Err, Jitter, PolicyFlag } from "../host/abi.js";
+import { Error as Err, Jitter } from "../host/abi.js";
 import { SimClock } from "../host/clock.js";
 import { runOperations } from "../host/driver.js";
 import { FaultScript, type Fate } from "../host/faults.js";
+import { policyArgs } from "../host/policy.js";
 import { create } from "../host/tickretry.js";
 import { tickDiff } from "../host/ticks.js";
 import { runs } from "./harness/runs.js";
@@ -84,19 +85,7 @@ fcTest.prop(
   "an operation without Retry-After ends within worstCase(policy) ticks of its begin",
   ([p, fates], seed, start) => {
     const api = create(seed);
-    const flags = p.jitter | PolicyFlag.IDEMPOTENT;
-    expect(
-      api.setPolicy(
-        0,
-        p.maxAttempts,
-        p.attemptTimeout,
-        p.baseDelay,
-        p.maxDelay,
-        p.throttleBaseDelay,
-        p.deadline,
-        flags,
-      ),
-    ).toBe(0);
+    expect(api.setPolicy(0, ...policyArgs({ ...p, idempotent: true }))).toBe(0);
     const clock = new SimClock(start);
     const trace = runOperations(api, clock, { operations: [{ policy: 0, script: new FaultScript(fates) }] });
     const end = trace.find((e) => e.kind === "end")!;

@@ -10,7 +10,8 @@ import { create, type TickRetryApi } from "../tickretry.js";
 import { tickAdd, tickBefore, tickDiff } from "../ticks.js";
 import { keepAliveAgents, startAttempt, type AttemptResult } from "./http-attempt.js";
 import { LoopStats } from "./loop-stats.js";
-import { configure, UPLOAD, UPLOAD_POLICY, type BudgetName, type UploadPolicy } from "./policies.js";
+import type { PolicyFields } from "../policy.js";
+import { configure, UPLOAD, UPLOAD_POLICY, type BudgetName } from "./policies.js";
 import type { Settings } from "./settings.js";
 import { WallTick } from "./wall-tick.js";
 
@@ -20,7 +21,7 @@ export interface DeviceOptions {
   seed?: bigint;
   /** First tick (default DEFAULT_TICK_START, 20 s before the wrap). */
   tickStart?: number;
-  policy?: UploadPolicy;
+  policy?: PolicyFields;
   budget?: BudgetName;
   /** Begin a sensor upload this often, ms; 0: only when asked (default 3000). */
   uploadEveryMs?: number;
@@ -70,7 +71,7 @@ export class Device {
   readonly api: TickRetryApi;
   readonly tick: WallTick;
   readonly loopStats = new LoopStats();
-  readonly policy: UploadPolicy;
+  readonly policy: PolicyFields;
   readonly budget: BudgetName;
   private readonly uploadEveryMs: number;
   settings: Settings;

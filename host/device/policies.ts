@@ -1,31 +1,25 @@
 // The device's retry policy and budget: what the firmware would set at boot. Spans are
 // ms at scale 1; tests scale them down so a whole retry story takes a second or two.
-import { BudgetFlag, Jitter, PolicyFlag } from "../abi.js";
+import { BudgetFlag } from "../abi.js";
+import { policyArgs, type PolicyFields } from "../policy.js";
 import type { TickRetryApi } from "../tickretry.js";
 
 /** Policy slot of the periodic sensor upload. */
 export const UPLOAD_POLICY = 0;
 
-export interface UploadPolicy {
-  maxAttempts: number;
-  attemptTimeout: number;
-  baseDelay: number;
-  maxDelay: number;
-  throttleBaseDelay: number;
-  deadline: number;
-}
-
 /**
  * 5 attempts, 2 s per attempt, backoff 500 ms doubling to 8 s (1 s after a throttle),
  * full jitter, 30 s overall, idempotent (the upload carries an Idempotency-Key).
  */
-export const UPLOAD: UploadPolicy = {
+export const UPLOAD: PolicyFields = {
   maxAttempts: 5,
   attemptTimeout: 2000,
   baseDelay: 500,
   maxDelay: 8000,
   throttleBaseDelay: 1000,
   deadline: 30_000,
+  jitter: "FULL",
+  idempotent: true,
 };
 
 export type BudgetName = "aws" | "off";
@@ -37,10 +31,10 @@ export const BUDGETS: Record<BudgetName, Parameters<TickRetryApi["setBudget"]>> 
 };
 
 /** Every span of `policy` times `scale`, at least 1 ms for the attempt timeout. */
-export function scaled(policy: UploadPolicy, scale: number): UploadPolicy {
+export function scaled(policy: PolicyFields, scale: number): PolicyFields {
   const s = (ms: number) => Math.round(ms * scale);
   return {
-    maxAttempts: policy.maxAttempts,
+    ...policy,
     attemptTimeout: Math.max(1, s(policy.attemptTimeout)),
     baseDelay: s(policy.baseDelay),
     maxDelay: s(policy.maxDelay),
@@ -50,19 +44,8 @@ export function scaled(policy: UploadPolicy, scale: number): UploadPolicy {
 }
 
 /** Sets the upload policy and the budget; throws on a refused field (a bug here, not input). */
-export function configure(api: TickRetryApi, policy: UploadPolicy, budget: BudgetName): void {
-  const p = policy;
-  const flags = Jitter.FULL | PolicyFlag.IDEMPOTENT;
-  const r = api.setPolicy(
-    UPLOAD_POLICY,
-    p.maxAttempts,
-    p.attemptTimeout,
-    p.baseDelay,
-    p.maxDelay,
-    p.throttleBaseDelay,
-    p.deadline,
-    flags,
-  );
+export function configure(api: TickRetryApi, policy: PolicyFields, budget: BudgetName): void {
+  const r = api.setPolicy(UPLOAD_POLICY, ...policyArgs(policy));
   if (r < 0) throw new Error(`setPolicy refused the upload policy: ${r}`);
   const b = api.setBudget(...BUDGETS[budget]);
   if (b < 0) throw new Error(`setBudget refused the ${budget} budget: ${b}`);

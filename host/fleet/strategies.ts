@@ -3,35 +3,13 @@
 // instance through setPolicy/setBudget, and the module itself validates it.
 import { readFileSync } from "node:fs";
 import { basename, extname } from "node:path";
-import { BudgetFlag, Error as AbiError, Jitter, PolicyFlag } from "../abi.js";
+import { Error as AbiError, Jitter } from "../abi.js";
+import { budgetArgs, policyArgs, type BudgetFields, type JitterName, type PolicyFields } from "../policy.js";
 import type { TickRetryApi } from "../tickretry.js";
 
-export type JitterName = keyof typeof Jitter;
-
-/** setPolicy's fields, by name. */
-export interface PolicySpec {
-  maxAttempts: number;
-  attemptTimeout: number;
-  baseDelay: number;
-  maxDelay: number;
-  throttleBaseDelay: number;
-  /** Overall deadline in ms; 0 means none. */
-  deadline: number;
+/** A policy as strategies and policy files give it: the jitter mode by name. */
+export interface PolicySpec extends PolicyFields {
   jitter: JitterName;
-  idempotent: boolean;
-}
-
-/** setBudget's fields, by name, in milli-tokens. */
-export interface BudgetSpec {
-  capacity: number;
-  initial: number;
-  retryCost: number;
-  timeoutRetryCost: number;
-  threshold: number;
-  failureCost: number;
-  firstAttemptDeposit: number;
-  successDeposit: number;
-  refundOnSuccess: boolean;
 }
 
 export interface Strategy {
@@ -39,7 +17,7 @@ export interface Strategy {
   description: string;
   policy: PolicySpec;
   /** Left out: the budget stays off (capacity 0 after init). */
-  budget?: BudgetSpec;
+  budget?: BudgetFields;
 }
 
 /** What every strategy of the experiment shares: 4 attempts, 2 s per attempt, 5 s overall,
@@ -60,7 +38,7 @@ export const EXPERIMENT_POLICY: PolicySpec = {
  * stay within 10% of the first attempts sent since boot. Starting full instead (the ABI
  * row's initial 10 tokens) would allow 10 retries per device before the ratio bites;
  * docs/fleet.md shows what that does to the experiment. */
-export const TEN_PERCENT_BUDGET: BudgetSpec = {
+export const TEN_PERCENT_BUDGET: BudgetFields = {
   capacity: 10_000,
   initial: 0,
   retryCost: 1000,
@@ -103,32 +81,10 @@ const errorName = (code: number) => Object.keys(AbiError).find((k) => AbiError[k
 
 /** Configures an initialised instance; throws with the module's error name when it refuses. */
 export function applyStrategy(api: TickRetryApi, s: Strategy): void {
-  const p = s.policy;
-  const flags = Jitter[p.jitter] | (p.idempotent ? PolicyFlag.IDEMPOTENT : 0);
-  const set = api.setPolicy(
-    POLICY_ID,
-    p.maxAttempts,
-    p.attemptTimeout,
-    p.baseDelay,
-    p.maxDelay,
-    p.throttleBaseDelay,
-    p.deadline,
-    flags,
-  );
+  const set = api.setPolicy(POLICY_ID, ...policyArgs(s.policy));
   if (set < 0) throw new Error(`strategy ${s.name}: setPolicy refused it: ${errorName(set)}`);
   if (s.budget === undefined) return;
-  const b = s.budget;
-  const budget = api.setBudget(
-    b.capacity,
-    b.initial,
-    b.retryCost,
-    b.timeoutRetryCost,
-    b.threshold,
-    b.failureCost,
-    b.firstAttemptDeposit,
-    b.successDeposit,
-    b.refundOnSuccess ? BudgetFlag.REFUND_ON_SUCCESS : 0,
-  );
+  const budget = api.setBudget(...budgetArgs(s.budget));
   if (budget < 0) throw new Error(`strategy ${s.name}: setBudget refused it: ${errorName(budget)}`);
 }
 

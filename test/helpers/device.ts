@@ -1,15 +1,17 @@
 // Shared by the device tests: a quick retry policy, a bounded wait for a condition, a closed port.
 import { createServer } from "node:net";
-import type { UploadPolicy } from "../../host/device/policies.js";
+import type { PolicyFields } from "../../host/policy.js";
 
 /** Retries in tens of ms; the attempt timeout stays at 1 s so a loaded machine does not time out healthy answers. */
-export const QUICK: UploadPolicy = {
+export const QUICK: PolicyFields = {
   maxAttempts: 5,
   attemptTimeout: 1000,
   baseDelay: 50,
   maxDelay: 400,
   throttleBaseDelay: 100,
   deadline: 6000,
+  jitter: "FULL",
+  idempotent: true,
 };
 
 /** 300 ms before the wrap: every test crosses it. */

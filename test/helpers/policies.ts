@@ -1,18 +1,11 @@
 // Policies and helpers the module tests share.
-import { Jitter, Outcome, PolicyFlag, State } from "../../host/abi.js";
+import { Jitter, Outcome, State } from "../../host/abi.js";
+import { policyArgs, type PolicyFields as HostPolicyFields } from "../../host/policy.js";
 import type { TickRetryApi } from "../../host/tickretry.js";
 import { tickDiff } from "../../host/ticks.js";
 
-export interface PolicyFields {
-  maxAttempts: number;
-  attemptTimeout: number;
-  baseDelay: number;
-  maxDelay: number;
-  throttleBaseDelay: number;
-  deadline: number;
-  jitter: number;
-  idempotent: boolean;
-}
+/** The host's policy fields, with the jitter mode as any number (tests loop over modes). */
+export type PolicyFields = Omit<HostPolicyFields, "jitter"> & { jitter: number };
 
 /** The seed article's example: 6 attempts, 3 s timeout, 1 s base doubling to 16 s. */
 export const ARTICLE: PolicyFields = {
@@ -29,17 +22,7 @@ export const ARTICLE: PolicyFields = {
 /** Sets policy `id` and insists the module took it. */
 export function setPolicy(api: TickRetryApi, id: number, fields: Partial<PolicyFields> = {}): void {
   const p = { ...ARTICLE, ...fields };
-  const flags = p.jitter | (p.idempotent ? PolicyFlag.IDEMPOTENT : 0);
-  const code = api.setPolicy(
-    id,
-    p.maxAttempts,
-    p.attemptTimeout,
-    p.baseDelay,
-    p.maxDelay,
-    p.throttleBaseDelay,
-    p.deadline,
-    flags,
-  );
+  const code = api.setPolicy(id, ...policyArgs({ ...p, jitter: p.jitter as Jitter }));
   if (code !== 0) throw new Error(`setPolicy refused: ${code}`);
 }
 

@@ -1,0 +1,58 @@
+// setPolicy's and setBudget's fields by name, and their arguments in ABI order: the one
+// place on the host that knows that order and how the flags are packed.
+import { BudgetFlag, Jitter, PolicyFlag } from "./abi.js";
+
+export type JitterName = keyof typeof Jitter;
+
+/** setPolicy's fields, by name; spans in ticks. */
+export interface PolicyFields {
+  maxAttempts: number;
+  attemptTimeout: number;
+  baseDelay: number;
+  maxDelay: number;
+  throttleBaseDelay: number;
+  /** Overall deadline; 0 means none. */
+  deadline: number;
+  /** By name ("FULL") or by value (Jitter.FULL). */
+  jitter: JitterName | Jitter;
+  idempotent: boolean;
+}
+
+/** setBudget's fields, by name, in milli-tokens. */
+export interface BudgetFields {
+  capacity: number;
+  initial: number;
+  retryCost: number;
+  timeoutRetryCost: number;
+  threshold: number;
+  failureCost: number;
+  firstAttemptDeposit: number;
+  successDeposit: number;
+  refundOnSuccess: boolean;
+}
+
+type Seven = [number, number, number, number, number, number, number];
+type Nine = [number, number, number, number, number, number, number, number, number];
+
+/** setPolicy's arguments after the id: `api.setPolicy(id, ...policyArgs(p))`. */
+export function policyArgs(p: PolicyFields): Seven {
+  const jitter = typeof p.jitter === "number" ? p.jitter : Jitter[p.jitter];
+  const flags = jitter | (p.idempotent ? PolicyFlag.IDEMPOTENT : 0);
+  return [p.maxAttempts, p.attemptTimeout, p.baseDelay, p.maxDelay, p.throttleBaseDelay, p.deadline, flags];
+}
+
+/** setBudget's arguments: `api.setBudget(...budgetArgs(b))`. */
+export function budgetArgs(b: BudgetFields): Nine {
+  const flags = b.refundOnSuccess ? BudgetFlag.REFUND_ON_SUCCESS : 0;
+  return [
+    b.capacity,
+    b.initial,
+    b.retryCost,
+    b.timeoutRetryCost,
+    b.threshold,
+    b.failureCost,
+    b.firstAttemptDeposit,
+    b.successDeposit,
+    flags,
+  ];
+}

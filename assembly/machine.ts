@@ -98,7 +98,7 @@ function handleOf(slot: i32, op: Operation): i32 {
   return ((<i32>op.generation) << LIMIT_SLOT_BITS) | slot;
 }
 
-/** The operation a handle names, or null when the handle is not live or ended. */
+/** The operation a handle names, or null for a handle never issued or already released. */
 export function find(handle: i32): Operation | null {
   const generation = (<u32>handle) >> LIMIT_SLOT_BITS;
   if (handle < 0 || generation == 0 || generation > GENERATION_MASK) return null;

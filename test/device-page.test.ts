@@ -14,11 +14,12 @@ afterAll(() => sim.close());
 
 const GOOD = { ssid: "home", password: "", upstreamUrl: "http://127.0.0.1:1/upload" };
 
-function post(path: string, fields: Record<string, string>) {
+function post(path: string, fields: Record<string, string>, headers: Record<string, string> = {}) {
   return fetch(new URL(path, sim.url), {
     method: "POST",
     body: new URLSearchParams(fields),
     redirect: "manual",
+    headers,
   });
 }
 
@@ -63,6 +64,22 @@ describe("the settings form", () => {
     expect(res.status).toBe(413);
     expect(await res.text()).toContain("nothing was stored");
     expect(sim.device.settings).toEqual(before);
+  });
+
+  it("refuses a post from another site with 403 and stores nothing", async () => {
+    const before = { ...sim.device.settings };
+    const fromElsewhere = await post(
+      "/settings",
+      { ...GOOD, ssid: "csrf" },
+      { origin: "http://evil.example" },
+    );
+    expect(fromElsewhere.status).toBe(403);
+    const crossSite = await post("/settings", { ...GOOD, ssid: "csrf" }, { "sec-fetch-site": "cross-site" });
+    expect(crossSite.status).toBe(403);
+    expect(sim.device.settings).toEqual(before);
+    const fromPage = await post("/settings", { ...GOOD, ssid: "mine" }, { origin: new URL(sim.url).origin });
+    expect(fromPage.status).toBe(303);
+    expect(sim.device.settings.ssid).toBe("mine");
   });
 
   it("escapes what it renders: a stored SSID and the values of a refused form", async () => {

@@ -11,11 +11,11 @@ const DRAIN_LIMIT = 1024 * 1024;
 export type FormBody =
   { ok: true; form: URLSearchParams } | { ok: false; status: 413 | 415; message: string };
 
-export function readForm(req: IncomingMessage, limit = BODY_LIMIT): Promise<FormBody> {
+export function readForm(req: IncomingMessage): Promise<FormBody> {
   const tooLarge: FormBody = {
     ok: false,
     status: 413,
-    message: `The form was larger than ${limit} bytes; nothing was stored.`,
+    message: `The form was larger than ${BODY_LIMIT} bytes; nothing was stored.`,
   };
   const type = (req.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
   if (type !== "application/x-www-form-urlencoded") {
@@ -31,12 +31,12 @@ export function readForm(req: IncomingMessage, limit = BODY_LIMIT): Promise<Form
     let size = 0;
     req.on("data", (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= limit) chunks.push(chunk);
+      if (size <= BODY_LIMIT) chunks.push(chunk);
       else if (size > DRAIN_LIMIT) resolve(tooLarge);
     });
     req.on("end", () =>
       resolve(
-        size > limit
+        size > BODY_LIMIT
           ? tooLarge
           : { ok: true, form: new URLSearchParams(Buffer.concat(chunks).toString("utf8")) },
       ),

@@ -166,8 +166,10 @@ export class Device {
       if (f?.result === undefined) continue;
       op.flight = undefined;
       op.detail = f.result.detail;
-      // STALE_REPORT (the answer came after its attempt deadline) is counted by the module.
-      this.api.report(op.handle, f.attempt, f.result.outcome, f.result.retryAfter, now);
+      // STALE_REPORT (the answer came after its attempt deadline) is counted by the module;
+      // any other refusal is a bug of this loop.
+      const r = this.api.report(op.handle, f.attempt, f.result.outcome, f.result.retryAfter, now);
+      if (r < 0 && r !== AbiError.STALE_REPORT) throw new Error(`report refused: ${r}`);
     }
   }
 
@@ -194,6 +196,8 @@ export class Device {
 
   private startRequest(h: number): void {
     const op = this.ops.get(h)!;
+    // The previous attempt timed out in this very poll and its retry was due at once.
+    if (op.flight !== undefined) this.abandon(op, op.flight);
     const attempt = this.api.attempt(h);
     const sample = this.sample++;
     const reading = { sample, celsius: 20 + (sample % 50) / 10 };
@@ -222,11 +226,15 @@ export class Device {
       if (f === undefined) continue;
       if (this.api.state(op.handle) === State.IN_FLIGHT && this.api.attempt(op.handle) === f.attempt)
         continue;
-      op.flight = undefined;
-      op.detail = "no answer within the attempt timeout";
-      f.req.destroy();
-      this.host.requestsAbandoned++;
+      this.abandon(op, f);
     }
+  }
+
+  private abandon(op: Tracked, f: Flight): void {
+    op.flight = undefined;
+    op.detail = "no answer within the attempt timeout";
+    f.req.destroy();
+    this.host.requestsAbandoned++;
   }
 
   private releaseEnded(): void {

@@ -50,13 +50,14 @@ export function createSetupServer(options: SetupServerOptions): Server {
   const loopbackOnly = options.loopbackOnly ?? true;
 
   function send(res: ServerResponse, status: number, type: string, body: string | Buffer, extra = {}): void {
-    res.writeHead(status, { ...SECURITY_HEADERS, "content-type": type, ...extra }).end(body);
+    // A refused request's body may still be arriving: close rather than read the rest.
+    const close = status >= 400 ? { connection: "close" } : {};
+    res.writeHead(status, { ...SECURITY_HEADERS, "content-type": type, ...close, ...extra }).end(body);
   }
 
   function page(res: ServerResponse, status: number, view: Omit<PageView, "stored" | "scenario"> = {}): void {
     const html = renderPage({ ...view, stored: device.settings, scenario: upstream?.scenario() });
-    // A refused body may still be arriving: close rather than read the rest.
-    send(res, status, "text/html; charset=utf-8", html, status === 413 ? { connection: "close" } : {});
+    send(res, status, "text/html; charset=utf-8", html);
   }
 
   // After a post that worked, back to the page with a notice named by a fixed code (the
@@ -121,6 +122,16 @@ export function createSetupServer(options: SetupServerOptions): Server {
       );
     }
     if (req.method === "POST") {
+      // A form on another site may post here too (its Host would still be 127.0.0.1):
+      // only the page's own forms change anything.
+      const origin = req.headers.origin;
+      if (
+        req.headers["sec-fetch-site"] === "cross-site" ||
+        (origin && origin !== `http://${req.headers.host}`)
+      ) {
+        req.resume();
+        return send(res, 403, "text/plain; charset=utf-8", "posts come from this page only\n");
+      }
       post(req, res, url.pathname).catch((err: Error) => {
         if (!res.headersSent) send(res, 500, "text/plain; charset=utf-8", `${err.message}\n`);
       });

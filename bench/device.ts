@@ -55,19 +55,26 @@ const DEVICE_ARGS = [
   "off",
 ];
 
-/** An empty 5 ms loop in its own process for `ms`; resolves to its largest gap. */
-function baselineGap(ms: number): Promise<number> {
+/** An empty 5 ms loop in its own process for `ms`; `result` is its largest gap. */
+function baselineGap(ms: number): { result: Promise<number>; stop: () => void } {
   const script = `let last = performance.now(), max = 0; const end = last + ${ms};
     (function pass() { const t = performance.now(); max = Math.max(max, t - last); last = t;
       if (t < end) setTimeout(pass, 5); else console.log(max); })();`;
   const child = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "pipe", "inherit"] });
   let out = "";
   child.stdout.on("data", (chunk: Buffer) => (out += chunk));
-  return new Promise((resolve, reject) =>
+  const result = new Promise<number>((resolve, reject) => {
+    child.once("error", reject);
     child.once("exit", (code) =>
       code === 0 ? resolve(Number(out)) : reject(new Error(`baseline loop: ${code}`)),
-    ),
-  );
+    );
+  });
+  // A phase that fails stops the loop; its result is then of no interest.
+  const stop = () => {
+    result.catch(() => {});
+    child.kill("SIGTERM");
+  };
+  return { result, stop };
 }
 
 function startDevice(): Promise<{ child: ChildProcess; url: string }> {
@@ -82,6 +89,7 @@ function startDevice(): Promise<{ child: ChildProcess; url: string }> {
       const m = /setup page (http:\S+)/.exec(out);
       if (m) resolve({ child, url: m[1] });
     });
+    child.once("error", reject);
     child.once("exit", (code) =>
       reject(new Error(`tickretry device exited (${code}) before serving:\n${out}`)),
     );
@@ -138,7 +146,13 @@ export async function benchDevice(options: BenchOptions = {}): Promise<DeviceBen
       await postForm(url, "/loop/reset", {});
       const before = await status(url);
       const baseline = baselineGap(phaseMs);
-      const times = (await timePage(url, phaseMs, (e) => progress(name, offset + e))).sort((a, b) => a - b);
+      let times: number[];
+      try {
+        times = (await timePage(url, phaseMs, (e) => progress(name, offset + e))).sort((a, b) => a - b);
+      } catch (err) {
+        baseline.stop();
+        throw err;
+      }
       const after = await status(url);
       return {
         pageP50Ms: round(percentile(times, 50)),
@@ -148,7 +162,7 @@ export async function benchDevice(options: BenchOptions = {}): Promise<DeviceBen
         loopP99GapMs: after.loop.p99GapMs,
         samples: times.length,
         retries: after.counters.RETRIES_SCHEDULED - before.counters.RETRIES_SCHEDULED,
-        baselineMaxGapMs: round(await baseline),
+        baselineMaxGapMs: round(await baseline.result),
       };
     };
     const healthy = await phase("healthy", WARMUP_MS);

@@ -6,7 +6,7 @@ import { DEFAULT_PORT } from "./listen.js";
 import type { EndedOperation } from "./loop.js";
 import { endReasonName, outcomeName } from "./names.js";
 import { UPLOAD, UPLOAD_POLICY, scaled, type BudgetName } from "./policies.js";
-import { startSimulation } from "./simulation.js";
+import { startSimulation, type Simulation } from "./simulation.js";
 import { DEFAULT_TICK_START } from "./wall-tick.js";
 
 const HELP = `usage: tickretry device [options]   (npm start -- [options])
@@ -114,7 +114,13 @@ export async function runDevice(args: string[]): Promise<number> {
     return 2;
   }
 
-  const sim = await startSimulation(options);
+  let sim: Simulation;
+  try {
+    sim = await startSimulation(options);
+  } catch (err) {
+    console.error(`tickretry device: ${(err as Error).message}`);
+    return 2;
+  }
   const p = options.policy;
   console.log(`tickretry device: setup page ${sim.url}`);
   console.log(`upstream ${sim.upstream.url} (scenario ${sim.upstream.scenario()})`);

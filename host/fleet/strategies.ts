@@ -97,7 +97,13 @@ function fields<T extends object>(what: string, defaults: T, given: unknown): T 
     if (!(key in defaults)) throw new Error(`${what}: unknown field "${key}"`);
     const want = typeof out[key];
     if (typeof value !== want) throw new Error(`${what}.${key} must be a ${want}`);
-    if (want === "number" && !Number.isInteger(value)) throw new Error(`${what}.${key} must be an integer`);
+    // The ABI takes u32: a larger number would reach the module truncated, past its checks.
+    if (
+      want === "number" &&
+      !(Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 0xffff_ffff)
+    ) {
+      throw new Error(`${what}.${key} must be an integer from 0 to 4294967295`);
+    }
     out[key] = value;
   }
   if (what.endsWith("policy") && !((out.jitter as string) in Jitter)) {

@@ -25,7 +25,7 @@ export interface UpstreamStats {
   /** Requests whose key had already run: answered as a replay, stored once. */
   replays: number;
   resets: number;
-  /** Requests being held (a hang or a freeze) right now. */
+  /** Requests not answered yet, right now: held by a hang or a freeze, or still being served. */
   holding: number;
 }
 

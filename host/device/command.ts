@@ -6,6 +6,7 @@ import { DEFAULT_PORT } from "./listen.js";
 import type { EndedOperation } from "./loop.js";
 import { endReasonName, outcomeName } from "./names.js";
 import { UPLOAD, UPLOAD_POLICY, scaled, type BudgetName } from "./policies.js";
+import { MAX_STALL_MS } from "./loop.js";
 import { startSimulation, type Simulation } from "./simulation.js";
 import { DEFAULT_TICK_START } from "./wall-tick.js";
 
@@ -97,7 +98,7 @@ export async function runDevice(args: string[]): Promise<number> {
       budget: budget as BudgetName,
       policy: scaled(UPLOAD, scale),
       tickStart: numberOption("tick-start", values["tick-start"], 0, 2 ** 32 - 1),
-      stallMs: numberOption("stall-ms", values["stall-ms"], 1, 60_000),
+      stallMs: numberOption("stall-ms", values["stall-ms"], 1, MAX_STALL_MS),
       stallEveryMs: (numberOption("stall-every", values["stall-every"], 0.01, 86_400, false) ?? 10) * 1000,
       seed,
       upstreamPort: numberOption("upstream-port", values["upstream-port"], 0, 65535),

@@ -15,6 +15,9 @@ import { configure, UPLOAD, UPLOAD_POLICY, type BudgetName } from "./policies.js
 import type { Settings } from "./settings.js";
 import { WallTick } from "./wall-tick.js";
 
+/** The longest main-loop stall the page or the command line may ask for, ms. */
+export const MAX_STALL_MS = 60_000;
+
 export interface DeviceOptions {
   upstreamUrl: string;
   /** Seeds the module (a board uses its hardware RNG and MAC); random by default. */

@@ -2,7 +2,8 @@
 // page-client.js fills from /status.json. Rendered on the server only for what a form
 // post must answer with (errors, the values typed); every value is escaped.
 import { SCENARIOS, SCENARIO_NAMES, type ScenarioName } from "../upstream/scenarios.js";
-import { escapeHtml as e } from "./html.js";
+import { MAX_STALL_MS } from "./loop.js";
+import { escapeHtml as e } from "../html.js";
 import type { Settings, SettingsErrors } from "./settings.js";
 
 export interface PageView {
@@ -74,7 +75,7 @@ upstream <b id="stored-url">${e(v.stored.upstreamUrl)}</b></p>
 </form>
 <form method="post" action="/fault/stall">
 <label for="stall">Block the main loop for (ms), like a slow flash write</label>
-<input id="stall" name="ms" type="number" min="1" max="60000" value="500">
+<input id="stall" name="ms" type="number" min="1" max="${MAX_STALL_MS}" value="500">
 <button type="submit">Stall</button>
 </form>
 <form method="post" action="/upload"><p><button type="submit">Upload now</button></p></form>

@@ -7,15 +7,12 @@ import { readFileSync } from "node:fs";
 import { isScenarioName } from "../upstream/scenarios.js";
 import type { Upstream } from "../upstream/server.js";
 import { readForm } from "./form-body.js";
-import type { Device } from "./loop.js";
+import { MAX_STALL_MS, type Device } from "./loop.js";
 import { renderPage, type PageView } from "./page.js";
 import { checkSettings } from "./settings.js";
 import { deviceStatus } from "./status.js";
 
 const CLIENT_JS = readFileSync(new URL("./page-client.js", import.meta.url));
-
-/** The longest stall the page may ask for, ms. */
-export const MAX_STALL_MS = 60_000;
 
 const SECURITY_HEADERS = {
   "content-security-policy":

@@ -1,8 +1,7 @@
 // One simulated device with everything around it, in one process: the flaky upstream,
 // the device's main loop, and its setup page. The CLI, the tests and the bench all start
 // it through here.
-import type { Server } from "node:http";
-import type { ScenarioName, Timing } from "../upstream/scenarios.js";
+import type { ScenarioName } from "../upstream/scenarios.js";
 import { startUpstream, type Upstream } from "../upstream/server.js";
 import { listen, urlOf } from "./listen.js";
 import { Device, type DeviceOptions } from "./loop.js";
@@ -15,8 +14,6 @@ export interface SimulationOptions extends Omit<DeviceOptions, "upstreamUrl"> {
   host?: string;
   scenario?: ScenarioName;
   upstreamPort?: number;
-  upstreamTiming?: Partial<Timing>;
-  upstreamSeed?: number;
   /** Block the main loop for stallMs every stallEveryMs (both > 0), like periodic flash writes. */
   stallMs?: number;
   stallEveryMs?: number;
@@ -27,7 +24,6 @@ export interface Simulation {
   url: string;
   upstream: Upstream;
   device: Device;
-  server: Server;
   close(): Promise<void>;
 }
 
@@ -38,8 +34,6 @@ export async function startSimulation(options: SimulationOptions = {}): Promise<
   const upstream = await startUpstream({
     port: options.upstreamPort,
     scenario: options.scenario ?? "flaky",
-    timing: options.upstreamTiming,
-    seed: options.upstreamSeed,
   });
   const device = new Device({ ...options, upstreamUrl: upstream.url });
   const server = createSetupServer({ device, upstream, loopbackOnly: isLoopback(host) });
@@ -60,7 +54,6 @@ export async function startSimulation(options: SimulationOptions = {}): Promise<
     url: urlOf(address),
     upstream,
     device,
-    server,
     async close() {
       clearInterval(stalls);
       device.stop();

@@ -5,7 +5,7 @@ import { Error as AbiError, NextDue, Outcome } from "../abi.js";
 import type { TickRetryApi } from "../tickretry.js";
 import { tickAdd } from "../ticks.js";
 import { HTTP_OK } from "./dependency.js";
-import { Rng } from "./random.js";
+import { Rng } from "../random.js";
 import { POLICY_ID } from "./strategies.js";
 
 /** What a device needs from the simulator around it. */

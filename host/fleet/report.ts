@@ -6,10 +6,10 @@ import { renderSvg } from "../chart.js";
 import { burstSpec, comparisonSpec } from "./charts.js";
 import type { ExperimentResult } from "./experiment.js";
 import { formatTable } from "./table.js";
+import { escapeHtml } from "../html.js";
 
 // JSON has no Infinity (the default hold limit): spell it out instead of printing null.
 const json = (v: unknown) => JSON.stringify(v, (_, x) => (x === Infinity ? "Infinity" : x), 2);
-const escape = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 export async function writeReport(path: string, e: ExperimentResult): Promise<void> {
   const [burst, comparison] = await Promise.all([renderSvg(burstSpec(e)), renderSvg(comparisonSpec(e))]);
@@ -31,15 +31,15 @@ export async function writeReport(path: string, e: ExperimentResult): Promise<vo
 <p>Every device runs its own instance of build/tickretry.wasm in virtual time. The model, its settings and how
 recovery is measured: docs/fleet.md.</p>
 <h2>Figures</h2>
-<pre>${escape(formatTable(e))}</pre>
+<pre>${escapeHtml(formatTable(e))}</pre>
 <h2>The burst at recovery</h2>
 ${burst}
 <h2>Strategies compared</h2>
 ${comparison}
 <h2>Strategies</h2>
-<pre>${escape(json(strategies))}</pre>
+<pre>${escapeHtml(json(strategies))}</pre>
 <h2>Settings</h2>
-<pre>${escape(json(e.settings))}</pre>
+<pre>${escapeHtml(json(e.settings))}</pre>
 </body>
 </html>
 `;

@@ -1,7 +1,7 @@
 // The model's settings: everything the published experiment leaves open is one of these,
 // with the default this simulator uses and docs/fleet.md explains.
 import type { DependencySettings } from "./dependency.js";
-import type { Rng } from "./random.js";
+import type { Rng } from "../random.js";
 
 /** Think time between two operations of one device. */
 export interface ThinkSpec {

@@ -4,11 +4,11 @@
 import { Counter } from "../abi.js";
 import { compileModule, instantiate, type TickRetryApi } from "../tickretry.js";
 import { tickAdd } from "../ticks.js";
-import { Dependency } from "./dependency.js";
+import { Dependency, HTTP_OK } from "./dependency.js";
 import { Device, type DeviceHost } from "./device.js";
 import { EventKind, EventQueue } from "./events.js";
 import { RunRecord } from "./metrics.js";
-import { deriveSeed, Rng } from "./random.js";
+import { deriveSeed, Rng } from "../random.js";
 import { RequestTable } from "./requests.js";
 import { drawPhase, drawThink, type FleetSettings } from "./settings.js";
 import { applyStrategy, type Strategy } from "./strategies.js";
@@ -43,7 +43,7 @@ export function runFleet(settings: FleetSettings, strategy: Strategy, seed: numb
     schedule: (time, kind, arg) => events.push(time, tie(), kind, arg),
     answered(id, status, time) {
       requests.status[id] = status;
-      record.answer(time, status === 200, requests.sentAt[id]);
+      record.answer(time, status === HTTP_OK, requests.sentAt[id]);
       events.push(time, tie(), EventKind.RESPONSE, id);
     },
   });

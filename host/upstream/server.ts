@@ -5,6 +5,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { DEFAULT_TIMING, SCENARIOS, type Action, type ScenarioName, type Timing } from "./scenarios.js";
+import { Rng } from "../random.js";
 
 /** One request as the upstream saw it (kept for the last LOG_SIZE requests). */
 export interface Seen {
@@ -50,22 +51,11 @@ export interface UpstreamOptions {
 const LOG_SIZE = 500;
 const BODY_LIMIT = 16 * 1024;
 
-/** mulberry32: a small seeded generator; the upstream is a test fixture, not the module. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
-
 /** Starts the upstream; port 0 (the default) takes a free port. */
 export async function startUpstream(options: UpstreamOptions = {}): Promise<Upstream> {
   const timing: Timing = { ...DEFAULT_TIMING, ...options.timing };
-  const rand = seeded(options.seed ?? 1);
+  const rng = new Rng(options.seed ?? 1);
+  const rand = () => rng.next();
   const started = performance.now();
   let scenario: ScenarioName = options.scenario ?? "healthy";
   let scenarioSince = started;

@@ -1,5 +1,5 @@
-// HTML escaping: every value the page renders goes through here (the browser side uses
-// textContent, which needs none).
+// HTML escaping: every value the setup page and the fleet report render goes through here
+// (the page's browser side uses textContent, which needs none).
 const ENTITIES: Record<string, string> = {
   "&": "&amp;",
   "<": "&lt;",

@@ -1,5 +1,5 @@
-// The host's own randomness: think times, clock offsets, tie-breaks and the per-device
-// module seeds. Seeded, never Math.random, so a run is a pure function of its seed.
+// The host's own randomness (the fleet's think times, clock offsets, tie-breaks and
+// per-device module seeds; the upstream's fault mix). Seeded, never Math.random, so a run is a pure function of its seed.
 
 /** Mixes a 32-bit value (the murmur3 finaliser): nearby inputs give unrelated outputs. */
 export function mix32(x: number): number {

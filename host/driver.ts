@@ -3,6 +3,7 @@
 // straight to the next thing that can happen, with a bound on steps.
 import { EndReason, Outcome, State } from "./abi.js";
 import { SimClock } from "./clock.js";
+import { nameOf } from "./names.js";
 import { FaultScript } from "./faults.js";
 import type { TickRetryApi } from "./tickretry.js";
 import { tickAdd, tickDiff } from "./ticks.js";
@@ -19,9 +20,6 @@ interface Pending {
   outcome: number;
   retryAfter: number;
 }
-
-const nameOf = (group: Record<string, number>, value: number) =>
-  Object.keys(group).find((k) => group[k] === value) ?? String(value);
 
 /** One line per event, the same text the native trace prints. */
 export function formatEvent(e: TraceEvent): string {

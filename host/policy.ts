@@ -1,6 +1,8 @@
-// setPolicy's and setBudget's fields by name, and their arguments in ABI order: the one
-// place on the host that knows that order and how the flags are packed.
+// setPolicy's and setBudget's fields by name, their arguments in ABI order, and setting
+// them: the one place on the host that knows that order and how the flags are packed.
 import { BudgetFlag, Jitter, PolicyFlag } from "./abi.js";
+import { errorName } from "./names.js";
+import type { TickRetryApi } from "./tickretry.js";
 
 export type JitterName = keyof typeof Jitter;
 
@@ -55,4 +57,23 @@ export function budgetArgs(b: BudgetFields): Nine {
     b.successDeposit,
     flags,
   ];
+}
+
+/**
+ * Sets policy `id` and, when given, the budget, on an initialised instance; a refusal
+ * throws, naming `what` and the module's error (configurations are code, not user input,
+ * or were checked before).
+ */
+export function configure(
+  api: TickRetryApi,
+  what: string,
+  id: number,
+  policy: PolicyFields,
+  budget?: BudgetFields,
+): void {
+  const set = api.setPolicy(id, ...policyArgs(policy));
+  if (set < 0) throw new Error(`${what}: setPolicy refused it: ${errorName(set)}`);
+  if (budget === undefined) return;
+  const b = api.setBudget(...budgetArgs(budget));
+  if (b < 0) throw new Error(`${what}: setBudget refused it: ${errorName(b)}`);
 }

@@ -3,6 +3,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { EndReason, Jitter, Outcome, PolicyFlag } from "../host/abi.js";
 import { renderSvg } from "../host/chart.js";
+import { nameOf } from "../host/names.js";
 import { SimClock } from "../host/clock.js";
 import { runOperations } from "../host/driver.js";
 import { FaultScript } from "../host/faults.js";
@@ -19,8 +20,6 @@ const operations = [
 ].map((fates) => ({ policy: 0, script: new FaultScript(fates) }));
 const trace = runOperations(api, new SimClock(start), { operations });
 
-const nameOf = (group: Record<string, number>, value: number) =>
-  Object.keys(group).find((k) => group[k] === value);
 const ms = (t: number) => tickDiff(t, start);
 const opOf = (handle: number) => `operation ${(handle & 15) + 1}`;
 
@@ -39,9 +38,9 @@ for (const e of trace) {
   } else if (e.kind === "report" && e.result === 0) {
     const bar = attempts.get(e.handle)!;
     bar.to = ms(e.t);
-    bar.kind = nameOf(Outcome, e.outcome)!;
+    bar.kind = nameOf(Outcome, e.outcome);
   } else if (e.kind === "end") {
-    bars.push({ op, from: ms(e.t), to: ms(e.t), kind: "end", label: nameOf(EndReason, e.reason)! });
+    bars.push({ op, from: ms(e.t), to: ms(e.t), kind: "end", label: nameOf(EndReason, e.reason) });
   }
 }
 

@@ -4,7 +4,7 @@ import { parseArgs } from "node:util";
 import { SCENARIOS, SCENARIO_NAMES, isScenarioName } from "../upstream/scenarios.js";
 import { DEFAULT_PORT } from "./listen.js";
 import type { EndedOperation } from "./loop.js";
-import { endReasonName, outcomeName } from "./names.js";
+import { endReasonName, outcomeName } from "../names.js";
 import { UPLOAD, UPLOAD_POLICY, scaled, type BudgetName } from "./policies.js";
 import { MAX_STALL_MS } from "./loop.js";
 import { startSimulation, type Simulation } from "./simulation.js";

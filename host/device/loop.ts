@@ -11,7 +11,7 @@ import { tickAdd, tickBefore, tickDiff } from "../ticks.js";
 import { keepAliveAgents, startAttempt, type AttemptResult } from "./http-attempt.js";
 import { LoopStats } from "./loop-stats.js";
 import type { PolicyFields } from "../policy.js";
-import { configure, UPLOAD, UPLOAD_POLICY, type BudgetName } from "./policies.js";
+import { configureUpload, UPLOAD, UPLOAD_POLICY, type BudgetName } from "./policies.js";
 import type { Settings } from "./settings.js";
 import { WallTick } from "./wall-tick.js";
 
@@ -97,7 +97,7 @@ export class Device {
     this.api = create(seed);
     this.policy = options.policy ?? UPLOAD;
     this.budget = options.budget ?? "aws";
-    configure(this.api, this.policy, this.budget);
+    configureUpload(this.api, this.policy, this.budget);
     this.tick = new WallTick(options.tickStart);
     this.uploadEveryMs = options.uploadEveryMs ?? 3000;
     this.idleSleepMs = options.idleSleepMs ?? 5;

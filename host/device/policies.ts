@@ -1,7 +1,6 @@
 // The device's retry policy and budget: what the firmware would set at boot. Spans are
 // ms at scale 1; tests scale them down so a whole retry story takes a second or two.
-import { BudgetFlag } from "../abi.js";
-import { policyArgs, type PolicyFields } from "../policy.js";
+import { configure, type BudgetFields, type PolicyFields } from "../policy.js";
 import type { TickRetryApi } from "../tickretry.js";
 
 /** Policy slot of the periodic sensor upload. */
@@ -25,9 +24,29 @@ export const UPLOAD: PolicyFields = {
 export type BudgetName = "aws" | "off";
 
 /** The budget presets: AWS SDK standard mode (500 tokens, retry 5, timeout retry 10), or none. */
-export const BUDGETS: Record<BudgetName, Parameters<TickRetryApi["setBudget"]>> = {
-  aws: [500_000, 500_000, 5000, 10_000, 0, 0, 0, 1000, BudgetFlag.REFUND_ON_SUCCESS],
-  off: [0, 0, 0, 0, 0, 0, 0, 0, 0],
+export const BUDGETS: Record<BudgetName, BudgetFields> = {
+  aws: {
+    capacity: 500_000,
+    initial: 500_000,
+    retryCost: 5000,
+    timeoutRetryCost: 10_000,
+    threshold: 0,
+    failureCost: 0,
+    firstAttemptDeposit: 0,
+    successDeposit: 1000,
+    refundOnSuccess: true,
+  },
+  off: {
+    capacity: 0,
+    initial: 0,
+    retryCost: 0,
+    timeoutRetryCost: 0,
+    threshold: 0,
+    failureCost: 0,
+    firstAttemptDeposit: 0,
+    successDeposit: 0,
+    refundOnSuccess: false,
+  },
 };
 
 /** Every span of `policy` times `scale`, at least 1 ms for the attempt timeout. */
@@ -44,9 +63,6 @@ export function scaled(policy: PolicyFields, scale: number): PolicyFields {
 }
 
 /** Sets the upload policy and the budget; throws on a refused field (a bug here, not input). */
-export function configure(api: TickRetryApi, policy: PolicyFields, budget: BudgetName): void {
-  const r = api.setPolicy(UPLOAD_POLICY, ...policyArgs(policy));
-  if (r < 0) throw new Error(`setPolicy refused the upload policy: ${r}`);
-  const b = api.setBudget(...BUDGETS[budget]);
-  if (b < 0) throw new Error(`setBudget refused the ${budget} budget: ${b}`);
+export function configureUpload(api: TickRetryApi, policy: PolicyFields, budget: BudgetName): void {
+  configure(api, `the upload policy with the ${budget} budget`, UPLOAD_POLICY, policy, BUDGETS[budget]);
 }

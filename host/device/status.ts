@@ -5,7 +5,7 @@ import type { Upstream, UpstreamStats } from "../upstream/server.js";
 import { tickDiff } from "../ticks.js";
 import type { Device, HostCounts } from "./loop.js";
 import type { LoopFigures } from "./loop-stats.js";
-import { COUNTERS, endReasonName, outcomeName, stateName } from "./names.js";
+import { COUNTERS, endReasonName, outcomeName, stateName } from "../names.js";
 
 export interface OperationStatus {
   operationId: number;

@@ -3,8 +3,8 @@
 // instance through setPolicy/setBudget, and the module itself validates it.
 import { readFileSync } from "node:fs";
 import { basename, extname } from "node:path";
-import { Error as AbiError, Jitter } from "../abi.js";
-import { budgetArgs, policyArgs, type BudgetFields, type JitterName, type PolicyFields } from "../policy.js";
+import { Jitter } from "../abi.js";
+import { configure, type BudgetFields, type JitterName, type PolicyFields } from "../policy.js";
 import type { TickRetryApi } from "../tickretry.js";
 
 /** A policy as strategies and policy files give it: the jitter mode by name. */
@@ -77,15 +77,9 @@ export const STRATEGIES: Record<string, Strategy> = {
 /** The policy slot every strategy uses on every device. */
 export const POLICY_ID = 0;
 
-const errorName = (code: number) => Object.keys(AbiError).find((k) => AbiError[k as "BAD_FIELD"] === code);
-
 /** Configures an initialised instance; throws with the module's error name when it refuses. */
 export function applyStrategy(api: TickRetryApi, s: Strategy): void {
-  const set = api.setPolicy(POLICY_ID, ...policyArgs(s.policy));
-  if (set < 0) throw new Error(`strategy ${s.name}: setPolicy refused it: ${errorName(set)}`);
-  if (s.budget === undefined) return;
-  const budget = api.setBudget(...budgetArgs(s.budget));
-  if (budget < 0) throw new Error(`strategy ${s.name}: setBudget refused it: ${errorName(budget)}`);
+  configure(api, `strategy ${s.name}`, POLICY_ID, s.policy, s.budget);
 }
 
 function fields<T extends object>(what: string, defaults: T, given: unknown): T {

@@ -159,3 +159,39 @@ export const EXPORTS = {
   tokens: { params: [], result: "i32" },
   abiVersion: { params: [], result: "i32" },
 } as const;
+
+type Fn = (...args: number[]) => number;
+
+/**
+ * An instance's exports as one object literal, so that every instance has the same fast
+ * shape (an object given its properties one by one goes to dictionary mode, and 10,000
+ * of those make every call a hash lookup). `unsigned` wraps the exports whose result is u32.
+ */
+export function bindExports(raw: WebAssembly.Exports, unsigned: (fn: Fn, arity: number) => Fn) {
+  return {
+    init: raw.init as (seedLo: number, seedHi: number) => number,
+    setPolicy: raw.setPolicy as (id: number, maxAttempts: number, attemptTimeout: number, baseDelay: number, maxDelay: number, throttleBaseDelay: number, deadline: number, flags: number) => number,
+    setBudget: raw.setBudget as (capacity: number, initial: number, retryCost: number, timeoutRetryCost: number, threshold: number, failureCost: number, firstAttemptDeposit: number, successDeposit: number, flags: number) => number,
+    begin: raw.begin as (policy: number, now: number) => number,
+    poll: raw.poll as (now: number) => number,
+    report: raw.report as (handle: number, attempt: number, outcome: number, retryAfter: number, now: number) => number,
+    cancel: raw.cancel as (handle: number, now: number) => number,
+    release: raw.release as (handle: number) => number,
+    nextDue: unsigned(raw.nextDue as Fn, 1) as (now: number) => number,
+    state: raw.state as (handle: number) => number,
+    attempt: raw.attempt as (handle: number) => number,
+    endReason: raw.endReason as (handle: number) => number,
+    lastOutcome: raw.lastOutcome as (handle: number) => number,
+    operationId: raw.operationId as (handle: number) => number,
+    opFlags: raw.opFlags as (handle: number) => number,
+    nextAttemptAt: unsigned(raw.nextAttemptAt as Fn, 1) as (handle: number) => number,
+    attemptDeadline: unsigned(raw.attemptDeadline as Fn, 1) as (handle: number) => number,
+    deadline: unsigned(raw.deadline as Fn, 1) as (handle: number) => number,
+    worstCase: raw.worstCase as (policy: number) => number,
+    classifyHttp: raw.classifyHttp as (status: number, hasRetryAfter: number) => number,
+    counter: raw.counter as (id: number) => number,
+    tokens: raw.tokens as () => number,
+    abiVersion: raw.abiVersion as () => number,
+    memory: raw.memory as WebAssembly.Memory,
+  };
+}

@@ -2,24 +2,21 @@
 // the one place that turns V8's signed i32 results of u32 exports back into u32.
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { EXPORTS } from "./abi.js";
+import { EXPORTS, bindExports } from "./abi.js";
 
 /** The release binary: the file the tests load and the firmware embeds. */
 export const WASM_PATH = fileURLToPath(new URL("../build/tickretry.wasm", import.meta.url));
 
-type Exports = typeof EXPORTS;
-type Args<P extends readonly string[]> = { [I in keyof P]: number };
-
 /** Every export of the module, typed from abi/constants.json; u32 results are u32. */
-export type TickRetryApi = {
-  [K in keyof Exports]: (...args: Args<Exports[K]["params"]>) => number;
-} & { readonly memory: WebAssembly.Memory };
+export type TickRetryApi = ReturnType<typeof bindExports>;
+
+type Fn = (...args: number[]) => number;
 
 let compiled: WebAssembly.Module | undefined;
 
 /** fn with its i32 result read as u32; one-argument exports (all of them today) skip the
  * rest-array and spread that a general wrapper would cost on every call. */
-function unsigned(fn: (...args: number[]) => number, arity: number): (...args: number[]) => number {
+function unsigned(fn: Fn, arity: number): Fn {
   return arity === 1 ? (a: number) => fn(a) >>> 0 : (...args: number[]) => fn(...args) >>> 0;
 }
 
@@ -31,9 +28,7 @@ export function compileModule(): WebAssembly.Module {
 
 /** A fresh instance (its own memory and state), with every export checked against the ABI. */
 export function instantiate(module: WebAssembly.Module = compileModule()): TickRetryApi {
-  const instance = new WebAssembly.Instance(module, {});
-  const raw = instance.exports as Record<string, unknown>;
-  const api: Record<string, unknown> = { memory: raw.memory };
+  const raw = new WebAssembly.Instance(module, {}).exports;
   for (const [name, spec] of Object.entries(EXPORTS)) {
     const fn = raw[name];
     if (typeof fn !== "function" || fn.length !== spec.params.length) {
@@ -41,10 +36,8 @@ export function instantiate(module: WebAssembly.Module = compileModule()): TickR
         `build/tickretry.wasm: export ${name}(${spec.params.join(", ")}) missing or mismatched`,
       );
     }
-    api[name] =
-      spec.result === "u32" ? unsigned(fn as (...args: number[]) => number, spec.params.length) : fn;
   }
-  return api as TickRetryApi;
+  return bindExports(raw, unsigned);
 }
 
 /** Splits a 64-bit seed into the (seedLo, seedHi) pair init takes. */

@@ -71,6 +71,17 @@ function typescriptView(): string {
     out += `  ${e.name}: { params: [${e.params.map((p: string) => JSON.stringify(p)).join(", ")}], result: "${e.result}" },\n`;
   }
   out += `} as const;\n`;
+  out += `\ntype Fn = (...args: number[]) => number;\n`;
+  out += `\n/**\n * An instance's exports as one object literal, so that every instance has the same fast\n`;
+  out += ` * shape (an object given its properties one by one goes to dictionary mode, and 10,000\n`;
+  out += ` * of those make every call a hash lookup). \`unsigned\` wraps the exports whose result is u32.\n */\n`;
+  out += `export function bindExports(raw: WebAssembly.Exports, unsigned: (fn: Fn, arity: number) => Fn) {\n  return {\n`;
+  for (const e of abi.exports) {
+    const sig = `(${e.params.map((p: string) => `${p}: number`).join(", ")}) => number`;
+    const fn = e.result === "u32" ? `unsigned(raw.${e.name} as Fn, ${e.params.length})` : `raw.${e.name}`;
+    out += `    ${e.name}: ${fn} as ${sig},\n`;
+  }
+  out += `    memory: raw.memory as WebAssembly.Memory,\n  };\n}\n`;
   return out;
 }
 

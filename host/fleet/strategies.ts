@@ -100,9 +100,6 @@ function fields<T extends object>(what: string, defaults: T, given: unknown): T 
     }
     out[key] = value;
   }
-  if (what.endsWith("policy") && !((out.jitter as string) in Jitter)) {
-    throw new Error(`${what}.jitter must be one of ${Object.keys(Jitter).join(", ")}`);
-  }
   return out as T;
 }
 
@@ -113,10 +110,14 @@ export function parseStrategy(text: string, fallbackName: string): Strategy {
   const json: unknown = JSON.parse(text);
   const top = fields("strategy", { name: fallbackName, description: "", policy: {}, budget: {} }, json);
   const given = json as { budget?: unknown };
+  const policy = fields(`${top.name}.policy`, EXPERIMENT_POLICY, top.policy);
+  if (!(policy.jitter in Jitter)) {
+    throw new Error(`${top.name}.policy.jitter must be one of ${Object.keys(Jitter).join(", ")}`);
+  }
   return {
     name: top.name,
     description: top.description || `policy file ${fallbackName}`,
-    policy: fields(`${top.name}.policy`, EXPERIMENT_POLICY, top.policy),
+    policy,
     ...(given.budget !== undefined && {
       budget: fields(`${top.name}.budget`, TEN_PERCENT_BUDGET, top.budget),
     }),

@@ -41,6 +41,7 @@ import {
   EVENT_RELEASE,
   EVENT_RETRY,
   EVENT_START,
+  LIMIT_MAX_SPAN,
   LIMIT_OPERATIONS,
   LIMIT_SLOT_BITS,
   NEXT_DUE_IDLE,
@@ -136,24 +137,24 @@ function clearDue(op: Operation): void {
 class Schedule {
   static liveCount: i32 = 0;
   static dueCount: i32 = 0;
-  static hasTimer: bool = false;
+  /** The earliest timer; with none, MAX_SPAN after the clock (a sweep then finds nothing). */
   static nextTimer: u32 = 0;
 
-  /** Brings the clock to now; sweeps the table when a timer expired or the clock faulted. */
-  static advance(now: u32): void {
-    const fault = Clock.advance(now, Schedule.liveCount > 0);
-    if (fault || (Schedule.hasTimer && !Tick.isBefore(Clock.now, Schedule.nextTimer))) sweep(fault);
+  /** Brings the clock to now; sweeps the table when a timer expired or the clock faulted.
+   * Inlined into poll, the call a main loop makes on every pass; the rest call advance. */
+  @inline static advance(now: u32): void {
+    const fault = Clock.advance(now) && Schedule.liveCount > 0;
+    if (fault || !Tick.isBefore(Clock.now, Schedule.nextTimer)) sweep(fault);
   }
 
   static noteTimer(t: u32): void {
-    if (!Schedule.hasTimer || Tick.isBefore(t, Schedule.nextTimer)) Schedule.nextTimer = t;
-    Schedule.hasTimer = true;
+    if (Tick.isBefore(t, Schedule.nextTimer)) Schedule.nextTimer = t;
   }
 
   static summarize(): void {
     Schedule.liveCount = 0;
     Schedule.dueCount = 0;
-    Schedule.hasTimer = false;
+    Schedule.nextTimer = Clock.now + <u32>LIMIT_MAX_SPAN;
     for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
       const op = slotAt(slot);
       if (op.state == STATE_WAITING) {
@@ -225,6 +226,10 @@ function fail(op: Operation, outcome: i32, retryAfter: u32, fault: bool): void {
   count(COUNTER_RETRIES_SCHEDULED);
 }
 
+function advance(now: u32): void {
+  Schedule.advance(now);
+}
+
 // Applies every timer that has expired (all of them on a clock fault), in slot order.
 function sweep(fault: bool): void {
   if (fault) count(COUNTER_CLOCK_FAULTS);
@@ -252,7 +257,7 @@ export function begin(policy: u32, now: u32): i32 {
   let slot = 0;
   while (slot < LIMIT_OPERATIONS && slotAt(slot).state != STATE_FREE) slot++;
   if (slot == LIMIT_OPERATIONS) return ERROR_TABLE_FULL;
-  Schedule.advance(now);
+  advance(now);
   const op = slotAt(slot);
   const t = Clock.now;
   move(op, EVENT_BEGIN);
@@ -304,7 +309,7 @@ export function report(handle: i32, attempt: u32, outcome: u32, retryAfter: u32,
   if (outcome < <u32>OUTCOME_SUCCESS || outcome > <u32>OUTCOME_PERMANENT) return ERROR_BAD_OUTCOME;
   if (!Tick.isSpan(retryAfter)) return ERROR_SPAN_TOO_LARGE;
   const op = changetype<Operation>(found);
-  Schedule.advance(now);
+  advance(now);
   if (op.state != STATE_IN_FLIGHT || attempt != <u32>op.attempt) {
     count(COUNTER_STALE_REPORTS);
     return ERROR_STALE_REPORT;
@@ -325,7 +330,7 @@ export function cancel(handle: i32, now: u32): i32 {
   if (!initialized) return ERROR_NOT_INITIALIZED;
   const op = find(handle);
   if (op == null) return ERROR_BAD_HANDLE;
-  Schedule.advance(now);
+  advance(now);
   if (!end(op, END_REASON_CANCELLED)) return ERROR_NOT_LIVE;
   Schedule.summarize();
   return RESULT_OK;
@@ -342,7 +347,7 @@ export function release(handle: i32): i32 {
 /** Ticks until poll has work (0: now), or IDLE when nothing is live. */
 export function nextDue(now: u32): u32 {
   if (!initialized) return NEXT_DUE_IDLE;
-  Schedule.advance(now);
+  advance(now);
   if (Schedule.dueCount > 0) return 0;
   if (Schedule.liveCount == 0) return NEXT_DUE_IDLE;
   return Tick.until(Clock.now, Schedule.nextTimer);

@@ -38,13 +38,13 @@ export class Clock {
   }
 
   /**
-   * Brings the clock to `now` and says whether the step is a clock fault.
+   * Brings the clock to `now`; true when it stepped back further than a racy read can.
    * A forward step (0 to 2^31 - 1 ticks) is exact. A step back of at most
    * BACKSTEP_TOLERANCE is a racy read: no time passes. A larger step back cannot be told
    * from a forward gap of 2^31 ticks or more, which has passed every timer the module
-   * holds, so it is a fault when operations are live: the caller expires them all.
+   * holds: the caller treats it as a clock fault when operations are live.
    */
-  @inline static advance(now: u32, anyLive: bool): bool {
+  @inline static advance(now: u32): bool {
     if (!Clock.started) {
       Clock.started = true;
       Clock.now = now;
@@ -53,7 +53,7 @@ export class Clock {
     const step = <i32>(now - Clock.now);
     if (step >= -LIMIT_BACKSTEP_TOLERANCE && step < 0) return false;
     Clock.now = now;
-    return step < 0 && anyLive;
+    return step < 0;
   }
 
   /** True when timer t has passed: reached by now, or swept away by a clock fault. */

@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { measureInstructions } from "./callgrind.js";
 import type { DeviceBench } from "./device.js";
 import type { FleetBench } from "./fleet.js";
-import { measureModule } from "./module.js";
+import { measureModule, type ModuleFigures } from "./module.js";
 
 const { values } = parseArgs({
   options: {
@@ -17,9 +17,10 @@ const { values } = parseArgs({
 });
 const progress = (what: string) => process.stderr.write(`bench: ${what}\n`);
 
-/** Runs one bench script with --json in a child process; its progress shows on stderr. */
-function child<T>(script: string, ...args: string[]): T {
-  const run = spawnSync("npx", ["tsx", script, "--json", ...args], {
+/** Runs one bench script with --json in a child process (node flags first); its progress
+ * shows on stderr. */
+function child<T>(nodeFlags: string[], script: string, ...args: string[]): T {
+  const run = spawnSync(process.execPath, [...nodeFlags, "--import", "tsx", script, "--json", ...args], {
     encoding: "utf8",
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -28,14 +29,29 @@ function child<T>(script: string, ...args: string[]): T {
 }
 
 const module = measureModule(progress);
+// V8 inlines the JS-to-wasm wrapper of a call into the caller's loop, which makes the
+// empty export's floor cheaper than a real crossing; measured again with every call
+// crossing the boundary, as a host without that JIT step pays it.
+progress("the same calls, each crossing the boundary (--no-turbo-inline-js-wasm-calls)");
+const crossing = child<ModuleFigures>(["--no-turbo-inline-js-wasm-calls"], "bench/module.ts");
 progress("instructions per call (wasm2c + callgrind)");
 const instructions = measureInstructions();
 progress("the simulated device (bench:device)");
-const device = child<DeviceBench>("bench/device.ts", "--seconds", values["device-seconds"]!);
+const device = child<DeviceBench>([], "bench/device.ts", "--seconds", values["device-seconds"]!);
 progress("the fleet simulator (bench:fleet)");
-const fleet = child<FleetBench>("bench/fleet.ts");
+const fleet = child<FleetBench>([], "bench/fleet.ts");
 
-const figures = { ...module, ...instructions, device, fleet };
+const figures = {
+  ...module,
+  ...instructions,
+  crossing: {
+    noopCallNs: crossing.noopCallNs,
+    idlePollNs: crossing.idlePollNs,
+    idlePoll16Ns: crossing.idlePoll16Ns,
+  },
+  device,
+  fleet,
+};
 
 if (values.json) {
   console.log(JSON.stringify(figures, null, 2));
@@ -57,6 +73,13 @@ if (values.json) {
     ["reportRetryNs", figures.reportRetryNs.toFixed(1), ""],
     ["idlePollNs / noopCallNs", ratio(figures.idlePollNs, figures.noopCallNs), "<= 2"],
     ["idlePoll16Ns / idlePollNs", ratio(figures.idlePoll16Ns, figures.idlePollNs), "<= 1.2"],
+    ["every call crossing the boundary (no wrapper inlining)", "", ""],
+    [
+      "noopCallNs / idlePollNs / idlePoll16Ns",
+      `${crossing.noopCallNs.toFixed(2)} / ${crossing.idlePollNs.toFixed(2)} / ${crossing.idlePoll16Ns.toFixed(2)}`,
+      "",
+    ],
+    ["idlePollNs / noopCallNs", ratio(crossing.idlePollNs, crossing.noopCallNs), "<= 2"],
     ["ahead of time (wasm2c, gcc -O2, x86-64)", "", ""],
     ["idlePollInstr", `${figures.idlePollInstr}`, "< 100"],
     ["idlePoll16Instr", `${figures.idlePoll16Instr}`, ""],

@@ -2,6 +2,7 @@
 // under V8 against the floor of crossing the JS-to-wasm boundary at all.
 import { execFileSync } from "node:child_process";
 import { statSync } from "node:fs";
+import { pathToFileURL } from "node:url";
 import { Jitter, Outcome } from "../host/abi.js";
 import { measureFootprint } from "../host/footprint.js";
 import { WASM_PATH, create, type TickRetryApi } from "../host/tickretry.js";
@@ -118,4 +119,9 @@ export function measureModule(progress: (what: string) => void = () => {}): Modu
     reportRetryNs: reportRetryNs(),
     largestExports: largestExports(5),
   };
+}
+
+// Run alone (bench/index.ts does, under a V8 flag), it prints its figures as JSON.
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  console.log(JSON.stringify(measureModule()));
 }

@@ -2,7 +2,7 @@
 // per-device module seeds; the upstream's fault mix). Seeded, never Math.random, so a run is a pure function of its seed.
 
 /** Mixes a 32-bit value (the murmur3 finaliser): nearby inputs give unrelated outputs. */
-export function mix32(x: number): number {
+function mix32(x: number): number {
   x = Math.imul(x ^ (x >>> 16), 0x85eb_ca6b);
   x = Math.imul(x ^ (x >>> 13), 0xc2b2_ae35);
   return (x ^ (x >>> 16)) >>> 0;

@@ -27,7 +27,7 @@ export interface DependencySettings {
 }
 
 export const HTTP_OK = 200;
-export const HTTP_UNAVAILABLE = 503;
+const HTTP_UNAVAILABLE = 503;
 
 /** What the dependency needs from the simulator. */
 export interface DependencyHost {

@@ -7,7 +7,7 @@ import type { FleetSettings } from "./settings.js";
 export const BUCKET_MS = 100;
 
 /** Counts per fixed 100 ms bucket, growing as later buckets are hit. */
-export class Buckets {
+class Buckets {
   counts = new Int32Array(512);
 
   add(time: number, amount = 1): void {
@@ -86,7 +86,7 @@ export interface Row {
 }
 
 export type NumericKey = Exclude<keyof Row, "strategy">;
-export const NUMERIC_KEYS: NumericKey[] = [
+const NUMERIC_KEYS: NumericKey[] = [
   "successRate",
   "totalRequests",
   "retriesSent",

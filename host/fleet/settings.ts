@@ -36,7 +36,7 @@ export interface FleetSettings {
 }
 
 /** The experiment's devices per 10 workers and a queue of 100: other fleet sizes scale them. */
-export const EXPERIMENT_DEVICES = 200;
+const EXPERIMENT_DEVICES = 200;
 
 /** The experiment's settings for `devices` devices. The dependency's workers and queue scale
  * with devices / 200, so a larger fleet runs the same experiment at a larger scale. */

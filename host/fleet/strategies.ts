@@ -106,7 +106,7 @@ function fields<T extends object>(what: string, defaults: T, given: unknown): T 
 /** A strategy from JSON text: { name?, description?, policy: {...}, budget?: {...} }.
  * Policy fields left out take the experiment's (EXPERIMENT_POLICY); a budget, when given,
  * starts from TEN_PERCENT_BUDGET. The module checks the ranges when it is applied. */
-export function parseStrategy(text: string, fallbackName: string): Strategy {
+function parseStrategy(text: string, fallbackName: string): Strategy {
   const json: unknown = JSON.parse(text);
   const top = fields("strategy", { name: fallbackName, description: "", policy: {}, budget: {} }, json);
   const given = json as { budget?: unknown };

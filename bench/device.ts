@@ -227,7 +227,7 @@ async function main(): Promise<void> {
   console.log(values.json ? JSON.stringify(result, null, 2) : formatTable(result));
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   main().catch((err) => {
     console.error(`bench:device: ${err.message}`);
     process.exitCode = 1;

@@ -94,7 +94,7 @@ export function benchFleet(onProgress: (step: string) => void = () => {}): Fleet
   };
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const { values } = parseArgs({ options: { json: { type: "boolean", default: false } } });
   const b = benchFleet((step) => process.stderr.write(`bench:fleet: ${step}\n`));
   if (values.json) {

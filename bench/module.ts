@@ -122,6 +122,6 @@ export function measureModule(progress: (what: string) => void = () => {}): Modu
 }
 
 // Run alone (bench/index.ts does, under a V8 flag), it prints its figures as JSON.
-if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   console.log(JSON.stringify(measureModule()));
 }

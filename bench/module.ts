@@ -3,7 +3,7 @@
 import { execFileSync } from "node:child_process";
 import { statSync } from "node:fs";
 import { pathToFileURL } from "node:url";
-import { Jitter, Outcome } from "../host/abi.js";
+import { Counter, Jitter, Outcome } from "../host/abi.js";
 import { measureFootprint } from "../host/footprint.js";
 import { WASM_PATH, create, type TickRetryApi } from "../host/tickretry.js";
 
@@ -30,22 +30,34 @@ function noopCallNs(api: TickRetryApi): number {
   });
 }
 
+/** The bench's tick: it only moves on, so no poll ever sees the clock step back. */
+const clock = { now: 0 };
+
+/** ns per idle poll; throws if a poll found work (the figure would not be idle). */
 function idlePollNs(api: TickRetryApi): number {
-  return medianNs(() => {
+  const started = api.counter(Counter.ATTEMPTS_STARTED);
+  const ns = medianNs(() => {
+    const first = clock.now;
     const start = process.hrtime.bigint();
-    for (let i = 0; i < CALLS; i++) api.poll(i & 0xffff);
+    for (let i = 1; i <= CALLS; i++) api.poll(first + i);
+    clock.now = first + CALLS;
     return elapsedNs(start) / CALLS;
   });
+  if (api.counter(Counter.ATTEMPTS_STARTED) !== started) throw new Error("bench: an idle poll found work");
+  return ns;
 }
 
-/** Adds `count` operations whose retries are far off: polls will find nothing due. */
+/** Adds `count` operations whose retries are WAIT ticks off: polls will find nothing due. */
 function addWaiting(api: TickRetryApi, count: number): void {
   for (let i = 0; i < count; i++) {
-    const h = api.begin(0, 0);
-    api.poll(0);
-    api.report(h, api.attempt(h), Outcome.TRANSIENT, 0, 0);
+    const h = api.begin(0, clock.now);
+    api.poll(clock.now);
+    api.report(h, api.attempt(h), Outcome.TRANSIENT, 0, clock.now);
   }
 }
+
+/** Far beyond the idle loops' 2 x 8 x CALLS ticks, and below MAX_SPAN. */
+const WAIT = 2_000_000_000;
 
 /** ns per report that schedules a retry, timed in batches of 16 (one per operation). */
 function reportRetryNs(): number {
@@ -99,7 +111,7 @@ export function measureModule(progress: (what: string) => void = () => {}): Modu
   const footprint = measureFootprint();
   // One instance for the three figures, so that every loop calls the same functions.
   const api = create(42n);
-  api.setPolicy(0, 255, 1_000_000, 600_000, 600_000, 0, 0, Jitter.NONE);
+  api.setPolicy(0, 255, 1_000_000, WAIT, WAIT, 0, 0, Jitter.NONE);
   progress("call-boundary floor");
   const noopNs = noopCallNs(api);
   progress("idle poll, 1 waiting");

@@ -134,7 +134,7 @@ async function timePage(url: string, ms: number, tick: (elapsed: number) => void
 }
 
 /** Runs both phases and returns their figures. */
-export async function benchDevice(options: BenchOptions = {}): Promise<DeviceBench> {
+async function benchDevice(options: BenchOptions = {}): Promise<DeviceBench> {
   const phaseMs = (options.seconds ?? 30) * 1000;
   const total = WARMUP_MS + 2 * phaseMs;
   const progress = (phase: string, done: number) => options.onProgress?.(phase, Math.min(1, done / total));

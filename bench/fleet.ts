@@ -56,7 +56,7 @@ function callNs(devices: number): number {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** Measures the simulator; `onProgress` hears each step as it starts. */
-export function benchFleet(onProgress: (step: string) => void = () => {}): FleetBench {
+function benchFleet(onProgress: (step: string) => void = () => {}): FleetBench {
   onProgress("200 devices, cold and warm");
   const coldExperimentMs = experiment(200);
   // Warm-up runs let the JIT settle before the 200-device figure is taken.

@@ -24,7 +24,7 @@ export const UPLOAD: PolicyFields = {
 export type BudgetName = "aws" | "off";
 
 /** The budget presets: AWS SDK standard mode (500 tokens, retry 5, timeout retry 10), or none. */
-export const BUDGETS: Record<BudgetName, BudgetFields> = {
+const BUDGETS: Record<BudgetName, BudgetFields> = {
   aws: {
     capacity: 500_000,
     initial: 500_000,

@@ -54,7 +54,7 @@ static void sim_start(void *ctx, int32_t handle, int32_t attempt, int32_t operat
       return;
     }
     w->pending[w->pending_count++] = (pending){
-        .result = {handle, attempt, fate->outcome, fate->retry_after},
+        .result = {.handle = handle, .attempt = attempt, .outcome = fate->outcome, .retry_after = fate->retry_after},
         .at = w->now + fate->latency,
         .seq = w->seq++,
     };

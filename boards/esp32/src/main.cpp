@@ -40,10 +40,24 @@
 // Idempotent because the server deduplicates on Idempotency-Key, so a timed-out or
 // ambiguous attempt may be retried. 6 attempts of 10 s, backoff 1 s doubling to 30 s with
 // full jitter, 5 s after a 429/503, all within 2 minutes.
+// Fields are named (in declaration order, as C++ requires); a field not named is 0.
 static const tickretry_policy UPLOAD_POLICY = {
-    6, 10000, 1000, 30000, 5000, 120000, TICKRETRY_JITTER_FULL | TICKRETRY_POLICY_FLAG_IDEMPOTENT};
+    .max_attempts = 6,
+    .attempt_timeout = 10000,
+    .base_delay = 1000,
+    .max_delay = 30000,
+    .throttle_base_delay = 5000,
+    .deadline = 120000,
+    .flags = TICKRETRY_JITTER_FULL | TICKRETRY_POLICY_FLAG_IDEMPOTENT,
+};
 // The SRE / Finagle 10% budget of docs/ABI.md: retries may add at most a tenth to the load.
-static const tickretry_budget RETRY_BUDGET = {10000, 10000, 1000, 1000, 0, 0, 100, 0, 0};
+static const tickretry_budget RETRY_BUDGET = {
+    .capacity = 10000,
+    .initial = 10000,
+    .retry_cost = 1000,
+    .timeout_retry_cost = 1000,
+    .first_attempt_deposit = 100,
+};
 
 // wasm3 interprets on the loop task's stack (the module's calls are shallow, but wasm3
 // compiles each function on its first call, which wants a few KiB more than the default).
@@ -143,7 +157,7 @@ static int hal_collect(void *, uint32_t, device_result *out) {
                                       : transport_outcome(answer.status);
   // A status outside 100..599 is no HTTP answer the module can place: nothing to retry.
   if (outcome < 0) outcome = TICKRETRY_OUTCOME_PERMANENT;
-  *out = {answer.handle, answer.attempt, outcome, answer.retry_after_ms};
+  *out = {.handle = answer.handle, .attempt = answer.attempt, .outcome = outcome, .retry_after = answer.retry_after_ms};
   return 1;
 }
 
@@ -156,7 +170,14 @@ static void hal_on_event(void *, const device_event *event) {
   Serial.println(last_event);
 }
 
-static const device_hal hal = {nullptr, hal_ticks, hal_start_attempt, hal_collect, hal_serve, hal_on_event};
+static const device_hal hal = {
+    .ctx = nullptr,
+    .ticks = hal_ticks,
+    .start_attempt = hal_start_attempt,
+    .collect = hal_collect,
+    .serve = hal_serve,
+    .on_event = hal_on_event,
+};
 
 // ---- The setup page -----------------------------------------------------------------
 

@@ -86,6 +86,7 @@ describe("the C side", () => {
       "open 0 init 0",
       "poll -100 error tickretry_wasm2c: tickretry_poll: Z_tickretryZ_poll: Unreachable instruction executed",
       "after: state -100 nextDue 0",
+      "loop: pass 0 fault -100",
       "reopened 0 error (none)",
       "",
     ].join("\n");
@@ -107,6 +108,23 @@ describe("the C side", () => {
     expect(result.stderr).toContain(
       "tickretry_wasm3: tickretry_wasm3_open: m3_FindFunction: function lookup failed (report)",
     );
+  });
+
+  test("the wasm2c backend refuses wasm2c's guard-page default at compile time, naming the flag", () => {
+    const result = spawnSync(
+      "gcc",
+      [
+        "-fsyntax-only",
+        "-Iboards/common",
+        `-I${build("wasm2c")}`,
+        "-I/usr/src/wasm2c",
+        "boards/common/tickretry_wasm2c.c",
+      ],
+      { cwd: root, encoding: "utf8" },
+    );
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain("#error");
+    expect(result.stderr).toContain("-DWASM_RT_MEMCHECK_SIGNAL_HANDLER=0");
   });
 
   test("the native program is clean under valgrind", () => {

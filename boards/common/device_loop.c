@@ -40,9 +40,17 @@ static void report_finished(device_loop *loop, uint32_t now) {
   }
 }
 
-/* Step 3: poll returns handles until nothing is due (or the engine failed). */
-static void start_due(device_loop *loop, uint32_t now) {
-  for (int32_t h = tickretry_poll(now); h >= 0; h = tickretry_poll(now)) {
+/* Step 3: poll returns handles until NONE. Any other negative answer (the engine failed,
+ * or init was never called) is no "nothing due": it is kept as the loop's fault and ends
+ * the pass. Returns 0 then. */
+static int start_due(device_loop *loop, uint32_t now) {
+  for (;;) {
+    int32_t h = tickretry_poll(now);
+    if (h == TICKRETRY_RESULT_NONE) return 1;
+    if (h < 0) {
+      loop->fault = h;
+      return 0;
+    }
     int32_t attempt = tickretry_attempt(h);
     int32_t id = tickretry_operation_id(h);
     device_op *op = find(loop, h);
@@ -78,12 +86,13 @@ static void retire_ended(device_loop *loop, uint32_t now) {
 uint32_t device_loop_pass(device_loop *loop) {
   const device_hal *hal = loop->hal;
   uint32_t now = hal->ticks(hal->ctx);
-  report_finished(loop, now);
-  start_due(loop, now);
-  retire_ended(loop, now);
+  if (loop->fault == 0) report_finished(loop, now);
+  if (loop->fault == 0 && start_due(loop, now)) retire_ended(loop, now);
   if (hal->serve) hal->serve(hal->ctx);
-  return tickretry_next_due(now);
+  return loop->fault == 0 ? tickretry_next_due(now) : 0;
 }
+
+int32_t device_loop_fault(const device_loop *loop) { return loop->fault; }
 
 uint32_t device_loop_live(const device_loop *loop) {
   uint32_t live = 0;

@@ -75,15 +75,26 @@ typedef struct device_loop {
   const device_hal *hal;
   device_op ops[TICKRETRY_LIMIT_OPERATIONS]; /* in begin order */
   uint32_t count;
+  int32_t fault; /* 0, or what poll answered that was neither a handle nor NONE */
 } device_loop;
 
 void device_loop_init(device_loop *loop, const device_hal *hal);
-/* Begins an operation under `policy` at the current tick: its handle, or an error. */
+/* Begins an operation under `policy` at the current tick: its handle, or an error.
+ * Begin after a pass rather than before it: the pass releases what ended, so a slot
+ * freed in this pass is free for the begin (TABLE_FULL comes no sooner than it must). */
 int32_t device_loop_begin(device_loop *loop, uint32_t policy);
 /* One pass (above). Returns the ticks until the module has work (0: now), or
- * TICKRETRY_NEXT_DUE_IDLE when nothing is live; finished attempts may come sooner.
- * After an engine failure it keeps returning 0: check tickretry_error(). */
+ * TICKRETRY_NEXT_DUE_IDLE (about 49.7 days) when nothing is live; finished attempts may
+ * come sooner, so a board sleeps at most device_loop_sleep(due, its own bound).
+ * Once poll has answered anything but a handle or NONE (the engine failed:
+ * TICKRETRY_ENGINE_FAILED, tickretry_error() says where), the pass only serves the page
+ * and returns 0: check device_loop_fault(). */
 uint32_t device_loop_pass(device_loop *loop);
+/* 0, or the code that stopped the loop (above). */
+int32_t device_loop_fault(const device_loop *loop);
+/* How long to sleep after a pass that returned `due`: at most `most` ticks, since IDLE
+ * and long waits say nothing of the next answer, the next reading or the page. */
+static inline uint32_t device_loop_sleep(uint32_t due, uint32_t most) { return due < most ? due : most; }
 /* Operations begun that have not ended. */
 uint32_t device_loop_live(const device_loop *loop);
 /* Operations begun and not yet freed: the live ones and the ended ones still waiting for

@@ -11,6 +11,7 @@
 #include "device_loop.h"
 #include "device_trace.h"
 #include "scenarios.h"
+#include "tickretry_ticks.h"
 
 #define MAX_STEPS 10000u /* runOperations' default bound */
 #define MAX_PENDING 64u
@@ -34,9 +35,6 @@ typedef struct sim {
   int overflow;
 } sim;
 
-/* The signed distance from `from` to `to`, as host/ticks.ts tickDiff. */
-static int32_t tick_diff(uint32_t to, uint32_t from) { return (int32_t)(to - from); }
-
 static uint32_t sim_ticks(void *ctx) { return ((sim *)ctx)->now; }
 
 static void sim_start(void *ctx, int32_t handle, int32_t attempt, int32_t operation_id) {
@@ -55,7 +53,7 @@ static void sim_start(void *ctx, int32_t handle, int32_t attempt, int32_t operat
     }
     w->pending[w->pending_count++] = (pending){
         .result = {.handle = handle, .attempt = attempt, .outcome = fate->outcome, .retry_after = fate->retry_after},
-        .at = w->now + fate->latency,
+        .at = tickretry_tick_after(w->now, fate->latency),
         .seq = w->seq++,
     };
     return;
@@ -67,13 +65,13 @@ static int sim_collect(void *ctx, uint32_t now, device_result *out) {
   sim *w = ctx;
   uint32_t best = w->pending_count;
   for (uint32_t i = 0; i < w->pending_count; i++) {
-    int32_t d = tick_diff(w->pending[i].at, now);
-    if (d > 0) continue;
+    if (!tickretry_tick_reached(now, w->pending[i].at)) continue;
+    int32_t d = tickretry_ticks_until(now, w->pending[i].at);
     if (best == w->pending_count) {
       best = i;
       continue;
     }
-    int32_t db = tick_diff(w->pending[best].at, now);
+    int32_t db = tickretry_ticks_until(now, w->pending[best].at);
     if (d < db || (d == db && w->pending[i].seq < w->pending[best].seq)) best = i;
   }
   if (best == w->pending_count) return 0;
@@ -128,23 +126,23 @@ static int run(const scenario *s) {
   for (uint32_t step = 0; device_loop_live(&loop) > 0; step++) {
     if (step >= MAX_STEPS) return failed(s->name, "no end after 10000 steps");
     for (uint32_t i = 0; i < s->stall_count; i++) {
-      if (s->stalls[i].step == step) w.now += s->stalls[i].ticks;
+      if (s->stalls[i].step == step) w.now = tickretry_tick_after(w.now, s->stalls[i].ticks);
     }
     uint32_t due = device_loop_pass(&loop);
-    if (tickretry_error()) return failed(s->name, "engine failed");
+    if (device_loop_fault(&loop) || tickretry_error()) return failed(s->name, "engine failed");
     if (w.overflow) return failed(s->name, "too many answers in flight");
     if (device_loop_live(&loop) == 0) break;
     /* Jump to whichever comes first: the module's next due time or the next answer. */
     int idle = due == TICKRETRY_NEXT_DUE_IDLE;
     uint32_t wait = due;
     for (uint32_t i = 0; i < w.pending_count; i++) {
-      int32_t d = tick_diff(w.pending[i].at, w.now);
+      int32_t d = tickretry_ticks_until(w.now, w.pending[i].at);
       uint32_t until = d > 0 ? (uint32_t)d : 0;
       if (idle || until < wait) wait = until;
       idle = 0;
     }
     if (idle) return failed(s->name, "nothing left to wait for, yet operations are live");
-    w.now += wait;
+    w.now = tickretry_tick_after(w.now, wait);
   }
 
   printf("ids");

@@ -19,6 +19,7 @@
 #include "device_loop.h"
 #include "device_trace.h"
 #include "tickretry.h"
+#include "tickretry_ticks.h"
 #if TICKRETRY_BACKEND_WASM3
 #include <wasm3.h>
 
@@ -36,6 +37,9 @@
 // HTTPClient over plain TCP peaks near 5 KiB of stack; https would need about 12 KiB.
 #define UPLOAD_TASK_STACK_BYTES 8192
 #define BODY_BYTES 128
+// The longest the main loop waits between passes: how late an answer or a page request
+// may be noticed.
+#define PASS_MAX_WAIT_MS 10
 
 // Idempotent because the server deduplicates on Idempotency-Key, so a timed-out or
 // ambiguous attempt may be retried. 6 attempts of 10 s, backoff 1 s doubling to 30 s with
@@ -183,7 +187,8 @@ static const device_hal hal = {
 
 static Preferences prefs;
 static bool scheduler_ok;
-static uint32_t restart_at;  // 0: no restart pending
+static bool restart_pending;
+static uint32_t restart_at;
 
 static String escaped(const String &text) {
   String out;
@@ -229,8 +234,8 @@ static void handle_save() {
   if (server.arg("pass").length()) prefs.putString("pass", server.arg("pass"));
   prefs.putString("url", server.arg("url"));
   server.send(200, "text/plain", "Saved; restarting.");
-  restart_at = millis() + 1000;  // after the answer has left; never delay() here
-  if (restart_at == 0) restart_at = 1;
+  restart_at = tickretry_tick_after(millis(), 1000);  // after the answer has left; never delay() here
+  restart_pending = true;
 }
 
 #if TICKRETRY_BACKEND_WASM3
@@ -357,19 +362,26 @@ void setup() {
 }
 
 void loop() {
-  bool station = WiFi.getMode() == WIFI_STA;
-  if (scheduler_ok && station && int32_t(millis() - next_upload_at) >= 0) {
-    next_upload_at += UPLOAD_EVERY_MS;
-    begin_upload();
-  }
+  uint32_t due = 0;
   if (scheduler_ok) {
-    device_loop_pass(&uploads);  // serves the page too; no sleep: the loop just runs again
-    if (tickretry_error()) {
+    due = device_loop_pass(&uploads);  // serves the page too
+    if (device_loop_fault(&uploads) != 0) {
       scheduler_ok = false;
-      Serial.println(tickretry_error());
+      Serial.println(tickretry_error() ? tickretry_error() : "scheduler stopped");
     }
   } else {
     server.handleClient();
   }
-  if (restart_at && int32_t(millis() - restart_at) >= 0) ESP.restart();
+  // After the pass, which has released what ended: a full table frees a slot first.
+  bool station = WiFi.getMode() == WIFI_STA;
+  if (scheduler_ok && station && tickretry_tick_reached(millis(), next_upload_at)) {
+    next_upload_at = tickretry_tick_after(next_upload_at, UPLOAD_EVERY_MS);
+    begin_upload();
+    due = 0;  // its first attempt is due now
+  }
+  if (restart_pending && tickretry_tick_reached(millis(), restart_at)) ESP.restart();
+  // Until the module has work, but never long: answers, readings and the page come
+  // sooner than next_due knows (it says IDLE, about 49 days, when nothing is live).
+  // delay() yields this task to the upload task and Wi-Fi; no retry waits in it.
+  delay(device_loop_sleep(due, PASS_MAX_WAIT_MS));
 }

@@ -1,10 +1,12 @@
 // The C side against V8: boards/test/scenarios.c runs the scenarios of
 // boards/test/scenarios.json through the device loop over the wasm2c backend, built by
-// gcc for this machine and by riscv64-unknown-elf-gcc + picolibc for RV32IMC (run under
-// qemu-system-riscv32); both traces must equal, byte for byte, the trace
+// gcc for this machine, by riscv64-unknown-elf-gcc + picolibc for RV32IMC (run under
+// qemu-system-riscv32) and by xtensa-lx106-elf-gcc + picolibc for Xtensa LX106 (run
+// under qemu-system-xtensa); every trace must equal, byte for byte, the trace
 // host/scenarios.ts prints for the same scenarios with host/driver.ts under V8. Beside
 // that: the wasm3 backend against boards/test/wasm3-shim, the wasm2c backend's trap
-// guard, valgrind, and the RV32 footprint of the device loop (boards/README.md).
+// guard, valgrind, and the RV32 and Xtensa footprints of the device loop
+// (boards/README.md).
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -24,13 +26,11 @@ function run(cmd: string, args: string[]): string {
   }
 }
 
-/** text/data/bss of an ELF, from riscv64-unknown-elf-size's Berkeley format. */
-function sizeOf(elf: string): { text: number; data: number; bss: number } {
-  const [text, data, bss] = run("riscv64-unknown-elf-size", [elf])
-    .split("\n")[1]
-    .trim()
-    .split(/\s+/)
-    .map(Number);
+type Size = { text: number; data: number; bss: number };
+
+/** text/data/bss of an ELF, from binutils size's Berkeley format. */
+function sizeOf(elf: string, size = "riscv64-unknown-elf-size"): Size {
+  const [text, data, bss] = run(size, [elf]).split("\n")[1].trim().split(/\s+/).map(Number);
   return { text, data, bss };
 }
 
@@ -49,6 +49,24 @@ function runRv32(name: string): string {
   ]);
   return readFileSync(outPath, "utf8");
 }
+
+/** Runs build/xtensa/<name>.elf on QEMU's Xtensa sim machine: semihosting (simcall)
+ * writes to QEMU's own stdout, and the program's exit status is QEMU's. */
+function runXtensa(name: string): string {
+  return run("timeout", [
+    "60",
+    "qemu-system-xtensa",
+    ...["-M", "sim", "-cpu", "lx106", "-semihosting", "-nographic", "-monitor", "none"],
+    ...["-kernel", build(`xtensa/${name}.elf`)],
+  ]);
+}
+
+const minus = (a: Size, b: Size): Size => ({
+  text: a.text - b.text,
+  data: a.data - b.data,
+  bss: a.bss - b.bss,
+});
+const show = (s: Size) => `text ${s.text} data ${s.data} bss ${s.bss}`;
 
 let v8Trace = "";
 
@@ -79,6 +97,14 @@ describe("the C side", () => {
 
   test("RV32IMC under qemu-system-riscv32: the trace equals V8's", () => {
     expect(runRv32("scenarios")).toBe(v8Trace);
+  });
+
+  test("Xtensa LX106 under qemu-system-xtensa: the trace equals V8's", () => {
+    expect(runXtensa("scenarios")).toBe(v8Trace);
+  });
+
+  test("the division and 64-bit multiply helpers the LX106 build supplies agree with this machine's", () => {
+    expect(run(build("native/libgcc_check"), [])).toBe("libgcc ok\n");
   });
 
   test("a trap comes back as TICKRETRY_ENGINE_FAILED and sticks, on this machine and on RV32", () => {
@@ -134,19 +160,22 @@ describe("the C side", () => {
     run("valgrind", ["-q", "--error-exitcode=1", ...leaks, build("native/scenarios-wasm3-shim")]);
   });
 
-  test("RV32 footprint of the device loop with the wasm2c backend", () => {
-    const loop = sizeOf(build("rv32/footprint.elf"));
-    const floor = sizeOf(build("rv32/baseline.elf"));
-    const net = { text: loop.text - floor.text, data: loop.data - floor.data, bss: loop.bss - floor.bss };
+  test("RV32 and Xtensa footprints of the device loop with the wasm2c backend", () => {
+    const rv32 = minus(sizeOf(build("rv32/footprint.elf")), sizeOf(build("rv32/baseline.elf")));
+    const xtSize = (name: string) => sizeOf(build(`xtensa/${name}.elf`), "xtensa-lx106-elf-size");
+    const xtensa = minus(xtSize("footprint"), xtSize("baseline"));
+    const xtensaPrintf = minus(xtSize("footprint"), xtSize("baseline-printf"));
     const lines = v8Trace.split("\n").length - 1;
     console.log(
-      `rv32 device loop + wasm2c backend: text ${loop.text} data ${loop.data} bss ${loop.bss} ` +
-        `(over an empty picolibc program: text ${net.text} data ${net.data} bss ${net.bss}); ` +
-        `trace compared: ${lines} lines, ${v8Trace.length} bytes`,
+      `device loop + wasm2c backend, over an empty picolibc program: rv32imc ${show(rv32)}; ` +
+        `xtensa lx106 ${show(xtensa)} (${show(xtensaPrintf)} over one that links printf, as RV32's ` +
+        `semihosting start-up does); trace compared: ${lines} lines, ${v8Trace.length} bytes`,
     );
     // Budgets that catch a regression such as wasm2c's 64 KiB exception buffer surviving
     // --gc-sections; the module's own 64 KiB memory page is heap, not bss.
-    expect(net.text).toBeLessThan(16 * 1024);
-    expect(net.bss).toBeLessThan(2 * 1024);
+    for (const net of [rv32, xtensaPrintf]) {
+      expect(net.text).toBeLessThan(16 * 1024);
+      expect(net.bss).toBeLessThan(2 * 1024);
+    }
   });
 });

@@ -9,7 +9,7 @@ import { runOperations } from "../host/driver.js";
 import { FaultScript } from "../host/faults.js";
 import { configure } from "../host/policy.js";
 import { create } from "../host/tickretry.js";
-import { tickDiff } from "../host/ticks.js";
+import { ticksUntil } from "../host/ticks.js";
 
 const api = create(42n);
 configure(api, "timeline", 0, {
@@ -30,7 +30,7 @@ const operations = [
 ].map((fates) => ({ policy: 0, script: new FaultScript(fates) }));
 const trace = runOperations(api, new SimClock(start), { operations });
 
-const ms = (t: number) => tickDiff(t, start);
+const ms = (t: number) => ticksUntil(start, t);
 const opOf = (handle: number) => `operation ${(handle & 15) + 1}`;
 
 type Bar = { op: string; from: number; to: number; kind: string; label: string };

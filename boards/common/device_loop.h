@@ -94,7 +94,9 @@ uint32_t device_loop_pass(device_loop *loop);
 int32_t device_loop_fault(const device_loop *loop);
 /* How long to sleep after a pass that returned `due`: at most `most` ticks, since IDLE
  * and long waits say nothing of the next answer, the next reading or the page. */
-static inline uint32_t device_loop_sleep(uint32_t due, uint32_t most) { return due < most ? due : most; }
+static inline uint32_t device_loop_sleep(uint32_t due, uint32_t most) {
+  return due < most ? due : most;
+}
 /* Operations begun that have not ended. */
 uint32_t device_loop_live(const device_loop *loop);
 /* Operations begun and not yet freed: the live ones and the ended ones still waiting for

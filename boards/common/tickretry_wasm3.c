@@ -55,13 +55,16 @@ static bool check_result(M3Result result, const char *function, const char *call
 }
 
 /* Calls the export with the arguments in ABI order, then reads its one result. */
-#define DEFINE_CALL(type, name, export, arity, params, args)                                 \
-  type tickretry_##name params {                                                             \
-    uint32_t result = 0;                                                                     \
-    bool ok = runtime != NULL && !tickretry_failed();                                        \
-    ok = ok && M3_CHECK(m3_CallV(functions[EX_##name] TICKRETRY_UNWRAP args));               \
-    ok = ok && M3_CHECK(m3_GetResultsV(functions[EX_##name], &result));                      \
-    return ok ? (type)result : TICKRETRY_FAILED_##type;                                      \
+#define DEFINE_CALL(type, name, export, arity, params, args)                            \
+  type tickretry_##name params {                                                        \
+    IM3Function function = functions[EX_##name];                                        \
+    uint32_t result = 0;                                                                \
+    bool ok = runtime != NULL && !tickretry_failed();                                   \
+    ok = ok && check_result(m3_CallV(function TICKRETRY_UNWRAP args), __func__,         \
+                            "m3_CallV(" #export ")");                                   \
+    ok = ok && check_result(m3_GetResultsV(function, &result), __func__,                \
+                            "m3_GetResultsV(" #export ")");                             \
+    return ok ? (type)result : TICKRETRY_FAILED_##type;                                 \
   }
 TICKRETRY_EXPORTS(DEFINE_CALL)
 

@@ -52,7 +52,10 @@ static void sim_start(void *ctx, int32_t handle, int32_t attempt, int32_t operat
       return;
     }
     w->pending[w->pending_count++] = (pending){
-        .result = {.handle = handle, .attempt = attempt, .outcome = fate->outcome, .retry_after = fate->retry_after},
+        .result = {.handle = handle,
+                   .attempt = attempt,
+                   .outcome = fate->outcome,
+                   .retry_after = fate->retry_after},
         .at = tickretry_tick_after(w->now, fate->latency),
         .seq = w->seq++,
     };
@@ -126,7 +129,9 @@ static int run(const scenario *s) {
   for (uint32_t step = 0; device_loop_live(&loop) > 0; step++) {
     if (step >= MAX_STEPS) return failed(s->name, "no end after 10000 steps");
     for (uint32_t i = 0; i < s->stall_count; i++) {
-      if (s->stalls[i].step == step) w.now = tickretry_tick_after(w.now, s->stalls[i].ticks);
+      if (s->stalls[i].step == step) {
+        w.now = tickretry_tick_after(w.now, s->stalls[i].ticks);
+      }
     }
     uint32_t due = device_loop_pass(&loop);
     if (device_loop_fault(&loop) || tickretry_error()) return failed(s->name, "engine failed");

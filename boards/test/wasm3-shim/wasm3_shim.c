@@ -1,9 +1,11 @@
-/* A stand-in for the wasm3 interpreter, so that tickretry_wasm3.c (whose real target,
- * the Wasm3 library, cannot be installed here) is compiled with -Werror and driven
- * through the differential scenarios: each m3_* call is answered by the wasm2c-compiled
- * module, found by export name. It checks what tickretry_wasm3.c must get right: the
- * bytes it loads, the export names, the argument count and order, memoryLimit set
- * before m3_LoadModule, every result read once. It proves nothing about wasm3 itself.
+/* A stand-in for the wasm3 interpreter, so that the test run (which builds no wasm3)
+ * compiles tickretry_wasm3.c with -Werror and drives it through the differential
+ * scenarios: each m3_* call is answered by the wasm2c-compiled module, found by export
+ * name, with the linear memory cut to memoryLimit as wasm3 does. It checks what
+ * tickretry_wasm3.c must get right: the bytes it loads, the export names, the argument
+ * count and order (from the same generated export list), memoryLimit set before
+ * m3_LoadModule, every result read once. It proves nothing about wasm3 itself; README.md
+ * says how the backend was run against wasm3 0.5.0.
  * TICKRETRY_SHIM_MISSING=<export> makes m3_FindFunction fail for that name, so that the
  * test sees how a failure is reported. */
 #include <stdarg.h>

@@ -79,7 +79,8 @@ static uint64_t mul32x32(uint32_t a, uint32_t b) {
 
 /* The low 64 bits of a * b: the cross terms only reach the high word. */
 uint64_t __muldi3(uint64_t a, uint64_t b) {
-  uint32_t alo = (uint32_t)a, ahi = (uint32_t)(a >> 32), blo = (uint32_t)b, bhi = (uint32_t)(b >> 32);
+  uint32_t alo = (uint32_t)a, ahi = (uint32_t)(a >> 32);
+  uint32_t blo = (uint32_t)b, bhi = (uint32_t)(b >> 32);
   uint64_t low = mul32x32(alo, blo);
   uint32_t cross = alo * bhi + ahi * blo;
   return low + ((uint64_t)cross << 32);

@@ -55,7 +55,7 @@ import {
   WORDS,
   clearState,
 } from "./state";
-import { Clock, Tick } from "./ticks";
+import { Clock, isSpan, tickAfter, ticksUntil } from "./ticks";
 import { position, put, readCleanly, refuse, startReading, startWriting, take } from "./varint";
 
 const AREA: usize = memory.data(IMAGE_AREA_BYTES, 4);
@@ -142,9 +142,9 @@ function walk(base: usize): void {
       rest = j < 2 ? OPERATION_WORDS - 1 - j : 0;
     }
     const at = base + ((<usize>w) << 2);
-    const shift = tick ? origin : 0;
-    const v = value(load<u32>(at) - shift, max);
-    store<u32>(at, v + shift);
+    const word = load<u32>(at);
+    const v = value(tick ? <u32>ticksUntil(origin, word) : word, max);
+    store<u32>(at, tick ? tickAfter(origin, v) : v);
     if (v < min) refuse();
     w += v == 0 ? rest + 1 : 1;
   }
@@ -157,7 +157,7 @@ export function save(now: u32): i32 {
   saving = true;
   origin = now;
   startWriting(AREA + IMAGE_HEADER_BYTES);
-  put(Clock.now - now);
+  put(<u32>ticksUntil(now, Clock.now));
   put(machine.nextId());
   walk(STATE);
   const body = <u32>(position() - AREA);
@@ -174,7 +174,7 @@ export function save(now: u32): i32 {
  */
 export function restore(length: u32, now: u32, elapsed: u32, flags: u32): i32 {
   if (flags & ~RESTORE_FLAG_ATTEMPTS_LOST) return ERROR_BAD_FIELD;
-  if (!Tick.isSpan(elapsed)) return ERROR_SPAN_TOO_LARGE;
+  if (!isSpan(elapsed)) return ERROR_SPAN_TOO_LARGE;
   if (length < SMALLEST || length > <u32>IMAGE_AREA_BYTES) return ERROR_IMAGE_LENGTH;
   if (load<u8>(AREA) != IMAGE_FORMAT_VERSION) return ERROR_IMAGE_FORMAT;
   if (load<u8>(AREA + 1) != ABI_VERSION) return ERROR_IMAGE_ABI;
@@ -183,9 +183,9 @@ export function restore(length: u32, now: u32, elapsed: u32, flags: u32): i32 {
   if (load<u32>(AREA + body) != crc32(AREA, body)) return ERROR_IMAGE_CRC;
   clearState(SHADOW);
   saving = false;
-  origin = now - elapsed;
+  origin = tickAfter(now, 0 - elapsed); // elapsed ticks before now
   startReading(AREA + IMAGE_HEADER_BYTES, AREA + body);
-  const clock = origin + value(0, LIMIT_BACKSTEP_TOLERANCE);
+  const clock = tickAfter(origin, value(0, LIMIT_BACKSTEP_TOLERANCE));
   const nextId = value(0, LIMIT_MAX_SPAN);
   walk(SHADOW);
   checkShadow(clock);
@@ -202,7 +202,7 @@ export function restore(length: u32, now: u32, elapsed: u32, flags: u32): i32 {
 // A timer that must still be ahead of the saved clock: every comparison of ticks relies on
 // live timers lying within MAX_SPAN ahead of the clock.
 function expectAhead(clock: u32, t: u32): void {
-  if (Tick.until(clock, t) == 0) refuse();
+  if (ticksUntil(clock, t) <= 0) refuse();
 }
 
 // The checks between fields (docs/ABI.md, restore, item 8), on the shadow.

@@ -41,6 +41,7 @@ function buildApi(): string {
     "bench/native/api_cost.c",
     "boards/common/tickretry_wasm2c.c",
     "boards/common/tickretry_failure.c",
+    "boards/common/tickretry_image.c",
     join(w2c, "tickretry_w2c.c"),
     join(runtime, "wasm-rt-impl.c"),
   ];

@@ -5,6 +5,7 @@ import { statSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { Counter, Outcome } from "../host/abi.js";
 import { measureFootprint } from "../host/footprint.js";
+import { saveImage } from "../host/image.js";
 import { configure, type PolicyFields } from "../host/policy.js";
 import { WASM_PATH, create, type TickRetryApi } from "../host/tickretry.js";
 
@@ -107,8 +108,34 @@ function largestExports(count: number): { name: string; bytes: number }[] {
     .slice(0, count);
 }
 
+/** The length of the image of `operations` operations in flight over `policies` policies. */
+function imageBytes(operations: number, policies: number): number {
+  const api = create(9n);
+  const policy: PolicyFields = {
+    maxAttempts: 5,
+    attemptTimeout: 3000,
+    baseDelay: 200,
+    maxDelay: 8000,
+    throttleBaseDelay: 1000,
+    deadline: 60_000,
+    jitter: "FULL",
+    idempotent: false,
+  };
+  for (let id = 0; id < policies; id++) configure(api, "imageBytes", id, policy);
+  const now = 0xffff_f000;
+  for (let i = 0; i < operations; i++) api.begin(i % policies, now);
+  while (api.poll(now) >= 0);
+  const image = saveImage(api, now + 1);
+  if (typeof image === "number") throw new Error(`bench: save refused (${image})`);
+  return image.length;
+}
+
 export interface ModuleFigures {
   wasmBytes: number;
+  /** Image length, 1 operation and 1 policy. */
+  imageBytes1: number;
+  /** Image length, 16 operations and 8 policies. */
+  imageBytes16: number;
   memoryBytes: number;
   highestByte: number;
   noopCallNs: number;
@@ -136,6 +163,8 @@ export function measureModule(progress: (what: string) => void = () => {}): Modu
   progress("report that schedules a retry");
   return {
     wasmBytes: statSync(WASM_PATH).size,
+    imageBytes1: imageBytes(1, 1),
+    imageBytes16: imageBytes(16, 8),
     memoryBytes: footprint.stateBytes,
     highestByte: footprint.highestByte,
     noopCallNs: noopNs,

@@ -47,13 +47,24 @@ scenarios.forEach((s, i) => {
       .map((st) => `{.step = ${u32(st.step)}, .ticks = ${u32(st.ticks)}}`)
       .join(", ")}};\n`;
   }
+  const restores = s.restores ?? [];
+  if (restores.length) {
+    out += `static const scenario_restore restores_${i}[] = {${restores
+      .map(
+        (r) =>
+          `{.step = ${u32(r.step)}, .elapsed = ${u32(r.elapsed)}, .attempts_lost = ${r.attemptsLost ? 1 : 0}}`,
+      )
+      .join(", ")}};\n`;
+  }
   const budget = s.budget ? `.has_budget = 1, .budget = ${fields(budgetFields, budgetArgs(s.budget))}` : "";
   entries.push(
     `  {.name = ${cString(s.name)}, .seed_lo = ${u32(s.seed[0])}, .seed_hi = ${u32(s.seed[1])}, .start = ${u32(s.start)},\n` +
       `   .policy = ${fields(policyFields, scenarioPolicyArgs(s.policy))},\n` +
       (budget ? `   ${budget},\n` : "") +
       `   .scripts = scripts_${i}, .script_count = ${s.scripts.length}u` +
-      (stalls.length ? `, .stalls = stalls_${i}, .stall_count = ${stalls.length}u},` : "},"),
+      (stalls.length ? `, .stalls = stalls_${i}, .stall_count = ${stalls.length}u` : "") +
+      (restores.length ? `, .restores = restores_${i}, .restore_count = ${restores.length}u` : "") +
+      "},",
   );
 });
 out += `\nstatic const scenario scenarios[] = {\n${entries.join("\n")}\n};\n`;

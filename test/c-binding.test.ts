@@ -73,7 +73,7 @@ describe("the generated C binding layer", () => {
     run("npx", [
       "tsx",
       "scripts/gen-abi.ts",
-      "--from",
+      "--constants",
       join(work, "constants.json"),
       "--c-header",
       join(common, "tickretry_abi.h"),
@@ -103,7 +103,7 @@ describe("the generated C binding layer", () => {
     );
     const shared = ["scenarios.c"].map((s) => object(join(test, s), [], own));
     shared.push(
-      ...["device_loop.c", "device_trace.c", "tickretry_failure.c"].map((s) =>
+      ...["device_loop.c", "device_trace.c", "tickretry_failure.c", "tickretry_image.c"].map((s) =>
         object(join(common, s), [], own),
       ),
     );
@@ -123,7 +123,7 @@ describe("the generated C binding layer", () => {
       run("npx", [
         "tsx",
         "scripts/gen-abi.ts",
-        "--from",
+        "--constants",
         join(work, "old.json"),
         "--c-header",
         join(work, "old.h"),

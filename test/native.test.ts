@@ -88,6 +88,18 @@ describe("the C side", () => {
     expect(v8Trace).toMatch(/ BUDGET after /);
     expect(v8Trace).toMatch(/ DEADLINE after /);
     expect(v8Trace).toMatch(/counters( \d+){6} [1-9]/); // a clock fault
+    // save and restore into a fresh instance: answers still count; a deep sleep's elapsed
+    // time; a reboot that loses the attempt in flight, retried or ended AMBIGUOUS
+    expect(v8Trace).toMatch(
+      / restore bytes=\d+ crc=[0-9a-f]{8} elapsed=0 lost=0 -> 0\n(.*\n)*?.* SUCCESS -> 0\n/,
+    );
+    expect(v8Trace).toMatch(/ restore bytes=\d+ crc=[0-9a-f]{8} elapsed=6000 lost=1 -> 0\n/);
+    expect(v8Trace).toMatch(
+      / restore bytes=\d+ crc=[0-9a-f]{8} elapsed=\d+ lost=1 -> 0\n\d+ start h=\d+ a=2\n/,
+    );
+    expect(v8Trace).toMatch(
+      / restore bytes=\d+ crc=[0-9a-f]{8} elapsed=0 lost=1 -> 0\n\d+ end h=\d+ AMBIGUOUS after 1\n/,
+    );
   });
 
   test("gcc on this machine: the trace equals V8's", () => {
@@ -125,6 +137,20 @@ describe("the C side", () => {
     expect(native).toBe(v8Trace);
   });
 
+  test("the wasm3 backend carries the state across a module swap, and across a refused one", () => {
+    expect(run(build("native/swap-wasm3-shim"), [])).toBe(
+      [
+        "before 0 states 2 1 attempts 1 0 ids equal 1 refusal (none)",
+        "swapped 0 states 2 1 attempts 1 0 ids equal 1 refusal (none)",
+        "report 0",
+        "refused -100 states 3 1 attempts 1 0 ids equal 1 refusal tickretry_wasm3: tickretry_wasm3_open: " +
+          "m3_ParseModule(environment, &module, wasm, length): shim: not the embedded module (the shim runs only that one)",
+        "poll 17 ended 16 changes moved 1",
+        "",
+      ].join("\n"),
+    );
+  });
+
   test("the wasm3 backend says where it failed", () => {
     const result = spawnSync(build("native/scenarios-wasm3-shim"), [], {
       encoding: "utf8",
@@ -132,7 +158,7 @@ describe("the C side", () => {
     });
     expect(result.status).toBe(1);
     expect(result.stderr).toContain(
-      "tickretry_wasm3: tickretry_wasm3_open: m3_FindFunction: function lookup failed (report)",
+      "tickretry_wasm3: tickretry_open: m3_FindFunction: function lookup failed (report)",
     );
   });
 
@@ -158,6 +184,7 @@ describe("the C side", () => {
     const leaks = ["--leak-check=full", "--show-leak-kinds=all", "--errors-for-leak-kinds=all"];
     run("valgrind", ["-q", "--error-exitcode=1", ...leaks, build("native/scenarios")]);
     run("valgrind", ["-q", "--error-exitcode=1", ...leaks, build("native/scenarios-wasm3-shim")]);
+    run("valgrind", ["-q", "--error-exitcode=1", ...leaks, build("native/swap-wasm3-shim")]);
   });
 
   test("RV32 and Xtensa footprints of the device loop with the wasm2c backend", () => {

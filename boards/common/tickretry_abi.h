@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#define TICKRETRY_ABI_VERSION 1
+#define TICKRETRY_ABI_VERSION 2
 
 #define TICKRETRY_LIMIT_OPERATIONS 16
 #define TICKRETRY_LIMIT_POLICIES 8
@@ -54,6 +54,7 @@
 
 #define TICKRETRY_OP_FLAG_DUE 1
 #define TICKRETRY_OP_FLAG_HAS_DEADLINE 2
+#define TICKRETRY_OP_FLAG_HANDED_OUT 4
 
 #define TICKRETRY_COUNTER_BEGUN 0
 #define TICKRETRY_COUNTER_ATTEMPTS_STARTED 1
@@ -86,8 +87,20 @@
 #define TICKRETRY_ERROR_STILL_LIVE (-11)
 #define TICKRETRY_ERROR_BAD_STATUS (-12)
 #define TICKRETRY_ERROR_BAD_COUNTER (-13)
+#define TICKRETRY_ERROR_IMAGE_LENGTH (-14)
+#define TICKRETRY_ERROR_IMAGE_FORMAT (-15)
+#define TICKRETRY_ERROR_IMAGE_ABI (-16)
+#define TICKRETRY_ERROR_IMAGE_CRC (-17)
+#define TICKRETRY_ERROR_IMAGE_FIELD (-18)
 
 #define TICKRETRY_NEXT_DUE_IDLE 4294967295u
+
+#define TICKRETRY_IMAGE_FORMAT_VERSION 1
+#define TICKRETRY_IMAGE_AREA_BYTES 1024
+#define TICKRETRY_IMAGE_HEADER_BYTES 4
+#define TICKRETRY_IMAGE_CRC_BYTES 4
+
+#define TICKRETRY_RESTORE_FLAG_ATTEMPTS_LOST 1
 
 /* setPolicy's policy fields, in ticks and milli-tokens; fill it with designated
  * initializers, so that a field added to the ABI starts at 0 where it is not named. */
@@ -168,6 +181,22 @@ int32_t tickretry_counter(uint32_t id);
 int32_t tickretry_tokens(void);
 /* The ABI version of this module. */
 int32_t tickretry_abi_version(void);
+/* Moves whenever the state an image records changed (not on the passage of time). */
+uint32_t tickretry_changes(void);
+/* Applies what is due by now and returns one ended operation not handed out before, or NONE. */
+int32_t tickretry_ended(uint32_t now);
+/* The slot (0 to OPERATIONS - 1) of a valid handle. */
+int32_t tickretry_slot(int32_t handle);
+
+/* The exports the C API wraps (tickretry.h), for the backends and tickretry_image.c. */
+/* Applies what is due by now, writes the image of the whole scheduler at imageAddress() and
+ * returns its length. */
+int32_t tickretry_module_save(uint32_t now);
+/* Byte offset of the image area (IMAGE_AREA_BYTES long) in linear memory. */
+uint32_t tickretry_module_image_address(void);
+/* Checks the image at imageAddress() and replaces the whole state with it, rebased to now -
+ * elapsed. */
+int32_t tickretry_module_restore(uint32_t length, uint32_t now, uint32_t elapsed, uint32_t flags);
 
 #ifdef __cplusplus
 }
@@ -210,7 +239,15 @@ int32_t tickretry_abi_version(void);
     (, status, has_retry_after)) \
   X(int32_t, counter, counter, 1, (uint32_t id), (, id)) \
   X(int32_t, tokens, tokens, 0, (void), ()) \
-  X(int32_t, abi_version, abiVersion, 0, (void), ())
+  X(int32_t, abi_version, abiVersion, 0, (void), ()) \
+  X(int32_t, module_save, save, 1, (uint32_t now), (, now)) \
+  X(uint32_t, module_image_address, imageAddress, 0, (void), ()) \
+  X(int32_t, module_restore, restore, 4, \
+    (uint32_t length, uint32_t now, uint32_t elapsed, uint32_t flags), \
+    (, length, now, elapsed, flags)) \
+  X(uint32_t, changes, changes, 0, (void), ()) \
+  X(int32_t, ended, ended, 1, (uint32_t now), (, now)) \
+  X(int32_t, slot, slot, 1, (int32_t handle), (, handle))
 
 #define TICKRETRY_UNWRAP(...) __VA_ARGS__
 

@@ -1,5 +1,5 @@
-/* One buffer for the engine's first failure; tickretry_failure.h says why the first. */
-#include "tickretry_failure.h"
+/* One buffer for the engine's first failure; tickretry_backend.h says why the first. */
+#include "tickretry_backend.h"
 
 #include <stddef.h>
 

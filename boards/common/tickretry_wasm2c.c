@@ -27,7 +27,7 @@
 
 #include <stdlib.h>
 
-#include "tickretry_failure.h"
+#include "tickretry_backend.h"
 #include "tickretry_w2c.h"
 #include "wasm-rt-impl.h"
 
@@ -56,6 +56,13 @@ static bool fail(const char *function, const char *call, const char *why) {
     return (type)Z_tickretryZ_##export(&instance TICKRETRY_UNWRAP args);       \
   }
 TICKRETRY_EXPORTS(DEFINE_CALL)
+
+uint8_t *tickretry_module_memory(uint32_t *size) {
+  if (!opened || tickretry_failed()) return NULL;
+  wasm_rt_memory_t *memory = Z_tickretryZ_memory(&instance);
+  *size = memory->size;
+  return memory->data;
+}
 
 int32_t tickretry_open(void) {
   if (opened) return tickretry_failed() ? TICKRETRY_ENGINE_FAILED : TICKRETRY_RESULT_OK;

@@ -12,12 +12,13 @@
  */
 #include "tickretry_wasm3.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include <m3_env.h>
 #include <wasm3.h>
 
-#include "tickretry_failure.h"
+#include "tickretry_backend.h"
 #include "tickretry_module.h"
 
 /* Configuration. The interpreter's value stack: the module's deepest call chain holds a
@@ -68,13 +69,21 @@ static bool check_result(M3Result result, const char *function, const char *call
   }
 TICKRETRY_EXPORTS(DEFINE_CALL)
 
-int32_t tickretry_wasm3_open(const uint8_t *wasm, uint32_t length) {
-  if (runtime) return tickretry_failed() ? TICKRETRY_ENGINE_FAILED : TICKRETRY_RESULT_OK;
+uint8_t *tickretry_module_memory(uint32_t *size) {
+  if (runtime == NULL || tickretry_failed()) return NULL;
+  return m3_GetMemory(runtime, size, 0);
+}
+
+/* Loads module bytes into a new runtime and finds every export; the open path of
+ * tickretry_open and tickretry_wasm3_open, which `function` names in a failure. */
+#define LOAD_CHECK(call) check_result((call), function, #call)
+
+static int32_t load(const char *function, const uint8_t *wasm, uint32_t length) {
   tickretry_failure_clear();
   environment = m3_NewEnvironment();
   runtime = environment ? m3_NewRuntime(environment, TICKRETRY_WASM3_STACK_BYTES, NULL) : NULL;
   if (!runtime) {
-    failed(__func__, environment ? "m3_NewRuntime()" : "m3_NewEnvironment()", m3Err_mallocFailed);
+    failed(function, environment ? "m3_NewRuntime()" : "m3_NewEnvironment()", m3Err_mallocFailed);
     if (environment) m3_FreeEnvironment(environment);
     environment = NULL;
     return TICKRETRY_ENGINE_FAILED;
@@ -84,8 +93,8 @@ int32_t tickretry_wasm3_open(const uint8_t *wasm, uint32_t length) {
   runtime->memoryLimit = TICKRETRY_LIMIT_MEMORY_LIMIT;
 
   IM3Module module = NULL;
-  bool ok = M3_CHECK(m3_ParseModule(environment, &module, wasm, length));
-  if (ok && !M3_CHECK(m3_LoadModule(runtime, module))) {
+  bool ok = LOAD_CHECK(m3_ParseModule(environment, &module, wasm, length));
+  if (ok && !LOAD_CHECK(m3_LoadModule(runtime, module))) {
     m3_FreeModule(module); /* not loaded, so still ours to free */
     ok = false;
   }
@@ -93,16 +102,49 @@ int32_t tickretry_wasm3_open(const uint8_t *wasm, uint32_t length) {
     M3Result found = m3_FindFunction(&functions[e], runtime, export_names[e]);
     /* The detail names the missing export. */
     if (found != m3Err_none) {
-      ok = tickretry_fail("tickretry_wasm3", __func__, "m3_FindFunction", found, export_names[e]);
+      ok = tickretry_fail("tickretry_wasm3", function, "m3_FindFunction", found, export_names[e]);
     }
   }
   if (ok && tickretry_abi_version() != TICKRETRY_ABI_VERSION) {
-    ok = failed(__func__, "abiVersion()", "module ABI version differs from tickretry_abi.h");
+    ok = failed(function, "abiVersion()", "module ABI version differs from tickretry_abi.h");
   }
   return ok ? TICKRETRY_RESULT_OK : TICKRETRY_ENGINE_FAILED;
 }
 
-int32_t tickretry_open(void) { return tickretry_wasm3_open(tickretry_wasm, TICKRETRY_WASM_LEN); }
+int32_t tickretry_open(void) {
+  if (runtime) return tickretry_failed() ? TICKRETRY_ENGINE_FAILED : TICKRETRY_RESULT_OK;
+  return load(__func__, tickretry_wasm, TICKRETRY_WASM_LEN);
+}
+
+static uint8_t carried[TICKRETRY_IMAGE_AREA_BYTES]; /* the image on its way across */
+static char refusal[192];
+
+const char *tickretry_wasm3_refusal(void) { return refusal[0] ? refusal : NULL; }
+
+int32_t tickretry_wasm3_open(const uint8_t *wasm, uint32_t length, uint32_t now) {
+  refusal[0] = '\0';
+  if (!runtime) return load(__func__, wasm, length);
+  int32_t saved = tickretry_save(now, carried, sizeof carried);
+  tickretry_close();
+  int32_t result = load(__func__, wasm, length);
+  if (result == TICKRETRY_RESULT_OK && saved >= 0) {
+    result = tickretry_restore(carried, (uint32_t)saved, now, 0, 0);
+  }
+  if (result == TICKRETRY_RESULT_OK) return saved >= 0 ? result : TICKRETRY_ERROR_NOT_INITIALIZED;
+  /* Refused: say why, then carry the state into the embedded module instead. */
+  const char *why = tickretry_error();
+  if (why) {
+    snprintf(refusal, sizeof refusal, "%s", why);
+  } else {
+    snprintf(refusal, sizeof refusal, "tickretry_wasm3: %s: restore(): the new module refused the image (%d)",
+             __func__, (int)result);
+  }
+  tickretry_close();
+  if (load("tickretry_open", tickretry_wasm, TICKRETRY_WASM_LEN) == TICKRETRY_RESULT_OK && saved >= 0) {
+    tickretry_restore(carried, (uint32_t)saved, now, 0, 0);
+  }
+  return result;
+}
 
 void tickretry_close(void) {
   if (runtime) m3_FreeRuntime(runtime); /* frees the loaded module with it */

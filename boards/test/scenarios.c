@@ -90,11 +90,37 @@ static void print_event(void *ctx, const device_event *e) {
   puts(line);
 }
 
+/* The image's CRC, its last four bytes (little-endian), for the trace line. */
+static uint32_t image_crc(const uint8_t *image, int32_t length) {
+  if (length < 4) return 0;
+  const uint8_t *p = image + length - 4;
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
 static int failed(const char *scenario_name, const char *why) {
   const char *engine = tickretry_error();
   fprintf(stderr, "scenario \"%s\": %s%s%s\n", scenario_name, why, engine ? ": " : "",
           engine ? engine : "");
   return 0;
+}
+
+/* A restore step (scenario.h): save, close, open afresh, restore `elapsed` later; the
+ * loop takes up its slots again, without the answers in flight when they are lost. */
+static int restart(sim *w, device_loop *loop, const scenario_restore *r) {
+  static uint8_t image[TICKRETRY_IMAGE_AREA_BYTES];
+  int32_t length = tickretry_save(w->now, image, sizeof image);
+  if (length < 0) return 0;
+  tickretry_close();
+  if (tickretry_open() != TICKRETRY_RESULT_OK) return 0;
+  w->now = tickretry_tick_after(w->now, r->elapsed);
+  uint32_t flags = r->attempts_lost ? TICKRETRY_RESTORE_FLAG_ATTEMPTS_LOST : 0;
+  int32_t result = tickretry_restore(image, (uint32_t)length, w->now, r->elapsed, flags);
+  printf("%" PRIu32 " restore bytes=%" PRId32 " crc=%08" PRIx32 " elapsed=%" PRIu32 " lost=%d -> %" PRId32 "\n",
+         w->now, length, image_crc(image, length), r->elapsed, r->attempts_lost, result);
+  if (r->attempts_lost) w->pending_count = 0;
+  device_slots slots = loop->slots;
+  device_loop_resume(loop, loop->hal, &slots, r->attempts_lost);
+  return 1;
 }
 
 /* Runs one scenario; 1 on success. */
@@ -131,6 +157,11 @@ static int run(const scenario *s) {
     for (uint32_t i = 0; i < s->stall_count; i++) {
       if (s->stalls[i].step == step) {
         w.now = tickretry_tick_after(w.now, s->stalls[i].ticks);
+      }
+    }
+    for (uint32_t i = 0; i < s->restore_count; i++) {
+      if (s->restores[i].step == step && !restart(&w, &loop, &s->restores[i])) {
+        return failed(s->name, "save or restore failed");
       }
     }
     uint32_t due = device_loop_pass(&loop);

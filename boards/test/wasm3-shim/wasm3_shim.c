@@ -140,3 +140,10 @@ void m3_GetErrorInfo(IM3Runtime runtime, M3ErrorInfo *info) {
   memset(info, 0, sizeof *info);
   info->runtime = runtime;
 }
+
+uint8_t *m3_GetMemory(IM3Runtime runtime, uint32_t *size, uint32_t memory_index) {
+  if (!runtime || !runtime->module || memory_index != 0) return NULL;
+  wasm_rt_memory_t *memory = Z_tickretryZ_memory(&runtime->module->instance);
+  *size = memory->size;
+  return memory->data;
+}

@@ -1,9 +1,12 @@
-/* The engine's first failure as one line of text, shared by both backends: where
- * tickretry_error() gets its answer. Not part of the C API. */
-#ifndef TICKRETRY_FAILURE_H
-#define TICKRETRY_FAILURE_H
+/* What the two backends share with the backend-neutral C files (tickretry_failure.c,
+ * tickretry_image.c): the engine's first failure as one line of text, where
+ * tickretry_error() gets its answer, and the module's linear memory. Not part of the C
+ * API. */
+#ifndef TICKRETRY_BACKEND_H
+#define TICKRETRY_BACKEND_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "tickretry.h"
 
@@ -19,5 +22,9 @@ bool tickretry_fail(const char *backend, const char *function, const char *call,
 /* True once a failure is recorded, until tickretry_failure_clear. */
 bool tickretry_failed(void);
 void tickretry_failure_clear(void);
+
+/* The module's linear memory and its size in bytes (the memory limit), or NULL while no
+ * module is open or once the engine has failed. Each backend defines it. */
+uint8_t *tickretry_module_memory(uint32_t *size);
 
 #endif

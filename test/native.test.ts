@@ -115,6 +115,22 @@ describe("the C side", () => {
     expect(runXtensa("scenarios")).toBe(v8Trace);
   });
 
+  test("tickretry_save and tickretry_restore refuse at their edges and change nothing, here and on Xtensa", () => {
+    const expected = [
+      "before 0: 2/1 1/0 begun 2 started 1",
+      "save into 8 bytes -14: 2/1 1/0 begun 2 started 1",
+      "saved fits the area",
+      "a flipped bit -17: 2/1 1/0 begun 2 started 1",
+      "beyond the area -14: 2/1 1/0 begun 2 started 1",
+      "the same image 0: 2/1 1/0 begun 2 started 1",
+      "fresh, before -2: -3/-3 -3/-3 begun -2 started -2",
+      "fresh, restored 0: 2/1 1/0 begun 2 started 1",
+      "",
+    ].join("\n");
+    expect(run(build("native/image"), [])).toBe(expected);
+    expect(runXtensa("image")).toBe(expected);
+  });
+
   test("the division and 64-bit multiply helpers the LX106 build supplies agree with this machine's", () => {
     expect(run(build("native/libgcc_check"), [])).toBe("libgcc ok\n");
   });
@@ -140,10 +156,10 @@ describe("the C side", () => {
   test("the wasm3 backend carries the state across a module swap, and across a refused one", () => {
     expect(run(build("native/swap-wasm3-shim"), [])).toBe(
       [
-        "before 0 states 2 1 attempts 1 0 ids equal 1 refusal (none)",
-        "swapped 0 states 2 1 attempts 1 0 ids equal 1 refusal (none)",
+        "before 0 states 2 1 attempts 1 0 ids consecutive 1 refusal (none)",
+        "swapped 0 states 2 1 attempts 1 0 ids consecutive 1 refusal (none)",
         "report 0",
-        "refused -100 states 3 1 attempts 1 0 ids equal 1 refusal tickretry_wasm3: tickretry_wasm3_open: " +
+        "refused -100 states 3 1 attempts 1 0 ids consecutive 1 refusal tickretry_wasm3: tickretry_wasm3_open: " +
           "m3_ParseModule(environment, &module, wasm, length): shim: not the embedded module (the shim runs only that one)",
         "poll 17 ended 16 changes moved 1",
         "",
@@ -185,6 +201,7 @@ describe("the C side", () => {
     run("valgrind", ["-q", "--error-exitcode=1", ...leaks, build("native/scenarios")]);
     run("valgrind", ["-q", "--error-exitcode=1", ...leaks, build("native/scenarios-wasm3-shim")]);
     run("valgrind", ["-q", "--error-exitcode=1", ...leaks, build("native/swap-wasm3-shim")]);
+    run("valgrind", ["-q", "--error-exitcode=1", ...leaks, build("native/image")]);
   });
 
   test("RV32 and Xtensa footprints of the device loop with the wasm2c backend", () => {

@@ -15,7 +15,8 @@ static uint8_t *image_area(const char *function, uint32_t length) {
   uint32_t address = tickretry_module_image_address();
   if (memory == NULL || tickretry_failed()) return NULL;
   if (address > size || length > size - address) {
-    tickretry_fail("tickretry", function, "imageAddress()", "the image area passes the module's memory", NULL);
+    tickretry_fail("tickretry", function, "imageAddress()", "the image area passes the module's memory",
+                   NULL);
     return NULL;
   }
   return memory + address;

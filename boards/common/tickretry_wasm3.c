@@ -136,8 +136,9 @@ int32_t tickretry_wasm3_open(const uint8_t *wasm, uint32_t length, uint32_t now)
   if (why) {
     snprintf(refusal, sizeof refusal, "%s", why);
   } else {
-    snprintf(refusal, sizeof refusal, "tickretry_wasm3: %s: restore(): the new module refused the image (%d)",
-             __func__, (int)result);
+    snprintf(refusal, sizeof refusal,
+             "tickretry_wasm3: %s: restore(): the new module refused the image (%d)", __func__,
+             (int)result);
   }
   tickretry_close();
   if (load("tickretry_open", tickretry_wasm, TICKRETRY_WASM_LEN) == TICKRETRY_RESULT_OK && saved >= 0) {

@@ -115,7 +115,8 @@ static int restart(sim *w, device_loop *loop, const scenario_restore *r) {
   w->now = tickretry_tick_after(w->now, r->elapsed);
   uint32_t flags = r->attempts_lost ? TICKRETRY_RESTORE_FLAG_ATTEMPTS_LOST : 0;
   int32_t result = tickretry_restore(image, (uint32_t)length, w->now, r->elapsed, flags);
-  printf("%" PRIu32 " restore bytes=%" PRId32 " crc=%08" PRIx32 " elapsed=%" PRIu32 " lost=%d -> %" PRId32 "\n",
+  printf("%" PRIu32 " restore bytes=%" PRId32 " crc=%08" PRIx32 " elapsed=%" PRIu32 " lost=%d -> %" PRId32
+         "\n",
          w->now, length, image_crc(image, length), r->elapsed, r->attempts_lost, result);
   if (r->attempts_lost) w->pending_count = 0;
   device_slots slots = loop->slots;

@@ -13,9 +13,11 @@
 
 static void show(const char *what, int32_t result, int32_t h0, int32_t h1) {
   const char *refusal = tickretry_wasm3_refusal();
-  printf("%s %" PRId32 " states %" PRId32 " %" PRId32 " attempts %" PRId32 " %" PRId32 " ids equal %d refusal %s\n",
-         what, result, tickretry_state(h0), tickretry_state(h1), tickretry_attempt(h0), tickretry_attempt(h1),
-         tickretry_operation_id(h0) + 1 == tickretry_operation_id(h1), refusal ? refusal : "(none)");
+  int32_t s0 = tickretry_state(h0), s1 = tickretry_state(h1);
+  int32_t a0 = tickretry_attempt(h0), a1 = tickretry_attempt(h1);
+  int consecutive = tickretry_operation_id(h0) + 1 == tickretry_operation_id(h1);
+  printf("%s %" PRId32 " states %" PRId32 " %" PRId32 " attempts %" PRId32 " %" PRId32 " ids consecutive %d refusal %s\n",
+         what, result, s0, s1, a0, a1, consecutive, refusal ? refusal : "(none)");
 }
 
 int main(void) {
@@ -34,8 +36,9 @@ int main(void) {
   show("swapped", tickretry_wasm3_open(copy, TICKRETRY_WASM_LEN, 1200), h0, h1);
   printf("report %" PRId32 "\n", tickretry_report(h0, 1, TICKRETRY_OUTCOME_SUCCESS, 0, 1300));
   show("refused", tickretry_wasm3_open(garbage, sizeof garbage, 1400), h0, h1);
-  printf("poll %" PRId32 " ended %" PRId32 " changes moved %d\n", tickretry_poll(1500), tickretry_ended(1500),
-         tickretry_changes() > 0);
+  int32_t polled = tickretry_poll(1500);
+  int32_t ended = tickretry_ended(1500);
+  printf("poll %" PRId32 " ended %" PRId32 " changes moved %d\n", polled, ended, tickretry_changes() > 0);
   tickretry_close();
   free(copy);
   return 0;

@@ -4,7 +4,7 @@ import { describe, expect, test } from "vitest";
 import { Outcome } from "../host/abi.js";
 import { restoreImage, saveImage } from "../host/image.js";
 import { create, instantiate, type TickRetryApi } from "../host/tickretry.js";
-import { tickAdd } from "../host/ticks.js";
+import { tickAfter, ticksUntil } from "../host/ticks.js";
 import { setPolicy } from "./helpers/policies.js";
 
 const T = 0xfffff800;
@@ -38,13 +38,13 @@ describe("changes", () => {
     expect(moves(a, () => a.poll(T))).toBe(true);
     expect(moves(a, () => a.report(h, 1, Outcome.TRANSIENT, 0, T))).toBe(true);
     expect(moves(a, () => a.report(h, 1, Outcome.SUCCESS, 0, T))).toBe(true); // stale: counted
-    const due = tickAdd(T, 500);
+    const due = tickAfter(T, 500);
     expect(moves(a, () => a.poll(due))).toBe(true);
-    expect(moves(a, () => a.nextDue(tickAdd(due, 1000)))).toBe(true); // the attempt times out
-    expect(moves(a, () => a.cancel(h, tickAdd(due, 1000)))).toBe(true);
-    expect(moves(a, () => a.ended(tickAdd(due, 1000)))).toBe(true);
+    expect(moves(a, () => a.nextDue(tickAfter(due, 1000)))).toBe(true); // the attempt times out
+    expect(moves(a, () => a.cancel(h, tickAfter(due, 1000)))).toBe(true);
+    expect(moves(a, () => a.ended(tickAfter(due, 1000)))).toBe(true);
     expect(moves(a, () => a.release(h))).toBe(true);
-    const image = saveImage(a, tickAdd(due, 1000)) as Uint8Array;
+    const image = saveImage(a, tickAfter(due, 1000)) as Uint8Array;
     expect(moves(a, () => restoreImage(a, image, 5))).toBe(true);
   });
 
@@ -54,18 +54,18 @@ describe("changes", () => {
     a.poll(T);
     a.report(h, 1, Outcome.TRANSIENT, 0, T);
     const quiet = [
-      () => a.poll(tickAdd(T, 100)),
-      () => a.nextDue(tickAdd(T, 200)),
-      () => a.nextDue(tickAdd(T, 600)), // the wait ran out: DUE, but time alone did that
-      () => a.nextDue(tickAdd(T, 590)), // a small step back
-      () => a.ended(tickAdd(T, 600)),
+      () => a.poll(tickAfter(T, 100)),
+      () => a.nextDue(tickAfter(T, 200)),
+      () => a.nextDue(tickAfter(T, 600)), // the wait ran out: DUE, but time alone did that
+      () => a.nextDue(tickAfter(T, 590)), // a small step back
+      () => a.ended(tickAfter(T, 600)),
       () => a.state(h),
       () => a.counter(1),
       () => a.tokens(),
       () => a.release(h), // STILL_LIVE
       () => a.begin(7, T), // BAD_POLICY
       () => a.setPolicy(0, 0, 0, 0, 0, 0, 0, 0),
-      () => a.save(tickAdd(T, 600)),
+      () => a.save(tickAfter(T, 600)),
       () => a.restore(3, T, 0, 0), // refused
     ];
     for (const act of quiet) expect(moves(a, act)).toBe(false);
@@ -79,7 +79,7 @@ describe("changes", () => {
     let writes = 0;
     const h = a.begin(0, T);
     for (let k = 0; k < 40; k++) {
-      const now = tickAdd(T, k * 97);
+      const now = tickAfter(T, k * 97);
       for (let p = a.poll(now); p >= 0; p = a.poll(now)) a.report(p, a.attempt(p), Outcome.TRANSIENT, 0, now);
       if (a.changes() !== written) {
         stored = saveImage(a, now) as Uint8Array;
@@ -88,9 +88,9 @@ describe("changes", () => {
         writes++;
       }
     }
-    const end = tickAdd(T, 40 * 97);
+    const end = tickAfter(T, 40 * 97);
     const restored = instantiate();
-    expect(restoreImage(restored, stored, end, (end - storedAt) >>> 0)).toBe(0);
+    expect(restoreImage(restored, stored, end, ticksUntil(storedAt, end))).toBe(0);
     expect(saveImage(restored, end)).toEqual(saveImage(a, end));
     expect(writes).toBeLessThan(40);
     expect(a.state(h)).toBe(restored.state(h));

@@ -4,7 +4,7 @@ import { describe, expect, test } from "vitest";
 import { EndReason, Error as Err, OpFlag, Outcome, Result, State } from "../host/abi.js";
 import { restoreImage, saveImage } from "../host/image.js";
 import { create, instantiate, type TickRetryApi } from "../host/tickretry.js";
-import { tickAdd } from "../host/ticks.js";
+import { tickAfter } from "../host/ticks.js";
 import { setPolicy } from "./helpers/policies.js";
 
 const T = 0xffffff00;
@@ -47,12 +47,12 @@ describe("ended", () => {
     expect(drain(a, T)).toEqual([byReport, byCancel]);
     expect(drain(a, T)).toEqual([]);
     // begin's own advance times the attempt of byTimeout out
-    const later = tickAdd(T, 1000);
+    const later = tickAfter(T, 1000);
     a.begin(0, later);
     expect(a.endReason(byTimeout)).toBe(EndReason.AMBIGUOUS);
     // byDeadline retried and is waiting; poll's advance past the deadline ends it
     a.report(byDeadline, 1, Outcome.TRANSIENT, 0, later);
-    const past = tickAdd(T, 5000);
+    const past = tickAfter(T, 5000);
     a.nextDue(past);
     expect(a.endReason(byDeadline)).toBe(EndReason.DEADLINE);
     expect(drain(a, past)).toEqual([byTimeout, byDeadline]);
@@ -65,8 +65,8 @@ describe("ended", () => {
     const a = api();
     const h = a.begin(1, T);
     a.poll(T);
-    expect(a.ended(tickAdd(T, 999))).toBe(Result.NONE);
-    expect(a.ended(tickAdd(T, 1000))).toBe(h);
+    expect(a.ended(tickAfter(T, 999))).toBe(Result.NONE);
+    expect(a.ended(tickAfter(T, 1000))).toBe(h);
   });
 
   test("release frees an operation whether or not it was handed out; released ones never are", () => {

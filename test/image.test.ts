@@ -5,17 +5,15 @@ import { describe, expect, test } from "vitest";
 import { ABI_VERSION, Counter, Error as Err, Image, Limit, State } from "../host/abi.js";
 import { saveImage } from "../host/image.js";
 import { create, instantiate } from "../host/tickretry.js";
-import { tickAdd } from "../host/ticks.js";
+import { tickAfter, ticksUntil } from "../host/ticks.js";
 import { decodeImage } from "./helpers/image.js";
 import { setPolicy } from "./helpers/policies.js";
 import { busyScene } from "./helpers/scene.js";
 
-const u32 = (x: number) => x >>> 0;
-
 describe("save writes the image docs/ABI.md describes", () => {
   const scene = busyScene();
   const { api, handles } = scene;
-  const now = tickAdd(scene.now, 3); // a save later than the last call: spans count from it
+  const now = tickAfter(scene.now, 3); // a save later than the last call: spans count from it
   const image = saveImage(api, now) as Uint8Array;
   const decoded = decodeImage(image);
 
@@ -64,9 +62,12 @@ describe("save writes the image docs/ABI.md describes", () => {
         api.endReason(h),
         api.opFlags(h),
         api.operationId(h),
-        u32(api.nextAttemptAt(h) - now),
+        ticksUntil(now, api.nextAttemptAt(h)) >>> 0,
       ]);
-      expect(record.slice(7, 9)).toEqual([u32(api.attemptDeadline(h) - now), u32(api.deadline(h) - now)]);
+      expect(record.slice(7, 9)).toEqual([
+        ticksUntil(now, api.attemptDeadline(h)) >>> 0,
+        ticksUntil(now, api.deadline(h)) >>> 0,
+      ]);
     }
     expect(at).toBe(f.length);
     expect(api.operationId(api.begin(0, now))).toBe(nextOperationId);
@@ -86,7 +87,7 @@ describe("image sizes", () => {
     const now = 0xfffffff0;
     for (let i = 0; i < operations; i++) api.begin(i % policies, now);
     for (let h = api.poll(now); h >= 0; h = api.poll(now));
-    return saveImage(api, tickAdd(now, 10)) as Uint8Array;
+    return saveImage(api, tickAfter(now, 10)) as Uint8Array;
   }
 
   test("1 operation and 1 policy: at most 160 bytes", () => {

@@ -6,7 +6,7 @@ import { describe, expect, test } from "vitest";
 import { EndReason, Error as Err, Image, Outcome, RestoreFlag, Result, State } from "../host/abi.js";
 import { restoreImage, saveImage } from "../host/image.js";
 import { create, instantiate } from "../host/tickretry.js";
-import { tickAdd } from "../host/ticks.js";
+import { tickAfter, ticksUntil } from "../host/ticks.js";
 import { runs } from "./harness/runs.js";
 import { snapshot } from "./harness/snapshot.js";
 import { drive } from "./helpers/drive.js";
@@ -42,7 +42,7 @@ describe("a restored image carries on as the saving instance would", () => {
     expect(restoreImage(api, saved(original), OTHER)).toBe(Result.OK);
     const handles = valid(original);
     for (const h of handles) {
-      expect(api.deadline(h)).toBe(tickAdd(original.api.deadline(h), OTHER - original.now));
+      expect(api.deadline(h)).toBe(tickAfter(original.api.deadline(h), ticksUntil(original.now, OTHER)));
     }
     expect(drive(api, handles, OTHER)).toEqual(drive(original.api, handles, original.now));
   });
@@ -54,7 +54,7 @@ describe("a restored image carries on as the saving instance would", () => {
       const api = instantiate();
       expect(restoreImage(api, saved(original), OTHER, elapsed)).toBe(Result.OK);
       const handles = valid(original);
-      const later = tickAdd(original.now, elapsed);
+      const later = tickAfter(original.now, elapsed);
       original.api.nextDue(later); // the first call after the gap, as restore's own advance
       expect(drive(api, handles, OTHER)).toEqual(drive(original.api, handles, later));
     },
@@ -73,7 +73,7 @@ describe("a restored image carries on as the saving instance would", () => {
           .flatMap((h) =>
             (["nextAttemptAt", "attemptDeadline", "deadline"] as const).map((q) => [
               `${q}(${h})`,
-              tickAdd(original.api[q](h), OTHER - original.now),
+              tickAfter(original.api[q](h), ticksUntil(original.now, OTHER)),
             ]),
           ),
       ),
@@ -116,7 +116,7 @@ describe("what happened during the sleep", () => {
     const api = instantiate();
     expect(restoreImage(api, image, OTHER, 500)).toBe(Result.OK);
     expect(api.nextDue(OTHER)).toBe(1500);
-    expect(api.nextAttemptAt(h)).toBe(tickAdd(OTHER, 1500));
+    expect(api.nextAttemptAt(h)).toBe(tickAfter(OTHER, 1500));
   });
 });
 
@@ -138,8 +138,8 @@ describe("attempts in flight at the save", () => {
       scene.api.report(h, scene.api.attempt(h), Outcome.AMBIGUOUS, 0, scene.now);
     }
     const handles = valid(scene);
-    scene.api.nextDue(tickAdd(scene.now, 50));
-    expect(drive(api, handles, OTHER)).toEqual(drive(scene.api, handles, tickAdd(scene.now, 50)));
+    scene.api.nextDue(tickAfter(scene.now, 50));
+    expect(drive(api, handles, OTHER)).toEqual(drive(scene.api, handles, tickAfter(scene.now, 50)));
   });
 
   test("ATTEMPTS_LOST: an idempotent policy retries with the same operation id, another ends AMBIGUOUS", () => {
@@ -171,7 +171,7 @@ describe("attempts in flight at the save", () => {
     const restored = instantiate();
     expect(restoreImage(restored, saveImage(api, START) as Uint8Array, OTHER, 1000)).toBe(Result.OK);
     expect(restored.state(h)).toBe(State.IN_FLIGHT);
-    expect(restored.attemptDeadline(h)).toBe(tickAdd(OTHER, 4000));
+    expect(restored.attemptDeadline(h)).toBe(tickAfter(OTHER, 4000));
     expect(restored.report(h, 1, Outcome.SUCCESS, 0, OTHER)).toBe(Result.OK);
     expect(restored.endReason(h)).toBe(EndReason.SUCCEEDED);
   });

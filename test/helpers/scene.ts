@@ -4,7 +4,7 @@
 import { Outcome } from "../../host/abi.js";
 import { budgetArgs } from "../../host/policy.js";
 import { create, type TickRetryApi } from "../../host/tickretry.js";
-import { tickAdd } from "../../host/ticks.js";
+import { tickAfter } from "../../host/ticks.js";
 import { setPolicy } from "./policies.js";
 
 export interface BusyScene {
@@ -62,7 +62,7 @@ export function busyScene(start = 0xfffff000, seed = 7n): BusyScene {
     if (h === d) api.report(d, 1, Outcome.AMBIGUOUS, 0, now);
   }
   if (api.ended(now) !== c) throw new Error("scene: c should be handed out first");
-  now = tickAdd(now, 100);
+  now = tickAfter(now, 100);
   begin(0); // stays due: never polled
   api.report(b, 7, Outcome.SUCCESS, 0, now); // stale: counted
   return { api, handles: [...new Set(handles)], now };

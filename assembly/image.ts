@@ -52,7 +52,6 @@ import {
   SHADOW,
   STATE,
   STATE_BYTES,
-  WORDS,
   clearState,
 } from "./state";
 import { Clock, isSpan, tickAfter, ticksUntil } from "./ticks";

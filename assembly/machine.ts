@@ -79,8 +79,7 @@ const GENERATION_MASK: u32 = 0xffff;
 let initialized: bool = false;
 let nextOperationId: u32 = 0;
 
-/** The operation in slot `slot` (0 to OPERATIONS - 1), whatever its state. */
-export function slotAt(slot: i32): Operation {
+function slotAt(slot: i32): Operation {
   return changetype<Operation>(OPERATIONS + <usize>slot * offsetof<Operation>());
 }
 

@@ -300,7 +300,7 @@ export function begin(policy: u32, now: u32): i32 {
 /** Applies what is due by now; returns the handle whose attempt starts now, or NONE. */
 export function poll(now: u32): i32 {
   if (!initialized) return ERROR_NOT_INITIALIZED;
-  Schedule.advance(now);
+  advance(now);
   if (Schedule.dueCount == 0) return RESULT_NONE;
   let slot = 0;
   while (!(slotAt(slot).flags & OP_FLAG_DUE)) slot++;

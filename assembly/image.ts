@@ -47,7 +47,7 @@ import {
   STATE_BYTES,
   clearState,
 } from "./state";
-import { Clock, isSpan, tickAfter, ticksUntil } from "./ticks";
+import { Clock, isSpan, tickAfter, tickReached, ticksUntil } from "./ticks";
 import { position, put, readCleanly, refuse, startReading, startWriting, take } from "./varint";
 
 const AREA: usize = memory.data(IMAGE_AREA_BYTES, 4);
@@ -184,13 +184,9 @@ export function restore(length: u32, now: u32, elapsed: u32, flags: u32): i32 {
   return RESULT_OK;
 }
 
-// A timer that must still be ahead of the saved clock: every comparison of ticks relies on
-// live timers lying within MAX_SPAN ahead of the clock.
-function expectAhead(clock: u32, t: u32): void {
-  if (ticksUntil(clock, t) <= 0) refuse();
-}
-
-// The checks between fields (docs/ABI.md, restore, item 8), on the shadow.
+// The checks between fields (docs/ABI.md, restore, item 8), on the shadow. A timer an
+// operation still runs must lie ahead of the saved clock: every comparison of ticks relies
+// on live timers lying within MAX_SPAN ahead of the clock.
 function checkShadow(clock: u32): void {
   for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
     const op = changetype<Operation>(SHADOW + OPERATIONS_AT + <usize>slot * offsetof<Operation>());
@@ -199,13 +195,19 @@ function checkShadow(clock: u32): void {
     // A policy id out of range was refused by the walk; masked, it still reads the shadow.
     const id = <usize>(op.policy & (LIMIT_POLICIES - 1));
     const policy = changetype<Policy>(SHADOW + POLICIES_AT + id * offsetof<Policy>());
-    if (!policy.isSet || (op.endReason == END_REASON_NONE) != (state != STATE_DONE)) refuse();
-    if (op.lastOutcome > <u32>OUTCOME_TIMEOUT) refuse(); // three bits allow 7
-    if (op.flags & ~(FLAGS_ALLOWED >> (state << 2))) refuse();
-    if (state == STATE_WAITING && op.attempt == LIMIT_MAX_ATTEMPTS) refuse();
+    const flags = op.flags;
+    const waiting = state == STATE_WAITING;
     const live = state != STATE_DONE;
-    if (state == STATE_WAITING && !(op.flags & OP_FLAG_DUE)) expectAhead(clock, op.nextAttemptAt);
-    if (state == STATE_IN_FLIGHT) expectAhead(clock, op.attemptDeadline);
-    if (live && op.flags & OP_FLAG_HAS_DEADLINE) expectAhead(clock, op.deadline);
+    if (
+      !policy.isSet ||
+      (op.endReason == END_REASON_NONE) != live ||
+      op.lastOutcome > <u32>OUTCOME_TIMEOUT || // three bits allow 7
+      flags & ~(FLAGS_ALLOWED >> (state << 2)) ||
+      (waiting && op.attempt == LIMIT_MAX_ATTEMPTS) ||
+      (waiting && !(flags & OP_FLAG_DUE) && tickReached(clock, op.nextAttemptAt)) ||
+      (state == STATE_IN_FLIGHT && tickReached(clock, op.attemptDeadline)) ||
+      (live && flags & OP_FLAG_HAS_DEADLINE && tickReached(clock, op.deadline))
+    )
+      refuse();
   }
 }

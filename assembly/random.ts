@@ -27,14 +27,15 @@ export function seedRandom(seedLo: u32, seedHi: u32): void {
 
 /** The next 32 random bits. */
 export function nextRandom(): u32 {
-  const result = rotl<u32>(random.s1 * 5, 7) * 9;
-  const t = random.s1 << 9;
-  random.s2 ^= random.s0;
-  random.s3 ^= random.s1;
-  random.s1 ^= random.s2;
-  random.s0 ^= random.s3;
-  random.s2 ^= t;
-  random.s3 = rotl<u32>(random.s3, 11);
+  const s0 = random.s0;
+  const s1 = random.s1;
+  const s2 = random.s2 ^ s0;
+  const s3 = random.s3 ^ s1;
+  const result = rotl<u32>(s1 * 5, 7) * 9;
+  random.s0 = s0 ^ s3;
+  random.s1 = s1 ^ s2;
+  random.s2 = s2 ^ (s1 << 9);
+  random.s3 = rotl<u32>(s3, 11);
   return result;
 }
 

@@ -69,7 +69,7 @@ import { onFailure, onFirstAttempt, onSuccess, retryCostOf, withdrawRetry } from
 import { count } from "./counters";
 import { isIdempotent, jitterOf, policyAt } from "./policy";
 import { nextRandom } from "./random";
-import { OPERATIONS_AT, Operation, Policy, STATE, Stale } from "./state";
+import { OPERATIONS_AT, Operation, Policy, STATE } from "./state";
 import { Clock, isSpan, tickAfter, tickReached, ticksUntil } from "./ticks";
 
 const OPERATIONS: usize = STATE + OPERATIONS_AT;
@@ -99,6 +99,7 @@ function move(op: Operation, event: i32): bool {
   const entry = (<u32>(TRANSITION_TABLE >> (<u64>event * 8))) & 0xff;
   if ((entry & 0xf & (1 << op.state)) == 0) return false;
   op.state = entry >> 4;
+  Schedule.stale = true;
   touch();
   return true;
 }
@@ -121,10 +122,15 @@ function clearDue(op: Operation): void {
 
 /**
  * What is live, what is due and when the next timer fires: a summary of the table, so
- * that an idle poll costs O(1) whatever the table holds. Every writer of a state, flag or
- * timer marks it stale (state.ts); the next advance then scans the table again.
+ * that an idle poll costs O(1) whatever the table holds. It is stale after every
+ * transition (move) and after init and restore, which write the whole table; the next
+ * advance then scans the table again. Every other write of an operation's flags or timers
+ * follows a transition in the same call (begin, poll, a retry) or happens inside the scan,
+ * which summarises each slot after applying its timers; HANDED_OUT (ended) is not
+ * summarised.
  */
 class Schedule {
+  static stale: bool = true;
   static liveCount: i32 = 0;
   static dueCount: i32 = 0;
   /** The earliest timer; with none, MAX_SPAN after the clock (a scan then finds nothing). */
@@ -149,14 +155,14 @@ export function nextId(): u32 {
 export function restoreMachine(id: u32): void {
   nextOperationId = id;
   initialized = true;
-  Stale.schedule = true;
+  Schedule.stale = true;
 }
 
 /** Forgets every operation and reseeds the operation ids (init). */
 export function resetMachine(): void {
   nextOperationId = nextRandom() & 0x7fffffff;
   initialized = true;
-  Stale.schedule = true;
+  Schedule.stale = true;
 }
 
 // A failed attempt (reported, or timed out by the module): end the operation, or
@@ -207,7 +213,7 @@ function fail(op: Operation, outcome: i32, retryAfter: u32, fault: bool): void {
  */
 export function advance(now: u32): void {
   const fault = Clock.advance(now);
-  if (fault || Stale.schedule || tickReached(Clock.now, Schedule.nextTimer)) scan(fault);
+  if (fault || Schedule.stale || tickReached(Clock.now, Schedule.nextTimer)) scan(fault);
 }
 
 /** Every attempt in flight fails AMBIGUOUS, in slot order, as if reported now (restore). */
@@ -252,7 +258,7 @@ function scan(fault: bool): void {
     }
   }
   if (fault && live) count(COUNTER_CLOCK_FAULTS);
-  Stale.schedule = false;
+  Schedule.stale = false;
 }
 
 /** Begins an operation under a policy; its first attempt is due at once. Returns its handle. */

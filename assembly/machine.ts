@@ -213,20 +213,18 @@ function fail(op: Operation, outcome: i32, retryAfter: u32, fault: bool): void {
  */
 export function advance(now: u32): void {
   const fault = Clock.advance(now);
-  if (fault || Schedule.stale || tickReached(Clock.now, Schedule.nextTimer)) scan(fault);
+  if (fault || Schedule.stale || tickReached(Clock.now, Schedule.nextTimer)) scan(fault, false);
 }
 
 /** Every attempt in flight fails AMBIGUOUS, in slot order, as if reported now (restore). */
 export function loseAttempts(): void {
-  for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
-    const op = slotAt(slot);
-    if (op.state == STATE_IN_FLIGHT) fail(op, OUTCOME_AMBIGUOUS, 0, false);
-  }
+  scan(false, true);
 }
 
 // Applies every timer that has expired (all of them on a clock fault, counted when
-// operations were live), in slot order, and summarises the table as it leaves it.
-function scan(fault: bool): void {
+// operations were live), in slot order, and summarises the table as it leaves it. With
+// `lost`, every attempt in flight fails AMBIGUOUS instead (restore: no timer has expired).
+function scan(fault: bool, lost: bool): void {
   let live = false;
   Schedule.liveCount = 0;
   Schedule.dueCount = 0;
@@ -242,7 +240,9 @@ function scan(fault: bool): void {
       }
     } else if (op.state == STATE_IN_FLIGHT) {
       live = true;
-      if (Clock.hasExpired(op.attemptDeadline, fault)) {
+      if (lost) {
+        fail(op, OUTCOME_AMBIGUOUS, 0, false);
+      } else if (Clock.hasExpired(op.attemptDeadline, fault)) {
         count(COUNTER_ATTEMPT_TIMEOUTS);
         fail(op, OUTCOME_TIMEOUT, 0, fault);
       }

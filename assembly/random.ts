@@ -14,15 +14,15 @@ function splitmix64(state: u64): u64 {
 
 /** Seeds the generator from a 64-bit seed given as two halves. */
 export function seedRandom(seedLo: u32, seedHi: u32): void {
-  const seed = ((<u64>seedHi) << 32) | (<u64>seedLo);
-  const a = splitmix64(seed + 0x9e3779b97f4a7c15);
-  const b = splitmix64(seed + 0x3c6ef372fe94f82a);
-  random.s0 = <u32>a;
-  random.s1 = <u32>(a >> 32);
-  random.s2 = <u32>b;
-  random.s3 = <u32>(b >> 32);
+  // splitmix64's first two outputs: s0 and s1 the low and high half of the first.
+  let state = ((<u64>seedHi) << 32) | (<u64>seedLo);
+  const at = changetype<usize>(random);
+  for (let i: usize = 0; i < 16; i += 8) {
+    state += 0x9e3779b97f4a7c15;
+    store<u64>(at + i, splitmix64(state));
+  }
   // xoshiro must not start from all zeros.
-  if ((random.s0 | random.s1 | random.s2 | random.s3) == 0) random.s0 = 1;
+  if ((load<u64>(at) | load<u64>(at + 8)) == 0) random.s0 = 1;
 }
 
 /** The next 32 random bits. */

@@ -168,21 +168,20 @@ export function resetMachine(): void {
 // A failed attempt (reported, or timed out by the module): end the operation, or
 // schedule its retry. `fault` says the clock jumped past every old timer.
 function fail(op: Operation, outcome: i32, retryAfter: u32, fault: bool): void {
-  const p = changetype<Policy>(policyAt(op.policy));
   op.lastOutcome = outcome;
-  if (outcome == OUTCOME_PERMANENT) {
-    end(op, END_REASON_PERMANENT);
-    return;
-  }
+  const reason = retryOrEnd(op, outcome, retryAfter, fault);
+  if (reason != END_REASON_NONE) end(op, reason);
+}
+
+// Schedules the retry after a failed attempt; or, without a change, the end reason.
+function retryOrEnd(op: Operation, outcome: i32, retryAfter: u32, fault: bool): i32 {
+  const p = changetype<Policy>(policyAt(op.policy));
+  if (outcome == OUTCOME_PERMANENT) return END_REASON_PERMANENT;
   onFailure();
   if ((outcome == OUTCOME_AMBIGUOUS || outcome == OUTCOME_TIMEOUT) && !isIdempotent(p)) {
-    end(op, END_REASON_AMBIGUOUS);
-    return;
+    return END_REASON_AMBIGUOUS;
   }
-  if (<u32>op.attempt >= <u32>p.maxAttempts) {
-    end(op, END_REASON_EXHAUSTED);
-    return;
-  }
+  if (<u32>op.attempt >= <u32>p.maxAttempts) return END_REASON_EXHAUSTED;
   const now = Clock.now;
   const base = outcome == OUTCOME_THROTTLED ? p.throttleBaseDelay : p.baseDelay;
   const delay = jitteredDelay(jitterOf(p), base, p.maxDelay, op.attempt, op.previousDelay);
@@ -190,20 +189,19 @@ function fail(op: Operation, outcome: i32, retryAfter: u32, fault: bool): void {
   const wait = max(delay, retryAfter);
   const hasDeadline = (op.flags & OP_FLAG_HAS_DEADLINE) != 0;
   if (hasDeadline && (fault || <i32>wait >= ticksUntil(now, op.deadline))) {
-    end(op, END_REASON_DEADLINE);
-    return;
+    return END_REASON_DEADLINE;
   }
   const cost = retryCostOf(outcome == OUTCOME_TIMEOUT);
   if (!withdrawRetry(cost)) {
     count(COUNTER_RETRIES_DENIED);
-    end(op, END_REASON_BUDGET);
-    return;
+    return END_REASON_BUDGET;
   }
   op.lastRetryCost = cost;
   move(op, EVENT_RETRY);
   op.nextAttemptAt = tickAfter(now, wait);
   if (wait == 0) setDue(op);
   count(COUNTER_RETRIES_SCHEDULED);
+  return END_REASON_NONE;
 }
 
 /**

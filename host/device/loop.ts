@@ -12,7 +12,7 @@ import { Error as AbiError, Limit, NextDue, OpFlag, Result, State } from "../abi
 import { endReasonName, errorName } from "../names.js";
 import type { PolicyFields } from "../policy.js";
 import type { TickRetryApi } from "../tickretry.js";
-import { tickAdd, tickBefore, tickDiff } from "../ticks.js";
+import { tickAfter, tickReached, ticksUntil } from "../ticks.js";
 import { bootModule } from "./boot.js";
 import { crasher, type CrashAt, type CrashPoint } from "./crash-points.js";
 import { keepAliveAgents, startAttempt, type Agents, type AttemptResult } from "./http-attempt.js";
@@ -260,7 +260,7 @@ export class Device {
     const due = api.nextDue(now);
     let sleep = due === NextDue.IDLE ? this.idleSleepMs : Math.min(due, this.idleSleepMs);
     if (this.nextUploadAt !== undefined)
-      sleep = Math.min(sleep, Math.max(0, tickDiff(this.nextUploadAt, now)));
+      sleep = Math.min(sleep, Math.max(0, ticksUntil(now, this.nextUploadAt)));
     this.schedule(sleep);
   };
 
@@ -384,9 +384,9 @@ export class Device {
   }
 
   private takeReadings(now: number): void {
-    if (this.uploadEveryMs > 0 && (this.nextUploadAt === undefined || !tickBefore(now, this.nextUploadAt))) {
+    if (this.uploadEveryMs > 0 && (this.nextUploadAt === undefined || tickReached(now, this.nextUploadAt))) {
       this.uploadsAsked++;
-      this.nextUploadAt = tickAdd(now, this.uploadEveryMs);
+      this.nextUploadAt = tickAfter(now, this.uploadEveryMs);
     }
     // A free slot takes the oldest queued reading before a new one joins the queue, so
     // a reading is dropped only when every slot is taken and the queue is full.

@@ -16,6 +16,8 @@ it("loses no reading and stores none twice across SIGKILLs", async () => {
   expect(t.duplicates).toBe(0);
   expect(t.began).toBe(t.delivered + t.endedOther);
   expect(t.delivered).toBeGreaterThan(0);
+  // Kills left operations in flight for the next start to restore.
+  expect(result.kills.some((k) => k.pendingLeft > 0)).toBe(true);
   expect(result.kills.map((k) => k.crashAt?.replace(/:\d+$/, "") ?? k.scenario)).toEqual([
     "outage",
     "outage",

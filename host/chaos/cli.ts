@@ -16,7 +16,8 @@ reading begun: {began, delivered, duplicates, lost, endedOther}.
 options:
   --kills N         kills (default 20)
   --seed N          seeds the kill moments, the upstream and a new scheduler (default random)
-  --upload-every MS a reading every MS ms (default 150)
+  --upload-every MS a reading every MS ms (default 50: the slots fill in the outage)
+  --scale X         multiplies the upload policy's spans (default 0.5)
   --max-kill-ms MS  each kill comes up to MS ms after the device serves (default 1500)
   --windows         then one more kill in each narrow window of the pass (the device
                     kills itself there: before the state write, between it and the log,
@@ -36,6 +37,7 @@ async function main(): Promise<number> {
         kills: { type: "string" },
         seed: { type: "string" },
         "upload-every": { type: "string" },
+        scale: { type: "string" },
         "max-kill-ms": { type: "string" },
         dir: { type: "string" },
         windows: { type: "boolean" },
@@ -53,6 +55,7 @@ async function main(): Promise<number> {
       seed:
         numberOption("seed", values.seed, 0, 2 ** 32 - 1) ?? crypto.getRandomValues(new Uint32Array(1))[0],
       uploadEveryMs: numberOption("upload-every", values["upload-every"], 10, 60_000),
+      scale: numberOption("scale", values.scale, 0.01, 10, false),
       maxKillMs: numberOption("max-kill-ms", values["max-kill-ms"], 0, 600_000),
       dir: values.dir,
       windows: values.windows === true,

@@ -11,6 +11,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Rng } from "../random.js";
 import { CRASH_POINTS } from "../device/crash-points.js";
 import { readLog } from "../device/readings-log.js";
+import { fileStore } from "../device/state-file.js";
 import type { DeviceStatus } from "../device/status.js";
 import type { ScenarioName } from "../upstream/scenarios.js";
 import type { StoredUpload } from "../upstream/server.js";
@@ -20,9 +21,9 @@ import { tally, type TallyResult } from "./tally.js";
 export interface ChaosOptions {
   kills: number;
   seed: number;
-  /** Multiplies the upload policy's spans (default 0.1: 200 ms attempts, a 3 s deadline). */
+  /** Multiplies the upload policy's spans (default 0.5: 1 s attempts, a 15 s deadline). */
   scale?: number;
-  /** A reading every this many ms (default 150: the 16 slots fill and the queue works). */
+  /** A reading every this many ms (default 50: in the outage the 16 slots fill, the queue works). */
   uploadEveryMs?: number;
   /** Each kill comes up to this many ms after the device started serving (default 1500). */
   maxKillMs?: number;
@@ -47,6 +48,9 @@ export interface Kill {
   crashAt?: string;
   /** Readings the log had recorded as begun when the device was killed. */
   begunSoFar: number;
+  /** What the state file held after the kill: readings begun (operations live) and queued. */
+  pendingLeft: number;
+  queuedLeft: number;
 }
 
 export interface ChaosResult extends TallyResult {
@@ -62,6 +66,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const progress = options.onProgress ?? (() => {});
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), "tickretry-chaos-"));
   const logPath = join(dir, "readings.log");
+  const stateFile = fileStore(join(dir, "state.json"));
   const rng = new Rng(options.seed);
   const maxKillMs = options.maxKillMs ?? 1500;
   const moments = Array.from({ length: options.kills }, () => Math.round(rng.next() * maxKillMs));
@@ -79,18 +84,29 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     "--upstream-url",
     url,
     "--state",
-    join(dir, "state.json"),
+    stateFile.where,
     "--log",
     logPath,
     "--scale",
-    String(options.scale ?? 0.1),
+    String(options.scale ?? 0.5),
     "--upload-every",
     String(uploadEveryMs),
+    // No retry budget: in the outage every operation keeps its slot for all its attempts,
+    // so the slots fill and readings wait in the queue.
+    "--budget",
+    "off",
     // A new scheduler's seed; every later start restores the stored one.
     "--seed",
     String(options.seed),
   ];
   const begun = () => new Set(readLog(logPath).flatMap((e) => (e.event === "began" ? [e.reading] : []))).size;
+  // What the kill left for the next start to restore.
+  const left = () => {
+    const state = stateFile.load();
+    return { pendingLeft: state?.pending.length ?? 0, queuedLeft: state?.queue.length ?? 0 };
+  };
+  const told = (k: Kill) =>
+    `the state file holds ${k.pendingLeft} begun and ${k.queuedLeft} queued readings; ${k.begunSoFar} begun so far`;
 
   const upstream = await startTickretry(
     ["upstream", "--port", "0", "--scenario", "outage", "--seed", String(options.seed), "--latency-ms", "5"],
@@ -109,31 +125,30 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     for (const [i, afterMs] of moments.entries()) {
       const scenario: ScenarioName = i < Math.ceil(options.kills / 2) ? "outage" : "flaky";
       await setScenario(scenario);
-      device = await startTickretry(deviceArgs(options.uploadEveryMs ?? 150, uploadUrl), SERVES);
+      device = await startTickretry(deviceArgs(options.uploadEveryMs ?? 50, uploadUrl), SERVES);
       await sleep(afterMs);
       const how = await stop(device, "SIGKILL");
       if (how !== "SIGKILL")
         throw new Error(`the device exited (${how}) before its kill:\n${device.output()}`);
       device = undefined;
-      kills.push({ scenario, afterMs, begunSoFar: begun() });
+      kills.push({ scenario, afterMs, begunSoFar: begun(), ...left() });
       progress(
-        `kill ${i + 1}/${options.kills}: ${scenario}, SIGKILL ${afterMs} ms after it served; ` +
-          `${kills.at(-1)!.begunSoFar} readings begun so far`,
+        `kill ${i + 1}/${options.kills}: ${scenario}, SIGKILL ${afterMs} ms after it served; ${told(kills.at(-1)!)}`,
       );
     }
 
     await setScenario("flaky");
     for (const crashAt of windows) {
       device = await startTickretry(
-        [...deviceArgs(options.uploadEveryMs ?? 150, uploadUrl), "--crash-at", crashAt],
+        [...deviceArgs(options.uploadEveryMs ?? 50, uploadUrl), "--crash-at", crashAt],
         SERVES,
       );
       const how = await exitWithin(device, WINDOW_MS);
       if (how !== "SIGKILL")
         throw new Error(`the device did not crash at ${crashAt} (${how}):\n${device.output()}`);
       device = undefined;
-      kills.push({ scenario: "flaky", crashAt, begunSoFar: begun() });
-      progress(`kill in a window: ${crashAt}; ${kills.at(-1)!.begunSoFar} readings begun so far`);
+      kills.push({ scenario: "flaky", crashAt, begunSoFar: begun(), ...left() });
+      progress(`kill in a window: ${crashAt}; ${told(kills.at(-1)!)}`);
     }
 
     device = await startTickretry(deviceArgs(0, uploadUrl), SERVES);

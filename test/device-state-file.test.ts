@@ -1,6 +1,8 @@
 // The state file on its own: what it writes reads back, a write is atomic (a temporary
-// file renamed over the old one; one left by a kill is ignored), and a file that is not
-// a state is refused with a message naming the file and the field, and left as it was.
+// file renamed over the old one; one left by a kill is ignored), one process owns it at a
+// time, and a file that is not a state is refused with a message naming the file and the
+// field, and left as it was.
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -84,6 +86,20 @@ describe("the state file", () => {
     const twice = [...good.pending, { ...good.pending[0], handle: 0x32 }];
     expect(bad({ pending: twice })).toThrow("holds an operation id twice");
     expect(bad({})).not.toThrow();
+  });
+
+  it("is one process's alone: a live owner's lock is refused, a killed owner's taken over", async () => {
+    const path = join(dir, "owned.json");
+    const owner = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+    const exited = new Promise((resolve) => owner.once("exit", resolve));
+    writeFileSync(`${path}.lock`, String(owner.pid));
+    expect(() => fileStore(path)).toThrow(
+      `state file ${path} is in use by process ${owner.pid} (another device)`,
+    );
+    owner.kill("SIGKILL");
+    await exited;
+    fileStore(path).save(STATE);
+    expect(readFileSync(`${path}.lock`, "utf8")).toBe(String(process.pid));
   });
 
   it("leaves a refused file as it was", () => {

@@ -5,7 +5,17 @@
 // fsync, rename, fsync of the directory): a kill at any moment leaves the old state or
 // the new one, never a mix. A file that does not read back as a state is refused with a
 // message that names the file and the field; nothing is guessed.
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { dirname } from "node:path";
 import { Jitter } from "../abi.js";
 import type { PolicyFields } from "../policy.js";
@@ -132,6 +142,46 @@ export function decode(text: string, where: string): DeviceState {
   return state;
 }
 
+/** The lock files this process holds, removed at its exit. */
+const held = new Set<string>();
+
+/** Whether process `pid` is alive (signal 0 checks without sending anything). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Makes this process the state file's only user, as a board is its flash's: a lock file
+ * beside it holds the owner's pid. A lock whose process is gone (killed) is taken over;
+ * one held by a live process is refused. Removed when this process exits.
+ */
+function claim(path: string): void {
+  const lock = `${path}.lock`;
+  for (;;) {
+    try {
+      writeFileSync(lock, String(process.pid), { flag: "wx" });
+      if (held.size === 0) process.once("exit", () => held.forEach((l) => rmSync(l, { force: true })));
+      held.add(lock);
+      return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    }
+    const owner = Number(readFileSync(lock, "utf8"));
+    if (owner === process.pid) return;
+    if (Number.isInteger(owner) && owner > 0 && alive(owner)) {
+      throw new StateFileError(
+        `state file ${path} is in use by process ${owner} (another device); pass --state with another file`,
+      );
+    }
+    rmSync(lock, { force: true });
+  }
+}
+
 /**
  * A state file at `path`, written atomically. The temporary file beside it has a fixed
  * name: one left by a kill mid-write is simply written over, and never read.
@@ -140,6 +190,7 @@ export function fileStore(path: string): StateStore {
   const temp = `${path}.tmp`;
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true });
+  claim(path);
   return {
     where: path,
     load() {

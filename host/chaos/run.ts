@@ -11,7 +11,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Rng } from "../random.js";
 import { CRASH_POINTS } from "../device/crash-points.js";
 import { readLog } from "../device/readings-log.js";
-import { fileStore } from "../device/state-file.js";
+import { readStateFile } from "../device/state-file.js";
 import type { DeviceStatus } from "../device/status.js";
 import type { ScenarioName } from "../upstream/scenarios.js";
 import type { StoredUpload } from "../upstream/server.js";
@@ -66,7 +66,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const progress = options.onProgress ?? (() => {});
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), "tickretry-chaos-"));
   const logPath = join(dir, "readings.log");
-  const stateFile = fileStore(join(dir, "state.json"));
+  const statePath = join(dir, "state.json");
   const rng = new Rng(options.seed);
   const maxKillMs = options.maxKillMs ?? 1500;
   const moments = Array.from({ length: options.kills }, () => Math.round(rng.next() * maxKillMs));
@@ -84,7 +84,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     "--upstream-url",
     url,
     "--state",
-    stateFile.where,
+    statePath,
     "--log",
     logPath,
     "--scale",
@@ -102,7 +102,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const begun = () => new Set(readLog(logPath).flatMap((e) => (e.event === "began" ? [e.reading] : []))).size;
   // What the kill left for the next start to restore.
   const left = () => {
-    const state = stateFile.load();
+    const state = readStateFile(statePath);
     return { pendingLeft: state?.pending.length ?? 0, queuedLeft: state?.queue.length ?? 0 };
   };
   const told = (k: Kill) =>

@@ -4,7 +4,8 @@
 // reading since the save: a reset or a sleep does not stop it) and RESTORE_ATTEMPTS_LOST,
 // since every connection died with the old instance: an attempt that was in flight ends
 // AMBIGUOUS and, the upload being idempotent, is retried under the same operation id.
-import { Image, Limit, RestoreFlag, Result } from "../abi.js";
+import { Limit, RestoreFlag, Result } from "../abi.js";
+import { restoreImage } from "../image.js";
 import { errorName } from "../names.js";
 import type { PolicyFields } from "../policy.js";
 import { instantiate, seedHalves, type TickRetryApi } from "../tickretry.js";
@@ -35,14 +36,8 @@ export function bootModule(
   const refuse = (what: string): never => {
     throw new StateFileError(`state file ${store.where}: ${what}; move it away to start afresh`);
   };
-  if (stored.image.length > Image.AREA_BYTES) {
-    refuse(
-      `an image of ${stored.image.length} bytes, more than the ${Image.AREA_BYTES} the module has room for`,
-    );
-  }
-  new Uint8Array(api.memory.buffer).set(stored.image, api.imageAddress());
   const elapsedMs = Math.min(Limit.MAX_SPAN, Math.max(0, Math.round(Date.now() - stored.savedAtMs)));
-  const r = api.restore(stored.image.length, now, elapsedMs, RestoreFlag.ATTEMPTS_LOST);
+  const r = restoreImage(api, stored.image, now, elapsedMs, RestoreFlag.ATTEMPTS_LOST);
   if (r !== Result.OK) refuse(`the module refused its image (${errorName(r)})`);
   for (const p of stored.pending) {
     if (api.operationId(p.handle) !== p.operationId) {

@@ -10,6 +10,7 @@
 import type { ClientRequest } from "node:http";
 import { Error as AbiError, Limit, NextDue, OpFlag, Result, State } from "../abi.js";
 import { endReasonName, errorName } from "../names.js";
+import { saveImage } from "../image.js";
 import type { PolicyFields } from "../policy.js";
 import type { TickRetryApi } from "../tickretry.js";
 import { tickAfter, tickReached, ticksUntil } from "../ticks.js";
@@ -432,9 +433,8 @@ export class Device {
     const api = this.api;
     if (api.changes() === this.writtenChanges && !this.readingsChanged) return;
     this.crash?.("before-write");
-    const length = api.save(now);
-    if (length < 0) throw new Error(`save refused: ${errorName(length)}`);
-    const image = new Uint8Array(api.memory.buffer, api.imageAddress(), length).slice();
+    const image = saveImage(api, now);
+    if (typeof image === "number") throw new Error(`save refused: ${errorName(image)}`);
     const f = this.figures;
     const t0 = performance.now();
     f.bytes = this.store.save({
@@ -457,7 +457,7 @@ export class Device {
     this.crash?.("after-write");
     f.maxWriteMs = Math.max(f.maxWriteMs, performance.now() - t0);
     f.writes++;
-    f.imageBytes = length;
+    f.imageBytes = image.length;
     this.writtenChanges = api.changes();
     this.readingsChanged = false;
     this.log?.append(this.outbox);

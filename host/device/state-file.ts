@@ -142,6 +142,18 @@ export function decode(text: string, where: string): DeviceState {
   return state;
 }
 
+/** The state in the file at `path`, or undefined when there is none; reading claims nothing. */
+export function readStateFile(path: string): DeviceState | undefined {
+  let text;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw new StateFileError(`state file ${path}: ${(err as Error).message}`);
+  }
+  return decode(text, path);
+}
+
 /** The lock files this process holds, removed at its exit. */
 const held = new Set<string>();
 
@@ -193,16 +205,7 @@ export function fileStore(path: string): StateStore {
   claim(path);
   return {
     where: path,
-    load() {
-      let text;
-      try {
-        text = readFileSync(path, "utf8");
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-        throw new StateFileError(`state file ${path}: ${(err as Error).message}`);
-      }
-      return decode(text, path);
-    },
+    load: () => readStateFile(path),
     save(state) {
       const bytes = Buffer.from(encode(state));
       const fd = openSync(temp, "w");

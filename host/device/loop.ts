@@ -112,7 +112,7 @@ export interface StoreFigures {
   /** The last write's size, and the image's inside it, bytes. */
   bytes: number;
   imageBytes: number;
-  /** The longest write of this boot (temporary file, fsync, rename, fsync), ms. */
+  /** The longest write since this process started (temporary file, fsync, rename, fsync), ms. */
   maxWriteMs: number;
 }
 

@@ -2,6 +2,7 @@
 import { runDevice } from "./device/command.js";
 import * as contention from "./contention/cli.js";
 import * as fleet from "./fleet/cli.js";
+import * as upstream from "./upstream/command.js";
 
 const commands: Record<string, { summary: string; run: (args: string[]) => Promise<number> }> = {
   device: {
@@ -10,6 +11,7 @@ const commands: Record<string, { summary: string; run: (args: string[]) => Promi
   },
   fleet,
   contention,
+  upstream,
 };
 
 function usage(): string {

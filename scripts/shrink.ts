@@ -1,6 +1,6 @@
 // Runs binaryen's wasm-opt over the release module asc wrote, then writes its text form.
 // asc optimises already; re-looping the control flow and optimising for size again takes
-// off about another 100 bytes (issue 10's size goal). Not --ignore-implicit-traps: it
+// off another 47 bytes (issue 10's size goal). Not --ignore-implicit-traps: it
 // lets binaryen turn a guarded load (counter(id) with id out of range) into one made
 // anyway, which traps. The features stay those asc used, bulk memory off (wasm3 0.5.0).
 import { execFileSync } from "node:child_process";

@@ -1,7 +1,8 @@
 /* tickretry.h over the module compiled ahead of time by wasm2c: no interpreter, no
  * parsing at boot, native speed; the module is fixed at build time.
  *
- * Build inputs (see boards/test/Makefile and boards/esp32/scripts/wasm2c.py):
+ * Build inputs (wasm2c_sources.py generates them for PlatformIO, ESP-IDF and anyone else;
+ * boards/test/Makefile for the tests):
  *   tickretry_w2c.c/.h  `wasm2c build/tickretry.wasm -n tickretry -o tickretry_w2c.c`,
  *                       generated into build/, never committed; the names below
  *                       (Z_tickretryZ_<export>) are wabt 1.0.32's;
@@ -17,6 +18,10 @@
  * memoryLimit does: the bounds checks wasm2c compiles in read memory->size, so an access
  * beyond the limit traps (and fails the engine) instead of touching the heap.
  */
+/* Arduino and ESP-IDF compile every source of this folder, so one macro picks the
+ * backend: this file is empty unless TICKRETRY_BACKEND_WASM2C is set. */
+#if TICKRETRY_BACKEND_WASM2C
+
 #include "tickretry.h"
 
 #include <stddef.h>
@@ -178,3 +183,5 @@ int32_t tickretry_counter(uint32_t id) { CALL_I32(Z_tickretryZ_counter(&instance
 int32_t tickretry_tokens(void) { CALL_I32(Z_tickretryZ_tokens(&instance)); }
 
 int32_t tickretry_abi_version(void) { CALL_I32(Z_tickretryZ_abiVersion(&instance)); }
+
+#endif

@@ -12,6 +12,10 @@
  * that checks this file's export names, argument order and error reporting, and nothing
  * about wasm3 itself.
  */
+/* The default backend. Arduino and ESP-IDF compile every source of this folder, so one
+ * macro picks the backend: this file is empty when TICKRETRY_BACKEND_WASM2C is set. */
+#if !TICKRETRY_BACKEND_WASM2C
+
 #include "tickretry_wasm3.h"
 
 #include <stdbool.h>
@@ -242,3 +246,5 @@ int32_t tickretry_counter(uint32_t id) { CALL_I32(EX_COUNTER, id); }
 int32_t tickretry_tokens(void) { CALL_I32(EX_TOKENS); }
 
 int32_t tickretry_abi_version(void) { CALL_I32(EX_ABI_VERSION); }
+
+#endif

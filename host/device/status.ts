@@ -2,7 +2,7 @@
 // Read between passes through the module's queries, which never move its clock.
 import { State } from "../abi.js";
 import type { Upstream, UpstreamStats } from "../upstream/server.js";
-import { tickDiff } from "../ticks.js";
+import { ticksUntil } from "../ticks.js";
 import type { Device, HostCounts } from "./loop.js";
 import type { LoopFigures } from "./loop-stats.js";
 import { COUNTERS, endReasonName, outcomeName, stateName } from "../names.js";
@@ -57,9 +57,9 @@ export function deviceStatus(device: Device, upstream?: Upstream): DeviceStatus 
       state: stateName(state),
       attempt: api.attempt(h),
       maxAttempts: device.policy.maxAttempts,
-      nextAttemptInMs: state === State.WAITING ? tickDiff(api.nextAttemptAt(h), now) : null,
-      attemptTimeoutInMs: state === State.IN_FLIGHT ? tickDiff(api.attemptDeadline(h), now) : null,
-      deadlineInMs: state !== State.DONE && device.hasDeadline(h) ? tickDiff(api.deadline(h), now) : null,
+      nextAttemptInMs: state === State.WAITING ? ticksUntil(now, api.nextAttemptAt(h)) : null,
+      attemptTimeoutInMs: state === State.IN_FLIGHT ? ticksUntil(now, api.attemptDeadline(h)) : null,
+      deadlineInMs: state !== State.DONE && device.hasDeadline(h) ? ticksUntil(now, api.deadline(h)) : null,
       lastOutcome: outcomeName(api.lastOutcome(h)),
       endReason: endReasonName(api.endReason(h)),
       detail: op.detail,

@@ -6,7 +6,16 @@
 // `exports`, a file missing from `files` or a type error in the .d.ts fails here. The
 // installed CLI runs from another directory, with no tsx anywhere in the install.
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -20,7 +29,8 @@ const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 
 function run(cmd: string, args: string[], cwd: string): string {
   try {
-    return execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    const env = { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" };
+    return execFileSync(cmd, args, { cwd, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
   } catch (e) {
     const err = e as { status: number; stdout: string; stderr: string };
     throw new Error(
@@ -53,17 +63,21 @@ beforeAll(() => {
     cpSync(join(root, f), join(source, f));
   }
   symlinkSync(join(root, "node_modules"), join(source, "node_modules"), "dir");
-  const [pack] = JSON.parse(run(npm, ["pack", "--json", "--pack-destination", work], source)) as {
-    filename: string;
-    files: { path: string }[];
-  }[];
-  packed = pack.files.map((f) => f.path).sort();
+  // The tarball's own listing: npm pack --json would mix prepack's output into its stdout.
+  run(npm, ["pack", "--pack-destination", work], source);
+  const tarball = readdirSync(work).find((f) => f.endsWith(".tgz"));
+  if (!tarball) throw new Error(`npm pack left no tarball in ${work}`);
+  packed = run("tar", ["-tzf", join(work, tarball)], work)
+    .split("\n")
+    .filter((p) => p && !p.endsWith("/"))
+    .map((p) => p.replace(/^package\//, ""))
+    .sort();
 
   cpSync(join(root, "examples/host-test"), example, {
     recursive: true,
     filter: (src) => !/[/\\](node_modules|tickretry\.tgz)$/.test(src),
   });
-  renameSync(join(work, pack.filename), join(example, "tickretry.tgz"));
+  renameSync(join(work, tarball), join(example, "tickretry.tgz"));
   run(npm, ["install", "--no-audit", "--no-fund", "--prefer-offline"], example);
 }, 600_000);
 

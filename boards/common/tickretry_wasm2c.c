@@ -1,8 +1,7 @@
 /* tickretry.h over the module compiled ahead of time by wasm2c: no interpreter, no
  * parsing at boot, native speed; the module is fixed at build time.
  *
- * Build inputs (wasm2c_sources.py generates them for PlatformIO, ESP-IDF and anyone else;
- * boards/test/Makefile for the tests):
+ * Build inputs (see boards/test/Makefile and boards/esp32/scripts/wasm2c.py):
  *   tickretry_w2c.c/.h  `wasm2c build/tickretry.wasm -n tickretry -o tickretry_w2c.c`,
  *                       generated into build/, never committed; the names below
  *                       (Z_tickretryZ_<export>) are wabt 1.0.32's;

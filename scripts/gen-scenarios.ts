@@ -1,7 +1,6 @@
 // Turns boards/test/scenarios.json into build/native/scenarios.h, the C view of the
 // differential scenarios (types in boards/test/scenario.h), so that the C test program
-// and host/scenarios.ts read one definition and cannot drift apart. An argument writes it
-// elsewhere (test/library.test.ts builds the program apart from the Makefile's build).
+// and host/scenarios.ts read one definition and cannot drift apart.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -10,7 +9,7 @@ import { budgetArgs } from "../host/policy.js";
 import { CLASSIFY_STATUSES, loadScenarios, scenarioPolicyArgs } from "../host/scenarios.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const outPath = process.argv[2] ?? join(root, "build/native/scenarios.h");
+const outPath = process.argv[2] ?? join(root, "build/native/scenarios.h"); // or where argv says
 
 const u32 = (n: number) => `${n >>> 0}u`;
 const cString = (s: string) => JSON.stringify(s); // the names are plain ASCII

@@ -16,13 +16,13 @@
 #include <esp_random.h>
 #endif
 
-#include <device_loop.h>
-#include <device_trace.h>
-#include <tickretry.h>
+#include "device_loop.h"
+#include "device_trace.h"
+#include "tickretry.h"
 #if TICKRETRY_BACKEND_WASM3
 #include <wasm3.h>
 
-#include <tickretry_wasm3.h>
+#include "tickretry_wasm3.h"
 #endif
 
 // ---- Configuration -------------------------------------------------------------------

@@ -228,12 +228,15 @@ describe("the firmware library (boards/common)", () => {
     expect(globbed).toEqual(sources);
   });
 
-  test("the library's version is the npm package's", () => {
+  test("one version everywhere: package.json, the manifests, the CHANGELOG's latest entry and its ABI", () => {
     const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
       version: string;
       license: string;
     };
+    const abi = JSON.parse(readFileSync(join(root, "abi/constants.json"), "utf8")) as { abiVersion: number };
     expect(manifest.version).toBe(pkg.version);
     expect(manifest.license).toBe(pkg.license);
+    const latest = /^## (\S+): ABI version (\d+)$/m.exec(readFileSync(join(root, "CHANGELOG.md"), "utf8"));
+    expect(latest?.slice(1)).toEqual([pkg.version, String(abi.abiVersion)]);
   });
 });

@@ -4,7 +4,7 @@
 // and shrunk to a short counterexample.
 import { Counter } from "../../host/abi.js";
 import { formatStep, type Step, type Target } from "../harness/calls.js";
-import { findDivergence, Lockstep } from "../harness/lockstep.js";
+import { findDivergence, Lockstep, type ImageTally } from "../harness/lockstep.js";
 import { episode, type Episode } from "./episodes.js";
 import { shrink } from "./shrink.js";
 
@@ -34,6 +34,8 @@ export interface SoakResult {
   episodes: number;
   /** Module counters summed over the episodes: what the soak exercised. */
   counters: number[];
+  /** Saves, restores and ends handed out. */
+  images: ImageTally;
   failure?: SoakFailure;
 }
 
@@ -53,11 +55,11 @@ export function runSoak(options: SoakOptions): SoakResult {
     run.restart(ep.start);
     for (let i = 0; i < ep.steps.length && calls < options.calls; i++) {
       const step = ep.steps[i];
-      if ("fn" in step) calls++;
+      if (!("tick" in step)) calls++;
       const differences = run.step(step);
       if (differences.length > 0) {
         const failure = explain(ep, i + 1, differences, options.reference);
-        return { calls, episodes: index + 1, counters, failure };
+        return { calls, episodes: index + 1, counters, images: run.tally, failure };
       }
       if (calls - lastReport >= 10_000) {
         options.progress?.(calls);
@@ -67,7 +69,7 @@ export function runSoak(options: SoakOptions): SoakResult {
     for (let c = 0; c < Counter.COUNT; c++) counters[c] += Math.max(0, run.module.counter(c));
   }
   options.progress?.(calls);
-  return { calls, episodes: index - (options.firstEpisode ?? 0), counters };
+  return { calls, episodes: index - (options.firstEpisode ?? 0), counters, images: run.tally };
 }
 
 /** What kind of difference a line names, without its numbers: shrinking keeps to one kind. */

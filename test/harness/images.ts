@@ -3,7 +3,7 @@
 // flipped bit, a truncated copy, an edited body with its CRC made to fit, random bytes, or
 // an image written field by field, in range or just out of it).
 import fc from "fast-check";
-import { Counter, Image, Limit, OpFlag, State } from "../../host/abi.js";
+import { Counter, EndReason, Image, Limit, OpFlag, Outcome, State } from "../../host/abi.js";
 import { bodyFields, encodeFields, sealImage, type Saved, type SavedSlot } from "../model/image.js";
 
 /** What a target has: a memory and the image area's address in it. */
@@ -101,10 +101,10 @@ const slotArb = (policyIds: number[], clockAhead: number) =>
       state: fc.nat(State.DONE),
       policy: fc.constantFrom(...policyIds),
       attempt: fc.nat(Limit.MAX_ATTEMPTS),
-      lastOutcome: fc.nat(6),
-      endReason: fc.nat(6),
-      opFlags: fc.nat(7),
-      operationId: fc.nat(0x7fffffff),
+      lastOutcome: fc.nat(Outcome.TIMEOUT),
+      endReason: fc.nat(EndReason.CANCELLED - EndReason.SUCCEEDED),
+      opFlags: fc.nat(OpFlag.DUE | OpFlag.HAS_DEADLINE | OpFlag.HANDED_OUT),
+      operationId: fc.nat(MAX_SPAN),
       ahead: fc.tuple(span, span, span),
       previousWait: span,
       lastRetryCost: span,
@@ -119,9 +119,9 @@ const slotArb = (policyIds: number[], clockAhead: number) =>
           s.state === State.IN_FLIGHT
             ? Math.max(1, s.attempt)
             : waiting
-              ? Math.min(254, s.attempt)
+              ? Math.min(Limit.MAX_ATTEMPTS - 1, s.attempt)
               : s.attempt,
-        endReason: done ? 1 + s.endReason : 0,
+        endReason: done ? EndReason.SUCCEEDED + s.endReason : EndReason.NONE,
         opFlags:
           s.opFlags & (OpFlag.HAS_DEADLINE | (waiting ? OpFlag.DUE : 0) | (done ? OpFlag.HANDED_OUT : 0)),
         nextAttemptAt: next,
@@ -134,7 +134,7 @@ const slotArb = (policyIds: number[], clockAhead: number) =>
 export const savedArb: fc.Arbitrary<Saved> = fc
   .record({
     clockAhead: fc.oneof(fc.constant(0), fc.nat(Limit.BACKSTEP_TOLERANCE)),
-    nextOperationId: fc.nat(0x7fffffff),
+    nextOperationId: fc.nat(MAX_SPAN),
     prng: fc.array(u32, { minLength: 4, maxLength: 4 }),
     capacity: span,
     fractions: fc.tuple(fc.nat(100), fc.nat(100)),

@@ -1,6 +1,7 @@
 // The retry state machine. This file owns every state transition: move() is the only
-// writer of Operation.state, and it obeys TRANSITION_TABLE, generated from the
-// "transitions" of abi/constants.json (docs/ABI.md draws the state diagram from it).
+// writer of Operation.state (besides restore, which puts a saved table back whole), and
+// it obeys TRANSITION_TABLE, generated from the "transitions" of abi/constants.json
+// (docs/ABI.md draws the state diagram from it).
 //
 // Theory of operation. The module is sans-IO: the host passes `now` into every call
 // that needs time. Each such call first brings the clock to now and applies what has
@@ -46,6 +47,7 @@ import {
   LIMIT_SLOT_BITS,
   NEXT_DUE_IDLE,
   OP_FLAG_DUE,
+  OP_FLAG_HANDED_OUT,
   OP_FLAG_HAS_DEADLINE,
   OUTCOME_AMBIGUOUS,
   OUTCOME_NONE,
@@ -55,43 +57,30 @@ import {
   OUTCOME_TIMEOUT,
   RESULT_NONE,
   RESULT_OK,
+  STATE_DONE,
   STATE_FREE,
   STATE_IN_FLIGHT,
   STATE_WAITING,
   TRANSITION_TABLE,
 } from "./constants";
 import { jitteredDelay } from "./backoff";
+import { touch } from "./changes";
 import { onFailure, onFirstAttempt, onSuccess, retryCostOf, withdrawRetry } from "./budget";
 import { count } from "./counters";
-import { Policy, isIdempotent, jitterOf, policyAt } from "./policy";
+import { isIdempotent, jitterOf, policyAt } from "./policy";
 import { nextRandom } from "./random";
+import { OPERATIONS_AT, Operation, Policy, STATE } from "./state";
 import { Clock, Tick } from "./ticks";
 
-@unmanaged
-export class Operation {
-  state: u8;
-  attempt: u8;
-  lastOutcome: u8;
-  endReason: u8;
-  policy: u8;
-  flags: u8;
-  generation: u16;
-  nextAttemptAt: u32;
-  attemptDeadline: u32;
-  deadline: u32;
-  id: u32;
-  previousDelay: u32;
-  lastRetryCost: u32;
-}
-
-const OPERATIONS: usize = memory.data(LIMIT_OPERATIONS * offsetof<Operation>(), 4);
+const OPERATIONS: usize = STATE + OPERATIONS_AT;
 const SLOT_MASK: i32 = (1 << LIMIT_SLOT_BITS) - 1;
 const GENERATION_MASK: u32 = 0xffff;
 
 let initialized: bool = false;
 let nextOperationId: u32 = 0;
 
-function slotAt(slot: i32): Operation {
+/** The operation in slot `slot` (0 to OPERATIONS - 1), whatever its state. */
+export function slotAt(slot: i32): Operation {
   return changetype<Operation>(OPERATIONS + <usize>slot * offsetof<Operation>());
 }
 
@@ -110,24 +99,25 @@ export function find(handle: i32): Operation | null {
 function move(op: Operation, event: i32): bool {
   const entry = (<u32>(TRANSITION_TABLE >> (<u64>event * 8))) & 0xff;
   if ((entry & 0xf & (1 << op.state)) == 0) return false;
-  op.state = <u8>(entry >> 4);
+  op.state = entry >> 4;
+  touch();
   return true;
 }
 
 function end(op: Operation, reason: i32): bool {
   if (!move(op, EVENT_END)) return false;
-  op.endReason = <u8>reason;
+  op.endReason = reason;
   clearDue(op);
   count(COUNTER_ENDED_SUCCEEDED + reason - END_REASON_SUCCEEDED);
   return true;
 }
 
 function setDue(op: Operation): void {
-  op.flags |= <u8>OP_FLAG_DUE;
+  op.flags |= OP_FLAG_DUE;
 }
 
 function clearDue(op: Operation): void {
-  op.flags &= <u8>~OP_FLAG_DUE;
+  op.flags &= ~OP_FLAG_DUE;
 }
 
 /**
@@ -175,11 +165,20 @@ export function isInitialized(): bool {
   return initialized;
 }
 
+/** The id the next begin takes. */
+export function nextId(): u32 {
+  return nextOperationId;
+}
+
+/** Sets what restore read: the next operation id; the module counts as initialised. */
+export function restoreMachine(id: u32): void {
+  nextOperationId = id;
+  initialized = true;
+  Schedule.summarize();
+}
+
 /** Forgets every operation and reseeds the operation ids (init). */
 export function resetMachine(): void {
-  for (let i: usize = 0; i < <usize>LIMIT_OPERATIONS * offsetof<Operation>(); i += 4) {
-    store<u32>(OPERATIONS + i, 0);
-  }
   nextOperationId = nextRandom() & 0x7fffffff;
   initialized = true;
   Schedule.summarize();
@@ -189,7 +188,7 @@ export function resetMachine(): void {
 // schedule its retry. `fault` says the clock jumped past every old timer.
 function fail(op: Operation, outcome: i32, retryAfter: u32, fault: bool): void {
   const p = changetype<Policy>(policyAt(op.policy));
-  op.lastOutcome = <u8>outcome;
+  op.lastOutcome = outcome;
   if (outcome == OUTCOME_PERMANENT) {
     end(op, END_REASON_PERMANENT);
     return;
@@ -226,8 +225,18 @@ function fail(op: Operation, outcome: i32, retryAfter: u32, fault: bool): void {
   count(COUNTER_RETRIES_SCHEDULED);
 }
 
-function advance(now: u32): void {
+/** Brings the clock to now and applies what has expired. */
+export function advance(now: u32): void {
   Schedule.advance(now);
+}
+
+/** Every attempt in flight fails AMBIGUOUS, in slot order, as if reported now (restore). */
+export function loseAttempts(): void {
+  for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
+    const op = slotAt(slot);
+    if (op.state == STATE_IN_FLIGHT) fail(op, OUTCOME_AMBIGUOUS, 0, false);
+  }
+  Schedule.summarize();
 }
 
 // Applies every timer that has expired (all of them on a clock fault), in slot order.
@@ -261,12 +270,12 @@ export function begin(policy: u32, now: u32): i32 {
   const op = slotAt(slot);
   const t = Clock.now;
   move(op, EVENT_BEGIN);
-  op.generation = <u16>((<u32>op.generation % GENERATION_MASK) + 1);
+  op.generation = (<u32>op.generation % GENERATION_MASK) + 1;
   op.attempt = 0;
-  op.lastOutcome = <u8>OUTCOME_NONE;
-  op.endReason = <u8>END_REASON_NONE;
-  op.policy = <u8>policy;
-  op.flags = <u8>(OP_FLAG_DUE | (p.deadline != 0 ? OP_FLAG_HAS_DEADLINE : 0));
+  op.lastOutcome = OUTCOME_NONE;
+  op.endReason = END_REASON_NONE;
+  op.policy = policy;
+  op.flags = OP_FLAG_DUE | (p.deadline != 0 ? OP_FLAG_HAS_DEADLINE : 0);
   op.nextAttemptAt = t;
   op.attemptDeadline = t;
   op.deadline = t + p.deadline;
@@ -315,7 +324,7 @@ export function report(handle: i32, attempt: u32, outcome: u32, retryAfter: u32,
     return ERROR_STALE_REPORT;
   }
   if (outcome == OUTCOME_SUCCESS) {
-    op.lastOutcome = <u8>OUTCOME_SUCCESS;
+    op.lastOutcome = OUTCOME_SUCCESS;
     onSuccess(op.attempt > 1, op.lastRetryCost);
     end(op, END_REASON_SUCCEEDED);
   } else {
@@ -342,6 +351,21 @@ export function release(handle: i32): i32 {
   const op = find(handle);
   if (op == null) return ERROR_BAD_HANDLE;
   return move(op, EVENT_RELEASE) ? RESULT_OK : ERROR_STILL_LIVE;
+}
+
+/** Applies what is due by now; returns one ended operation not handed out before, or NONE. */
+export function ended(now: u32): i32 {
+  if (!initialized) return ERROR_NOT_INITIALIZED;
+  advance(now);
+  for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
+    const op = slotAt(slot);
+    if (op.state == STATE_DONE && !(op.flags & OP_FLAG_HANDED_OUT)) {
+      op.flags |= OP_FLAG_HANDED_OUT;
+      touch();
+      return handleOf(slot, op);
+    }
+  }
+  return RESULT_NONE;
 }
 
 /** Ticks until poll has work (0: now), or IDLE when nothing is live. */

@@ -37,6 +37,12 @@ export class Clock {
     Clock.started = false;
   }
 
+  /** Sets the clock to `now`, already started (restore). */
+  static restore(now: u32): void {
+    Clock.now = now;
+    Clock.started = true;
+  }
+
   /**
    * Brings the clock to `now`; true when it stepped back further than a racy read can.
    * A forward step (0 to 2^31 - 1 ticks) is exact. A step back of at most

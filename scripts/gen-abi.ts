@@ -14,6 +14,32 @@ const groupNames = Object.keys(abi).filter(
 );
 const groups: Record<string, Group> = Object.fromEntries(groupNames.map((g) => [g, abi[g]]));
 
+/** Refuses a constants.json whose parts the module relies on no longer line up. */
+function checkConsistency(): void {
+  const { limit, endReason, counter } = groups;
+  if (2 ** limit.SLOT_BITS !== limit.OPERATIONS) {
+    throw new Error(`limit.SLOT_BITS ${limit.SLOT_BITS} does not name OPERATIONS ${limit.OPERATIONS} slots`);
+  }
+  // The module counts an end as ENDED_SUCCEEDED + (reason - SUCCEEDED).
+  const reasons = Object.entries(endReason).filter(([name]) => name !== "NONE");
+  for (const [name, value] of reasons) {
+    const expected = counter.ENDED_SUCCEEDED + value - endReason.SUCCEEDED;
+    if (counter[`ENDED_${name}`] !== expected) {
+      throw new Error(`counter.ENDED_${name} must be ${expected}, beside endReason.${name} = ${value}`);
+    }
+  }
+  const ended = Object.keys(counter).filter((name) => name.startsWith("ENDED_"));
+  const stray = ended.filter((name) => !(name.slice("ENDED_".length) in endReason));
+  if (stray.length > 0) throw new Error(`counters without an end reason: ${stray.join(", ")}`);
+  const ids = Object.entries(counter)
+    .filter(([name]) => name !== "COUNT")
+    .map(([, value]) => value)
+    .sort((a, b) => a - b);
+  if (ids.some((id, i) => id !== i) || counter.COUNT !== ids.length) {
+    throw new Error(`counter ids must be 0 to COUNT - 1 (${counter.COUNT}), each once`);
+  }
+}
+
 /** endReason -> END_REASON */
 const upperSnake = (s: string) => s.replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase();
 /** endReason -> EndReason */
@@ -38,6 +64,19 @@ function transitionTable(): bigint {
   return table;
 }
 
+/** One comment line per event, beside the packed table: what it leaves and enters. */
+function transitionComments(): string {
+  const nameOfState = (v: number) => Object.keys(groups.state).find((k) => groups.state[k] === v);
+  let out = "";
+  for (const [event, value] of Object.entries(groups.event)) {
+    const rows = (abi.transitions as [string, string, string][]).filter(([, e]) => e === event);
+    const from = rows.map(([f]) => f).join(", ");
+    const to = rows.length > 0 ? rows[0][2] : nameOfState(0);
+    out += `// byte ${value} ${event}: ${from || "(no state)"} -> ${to}\n`;
+  }
+  return out;
+}
+
 function assemblyView(): string {
   let out = header("//");
   out += `\nexport const ABI_VERSION: i32 = ${abi.abiVersion};\n`;
@@ -49,6 +88,7 @@ function assemblyView(): string {
     }
   }
   out += `\n/** Byte e: mask of states event e may leave (low nibble), state it enters (high nibble). */\n`;
+  out += transitionComments();
   out += `export const TRANSITION_TABLE: u64 = 0x${transitionTable().toString(16)};\n`;
   return out;
 }
@@ -129,6 +169,7 @@ function docView(current: string): string {
   return current.slice(0, a + START.length) + "\n" + markdownTables() + "\n" + current.slice(b);
 }
 
+checkConsistency();
 const docPath = join(root, "docs/ABI.md");
 const outputs: [string, string][] = [
   [join(root, "assembly/constants.ts"), assemblyView()],

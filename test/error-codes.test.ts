@@ -129,6 +129,7 @@ describe("error codes by example (docs/ABI.md)", () => {
         uncount(after);
         expect(after).toEqual(before);
 
+        twin.t.changes(); // read as often as on the refused one: each read folds what changed
         const a = continuation(refused, state === "fresh");
         const b = continuation(twin, state === "fresh");
         uncount(a.after);

@@ -14,6 +14,7 @@ import {
   type Target,
 } from "./calls.js";
 import { readImage } from "./images.js";
+import { knownDivergence } from "./known.js";
 import { diffSnapshots, snapshot } from "./snapshot.js";
 
 export interface Divergence {
@@ -37,7 +38,7 @@ export interface LockstepOptions {
 const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
 
 /** A module call's result, or why it trapped (a divergence like any other, to be shrunk). */
-function guarded(call: () => number): number | string {
+export function guarded(call: () => number): number | string {
   try {
     return call();
   } catch (e) {
@@ -78,6 +79,8 @@ export class Lockstep {
     refused: 0,
     handedOut: 0,
   };
+  /** Known divergences (harness/known.ts) met, by name: agreement for the run, counted. */
+  readonly known = new Map<string, number>();
 
   constructor(options: LockstepOptions = {}) {
     this.host = new Host(options.start ?? 0);
@@ -118,7 +121,7 @@ export class Lockstep {
     const want = invoke(this.model, s.fn, args);
     this.host.saw(s, want, this.model);
     if (typeof got === "string" || (s.fn !== "imageAddress" && got !== want)) {
-      return [`${s.fn}(${args.join(", ")}) returned ${got}, model ${want}`];
+      return this.disagree(s.fn, got, want, `${s.fn}(${args.join(", ")})`);
     }
     if (s.fn === "save" && got > 0) this.tally.saves++;
     if (s.fn === "ended" && got >= 0) this.tally.handedOut++;
@@ -127,6 +130,14 @@ export class Lockstep {
       const [mine, theirs] = [readImage(this.module, got), readImage(this.model, want)];
       if (hex(mine) !== hex(theirs)) return [`save(${args[0]}) image ${hex(mine)}, model ${hex(theirs)}`];
     }
+    return [];
+  }
+
+  /** A difference, unless it is a known divergence: that one is counted. */
+  private disagree(fn: string, got: number | string, want: number, call: string): string[] {
+    const known = knownDivergence(fn, got, want);
+    if (known === undefined) return [`${call} returned ${got}, model ${want}`];
+    this.known.set(known.name, (this.known.get(known.name) ?? 0) + 1);
     return [];
   }
 
@@ -146,7 +157,7 @@ export class Lockstep {
     const got = guarded(() => restoreInto(this.module, input, s, this.host.now));
     const want = restoreInto(this.model, input, s, this.host.now);
     if (got !== want)
-      return [`restore(${input.length}, ${this.host.now}, ...) returned ${got}, model ${want}`];
+      return this.disagree("restore", got, want, `restore(${input.length}, ${this.host.now}, ...)`);
     const t = this.tally;
     if (got !== Result.OK) t.refused++;
     else if (input.fresh) t.restoredFresh++;

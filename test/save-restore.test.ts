@@ -20,8 +20,8 @@ import { instantiate } from "../host/tickretry.js";
 import { tickAfter, ticksUntil } from "../host/ticks.js";
 import { elapsedArb, scenarioArb, startArb } from "./harness/arbitraries.js";
 import { Host, invoke, restoreInto, NOW, type Step, type Target } from "./harness/calls.js";
-import { guarded, Lockstep } from "./harness/lockstep.js";
-import { knownDivergence } from "./harness/known.js";
+import { Lockstep } from "./harness/lockstep.js";
+import { guarded, knownDivergence, restoreKnowingDivergences } from "./harness/known.js";
 import { readImage, writeImage } from "./harness/images.js";
 import { runs } from "./harness/runs.js";
 import type { Snapshot } from "./harness/snapshot.js";
@@ -226,8 +226,11 @@ describe("save and restore", () => {
 function runTraceOn(api: Target, steps: readonly Step[], host: Host): void {
   for (const s of steps) {
     if ("tick" in s) host.move(s.tick);
-    else if ("restore" in s) restoreInto(api, host.restoreInput(s), s, host.now);
-    else host.saw(s, invoke(api, s.fn, host.resolve(s.args, api)), api);
+    else if ("restore" in s) restoreInto(api, host.restoreInput(s), s, host.now, restoreKnowingDivergences);
+    else {
+      const args = host.resolve(s.args, api);
+      host.saw(s, s.fn === "restore" ? restoreKnowingDivergences(api, args) : invoke(api, s.fn, args), api);
+    }
   }
 }
 

@@ -14,7 +14,7 @@ import {
   type Target,
 } from "./calls.js";
 import { readImage } from "./images.js";
-import { knownDivergence } from "./known.js";
+import { guarded, knownDivergence } from "./known.js";
 import { diffSnapshots, snapshot } from "./snapshot.js";
 
 export interface Divergence {
@@ -36,16 +36,6 @@ export interface LockstepOptions {
 }
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
-
-/** A module call's result, or why it trapped (a divergence like any other, to be shrunk). */
-export function guarded(call: () => number): number | string {
-  try {
-    return call();
-  } catch (e) {
-    if (e instanceof WebAssembly.RuntimeError) return `trapped (${e.message})`;
-    throw e;
-  }
-}
 
 /** What the image calls did, by the module's answers: the soak prints it. */
 export interface ImageTally {

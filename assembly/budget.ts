@@ -5,7 +5,7 @@
 // threshold). Capacity 0 turns the budget off.
 import { touch } from "./changes";
 import { BUDGET_FLAG_REFUND_ON_SUCCESS, ERROR_BAD_FIELD, RESULT_OK } from "./constants";
-import { Tick } from "./ticks";
+import { isSpan } from "./ticks";
 import { BUDGET_AT, Budget, STATE } from "./state";
 
 const bucket = changetype<Budget>(STATE + BUDGET_AT);
@@ -23,7 +23,7 @@ export function checkBudget(
   flags_: u32,
 ): i32 {
   const fields = capacity_ | initial | retryCost_ | timeoutRetryCost_ | threshold_;
-  if (!Tick.isSpan(fields | failureCost_ | firstAttemptDeposit_ | successDeposit_)) return ERROR_BAD_FIELD;
+  if (!isSpan(fields | failureCost_ | firstAttemptDeposit_ | successDeposit_)) return ERROR_BAD_FIELD;
   if (initial > capacity_ || threshold_ > capacity_) return ERROR_BAD_FIELD;
   if (flags_ & ~BUDGET_FLAG_REFUND_ON_SUCCESS) return ERROR_BAD_FIELD;
   return RESULT_OK;

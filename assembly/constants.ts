@@ -99,9 +99,9 @@ export const IMAGE_CRC_BYTES: i32 = 4;
 export const RESTORE_FLAG_ATTEMPTS_LOST: i32 = 1;
 
 /** Byte e: mask of states event e may leave (low nibble), state it enters (high nibble). */
-// byte 0 BEGIN: FREE -> WAITING
-// byte 1 START: WAITING -> IN_FLIGHT
-// byte 2 RETRY: IN_FLIGHT -> WAITING
-// byte 3 END: WAITING, IN_FLIGHT -> DONE
-// byte 4 RELEASE: DONE -> FREE
+// byte 0 = 0x11: BEGIN: FREE -> WAITING
+// byte 1 = 0x22: START: WAITING -> IN_FLIGHT
+// byte 2 = 0x14: RETRY: IN_FLIGHT -> WAITING
+// byte 3 = 0x36: END: WAITING, IN_FLIGHT -> DONE
+// byte 4 = 0x08: RELEASE: DONE -> FREE
 export const TRANSITION_TABLE: u64 = 0x836142211;

@@ -19,7 +19,6 @@ import {
   IMAGE_CRC_BYTES,
   IMAGE_FORMAT_VERSION,
   IMAGE_HEADER_BYTES,
-  JITTER_DECORRELATED,
   LIMIT_BACKSTEP_TOLERANCE,
   LIMIT_MAX_ATTEMPTS,
   LIMIT_MAX_SPAN,
@@ -30,6 +29,7 @@ import {
   OP_FLAG_HAS_DEADLINE,
   OUTCOME_TIMEOUT,
   POLICY_FLAG_IDEMPOTENT,
+  POLICY_FLAG_JITTER_MASK,
   RESTORE_FLAG_ATTEMPTS_LOST,
   RESULT_OK,
   STATE_DONE,
@@ -52,10 +52,9 @@ import {
   SHADOW,
   STATE,
   STATE_BYTES,
-  WORDS,
   clearState,
 } from "./state";
-import { Clock, Tick } from "./ticks";
+import { Clock, isSpan, tickAfter, ticksUntil } from "./ticks";
 import { position, put, readCleanly, refuse, startReading, startWriting, take } from "./varint";
 
 const AREA: usize = memory.data(IMAGE_AREA_BYTES, 4);
@@ -65,12 +64,19 @@ const BUDGET_FIRST: u32 = <u32>(BUDGET_AT >> 2);
 const BUDGET_FLAGS: u32 = <u32>((BUDGET_AT + offsetof<Budget>("flags")) >> 2);
 const COUNTERS_FIRST: u32 = <u32>(COUNTERS_AT >> 2);
 const POLICY_WORDS: u32 = <u32>(offsetof<Policy>() >> 2);
+const MAX_ATTEMPTS_WORD: u32 = <u32>(offsetof<Policy>("maxAttempts") >> 2);
+const POLICY_FLAGS_WORD: u32 = <u32>(offsetof<Policy>("flags") >> 2);
+const TIMEOUT_WORD: u32 = <u32>(offsetof<Policy>("attemptTimeout") >> 2);
 const OPERATION_WORDS: u32 = <u32>(offsetof<Operation>() >> 2);
+const STATE_WORD: u32 = <u32>(offsetof<Operation>("_state") >> 2);
+const ID_WORD: u32 = <u32>(offsetof<Operation>("id") >> 2);
+const FIRST_TICK_WORD: u32 = <u32>(offsetof<Operation>("_nextAttemptAt") >> 2);
+const LAST_TICK_WORD: u32 = <u32>(offsetof<Operation>("_deadline") >> 2);
 const FIRST_POLICY_WORD: u32 = <u32>(POLICIES_AT >> 2);
 const FIRST_OPERATION_WORD: u32 = <u32>(OPERATIONS_AT >> 2);
 const TOTAL_WORDS: u32 = <u32>(STATE_BYTES >> 2);
-// The largest value of an operation's words 1 to 6 (state, policy, attempt, lastOutcome,
-// endReason, flags), one byte each, word 1 in the low byte.
+// The largest value of an operation's words from STATE_WORD to ID_WORD - 1 (state,
+// policy, attempt, lastOutcome, endReason, flags), one byte each, the state's lowest.
 const OPERATION_SMALL_MAX: u64 =
   (<u64>STATE_DONE) |
   ((<u64>(LIMIT_POLICIES - 1)) << 8) |
@@ -117,34 +123,34 @@ function walk(base: usize): void {
       if (w >= BUDGET_FIRST && w < COUNTERS_FIRST)
         max = w == BUDGET_FLAGS ? BUDGET_FLAG_REFUND_ON_SUCCESS : LIMIT_MAX_SPAN;
     } else if (w < FIRST_OPERATION_WORD) {
-      const j = (w - FIRST_POLICY_WORD) % POLICY_WORDS;
+      const j = (w - FIRST_POLICY_WORD) % POLICY_WORDS; // 0: isSet
       max =
         j == 0
           ? 1
-          : j == 1
+          : j == MAX_ATTEMPTS_WORD
             ? LIMIT_MAX_ATTEMPTS
-            : j == 2
-              ? JITTER_DECORRELATED | POLICY_FLAG_IDEMPOTENT
+            : j == POLICY_FLAGS_WORD
+              ? POLICY_FLAG_JITTER_MASK | POLICY_FLAG_IDEMPOTENT
               : LIMIT_MAX_SPAN;
-      min = j == 1 || j == 3 ? 1 : 0;
+      min = j == MAX_ATTEMPTS_WORD || j == TIMEOUT_WORD ? 1 : 0;
       rest = j == 0 ? POLICY_WORDS - 1 : 0;
     } else {
-      const j = (w - FIRST_OPERATION_WORD) % OPERATION_WORDS;
-      tick = j >= 8 && j <= 10;
+      const j = (w - FIRST_OPERATION_WORD) % OPERATION_WORDS; // 0: generation
+      tick = j >= FIRST_TICK_WORD && j <= LAST_TICK_WORD;
       max =
         j == 0
           ? 0xffff
-          : j < 7
-            ? (<u32>(OPERATION_SMALL_MAX >> ((j - 1) << 3))) & 0xff
+          : j < ID_WORD
+            ? (<u32>(OPERATION_SMALL_MAX >> ((j - STATE_WORD) << 3))) & 0xff
             : tick
               ? ANY
               : LIMIT_MAX_SPAN;
-      rest = j < 2 ? OPERATION_WORDS - 1 - j : 0;
+      rest = j <= STATE_WORD ? OPERATION_WORDS - 1 - j : 0;
     }
     const at = base + ((<usize>w) << 2);
-    const shift = tick ? origin : 0;
-    const v = value(load<u32>(at) - shift, max);
-    store<u32>(at, v + shift);
+    const word = load<u32>(at);
+    const v = value(tick ? <u32>ticksUntil(origin, word) : word, max);
+    store<u32>(at, tick ? tickAfter(origin, v) : v);
     if (v < min) refuse();
     w += v == 0 ? rest + 1 : 1;
   }
@@ -157,7 +163,7 @@ export function save(now: u32): i32 {
   saving = true;
   origin = now;
   startWriting(AREA + IMAGE_HEADER_BYTES);
-  put(Clock.now - now);
+  put(<u32>ticksUntil(now, Clock.now));
   put(machine.nextId());
   walk(STATE);
   const body = <u32>(position() - AREA);
@@ -174,7 +180,7 @@ export function save(now: u32): i32 {
  */
 export function restore(length: u32, now: u32, elapsed: u32, flags: u32): i32 {
   if (flags & ~RESTORE_FLAG_ATTEMPTS_LOST) return ERROR_BAD_FIELD;
-  if (!Tick.isSpan(elapsed)) return ERROR_SPAN_TOO_LARGE;
+  if (!isSpan(elapsed)) return ERROR_SPAN_TOO_LARGE;
   if (length < SMALLEST || length > <u32>IMAGE_AREA_BYTES) return ERROR_IMAGE_LENGTH;
   if (load<u8>(AREA) != IMAGE_FORMAT_VERSION) return ERROR_IMAGE_FORMAT;
   if (load<u8>(AREA + 1) != ABI_VERSION) return ERROR_IMAGE_ABI;
@@ -183,9 +189,9 @@ export function restore(length: u32, now: u32, elapsed: u32, flags: u32): i32 {
   if (load<u32>(AREA + body) != crc32(AREA, body)) return ERROR_IMAGE_CRC;
   clearState(SHADOW);
   saving = false;
-  origin = now - elapsed;
+  origin = tickAfter(now, 0 - elapsed); // elapsed ticks before now
   startReading(AREA + IMAGE_HEADER_BYTES, AREA + body);
-  const clock = origin + value(0, LIMIT_BACKSTEP_TOLERANCE);
+  const clock = tickAfter(origin, value(0, LIMIT_BACKSTEP_TOLERANCE));
   const nextId = value(0, LIMIT_MAX_SPAN);
   walk(SHADOW);
   checkShadow(clock);
@@ -202,7 +208,7 @@ export function restore(length: u32, now: u32, elapsed: u32, flags: u32): i32 {
 // A timer that must still be ahead of the saved clock: every comparison of ticks relies on
 // live timers lying within MAX_SPAN ahead of the clock.
 function expectAhead(clock: u32, t: u32): void {
-  if (Tick.until(clock, t) == 0) refuse();
+  if (ticksUntil(clock, t) <= 0) refuse();
 }
 
 // The checks between fields (docs/ABI.md, restore, item 8), on the shadow.
@@ -211,7 +217,9 @@ function checkShadow(clock: u32): void {
     const op = changetype<Operation>(SHADOW + OPERATIONS_AT + <usize>slot * offsetof<Operation>());
     const state = op.state;
     if (state == STATE_FREE) continue;
-    const policy = changetype<Policy>(SHADOW + POLICIES_AT + <usize>op.policy * offsetof<Policy>());
+    // A policy id out of range was refused by the walk; masked, it still reads the shadow.
+    const id = <usize>(op.policy & (LIMIT_POLICIES - 1));
+    const policy = changetype<Policy>(SHADOW + POLICIES_AT + id * offsetof<Policy>());
     if (!policy.isSet || (op.endReason == END_REASON_NONE) != (state != STATE_DONE)) refuse();
     if (op.flags & ~(FLAGS_ALLOWED >> (state << 2))) refuse();
     if (state == STATE_WAITING && op.attempt == LIMIT_MAX_ATTEMPTS) refuse();

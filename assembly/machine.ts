@@ -69,8 +69,8 @@ import { onFailure, onFirstAttempt, onSuccess, retryCostOf, withdrawRetry } from
 import { count } from "./counters";
 import { isIdempotent, jitterOf, policyAt } from "./policy";
 import { nextRandom } from "./random";
-import { OPERATIONS_AT, Operation, Policy, STATE } from "./state";
-import { Clock, Tick } from "./ticks";
+import { OPERATIONS_AT, Operation, Policy, STATE, Stale } from "./state";
+import { Clock, isSpan, tickAfter, tickReached, ticksUntil } from "./ticks";
 
 const OPERATIONS: usize = STATE + OPERATIONS_AT;
 const SLOT_MASK: i32 = (1 << LIMIT_SLOT_BITS) - 1;
@@ -79,8 +79,7 @@ const GENERATION_MASK: u32 = 0xffff;
 let initialized: bool = false;
 let nextOperationId: u32 = 0;
 
-/** The operation in slot `slot` (0 to OPERATIONS - 1), whatever its state. */
-export function slotAt(slot: i32): Operation {
+function slotAt(slot: i32): Operation {
   return changetype<Operation>(OPERATIONS + <usize>slot * offsetof<Operation>());
 }
 
@@ -121,8 +120,9 @@ function clearDue(op: Operation): void {
 }
 
 /**
- * What is live, what is due and when the next timer fires, recomputed from the table
- * after every change, so that an idle poll costs O(1) whatever the table holds.
+ * What is live, what is due and when the next timer fires: a summary of the table, so
+ * that an idle poll costs O(1) whatever the table holds. Every writer of a state, flag or
+ * timer marks it stale (state.ts); it is recomputed on the first read after that.
  */
 class Schedule {
   static liveCount: i32 = 0;
@@ -131,20 +131,31 @@ class Schedule {
   static nextTimer: u32 = 0;
 
   /** Brings the clock to now; sweeps the table when a timer expired or the clock faulted.
+   * The summary is current when it returns: recomputed first if a writer marked it stale,
+   * and right after a sweep (which also moves the no-timer sentinel on with the clock).
    * Inlined into poll, the call a main loop makes on every pass; the rest call advance. */
   @inline static advance(now: u32): void {
+    Schedule.fresh();
     const fault = Clock.advance(now) && Schedule.liveCount > 0;
-    if (fault || !Tick.isBefore(Clock.now, Schedule.nextTimer)) sweep(fault);
+    if (fault || tickReached(Clock.now, Schedule.nextTimer)) {
+      sweep(fault);
+      Schedule.summarize();
+    }
+  }
+
+  /** Recomputes the summary if a writer marked it stale since. */
+  @inline static fresh(): void {
+    if (Stale.schedule) Schedule.summarize();
   }
 
   static noteTimer(t: u32): void {
-    if (Tick.isBefore(t, Schedule.nextTimer)) Schedule.nextTimer = t;
+    if (ticksUntil(Schedule.nextTimer, t) < 0) Schedule.nextTimer = t;
   }
 
   static summarize(): void {
     Schedule.liveCount = 0;
     Schedule.dueCount = 0;
-    Schedule.nextTimer = Clock.now + <u32>LIMIT_MAX_SPAN;
+    Schedule.nextTimer = tickAfter(Clock.now, LIMIT_MAX_SPAN);
     for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
       const op = slotAt(slot);
       if (op.state == STATE_WAITING) {
@@ -157,6 +168,7 @@ class Schedule {
         Schedule.noteTimer(op.attemptDeadline);
       }
     }
+    Stale.schedule = false;
   }
 }
 
@@ -174,14 +186,14 @@ export function nextId(): u32 {
 export function restoreMachine(id: u32): void {
   nextOperationId = id;
   initialized = true;
-  Schedule.summarize();
+  Stale.schedule = true;
 }
 
 /** Forgets every operation and reseeds the operation ids (init). */
 export function resetMachine(): void {
   nextOperationId = nextRandom() & 0x7fffffff;
   initialized = true;
-  Schedule.summarize();
+  Stale.schedule = true;
 }
 
 // A failed attempt (reported, or timed out by the module): end the operation, or
@@ -208,7 +220,7 @@ function fail(op: Operation, outcome: i32, retryAfter: u32, fault: bool): void {
   op.previousDelay = delay;
   const wait = max(delay, retryAfter);
   const hasDeadline = (op.flags & OP_FLAG_HAS_DEADLINE) != 0;
-  if (hasDeadline && (fault || wait >= Tick.until(now, op.deadline))) {
+  if (hasDeadline && (fault || <i32>wait >= ticksUntil(now, op.deadline))) {
     end(op, END_REASON_DEADLINE);
     return;
   }
@@ -220,7 +232,7 @@ function fail(op: Operation, outcome: i32, retryAfter: u32, fault: bool): void {
   }
   op.lastRetryCost = cost;
   move(op, EVENT_RETRY);
-  op.nextAttemptAt = now + wait;
+  op.nextAttemptAt = tickAfter(now, wait);
   if (wait == 0) setDue(op);
   count(COUNTER_RETRIES_SCHEDULED);
 }
@@ -236,7 +248,6 @@ export function loseAttempts(): void {
     const op = slotAt(slot);
     if (op.state == STATE_IN_FLIGHT) fail(op, OUTCOME_AMBIGUOUS, 0, false);
   }
-  Schedule.summarize();
 }
 
 // Applies every timer that has expired (all of them on a clock fault), in slot order.
@@ -255,7 +266,6 @@ function sweep(fault: bool): void {
       fail(op, OUTCOME_TIMEOUT, 0, fault);
     }
   }
-  Schedule.summarize();
 }
 
 /** Begins an operation under a policy; its first attempt is due at once. Returns its handle. */
@@ -278,13 +288,12 @@ export function begin(policy: u32, now: u32): i32 {
   op.flags = OP_FLAG_DUE | (p.deadline != 0 ? OP_FLAG_HAS_DEADLINE : 0);
   op.nextAttemptAt = t;
   op.attemptDeadline = t;
-  op.deadline = t + p.deadline;
+  op.deadline = tickAfter(t, p.deadline);
   op.id = nextOperationId;
   op.previousDelay = 0;
   op.lastRetryCost = 0;
   nextOperationId = (nextOperationId + 1) & 0x7fffffff;
   count(COUNTER_BEGUN);
-  Schedule.summarize();
   return handleOf(slot, op);
 }
 
@@ -302,11 +311,11 @@ export function poll(now: u32): i32 {
   clearDue(op);
   op.attempt++;
   let timeout = p.attemptTimeout;
-  if (op.flags & OP_FLAG_HAS_DEADLINE) timeout = min(timeout, Tick.until(t, op.deadline));
-  op.attemptDeadline = t + timeout;
+  // A live deadline lies ahead (the advance above ended the operation otherwise).
+  if (op.flags & OP_FLAG_HAS_DEADLINE) timeout = min(timeout, <u32>ticksUntil(t, op.deadline));
+  op.attemptDeadline = tickAfter(t, timeout);
   count(COUNTER_ATTEMPTS_STARTED);
   if (op.attempt == 1) onFirstAttempt();
-  Schedule.summarize();
   return handleOf(slot, op);
 }
 
@@ -316,7 +325,7 @@ export function report(handle: i32, attempt: u32, outcome: u32, retryAfter: u32,
   const found = find(handle);
   if (found == null) return ERROR_BAD_HANDLE;
   if (outcome < <u32>OUTCOME_SUCCESS || outcome > <u32>OUTCOME_PERMANENT) return ERROR_BAD_OUTCOME;
-  if (!Tick.isSpan(retryAfter)) return ERROR_SPAN_TOO_LARGE;
+  if (!isSpan(retryAfter)) return ERROR_SPAN_TOO_LARGE;
   const op = changetype<Operation>(found);
   advance(now);
   if (op.state != STATE_IN_FLIGHT || attempt != <u32>op.attempt) {
@@ -330,7 +339,6 @@ export function report(handle: i32, attempt: u32, outcome: u32, retryAfter: u32,
   } else {
     fail(op, <i32>outcome, retryAfter, false);
   }
-  Schedule.summarize();
   return RESULT_OK;
 }
 
@@ -341,7 +349,6 @@ export function cancel(handle: i32, now: u32): i32 {
   if (op == null) return ERROR_BAD_HANDLE;
   advance(now);
   if (!end(op, END_REASON_CANCELLED)) return ERROR_NOT_LIVE;
-  Schedule.summarize();
   return RESULT_OK;
 }
 
@@ -374,5 +381,6 @@ export function nextDue(now: u32): u32 {
   advance(now);
   if (Schedule.dueCount > 0) return 0;
   if (Schedule.liveCount == 0) return NEXT_DUE_IDLE;
-  return Tick.until(Clock.now, Schedule.nextTimer);
+  // After the advance every timer lies ahead of the clock.
+  return <u32>ticksUntil(Clock.now, Schedule.nextTimer);
 }

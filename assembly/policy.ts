@@ -12,7 +12,7 @@ import {
 } from "./constants";
 import { ceiling, growthOf } from "./backoff";
 import { touch } from "./changes";
-import { Tick } from "./ticks";
+import { isSpan } from "./ticks";
 import { POLICIES_AT, Policy, STATE } from "./state";
 
 const POLICIES: usize = STATE + POLICIES_AT;
@@ -36,7 +36,7 @@ export function checkPolicy(
   flags: u32,
 ): i32 {
   if (id >= <u32>LIMIT_POLICIES) return ERROR_BAD_POLICY;
-  if (!Tick.isSpan(attemptTimeout | baseDelay | maxDelay | throttleBaseDelay | deadline)) {
+  if (!isSpan(attemptTimeout | baseDelay | maxDelay | throttleBaseDelay | deadline)) {
     return ERROR_SPAN_TOO_LARGE;
   }
   if (maxAttempts < 1 || maxAttempts > <u32>LIMIT_MAX_ATTEMPTS) return ERROR_BAD_FIELD;

@@ -52,10 +52,6 @@ console.log(
     `(${t.restoredLost} with ATTEMPTS_LOST), ${t.refused} refused; ${t.handedOut} ends handed out by ended()`,
 );
 
-for (const [name, n] of result.known) {
-  console.log(`KNOWN MODULE DIVERGENCE (test/harness/known.ts), met ${n} times: ${name}`);
-}
-
 const f = result.failure;
 if (f === undefined) {
   console.log("no divergence between module and model");

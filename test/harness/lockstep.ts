@@ -14,7 +14,6 @@ import {
   type Target,
 } from "./calls.js";
 import { readImage } from "./images.js";
-import { guarded, knownDivergence } from "./known.js";
 import { diffSnapshots, snapshot } from "./snapshot.js";
 
 export interface Divergence {
@@ -36,6 +35,16 @@ export interface LockstepOptions {
 }
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
+
+/** A module call's result, or why it trapped (a divergence like any other, to be shrunk). */
+export function guarded(call: () => number): number | string {
+  try {
+    return call();
+  } catch (e) {
+    if (e instanceof WebAssembly.RuntimeError) return `trapped (${e.message})`;
+    throw e;
+  }
+}
 
 /** What the image calls did, by the module's answers: the soak prints it. */
 export interface ImageTally {
@@ -69,8 +78,6 @@ export class Lockstep {
     refused: 0,
     handedOut: 0,
   };
-  /** Known divergences (harness/known.ts) met, by name: agreement for the run, counted. */
-  readonly known = new Map<string, number>();
 
   constructor(options: LockstepOptions = {}) {
     this.host = new Host(options.start ?? 0);
@@ -111,7 +118,7 @@ export class Lockstep {
     const want = invoke(this.model, s.fn, args);
     this.host.saw(s, want, this.model);
     if (typeof got === "string" || (s.fn !== "imageAddress" && got !== want)) {
-      return this.disagree(s.fn, got, want, `${s.fn}(${args.join(", ")})`);
+      return [`${s.fn}(${args.join(", ")}) returned ${got}, model ${want}`];
     }
     if (s.fn === "save" && got > 0) this.tally.saves++;
     if (s.fn === "ended" && got >= 0) this.tally.handedOut++;
@@ -120,14 +127,6 @@ export class Lockstep {
       const [mine, theirs] = [readImage(this.module, got), readImage(this.model, want)];
       if (hex(mine) !== hex(theirs)) return [`save(${args[0]}) image ${hex(mine)}, model ${hex(theirs)}`];
     }
-    return [];
-  }
-
-  /** A difference, unless it is a known divergence: that one is counted. */
-  private disagree(fn: string, got: number | string, want: number, call: string): string[] {
-    const known = knownDivergence(fn, got, want);
-    if (known === undefined) return [`${call} returned ${got}, model ${want}`];
-    this.known.set(known.name, (this.known.get(known.name) ?? 0) + 1);
     return [];
   }
 
@@ -147,7 +146,7 @@ export class Lockstep {
     const got = guarded(() => restoreInto(this.module, input, s, this.host.now));
     const want = restoreInto(this.model, input, s, this.host.now);
     if (got !== want)
-      return this.disagree("restore", got, want, `restore(${input.length}, ${this.host.now}, ...)`);
+      return [`restore(${input.length}, ${this.host.now}, ...) returned ${got}, model ${want}`];
     const t = this.tally;
     if (got !== Result.OK) t.refused++;
     else if (input.fresh) t.restoredFresh++;

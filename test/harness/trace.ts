@@ -2,7 +2,6 @@
 // the result and a snapshot of every observable value. Properties compare such traces.
 import { instantiate, type TickRetryApi } from "../../host/tickretry.js";
 import { Host, invoke, restoreInto, type ExportName, type Step, type Target } from "./calls.js";
-import { restoreKnowingDivergences } from "./known.js";
 import { snapshot, type Snapshot } from "./snapshot.js";
 
 export interface TraceEntry {
@@ -41,7 +40,7 @@ export function runTrace(
     if ("restore" in s) {
       const input = host.restoreInput(s);
       if (input.fresh) api = instantiate();
-      const result = restoreInto(api, input, s, host.now, restoreKnowingDivergences);
+      const result = restoreInto(api, input, s, host.now);
       if (options.shadow) restoreInto(options.shadow, input, s, host.now);
       const { elapsed, flags } = s.restore;
       entry = {
@@ -52,7 +51,7 @@ export function runTrace(
       };
     } else {
       const args = host.resolve(s.args, api);
-      const result = s.fn === "restore" ? restoreKnowingDivergences(api, args) : invoke(api, s.fn, args);
+      const result = invoke(api, s.fn, args);
       if (options.shadow) invoke(options.shadow, s.fn, args);
       host.saw(s, result, api);
       entry = { fn: s.fn, args, result, after: snapshot(api, host.handles) };

@@ -36,8 +36,6 @@ export interface SoakResult {
   counters: number[];
   /** Saves, restores and ends handed out. */
   images: ImageTally;
-  /** Known divergences met (test/harness/known.ts), by name. */
-  known: Map<string, number>;
   failure?: SoakFailure;
 }
 
@@ -93,7 +91,7 @@ export function runSoak(options: SoakOptions): SoakResult {
       if (jumps(step) && differences.length === 0) exercised.rebase();
       if (differences.length > 0) {
         const failure = explain(ep, i + 1, differences, options.reference);
-        return { calls, episodes: index + 1, counters, images: run.tally, known: run.known, failure };
+        return { calls, episodes: index + 1, counters, images: run.tally, failure };
       }
       if (calls - lastReport >= 10_000) {
         options.progress?.(calls);
@@ -108,7 +106,6 @@ export function runSoak(options: SoakOptions): SoakResult {
     episodes: index - (options.firstEpisode ?? 0),
     counters,
     images: run.tally,
-    known: run.known,
   };
 }
 

@@ -114,19 +114,10 @@ export interface RestoreInput {
   fresh: boolean;
 }
 
-/**
- * Copies the input into `target`'s image area and calls restore at the host's now, through
- * `call` (restore itself by default) with restore's four arguments.
- */
-export function restoreInto(
-  target: Target,
-  input: RestoreInput,
-  step: RestoreStep,
-  now: number,
-  call = (t: Target, args: number[]) => t.restore(args[0], args[1], args[2], args[3]),
-): number {
+/** Copies the input into `target`'s image area and calls restore at the host's now. */
+export function restoreInto(target: Target, input: RestoreInput, step: RestoreStep, now: number): number {
   writeImage(target, input.bytes);
-  return call(target, [input.length, now, step.restore.elapsed, step.restore.flags]);
+  return target.restore(input.length, now, step.restore.elapsed, step.restore.flags);
 }
 
 /** Calls export `fn` of `target` with resolved arguments. */

@@ -121,7 +121,7 @@ describe("the setup page in Chromium", () => {
       return statuses;
     });
     expect(answers).toEqual(Array(30).fill(200));
-    expect(sim.upstream.scenario()).toBe("outage");
+    expect(sim.upstream!.scenario()).toBe("outage");
     expect(sim.device.api.counter(Counter.RETRIES_SCHEDULED)).toBeGreaterThan(retriesBefore);
     await page.reload();
     expect(await page.title()).toBe("tickretry device setup");

@@ -1,5 +1,5 @@
-// The setup page over real HTTP: form checks, the body limit, escaping, the fault controls
-// and the loopback-only Host check.
+// The setup page over real HTTP: form checks, the body limit, escaping, the fault and
+// power controls, and the loopback-only Host check.
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BODY_LIMIT } from "../host/device/form-body.js";
@@ -97,10 +97,10 @@ describe("the settings form", () => {
 describe("the fault controls", () => {
   it("switch the upstream scenario and refuse an unknown one", async () => {
     expect((await post("/fault/scenario", { scenario: "outage" })).status).toBe(303);
-    expect(sim.upstream.scenario()).toBe("outage");
+    expect(sim.upstream!.scenario()).toBe("outage");
     expect((await post("/fault/scenario", { scenario: "<b>nope</b>" })).status).toBe(400);
-    expect(sim.upstream.scenario()).toBe("outage");
-    sim.upstream.setScenario("healthy");
+    expect(sim.upstream!.scenario()).toBe("outage");
+    sim.upstream!.setScenario("healthy");
   });
 
   it("block the main loop for the time asked, and refuse a stall out of range", async () => {
@@ -113,6 +113,28 @@ describe("the fault controls", () => {
     });
     expect(loop.stalls).toBe(1);
     expect(loop.maxStalledGapMs).toBeGreaterThanOrEqual(250);
+  });
+});
+
+describe("the power controls", () => {
+  it("Reboot brings the module back from the stored image at the next pass", async () => {
+    const count = sim.device.boot.count;
+    expect((await post("/power/reboot", {})).status).toBe(303);
+    await waitFor("the reboot", () => sim.device.boot.count === count + 1);
+    expect(sim.device.boot.kind).toBe("reboot");
+  });
+
+  it("Deep sleep refuses a time out of range, and sleeps for one in range", async () => {
+    const count = sim.device.boot.count;
+    expect((await post("/power/sleep", { s: "0" })).status).toBe(400);
+    expect((await post("/power/sleep", { s: "3601" })).status).toBe(400);
+    expect(sim.device.boot.count).toBe(count);
+    expect((await post("/power/sleep", { s: "1" })).status).toBe(303);
+    await waitFor("the sleep", async () => {
+      const status = await (await fetch(new URL("/status.json", sim.url))).json();
+      return status.power.asleepForMs > 0;
+    });
+    await waitFor("the wake", () => sim.device.boot.kind === "deep sleep");
   });
 });
 

@@ -40,7 +40,22 @@ function render(s) {
       "requests started / abandoned after timeout",
       `${s.host.requestsStarted} / ${s.host.requestsAbandoned}`,
     ]),
-    row(["uploads skipped (table full)", s.host.uploadsSkipped]),
+    row([
+      "readings waiting for a slot / dropped (queue full)",
+      `${s.readings.queued} of ${s.readings.queueLimit} / ${s.readings.dropped}`,
+    ]),
+    row([
+      "state file: writes / per operation / bytes (image)",
+      `${s.store.writes} / ${s.store.writesPerOperation === null ? "–" : s.store.writesPerOperation.toFixed(2)} / ` +
+        `${s.store.bytes} (${s.store.imageBytes}) in ${s.store.where}`,
+    ]),
+    row([
+      "power",
+      s.power.asleepForMs !== null
+        ? `deep sleep, waking in ${Math.ceil(s.power.asleepForMs / 1000)} s`
+        : `boot ${s.power.count}: ${s.power.kind}, image waited ${s.power.elapsedMs} ms, ` +
+          `${s.power.restoredOperations} operations and ${s.power.restoredQueued} readings restored`,
+    ]),
     row([
       "upstream",
       up

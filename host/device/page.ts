@@ -2,7 +2,7 @@
 // page-client.js fills from /status.json. Rendered on the server only for what a form
 // post must answer with (errors, the values typed); every value is escaped.
 import { SCENARIOS, SCENARIO_NAMES, type ScenarioName } from "../upstream/scenarios.js";
-import { MAX_STALL_MS } from "./loop.js";
+import { MAX_SLEEP_S, MAX_STALL_MS } from "./loop.js";
 import { escapeHtml as e } from "../html.js";
 import type { Settings, SettingsErrors } from "./settings.js";
 
@@ -80,6 +80,12 @@ upstream <b id="stored-url">${e(v.stored.upstreamUrl)}</b></p>
 </form>
 <form method="post" action="/upload"><p><button type="submit">Upload now</button></p></form>
 <form method="post" action="/loop/reset"><p><button type="submit">Reset loop maxima</button></p></form>
+<form method="post" action="/power/reboot"><p><button type="submit">Reboot</button></p></form>
+<form method="post" action="/power/sleep">
+<label for="sleep">Deep sleep for (s), then restore</label>
+<input id="sleep" name="s" type="number" min="1" max="${MAX_SLEEP_S}" value="5">
+<button type="submit">Deep sleep</button>
+</form>
 </section>
 <h2>Device</h2>
 <table id="device"><tbody></tbody></table>

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { isScenarioName } from "../upstream/scenarios.js";
 import type { Upstream } from "../upstream/server.js";
 import { readForm } from "./form-body.js";
-import { MAX_STALL_MS, type Device } from "./loop.js";
+import { MAX_SLEEP_S, MAX_STALL_MS, type Device } from "./loop.js";
 import { renderPage, type PageView } from "./page.js";
 import { checkSettings } from "./settings.js";
 import { deviceStatus } from "./status.js";
@@ -27,6 +27,8 @@ const DONE = {
   stall: "Stall asked for: the next pass blocks the main loop.",
   upload: "Upload begun.",
   reset: "Loop maxima reset.",
+  reboot: "Reboot asked for: the next pass restores a fresh module from the stored image.",
+  sleep: "Deep sleep asked for: nothing runs until the device wakes and restores its image.",
 };
 
 const LOOPBACK_NAMES = new Set(["127.0.0.1", "localhost", "[::1]"]);
@@ -102,6 +104,19 @@ export function createSetupServer(options: SetupServerOptions): Server {
       case "/loop/reset":
         device.loopStats.reset();
         return back(res, "reset");
+      case "/power/reboot":
+        device.requestReboot();
+        return back(res, "reboot");
+      case "/power/sleep": {
+        const s = Number(form.get("s"));
+        if (!Number.isInteger(s) || s < 1 || s > MAX_SLEEP_S) {
+          return page(res, 400, {
+            notice: { kind: "error", text: `A deep sleep is 1 to ${MAX_SLEEP_S} s.` },
+          });
+        }
+        device.requestDeepSleep(s * 1000);
+        return back(res, "sleep");
+      }
     }
     send(res, 404, "text/plain; charset=utf-8", "not found\n");
   }

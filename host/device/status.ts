@@ -3,13 +3,17 @@
 import { State } from "../abi.js";
 import type { Upstream, UpstreamStats } from "../upstream/server.js";
 import { ticksUntil } from "../ticks.js";
-import type { Device, HostCounts } from "./loop.js";
+import type { BootInfo, Device, HostCounts, StoreFigures } from "./loop.js";
 import type { LoopFigures } from "./loop-stats.js";
 import { COUNTERS, endReasonName, outcomeName, stateName } from "../names.js";
 
 export interface OperationStatus {
   operationId: number;
   handle: number;
+  /** The module's table slot (from slot(handle)). */
+  slot: number;
+  /** The reading it uploads. */
+  reading: number;
   state: string;
   attempt: number;
   maxAttempts: number;
@@ -26,6 +30,7 @@ export interface OperationStatus {
 
 export interface EndedStatus {
   operationId: number;
+  reading: number;
   endReason: string;
   attempts: number;
   lastOutcome: string;
@@ -39,6 +44,12 @@ export interface DeviceStatus {
   budget: { name: string; tokensMilli: number };
   counters: Record<string, number>;
   host: HostCounts;
+  /** Readings waiting for a slot, and those dropped because that queue was full. */
+  readings: { queued: number; queueLimit: number; dropped: number };
+  /** The state file: writes, and what one operation costs in writes over the device's life. */
+  store: StoreFigures & { writesPerOperation: number | null };
+  /** The last boot, and how long the device still sleeps (null: awake). */
+  power: BootInfo & { asleepForMs: number | null };
   operations: OperationStatus[];
   recent: EndedStatus[];
   settings: { ssid: string; passwordSet: boolean; upstreamUrl: string };
@@ -54,6 +65,8 @@ export function deviceStatus(device: Device, upstream?: Upstream): DeviceStatus 
     return {
       operationId: op.operationId,
       handle: h,
+      slot: api.slot(h),
+      reading: op.reading.id,
       state: stateName(state),
       attempt: api.attempt(h),
       maxAttempts: device.policy.maxAttempts,
@@ -71,6 +84,13 @@ export function deviceStatus(device: Device, upstream?: Upstream): DeviceStatus 
     budget: { name: device.budget, tokensMilli: api.tokens() },
     counters: Object.fromEntries(COUNTERS.map(([name, id]) => [name, api.counter(id)])),
     host: { ...device.host },
+    readings: { queued: device.queue.length, queueLimit: device.queue.limit, dropped: device.dropped },
+    store: {
+      ...device.figures,
+      writesPerOperation:
+        device.figures.operationsEnded === 0 ? null : device.figures.writes / device.figures.operationsEnded,
+    },
+    power: { ...device.boot, asleepForMs: device.asleepForMs() ?? null },
     operations,
     recent: device.recent.map((e) => ({
       ...e,

@@ -122,53 +122,16 @@ function clearDue(op: Operation): void {
 /**
  * What is live, what is due and when the next timer fires: a summary of the table, so
  * that an idle poll costs O(1) whatever the table holds. Every writer of a state, flag or
- * timer marks it stale (state.ts); it is recomputed on the first read after that.
+ * timer marks it stale (state.ts); the next advance then scans the table again.
  */
 class Schedule {
   static liveCount: i32 = 0;
   static dueCount: i32 = 0;
-  /** The earliest timer; with none, MAX_SPAN after the clock (a sweep then finds nothing). */
+  /** The earliest timer; with none, MAX_SPAN after the clock (a scan then finds nothing). */
   static nextTimer: u32 = 0;
-
-  /** Brings the clock to now; sweeps the table when a timer expired or the clock faulted.
-   * The summary is current when it returns: recomputed first if a writer marked it stale,
-   * and right after a sweep (which also moves the no-timer sentinel on with the clock).
-   * Inlined into poll, the call a main loop makes on every pass; the rest call advance. */
-  @inline static advance(now: u32): void {
-    Schedule.fresh();
-    const fault = Clock.advance(now) && Schedule.liveCount > 0;
-    if (fault || tickReached(Clock.now, Schedule.nextTimer)) {
-      sweep(fault);
-      Schedule.summarize();
-    }
-  }
-
-  /** Recomputes the summary if a writer marked it stale since. */
-  @inline static fresh(): void {
-    if (Stale.schedule) Schedule.summarize();
-  }
 
   static noteTimer(t: u32): void {
     if (ticksUntil(Schedule.nextTimer, t) < 0) Schedule.nextTimer = t;
-  }
-
-  static summarize(): void {
-    Schedule.liveCount = 0;
-    Schedule.dueCount = 0;
-    Schedule.nextTimer = tickAfter(Clock.now, LIMIT_MAX_SPAN);
-    for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
-      const op = slotAt(slot);
-      if (op.state == STATE_WAITING) {
-        Schedule.liveCount++;
-        if (op.flags & OP_FLAG_DUE) Schedule.dueCount++;
-        else Schedule.noteTimer(op.nextAttemptAt);
-        if (op.flags & OP_FLAG_HAS_DEADLINE) Schedule.noteTimer(op.deadline);
-      } else if (op.state == STATE_IN_FLIGHT) {
-        Schedule.liveCount++;
-        Schedule.noteTimer(op.attemptDeadline);
-      }
-    }
-    Stale.schedule = false;
   }
 }
 
@@ -237,9 +200,14 @@ function fail(op: Operation, outcome: i32, retryAfter: u32, fault: bool): void {
   count(COUNTER_RETRIES_SCHEDULED);
 }
 
-/** Brings the clock to now and applies what has expired. */
+/**
+ * Brings the clock to now and applies what has expired. The table is scanned only when a
+ * timer expired, the clock faulted or a writer marked the summary stale; otherwise (an
+ * idle poll) this is a clock step and two checks.
+ */
 export function advance(now: u32): void {
-  Schedule.advance(now);
+  const fault = Clock.advance(now);
+  if (fault || Stale.schedule || tickReached(Clock.now, Schedule.nextTimer)) scan(fault);
 }
 
 /** Every attempt in flight fails AMBIGUOUS, in slot order, as if reported now (restore). */
@@ -250,22 +218,41 @@ export function loseAttempts(): void {
   }
 }
 
-// Applies every timer that has expired (all of them on a clock fault), in slot order.
-function sweep(fault: bool): void {
-  if (fault) count(COUNTER_CLOCK_FAULTS);
+// Applies every timer that has expired (all of them on a clock fault, counted when
+// operations were live), in slot order, and summarises the table as it leaves it.
+function scan(fault: bool): void {
+  let live = false;
+  Schedule.liveCount = 0;
+  Schedule.dueCount = 0;
+  Schedule.nextTimer = tickAfter(Clock.now, LIMIT_MAX_SPAN);
   for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
     const op = slotAt(slot);
     if (op.state == STATE_WAITING) {
+      live = true;
       if (op.flags & OP_FLAG_HAS_DEADLINE && Clock.hasExpired(op.deadline, fault)) {
         end(op, END_REASON_DEADLINE);
       } else if (!(op.flags & OP_FLAG_DUE) && Clock.hasExpired(op.nextAttemptAt, fault)) {
         setDue(op);
       }
-    } else if (op.state == STATE_IN_FLIGHT && Clock.hasExpired(op.attemptDeadline, fault)) {
-      count(COUNTER_ATTEMPT_TIMEOUTS);
-      fail(op, OUTCOME_TIMEOUT, 0, fault);
+    } else if (op.state == STATE_IN_FLIGHT) {
+      live = true;
+      if (Clock.hasExpired(op.attemptDeadline, fault)) {
+        count(COUNTER_ATTEMPT_TIMEOUTS);
+        fail(op, OUTCOME_TIMEOUT, 0, fault);
+      }
+    }
+    if (op.state == STATE_WAITING) {
+      Schedule.liveCount++;
+      if (op.flags & OP_FLAG_DUE) Schedule.dueCount++;
+      else Schedule.noteTimer(op.nextAttemptAt);
+      if (op.flags & OP_FLAG_HAS_DEADLINE) Schedule.noteTimer(op.deadline);
+    } else if (op.state == STATE_IN_FLIGHT) {
+      Schedule.liveCount++;
+      Schedule.noteTimer(op.attemptDeadline);
     }
   }
+  if (fault && live) count(COUNTER_CLOCK_FAULTS);
+  Stale.schedule = false;
 }
 
 /** Begins an operation under a policy; its first attempt is due at once. Returns its handle. */
@@ -300,7 +287,7 @@ export function begin(policy: u32, now: u32): i32 {
 /** Applies what is due by now; returns the handle whose attempt starts now, or NONE. */
 export function poll(now: u32): i32 {
   if (!initialized) return ERROR_NOT_INITIALIZED;
-  Schedule.advance(now);
+  advance(now);
   if (Schedule.dueCount == 0) return RESULT_NONE;
   let slot = 0;
   while (!(slotAt(slot).flags & OP_FLAG_DUE)) slot++;

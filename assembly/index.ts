@@ -72,7 +72,7 @@ function query(handle: i32, field: usize, bad: i32): i32 {
 
 /** The operation's state, or BAD_HANDLE. */
 export function state(handle: i32): i32 {
-  return query(handle, offsetof<Operation>("_state"), ERROR_BAD_HANDLE);
+  return query(handle, offsetof<Operation>("state"), ERROR_BAD_HANDLE);
 }
 
 /** The current attempt number (0 before the first), or BAD_HANDLE. */
@@ -97,22 +97,22 @@ export function operationId(handle: i32): i32 {
 
 /** The DUE, HAS_DEADLINE and HANDED_OUT bits, or BAD_HANDLE. */
 export function opFlags(handle: i32): i32 {
-  return query(handle, offsetof<Operation>("_flags"), ERROR_BAD_HANDLE);
+  return query(handle, offsetof<Operation>("flags"), ERROR_BAD_HANDLE);
 }
 
 /** Tick of the next attempt; 0 for a bad handle. */
 export function nextAttemptAt(handle: i32): u32 {
-  return query(handle, offsetof<Operation>("_nextAttemptAt"), 0);
+  return query(handle, offsetof<Operation>("nextAttemptAt"), 0);
 }
 
 /** Tick at which the attempt in flight times out; 0 for a bad handle. */
 export function attemptDeadline(handle: i32): u32 {
-  return query(handle, offsetof<Operation>("_attemptDeadline"), 0);
+  return query(handle, offsetof<Operation>("attemptDeadline"), 0);
 }
 
 /** Tick of the overall deadline; 0 for a bad handle. */
 export function deadline(handle: i32): u32 {
-  return query(handle, offsetof<Operation>("_deadline"), 0);
+  return query(handle, offsetof<Operation>("deadline"), 0);
 }
 
 /** The outcome of an HTTP status, or BAD_STATUS. */

@@ -40,7 +40,10 @@ it("serves the page and retries against the outage, stops on SIGINT, and goes on
   try {
     const url = await waitFor("the page's URL", () => /setup page (http:\S+)/.exec(first.out())?.[1], 20_000);
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
-    expect(first.out()).toContain(`state file ${state}: nothing stored yet`);
+    // Each line may arrive in its own chunk: wait for it rather than expect it with the URL.
+    await waitFor("the state file line", () =>
+      first.out().includes(`state file ${state}: nothing stored yet`),
+    );
     expect((await fetch(url)).status).toBe(200);
     await waitFor("a retry", async () => {
       const status = await (await fetch(new URL("/status.json", url))).json();

@@ -206,7 +206,9 @@ function checkShadow(clock: u32): void {
       (waiting && op.attempt == LIMIT_MAX_ATTEMPTS) ||
       (waiting && !(flags & OP_FLAG_DUE) && tickReached(clock, op.nextAttemptAt)) ||
       (state == STATE_IN_FLIGHT && tickReached(clock, op.attemptDeadline)) ||
-      (live && flags & OP_FLAG_HAS_DEADLINE && tickReached(clock, op.deadline))
+      (live && flags & OP_FLAG_HAS_DEADLINE && tickReached(clock, op.deadline)) ||
+      // poll clips every attempt to the deadline; past it, the next save would be refused.
+      (state == STATE_IN_FLIGHT && flags & OP_FLAG_HAS_DEADLINE && ticksUntil(op.deadline, op.attemptDeadline) > 0)
     )
       refuse();
   }

@@ -315,6 +315,35 @@ describe("refused images change nothing", () => {
   });
 });
 
+describe("an attempt in flight past its operation's deadline", () => {
+  // A forged image no run writes (poll clips attempts to the deadline): restore used to
+  // accept it, and the image save wrote a tick later was then refused (IMAGE_FIELD).
+  const forged = Uint8Array.from(
+    Buffer.from(
+      "010252000000010000000000000000000000000000000000000000000000000000010304e80764e807000000000000" +
+        "0000000102000100000205000a0100000000000000000000000000000000001284bf76",
+      "hex",
+    ),
+  );
+
+  test("is refused IMAGE_FIELD, with nothing changed", () => {
+    expect(forged.length).toBe(82);
+    const api = instantiate();
+    expect(restoreImage(api, forged, 1000)).toBe(Err.IMAGE_FIELD);
+    expect(api.save(1001)).toBe(Err.NOT_INITIALIZED);
+  });
+
+  test("the same image with the attempt deadline at the deadline is accepted, and so is its next image", () => {
+    const fields = decodeImage(forged).fields;
+    const at = fields.indexOf(10); // the attempt deadline, 10 ticks ahead; the deadline 1
+    expect(fields[at + 1]).toBe(1);
+    const api = instantiate();
+    expect(restoreImage(api, encodeImage(fields.map((f, i) => (i === at ? 1 : f))), 1000)).toBe(Result.OK);
+    const next = saveImage(api, 1001) as Uint8Array;
+    expect(restoreImage(instantiate(), next, 1001)).toBe(Result.OK);
+  });
+});
+
 describe("no byte string traps", () => {
   const valid = decodeImage(saved(busyScene(START))).fields;
   propTest.prop([fc.nat(valid.length - 1), fc.nat(2 ** 32 - 1)], runs(500))(

@@ -31,7 +31,7 @@ export interface ScenarioOptions {
   /**
    * Restores of damaged and forged images too (default true). A forged image restore
    * accepts may hold a state no run reaches (docs/ABI.md checks fields, not histories),
-   * so the properties of what save writes leave them out.
+   * but one whose own image restore accepts again.
    */
   damaged?: boolean;
   /** At most this many random steps after the setup (default 120). */

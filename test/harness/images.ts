@@ -93,7 +93,7 @@ const policyArb = fc
     deadline,
   ]);
 
-/** A slot's image record, in range, its timers ahead of clockAhead. */
+/** A slot's image record, in range, its timers ahead of clockAhead (an attempt's not past the deadline). */
 const slotArb = (policyIds: number[], clockAhead: number) =>
   fc
     .record({
@@ -112,7 +112,10 @@ const slotArb = (policyIds: number[], clockAhead: number) =>
     .map(({ ahead, ...s }): SavedSlot => {
       const waiting = s.state === State.WAITING;
       const done = s.state === State.DONE;
-      const [next, attempt, deadline] = ahead.map((x) => (clockAhead + 1 + x) >>> 0);
+      const [next, attemptSpan, deadline] = ahead.map((x) => (clockAhead + 1 + x) >>> 0);
+      // An attempt in flight ends by its operation's deadline, if it has one (poll clips it).
+      const clipped = s.state === State.IN_FLIGHT && (s.opFlags & OpFlag.HAS_DEADLINE) !== 0;
+      const attempt = clipped ? Math.min(attemptSpan, deadline) : attemptSpan;
       return {
         ...s,
         attempt:

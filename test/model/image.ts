@@ -205,6 +205,8 @@ function readSlot(r: BodyReader, policies: Saved["policies"], clockAhead: number
   if (inFlight) check(ahead(slot.attemptDeadline, clockAhead) >= 1);
   if ((waiting || inFlight) && (slot.opFlags & OpFlag.HAS_DEADLINE) !== 0) {
     check(ahead(slot.deadline, clockAhead) >= 1);
+    // An attempt never runs past its operation's deadline.
+    if (inFlight) check(ahead(slot.attemptDeadline, clockAhead) <= ahead(slot.deadline, clockAhead));
   }
   return slot;
 }

@@ -184,9 +184,8 @@ export function restore(length: u32, now: u32, elapsed: u32, flags: u32): i32 {
   return RESULT_OK;
 }
 
-// The checks between fields (docs/ABI.md, restore, item 8), on the shadow. A timer an
-// operation still runs must lie ahead of the saved clock: every comparison of ticks relies
-// on live timers lying within MAX_SPAN ahead of the clock.
+// The checks between fields (docs/ABI.md, restore, item 8), on the shadow. A timer already
+// reached at the saved clock needs none: restore's advance applies it, as any call's would.
 function checkShadow(clock: u32): void {
   for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
     const op = changetype<Operation>(SHADOW + OPERATIONS_AT + <usize>slot * offsetof<Operation>());
@@ -196,19 +195,16 @@ function checkShadow(clock: u32): void {
     const id = <usize>(op.policy & (LIMIT_POLICIES - 1));
     const policy = changetype<Policy>(SHADOW + POLICIES_AT + id * offsetof<Policy>());
     const flags = op.flags;
-    const waiting = state == STATE_WAITING;
-    const live = state != STATE_DONE;
     if (
       !policy.isSet ||
-      (op.endReason == END_REASON_NONE) != live ||
+      (op.endReason == END_REASON_NONE) != (state != STATE_DONE) ||
       op.lastOutcome > <u32>OUTCOME_TIMEOUT || // three bits allow 7
       flags & ~(FLAGS_ALLOWED >> (state << 2)) ||
-      (waiting && op.attempt == LIMIT_MAX_ATTEMPTS) ||
-      (waiting && !(flags & OP_FLAG_DUE) && tickReached(clock, op.nextAttemptAt)) ||
-      (state == STATE_IN_FLIGHT && tickReached(clock, op.attemptDeadline)) ||
-      (live && flags & OP_FLAG_HAS_DEADLINE && tickReached(clock, op.deadline)) ||
-      // poll clips every attempt to the deadline; past it, the next save would be refused.
-      (state == STATE_IN_FLIGHT && flags & OP_FLAG_HAS_DEADLINE && ticksUntil(op.deadline, op.attemptDeadline) > 0)
+      (state == STATE_WAITING && op.attempt == LIMIT_MAX_ATTEMPTS) ||
+      // poll clips every attempt to the deadline: it times out by then.
+      (state == STATE_IN_FLIGHT &&
+        flags & OP_FLAG_HAS_DEADLINE &&
+        ticksUntil(clock, op.attemptDeadline) > ticksUntil(clock, op.deadline))
     )
       refuse();
   }

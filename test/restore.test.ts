@@ -284,15 +284,46 @@ describe("refused images change nothing", () => {
       ["HANDED_OUT while WAITING", changed(slot(0) + 6, 6)],
       ["opFlags 8", changed(slot(3) + 6, 8)],
       ["operationId above 2^31 - 1", changed(slot(0) + 7, 2 ** 31)],
-      ["a retry timer already reached", changed(slot(0) + 8, 0)],
-      ["an attempt deadline already reached", changed(slot(1) + 9, 0)],
-      ["a deadline already passed", changed(slot(0) + 10, 2 ** 32 - 5)],
       ["previousWait above MAX_SPAN", changed(slot(0) + 11, 2 ** 31)],
       ["lastRetryCost above MAX_SPAN", changed(slot(0) + 12, 2 ** 31)],
       ["a field missing", fields.slice(0, -1)],
       ["a field too many", [...fields, 0]],
     ];
     test.each(cases)("%s", (_, body) => expectRefused(encodeImage(body), Err.IMAGE_FIELD));
+
+    // A timer already reached at the saved clock is no fault: restore's advance applies it.
+    const scene = busyScene(START);
+    const handleIn = (s: number) => scene.handles.find((h) => scene.api.slot(h) === s)!;
+    test.each([
+      [
+        "a retry timer already reached: DUE at once",
+        changed(slot(0) + 8, 0),
+        0,
+        State.WAITING,
+        EndReason.NONE,
+      ],
+      [
+        "an attempt deadline already reached: timed out",
+        changed(slot(1) + 9, 0),
+        1,
+        State.DONE,
+        EndReason.AMBIGUOUS,
+      ],
+      [
+        "a deadline already passed: ends DEADLINE",
+        changed(slot(0) + 10, 2 ** 32 - 5),
+        0,
+        State.DONE,
+        EndReason.DEADLINE,
+      ],
+    ])("%s", (_, body, s, state, reason) => {
+      const api = instantiate();
+      expect(restoreImage(api, encodeImage(body), OTHER)).toBe(Result.OK);
+      const h = handleIn(s);
+      expect([api.state(h), api.endReason(h)]).toEqual([state, reason]);
+      if (state === State.WAITING) expect(api.nextDue(OTHER)).toBe(0);
+      expect(saveImage(api, OTHER)).toBeInstanceOf(Uint8Array);
+    });
 
     test("the unchanged fields, re-encoded, are accepted (the cases above change one thing)", () => {
       expect(restoreImage(instantiate(), encodeImage(fields), OTHER)).toBe(Result.OK);

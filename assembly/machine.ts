@@ -89,10 +89,10 @@ function handleOf(slot: i32, op: Operation): i32 {
 
 /** The operation a handle names, or null for a handle never issued or already released. */
 export function find(handle: i32): Operation | null {
-  const generation = (<u32>handle) >> LIMIT_SLOT_BITS;
-  if (handle < 0 || generation == 0 || generation > GENERATION_MASK) return null;
+  // A slot in use has a generation of 1 to 65535: a negative handle, or one of
+  // generation 0 or above 65535, matches none.
   const op = slotAt(handle & SLOT_MASK);
-  return op.state != STATE_FREE && <u32>op.generation == generation ? op : null;
+  return op.state != STATE_FREE && <u32>op.generation == (<u32>handle) >> LIMIT_SLOT_BITS ? op : null;
 }
 
 function move(op: Operation, event: i32): bool {

@@ -11,7 +11,6 @@ import {
   POLICY_FLAG_JITTER_MASK,
   RESULT_OK,
 } from "./constants";
-import { ceiling, growthOf } from "./backoff";
 import { touch } from "./changes";
 import { isInitialized } from "./machine";
 import { isSpan } from "./ticks";
@@ -104,14 +103,17 @@ export function worstCase(id: u32): i32 {
   const found = policyAt(id);
   if (found == null) return ERROR_BAD_POLICY;
   const p = changetype<Policy>(found);
-  const base = min(max(p.baseDelay, p.throttleBaseDelay), p.maxDelay);
-  const growth = growthOf(jitterOf(p));
-  // A decorrelated wait may be three times the one before, the first three times the
-  // base: retry n's bound is base * 3^n, one step above its ceiling.
-  const step: u32 = jitterOf(p) == JITTER_DECORRELATED ? 1 : 0;
+  const cap = <u64>p.maxDelay;
+  const base = min(<u64>max(p.baseDelay, p.throttleBaseDelay), cap);
+  // Retry n's bound is min(cap, base * 2^(n-1)); a decorrelated wait may be three times
+  // the one before, the first three times the base: min(cap, base * 3^n).
+  const decorrelated = jitterOf(p) == JITTER_DECORRELATED;
+  let bound = decorrelated ? base * 3 : base;
   let total = <u64>p.maxAttempts * <u64>p.attemptTimeout;
   for (let retry: u32 = 1; retry < <u32>p.maxAttempts; retry++) {
-    total += ceiling(base, p.maxDelay, retry + step, growth);
+    bound = min(bound, cap);
+    total += bound;
+    bound *= decorrelated ? 3 : 2;
   }
   if (p.deadline != 0 && total > <u64>p.deadline) total = p.deadline;
   return total > <u64>0x7fffffff ? 0x7fffffff : <i32>total;

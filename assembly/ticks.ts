@@ -34,9 +34,8 @@ export class Clock {
   static now: u32 = 0;
   static started: bool = false;
 
-  /** Forgets the clock; the next call's now is taken as is. */
+  /** Forgets the clock; the next call's now is taken as is (every call advances before reading it). */
   static reset(): void {
-    Clock.now = 0;
     Clock.started = false;
   }
 

@@ -3,10 +3,9 @@
 import { JITTER_DECORRELATED, JITTER_EQUAL, JITTER_NONE } from "./constants";
 import { uniform } from "./random";
 
-/** min(cap, base * 2^(retry - 1)), without overflow. */
+/** min(cap, base * 2^(retry - 1)) (base for retry 0), without overflow: base < 2^31. */
 export function ceiling(base: u32, cap: u32, retry: u32): u32 {
-  let c = <u64>base;
-  for (let i: u32 = 1; i < retry && c < <u64>cap; i++) c <<= 1;
+  const c = (<u64>base) << (<u64>(min(max(retry, 1), 33) - 1));
   return c < <u64>cap ? <u32>c : cap;
 }
 
@@ -21,7 +20,8 @@ export function jitteredDelay(mode: u32, base: u32, cap: u32, retry: u32, previo
   let hi: u32;
   if (mode == JITTER_DECORRELATED) {
     const prev = previous == 0 ? b : previous;
-    hi = <u32>min(<u64>cap, max(<u64>b, <u64>prev * 3));
+    // min(cap, prev * 3) without overflow, then at least b (b <= cap).
+    hi = max(b, prev > cap / 3 ? cap : prev * 3);
   } else {
     hi = ceiling(b, cap, retry);
     if (mode == JITTER_NONE) return hi;

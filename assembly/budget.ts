@@ -23,10 +23,12 @@ export function checkBudget(
   flags_: u32,
 ): i32 {
   const fields = capacity_ | initial | retryCost_ | timeoutRetryCost_ | threshold_;
-  if (!isSpan(fields | failureCost_ | firstAttemptDeposit_ | successDeposit_)) return ERROR_BAD_FIELD;
-  if (initial > capacity_ || threshold_ > capacity_) return ERROR_BAD_FIELD;
-  if (flags_ & ~BUDGET_FLAG_REFUND_ON_SUCCESS) return ERROR_BAD_FIELD;
-  return RESULT_OK;
+  const bad =
+    !isSpan(fields | failureCost_ | firstAttemptDeposit_ | successDeposit_) |
+    (initial > capacity_) |
+    (threshold_ > capacity_) |
+    (flags_ > <u32>BUDGET_FLAG_REFUND_ON_SUCCESS);
+  return bad ? ERROR_BAD_FIELD : RESULT_OK;
 }
 
 /** Validates and sets every field; tokens start at `initial`. */

@@ -75,6 +75,9 @@ import { Clock, isSpan, tickAfter, tickReached, ticksUntil } from "./ticks";
 const OPERATIONS: usize = STATE + OPERATIONS_AT;
 const SLOT_MASK: i32 = (1 << LIMIT_SLOT_BITS) - 1;
 const GENERATION_MASK: u32 = 0xffff;
+// Schedule.summary's bits.
+const LIVE: u32 = 1;
+const DUE: u32 = 2;
 
 let initialized: bool = false;
 let nextOperationId: u32 = 0;
@@ -131,8 +134,8 @@ function clearDue(op: Operation): void {
  */
 class Schedule {
   static stale: bool = true;
-  static liveCount: i32 = 0;
-  static dueCount: i32 = 0;
+  /** LIVE when an operation is live, DUE when one is due. */
+  static summary: u32 = 0;
   /** The earliest timer; with none, MAX_SPAN after the clock (a scan then finds nothing). */
   static nextTimer: u32 = 0;
 
@@ -224,8 +227,7 @@ export function loseAttempts(): void {
 // `lost`, every attempt in flight fails AMBIGUOUS instead (restore: no timer has expired).
 function scan(fault: bool, lost: bool): void {
   let live = false;
-  Schedule.liveCount = 0;
-  Schedule.dueCount = 0;
+  Schedule.summary = 0;
   Schedule.nextTimer = tickAfter(Clock.now, LIMIT_MAX_SPAN);
   for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
     const op = slotAt(slot);
@@ -246,12 +248,11 @@ function scan(fault: bool, lost: bool): void {
       }
     }
     if (op.state == STATE_WAITING) {
-      Schedule.liveCount++;
-      if (op.flags & OP_FLAG_DUE) Schedule.dueCount++;
-      else Schedule.noteTimer(op.nextAttemptAt);
+      Schedule.summary |= LIVE | ((op.flags & OP_FLAG_DUE) * DUE);
+      if (!(op.flags & OP_FLAG_DUE)) Schedule.noteTimer(op.nextAttemptAt);
       if (op.flags & OP_FLAG_HAS_DEADLINE) Schedule.noteTimer(op.deadline);
     } else if (op.state == STATE_IN_FLIGHT) {
-      Schedule.liveCount++;
+      Schedule.summary |= LIVE;
       Schedule.noteTimer(op.attemptDeadline);
     }
   }
@@ -292,7 +293,7 @@ export function begin(policy: u32, now: u32): i32 {
 export function poll(now: u32): i32 {
   if (!initialized) return ERROR_NOT_INITIALIZED;
   advance(now);
-  if (Schedule.dueCount == 0) return RESULT_NONE;
+  if (!(Schedule.summary & DUE)) return RESULT_NONE;
   let slot = 0;
   while (!(slotAt(slot).flags & OP_FLAG_DUE)) slot++;
   const op = slotAt(slot);
@@ -315,7 +316,7 @@ export function report(handle: i32, attempt: u32, outcome: u32, retryAfter: u32,
   if (!initialized) return ERROR_NOT_INITIALIZED;
   const found = find(handle);
   if (found == null) return ERROR_BAD_HANDLE;
-  if (outcome < <u32>OUTCOME_SUCCESS || outcome > <u32>OUTCOME_PERMANENT) return ERROR_BAD_OUTCOME;
+  if (outcome - OUTCOME_SUCCESS > <u32>(OUTCOME_PERMANENT - OUTCOME_SUCCESS)) return ERROR_BAD_OUTCOME;
   if (!isSpan(retryAfter)) return ERROR_SPAN_TOO_LARGE;
   const op = changetype<Operation>(found);
   advance(now);
@@ -370,8 +371,8 @@ export function ended(now: u32): i32 {
 export function nextDue(now: u32): u32 {
   if (!initialized) return NEXT_DUE_IDLE;
   advance(now);
-  if (Schedule.dueCount > 0) return 0;
-  if (Schedule.liveCount == 0) return NEXT_DUE_IDLE;
+  if (Schedule.summary & DUE) return 0;
+  if (!Schedule.summary) return NEXT_DUE_IDLE;
   // After the advance every timer lies ahead of the clock.
   return <u32>ticksUntil(Clock.now, Schedule.nextTimer);
 }

@@ -40,10 +40,13 @@ export function checkPolicy(
   if (!isSpan(attemptTimeout | baseDelay | maxDelay | throttleBaseDelay | deadline)) {
     return ERROR_SPAN_TOO_LARGE;
   }
-  if (maxAttempts < 1 || maxAttempts > <u32>LIMIT_MAX_ATTEMPTS) return ERROR_BAD_FIELD;
-  if (attemptTimeout == 0 || baseDelay > maxDelay) return ERROR_BAD_FIELD;
-  if (flags & ~(POLICY_FLAG_JITTER_MASK | POLICY_FLAG_IDEMPOTENT)) return ERROR_BAD_FIELD;
-  return RESULT_OK;
+  // maxAttempts 1 to 255: maxAttempts - 1 wraps above 254 when 0.
+  const bad =
+    (maxAttempts - 1 > <u32>LIMIT_MAX_ATTEMPTS - 1) |
+    (attemptTimeout == 0) |
+    (baseDelay > maxDelay) |
+    (flags > <u32>(POLICY_FLAG_JITTER_MASK | POLICY_FLAG_IDEMPOTENT));
+  return bad ? ERROR_BAD_FIELD : RESULT_OK;
 }
 
 /** Validates and sets policy slot id; a refused call leaves the slot as it was. */

@@ -4,8 +4,8 @@
 // which restore() turns into IMAGE_FIELD after the whole body was read.
 
 let cursor: usize = 0;
+// Where reading stops; 0 once a read was refused (the cursor never stands at 0).
 let limit: usize = 0;
-let refused: bool = false;
 
 /** Starts writing fields at `at`. */
 export function startWriting(at: usize): void {
@@ -16,7 +16,6 @@ export function startWriting(at: usize): void {
 export function startReading(at: usize, end: usize): void {
   cursor = at;
   limit = end;
-  refused = false;
 }
 
 /** Where the next field goes (writing) or comes from (reading). */
@@ -32,7 +31,7 @@ export function put(value: u32): void {
 
 /** Marks the read refused: a field out of range or inconsistent. */
 export function refuse(): void {
-  refused = true;
+  limit = 0;
 }
 
 /** Reads one field: at most 5 bytes, 32 bits, minimal, before the limit; else 0, refused. */
@@ -46,11 +45,11 @@ export function take(): u32 {
       return value;
     }
   }
-  refused = true;
+  refuse();
   return 0;
 }
 
 /** True when every field read was good and they ended exactly at the limit. */
 export function readCleanly(): bool {
-  return !refused && cursor == limit;
+  return cursor == limit;
 }

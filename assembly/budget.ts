@@ -84,7 +84,8 @@ export function onFirstAttempt(): void {
 
 /** An attempt failed (any outcome but SUCCESS and PERMANENT). */
 export function onFailure(): void {
-  bucket.tokens = bucket.tokens > bucket.failureCost ? bucket.tokens - bucket.failureCost : 0;
+  const tokens = bucket.tokens;
+  bucket.tokens = tokens - min(tokens, bucket.failureCost);
 }
 
 /** The cost a retry after this failure withdraws. */

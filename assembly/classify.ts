@@ -19,5 +19,5 @@ export function classifyHttp(status: u32, hasRetryAfter: u32): i32 {
   if (status == 408 || status == 425 || status == 503) return OUTCOME_TRANSIENT;
   // 501 and 505 cannot succeed as sent; other 5xx (500, 502, 504 ...) may have executed.
   // 1xx as a final answer, unfollowed 3xx redirects, and the other 4xx will not change.
-  return status >= 500 && status != 501 && status != 505 ? OUTCOME_AMBIGUOUS : OUTCOME_PERMANENT;
+  return status < 500 || ((status - 501) & ~4) == 0 ? OUTCOME_PERMANENT : OUTCOME_AMBIGUOUS;
 }

@@ -78,8 +78,9 @@ const PREFIX_WORDS: usize = POLICIES_AT >> 2;
 const POLICY_WORDS: usize = offsetof<Policy>() >> 2;
 // prettier-ignore
 const KINDS = memory.data<u8>([
-  // The PRNG, the budget (its flags last) and the counters: one record of PREFIX_WORDS.
-  U32, U32, U32, U32,
+  // The next operation id, the PRNG, the budget (its flags last) and the counters: one
+  // record of PREFIX_WORDS.
+  SPAN, U32, U32, U32, U32,
   SPAN, SPAN, SPAN, SPAN, SPAN, SPAN, SPAN, SPAN, U1,
   U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32,
   // A policy: isSet, maxAttempts, flags, attemptTimeout, the four other spans.
@@ -110,7 +111,7 @@ function value(v: u32, max: u32): u32 {
   return v;
 }
 
-// The state at `base` in image order, from the PRNG on (docs/ABI.md, Image format).
+// The state at `base` in image order, from the next operation id on (docs/ABI.md, Image format).
 function walk(base: usize): void {
   records(
     records(records(base, 1, KINDS, POLICIES_AT), LIMIT_POLICIES, KINDS + PREFIX_WORDS, offsetof<Policy>()),
@@ -143,7 +144,6 @@ export function save(now: u32): i32 {
   origin = now;
   startWriting(AREA + IMAGE_HEADER_BYTES);
   put(<u32>ticksUntil(now, Clock.now));
-  put(machine.nextId());
   walk(STATE);
   const body = <u32>(position() - AREA);
   store<u8>(AREA, IMAGE_FORMAT_VERSION);
@@ -171,13 +171,12 @@ export function restore(length: u32, now: u32, elapsed: u32, flags: u32): i32 {
   origin = tickAfter(now, 0 - elapsed); // elapsed ticks before now
   startReading(AREA + IMAGE_HEADER_BYTES, AREA + body);
   const clock = tickAfter(origin, value(0, LIMIT_BACKSTEP_TOLERANCE));
-  const nextId = value(0, LIMIT_MAX_SPAN);
   walk(SHADOW);
   checkShadow(clock);
   if (!readCleanly()) return ERROR_IMAGE_FIELD;
   for (let i: usize = 0; i < STATE_BYTES; i += 4) store<u32>(STATE + i, load<u32>(SHADOW + i));
   Clock.restore(clock);
-  machine.restoreMachine(nextId);
+  machine.restoreMachine();
   if (flags) machine.loseAttempts();
   machine.advance(now);
   touch();

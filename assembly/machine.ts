@@ -69,7 +69,7 @@ import { onFailure, onFirstAttempt, onSuccess, retryCostOf, withdrawRetry } from
 import { count } from "./counters";
 import { isIdempotent, jitterOf, policyAt } from "./policy";
 import { nextRandom } from "./random";
-import { OPERATIONS_AT, Operation, Policy, STATE } from "./state";
+import { NEXT_ID_AT, OPERATIONS_AT, Operation, Policy, STATE } from "./state";
 import { Clock, isSpan, tickAfter, tickReached, ticksUntil } from "./ticks";
 
 const OPERATIONS: usize = STATE + OPERATIONS_AT;
@@ -80,7 +80,8 @@ const LIVE: u32 = 1;
 const DUE: u32 = 2;
 
 let initialized: bool = false;
-let nextOperationId: u32 = 0;
+/** The id the next begin takes (a word of the state: the image holds it). */
+const NEXT_ID: usize = STATE + NEXT_ID_AT;
 
 function slotAt(slot: i32): Operation {
   return changetype<Operation>(OPERATIONS + <usize>slot * offsetof<Operation>());
@@ -149,21 +150,15 @@ export function isInitialized(): bool {
   return initialized;
 }
 
-/** The id the next begin takes. */
-export function nextId(): u32 {
-  return nextOperationId;
-}
-
-/** Sets what restore read: the next operation id; the module counts as initialised. */
-export function restoreMachine(id: u32): void {
-  nextOperationId = id;
+/** After restore put a whole state in place: the module counts as initialised. */
+export function restoreMachine(): void {
   initialized = true;
   Schedule.stale = true;
 }
 
 /** Forgets every operation and reseeds the operation ids (init). */
 export function resetMachine(): void {
-  nextOperationId = nextRandom() & 0x7fffffff;
+  store<u32>(NEXT_ID, nextRandom() & 0x7fffffff);
   initialized = true;
   Schedule.stale = true;
 }
@@ -281,10 +276,11 @@ export function begin(policy: u32, now: u32): i32 {
   op.nextAttemptAt = t;
   op.attemptDeadline = t;
   op.deadline = tickAfter(t, p.deadline);
-  op.id = nextOperationId;
+  const id = load<u32>(NEXT_ID);
+  op.id = id;
   op.previousDelay = 0;
   op.lastRetryCost = 0;
-  nextOperationId = (nextOperationId + 1) & 0x7fffffff;
+  store<u32>(NEXT_ID, (id + 1) & 0x7fffffff);
   count(COUNTER_BEGUN);
   return handleOf(slot, op);
 }

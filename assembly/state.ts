@@ -60,8 +60,9 @@ export class Random {
   s3: u32;
 }
 
-// The first three parts are u32 words: PRNG, budget, counters.
-export const RANDOM_AT: usize = 0;
+// The first four parts are u32 words: the next operation id, PRNG, budget, counters.
+export const NEXT_ID_AT: usize = 0;
+export const RANDOM_AT: usize = NEXT_ID_AT + 4;
 export const BUDGET_AT: usize = RANDOM_AT + offsetof<Random>();
 export const COUNTERS_AT: usize = BUDGET_AT + offsetof<Budget>();
 export const POLICIES_AT: usize = COUNTERS_AT + <usize>COUNTER_COUNT * 4;

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests need: wabt (wasm-validate, wasm-objdump, wasm2c
 # and its runtime), chromium (the setup page in a real browser), the RV32 cross compiler
-# with picolibc and qemu (the device loop on a 32-bit RISC-V core), valgrind (bench).
+# with picolibc and qemu (the device loop on a 32-bit RISC-V core), valgrind (bench),
+# libsodium-dev and libmbedtls-dev (the firmware's module signature check and device
+# password, built and run by test/page-native.test.ts).
 set -euo pipefail
-packages=(wabt chromium gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc valgrind)
+packages=(wabt chromium gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc valgrind libsodium-dev libmbedtls-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -21,7 +21,7 @@ it("serves the page and retries against the outage, then stops on SIGINT", async
     expect((await fetch(url)).status).toBe(200);
     await waitFor("a retry", async () => {
       const status = await (await fetch(new URL("/status.json", url))).json();
-      return status.counters.RETRIES_SCHEDULED >= 1 && status.upstream.scenario === "outage";
+      return status.counters.RETRIES_SCHEDULED >= 1 && status.faults.scenario === "outage";
     });
   } finally {
     child.kill("SIGINT");

@@ -42,8 +42,9 @@ function numberOption(
   integer = true,
 ): number | undefined {
   if (text === undefined) return undefined;
+  // Plain decimal only: Number() would also take " 80", "0x50", "0b1010000" and "8e1".
   const n = Number(text);
-  if (text.trim() === "" || !Number.isFinite(n) || n < min || n > max || (integer && !Number.isInteger(n))) {
+  if (!(integer ? /^[0-9]+$/ : /^[0-9]+(\.[0-9]+)?$/).test(text) || n < min || n > max) {
     throw new Error(
       `--${name} wants ${integer ? "an integer" : "a number"} from ${min} to ${max}, got "${text}"`,
     );
@@ -89,6 +90,9 @@ export async function runDevice(args: string[]): Promise<number> {
     const budget = values.budget ?? "aws";
     if (budget !== "aws" && budget !== "off") throw new Error(`--budget wants aws or off, got "${budget}"`);
     const scale = numberOption("scale", values.scale, 0.001, 1000, false) ?? 1;
+    if (values.seed !== undefined && !/^[0-9]+$/.test(values.seed)) {
+      throw new Error(`--seed wants a decimal integer, got "${values.seed}"`);
+    }
     const seed = values.seed === undefined ? undefined : BigInt(values.seed);
     options = {
       port: numberOption("port", values.port, 0, 65535),
@@ -136,6 +140,7 @@ export async function runDevice(args: string[]): Promise<number> {
     process.once("SIGINT", resolve);
     process.once("SIGTERM", resolve);
   });
+  // Stopping ends every live operation CANCELLED, each with its line above.
   await sim.close();
   return 0;
 }

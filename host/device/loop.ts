@@ -6,10 +6,13 @@
 // setup page) runs in the event loop between passes, as it would between loop() calls.
 import type { ClientRequest } from "node:http";
 import { Error as AbiError, NextDue, OpFlag, State } from "../abi.js";
-import { create, type TickRetryApi } from "../tickretry.js";
+import { readFileSync } from "node:fs";
+import { instantiate, seedHalves, WASM_PATH, type TickRetryApi } from "../tickretry.js";
 import { tickAdd, tickBefore, tickDiff } from "../ticks.js";
 import { keepAliveAgents, startAttempt, type AttemptResult } from "./http-attempt.js";
+import { EventLog } from "./events.js";
 import { LoopStats } from "./loop-stats.js";
+import { endReasonName, outcomeName } from "../names.js";
 import type { PolicyFields } from "../policy.js";
 import { configureUpload, UPLOAD, UPLOAD_POLICY, type BudgetName } from "./policies.js";
 import type { Settings } from "./settings.js";
@@ -71,7 +74,10 @@ export interface HostCounts {
 const RECENT = 20;
 
 export class Device {
-  readonly api: TickRetryApi;
+  api: TickRetryApi;
+  /** The module running, as the page's playground fetches it. */
+  moduleBytes: Buffer = readFileSync(WASM_PATH);
+  private readonly seed: bigint;
   readonly tick: WallTick;
   readonly loopStats = new LoopStats();
   readonly policy: PolicyFields;
@@ -80,6 +86,7 @@ export class Device {
   settings: Settings;
   readonly ops = new Map<number, Tracked>();
   readonly recent: EndedOperation[] = [];
+  readonly events = new EventLog();
   readonly host: HostCounts = { requestsStarted: 0, requestsAbandoned: 0, uploadsSkipped: 0 };
 
   private readonly agents = keepAliveAgents();
@@ -93,8 +100,9 @@ export class Device {
   private sample = 0;
 
   constructor(options: DeviceOptions) {
-    const seed = options.seed ?? crypto.getRandomValues(new BigUint64Array(1))[0];
-    this.api = create(seed);
+    this.seed = options.seed ?? crypto.getRandomValues(new BigUint64Array(1))[0];
+    this.api = instantiate();
+    this.api.init(...seedHalves(this.seed));
     this.policy = options.policy ?? UPLOAD;
     this.budget = options.budget ?? "aws";
     configureUpload(this.api, this.policy, this.budget);
@@ -110,8 +118,9 @@ export class Device {
     this.schedule(0);
   }
 
-  /** Stops the loop and drops every request in flight. */
+  /** Stops the loop: ends every live operation CANCELLED (each seen by onEnd) and drops its request. */
   stop(): void {
+    if (this.running) this.cancelLive();
     this.running = false;
     this.cancelNextPass?.();
     for (const op of this.ops.values()) op.flight?.req.destroy();
@@ -147,7 +156,7 @@ export class Device {
 
     this.reportAnswers(now);
     this.beginUploads(now);
-    for (let h = api.poll(now); h >= 0; h = api.poll(now)) this.startRequest(h);
+    for (let h = api.poll(now); h >= 0; h = api.poll(now)) this.startRequest(h, now);
     this.dropTimedOut();
     this.releaseEnded();
 
@@ -171,6 +180,7 @@ export class Device {
       op.detail = f.result.detail;
       // STALE_REPORT (the answer came after its attempt deadline) is counted by the module;
       // any other refusal is a bug of this loop.
+      this.events.add(now, "answer", op.operationId, f.attempt, outcomeName(f.result.outcome));
       const r = this.api.report(op.handle, f.attempt, f.result.outcome, f.result.retryAfter, now);
       if (r < 0 && r !== AbiError.STALE_REPORT) throw new Error(`report refused: ${r}`);
     }
@@ -188,20 +198,18 @@ export class Device {
         continue;
       }
       if (h < 0) throw new Error(`begin refused the upload policy: ${h}`);
-      this.ops.set(h, {
-        handle: h,
-        operationId: this.api.operationId(h),
-        begunMs: performance.now(),
-        detail: "",
-      });
+      const operationId = this.api.operationId(h);
+      this.ops.set(h, { handle: h, operationId, begunMs: performance.now(), detail: "" });
+      this.events.add(now, "begin", operationId, 0);
     }
   }
 
-  private startRequest(h: number): void {
+  private startRequest(h: number, now: number): void {
     const op = this.ops.get(h)!;
     // The previous attempt timed out in this very poll and its retry was due at once.
     if (op.flight !== undefined) this.abandon(op, op.flight);
     const attempt = this.api.attempt(h);
+    this.events.add(now, "start", op.operationId, attempt);
     const sample = this.sample++;
     const reading = { sample, celsius: 20 + (sample % 50) / 10 };
     const flight: Flight = {
@@ -238,6 +246,19 @@ export class Device {
     op.detail = "no answer within the attempt timeout";
     f.req.destroy();
     this.host.requestsAbandoned++;
+    this.events.add(this.tick.read(), "timeout", op.operationId, f.attempt);
+  }
+
+  private cancelLive(): void {
+    const now = this.tick.read();
+    for (const op of this.ops.values()) {
+      if (this.api.state(op.handle) === State.DONE) continue;
+      this.api.cancel(op.handle, now);
+      op.detail = "cancelled: the device stopped";
+      op.flight?.req.destroy();
+      op.flight = undefined;
+    }
+    this.releaseEnded();
   }
 
   private releaseEnded(): void {
@@ -252,11 +273,34 @@ export class Device {
         tookMs: performance.now() - op.begunMs,
       };
       this.recent.unshift(ended);
+      this.events.add(
+        this.tick.read(),
+        "end",
+        op.operationId,
+        ended.attempts,
+        "NONE",
+        endReasonName(ended.endReason),
+      );
       if (this.recent.length > RECENT) this.recent.pop();
       this.onEnd?.(ended);
       this.api.release(op.handle);
       this.ops.delete(op.handle);
     }
+  }
+
+  /**
+   * Swaps in another build of the module (an upload whose signature the caller checked),
+   * started afresh as after a reboot. Only while no operation is held, so that no late
+   * answer can meet a handle of the new instance: false, and nothing changed, while one is.
+   */
+  replaceModule(bytes: Buffer): boolean {
+    if (this.ops.size > 0) return false;
+    const api = instantiate(new WebAssembly.Module(new Uint8Array(bytes)));
+    api.init(...seedHalves(this.seed));
+    configureUpload(api, this.policy, this.budget);
+    this.api = api;
+    this.moduleBytes = bytes;
+    return true;
   }
 
   /** True when the operation has an overall deadline (HAS_DEADLINE). */

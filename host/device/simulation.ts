@@ -5,6 +5,8 @@ import type { ScenarioName } from "../upstream/scenarios.js";
 import { startUpstream, type Upstream } from "../upstream/server.js";
 import { listen, urlOf } from "./listen.js";
 import { Device, type DeviceOptions } from "./loop.js";
+import type { KeyObject } from "node:crypto";
+import { DevicePassword, loadBuildKey } from "./security.js";
 import { createSetupServer } from "./setup-server.js";
 
 export interface SimulationOptions extends Omit<DeviceOptions, "upstreamUrl"> {
@@ -17,6 +19,8 @@ export interface SimulationOptions extends Omit<DeviceOptions, "upstreamUrl"> {
   /** Block the main loop for stallMs every stallEveryMs (both > 0), like periodic flash writes. */
   stallMs?: number;
   stallEveryMs?: number;
+  /** The build key an uploaded module must be signed with (default keys/build-key.pub; null: none). */
+  buildKey?: KeyObject | null;
 }
 
 export interface Simulation {
@@ -24,10 +28,10 @@ export interface Simulation {
   url: string;
   upstream: Upstream;
   device: Device;
+  /** The device password, as the device keeps it (hashed). */
+  password: DevicePassword;
   close(): Promise<void>;
 }
-
-const isLoopback = (host: string) => host === "127.0.0.1" || host === "::1" || host === "localhost";
 
 export async function startSimulation(options: SimulationOptions = {}): Promise<Simulation> {
   const host = options.host ?? "127.0.0.1";
@@ -36,7 +40,9 @@ export async function startSimulation(options: SimulationOptions = {}): Promise<
     scenario: options.scenario ?? "flaky",
   });
   const device = new Device({ ...options, upstreamUrl: upstream.url });
-  const server = createSetupServer({ device, upstream, loopbackOnly: isLoopback(host) });
+  const password = new DevicePassword();
+  const buildKey = options.buildKey === undefined ? loadBuildKey() : (options.buildKey ?? undefined);
+  const server = createSetupServer({ device, upstream, bindHost: host, password, buildKey });
   let address;
   try {
     address = await listen(server, host, options.port);
@@ -54,6 +60,7 @@ export async function startSimulation(options: SimulationOptions = {}): Promise<
     url: urlOf(address),
     upstream,
     device,
+    password,
     async close() {
       clearInterval(stalls);
       device.stop();

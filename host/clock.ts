@@ -1,6 +1,6 @@
 // A simulated 32-bit tick counter: it can start anywhere (near the wrap, say), move on,
 // stall, and count how often it wrapped.
-import { tickAdd } from "./ticks.js";
+import { tickAfter } from "./ticks.js";
 
 export class SimClock {
   /** The tick the host reads, a u32. */
@@ -15,7 +15,7 @@ export class SimClock {
 
   /** Moves the clock on by `ticks` (0 to 2^32 - 1). */
   advance(ticks: number): number {
-    const next = tickAdd(this.now, ticks);
+    const next = tickAfter(this.now, ticks);
     if (next < this.now || ticks >= 2 ** 32) this.wraps++;
     this.now = next;
     return this.now;

@@ -6,7 +6,7 @@ import { SimClock } from "./clock.js";
 import { nameOf } from "./names.js";
 import { FaultScript } from "./faults.js";
 import type { TickRetryApi } from "./tickretry.js";
-import { tickAdd, tickDiff } from "./ticks.js";
+import { tickAfter, ticksUntil } from "./ticks.js";
 
 export type TraceEvent =
   | { t: number; kind: "start"; handle: number; attempt: number; attemptDeadline: number }
@@ -62,8 +62,8 @@ export function runOperations(api: TickRetryApi, clock: SimClock, options: RunOp
     options.beforeStep?.(clock, step);
     const now = clock.now;
     // Answers that have arrived by now, in arrival order.
-    pending.sort((a, b) => tickDiff(a.at, now) - tickDiff(b.at, now));
-    while (pending.length && tickDiff(pending[0].at, now) <= 0) {
+    pending.sort((a, b) => ticksUntil(now, a.at) - ticksUntil(now, b.at));
+    while (pending.length && ticksUntil(now, pending[0].at) <= 0) {
       const p = pending.shift()!;
       const result = api.report(p.handle, p.attempt, p.outcome, p.retryAfter, now);
       trace.push({
@@ -83,7 +83,7 @@ export function runOperations(api: TickRetryApi, clock: SimClock, options: RunOp
       pending.push({
         handle: h,
         attempt,
-        at: tickAdd(now, fate.latency),
+        at: tickAfter(now, fate.latency),
         outcome: Outcome[fate.outcome],
         retryAfter: fate.retryAfter ?? 0,
       });
@@ -98,7 +98,7 @@ export function runOperations(api: TickRetryApi, clock: SimClock, options: RunOp
     // Jump to whichever comes first: the module's next due time or the next answer.
     const due = api.nextDue(now);
     let wait = due === 0xffff_ffff ? Infinity : due;
-    for (const p of pending) wait = Math.min(wait, Math.max(0, tickDiff(p.at, now)));
+    for (const p of pending) wait = Math.min(wait, Math.max(0, ticksUntil(now, p.at)));
     if (wait === Infinity) throw new Error("nothing left to wait for, yet operations are live");
     clock.advance(wait);
   }

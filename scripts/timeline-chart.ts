@@ -8,7 +8,7 @@ import { SimClock } from "../host/clock.js";
 import { runOperations } from "../host/driver.js";
 import { FaultScript } from "../host/faults.js";
 import { create } from "../host/tickretry.js";
-import { tickDiff } from "../host/ticks.js";
+import { ticksUntil } from "../host/ticks.js";
 
 const api = create(42n);
 api.setPolicy(0, 5, 2000, 500, 4000, 1000, 12_000, Jitter.FULL | PolicyFlag.IDEMPOTENT);
@@ -20,7 +20,7 @@ const operations = [
 ].map((fates) => ({ policy: 0, script: new FaultScript(fates) }));
 const trace = runOperations(api, new SimClock(start), { operations });
 
-const ms = (t: number) => tickDiff(t, start);
+const ms = (t: number) => ticksUntil(start, t);
 const opOf = (handle: number) => `operation ${(handle & 15) + 1}`;
 
 type Bar = { op: string; from: number; to: number; kind: string; label: string };

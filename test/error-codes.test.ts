@@ -5,14 +5,14 @@
 import { describe, expect, test } from "vitest";
 import { Counter, Error as Err, Jitter, Outcome, PolicyFlag, Result } from "../host/abi.js";
 import { instantiate } from "../host/tickretry.js";
-import { tickAdd } from "../host/ticks.js";
+import { tickAfter } from "../host/ticks.js";
 import { invoke, type ExportName, type Target } from "./harness/calls.js";
 import { snapshot, type Snapshot } from "./harness/snapshot.js";
 import { SchedulerModel } from "./model/scheduler.js";
 import { tableUnder } from "./docs/tables.js";
 
 const NOW = 0xffff_f000;
-const LATER = tickAdd(NOW, 5000);
+const LATER = tickAfter(NOW, 5000);
 const SEED = 11;
 
 const TARGETS: Record<string, () => Target> = {
@@ -91,12 +91,12 @@ function continuation(f: Fixture, fresh: boolean): { results: number[]; after: S
   const { t } = f;
   const results: number[] = [];
   if (fresh) initialised(t);
-  const next = tickAdd(NOW, 1);
+  const next = tickAfter(NOW, 1);
   results.push(t.nextDue(next));
   const g = t.begin(0, next);
   const p = t.poll(next);
-  results.push(g, p, t.report(p, t.attempt(p), Outcome.TRANSIENT, 0, tickAdd(NOW, 2)));
-  results.push(t.nextDue(tickAdd(NOW, 2)), t.poll(tickAdd(NOW, 5000)));
+  results.push(g, p, t.report(p, t.attempt(p), Outcome.TRANSIENT, 0, tickAfter(NOW, 2)));
+  results.push(t.nextDue(tickAfter(NOW, 2)), t.poll(tickAfter(NOW, 5000)));
   return { results, after: snapshot(t, [...f.handles, g]) };
 }
 

@@ -13,7 +13,7 @@ import {
   State,
 } from "../host/abi.js";
 import { instantiate } from "../host/tickretry.js";
-import { tickAdd, tickDiff } from "../host/ticks.js";
+import { tickAfter, ticksUntil } from "../host/ticks.js";
 import { hostileCallArb, scenarioArb, startArb } from "./harness/arbitraries.js";
 import { Host, invoke, type ExportName } from "./harness/calls.js";
 import { SchedulerModel } from "./model/scheduler.js";
@@ -134,13 +134,13 @@ describe("attempts, waits and the budget", () => {
           const p = policy.of(h);
           const attemptDeadline = e.after[`attemptDeadline(${h})`];
           expect(e.after[`attempt(${h})`]).toBeLessThanOrEqual(p.maxAttempts);
-          expect(tickDiff(attemptDeadline, clock)).toBeGreaterThanOrEqual(1);
-          expect(tickDiff(attemptDeadline, clock)).toBeLessThanOrEqual(p.attemptTimeout);
+          expect(ticksUntil(clock, attemptDeadline)).toBeGreaterThanOrEqual(1);
+          expect(ticksUntil(clock, attemptDeadline)).toBeLessThanOrEqual(p.attemptTimeout);
           if (e.after[`opFlags(${h})`] & OpFlag.HAS_DEADLINE) {
             const deadline = e.after[`deadline(${h})`];
-            expect(tickDiff(deadline, clock), "started at or after its deadline").toBeGreaterThan(0);
+            expect(ticksUntil(clock, deadline), "started at or after its deadline").toBeGreaterThan(0);
             expect(
-              tickDiff(deadline, attemptDeadline),
+              ticksUntil(attemptDeadline, deadline),
               "attempt runs past the deadline",
             ).toBeGreaterThanOrEqual(0);
           }
@@ -163,7 +163,7 @@ describe("attempts, waits and the budget", () => {
             if (before[`state(${h})`] !== State.IN_FLIGHT || e.after[`state(${h})`] !== State.WAITING)
               continue;
             const p = policy.of(h);
-            const wait = tickDiff(e.after[`nextAttemptAt(${h})`], clock);
+            const wait = ticksUntil(clock, e.after[`nextAttemptAt(${h})`]);
             const accepted = e.fn === "report" && e.args[0] === h && e.result === Result.OK;
             const retryAfter = accepted ? e.args[3] : 0;
             expect(wait).toBeGreaterThanOrEqual(retryAfter);
@@ -171,7 +171,7 @@ describe("attempts, waits and the budget", () => {
             expect(e.after[`attempt(${h})`], "retry beyond maxAttempts").toBeLessThan(p.maxAttempts);
             if (e.after[`opFlags(${h})`] & OpFlag.HAS_DEADLINE) {
               expect(wait, "retry at or after the deadline").toBeLessThan(
-                tickDiff(e.after[`deadline(${h})`], clock),
+                ticksUntil(clock, e.after[`deadline(${h})`]),
               );
             }
           }
@@ -213,11 +213,11 @@ describe("nextDue", () => {
       model.nextDue(host.now);
       if (wait === 0 || wait === NextDue.IDLE) return;
       const now = model.clock!;
-      const early = tickAdd(now, wait - 1);
+      const early = tickAfter(now, wait - 1);
       const before = snapshot(api, host.handles);
       expect(api.nextDue(early)).toBe(1);
       expect(diffSnapshots(before, snapshot(api, host.handles)), "a timer fired early").toEqual([]);
-      const due = tickAdd(now, wait);
+      const due = tickAfter(now, wait);
       const ends = (s: Snapshot) => ENDED.reduce((sum, c) => sum + s[`counter(${c})`], 0);
       const timeouts = (s: Snapshot) => s[`counter(${Counter.ATTEMPT_TIMEOUTS})`];
       const polled = api.poll(due);

@@ -3,7 +3,7 @@ import { describe, expect, test } from "vitest";
 import { Counter, EndReason, Jitter, NextDue, Outcome, Result, State } from "../host/abi.js";
 import { SimClock } from "../host/clock.js";
 import { create } from "../host/tickretry.js";
-import { tickAdd } from "../host/ticks.js";
+import { tickAfter } from "../host/ticks.js";
 import { setPolicy } from "./helpers/policies.js";
 
 describe("retry flow", () => {
@@ -18,7 +18,7 @@ describe("retry flow", () => {
     clock.advance(120);
     expect(api.report(h, 1, Outcome.TRANSIENT, 0, clock.now)).toBe(Result.OK);
     expect(api.state(h)).toBe(State.WAITING);
-    expect(api.nextAttemptAt(h)).toBe(tickAdd(clock.now, 1000));
+    expect(api.nextAttemptAt(h)).toBe(tickAfter(clock.now, 1000));
     expect(api.nextDue(clock.now)).toBe(1000);
     // Nothing is due early: polls in between are harmless no-ops.
     clock.advance(999);
@@ -94,7 +94,7 @@ describe("retry flow", () => {
       clock.advance(api.nextDue(clock.now) === NextDue.IDLE ? 0 : api.nextDue(clock.now));
     }
     expect(clock.wraps).toBe(1);
-    expect(starts).toEqual([0xffff_fc00, tickAdd(0xffff_fc00, 1600), tickAdd(0xffff_fc00, 1600 + 3100)]);
+    expect(starts).toEqual([0xffff_fc00, tickAfter(0xffff_fc00, 1600), tickAfter(0xffff_fc00, 1600 + 3100)]);
     expect(starts[1]).toBeLessThan(starts[0]); // the second attempt started after the wrap
     expect(api.endReason(h)).toBe(EndReason.EXHAUSTED);
     expect(api.attempt(h)).toBe(3);

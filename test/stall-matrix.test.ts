@@ -4,7 +4,7 @@
 import { describe, expect, test } from "vitest";
 import { Counter, EndReason, Jitter, Outcome, PolicyFlag, Result, State } from "../host/abi.js";
 import { create } from "../host/tickretry.js";
-import { tickAdd } from "../host/ticks.js";
+import { tickAfter } from "../host/ticks.js";
 import type { Target } from "./harness/calls.js";
 import { SchedulerModel } from "./model/scheduler.js";
 import { tableUnder } from "./docs/tables.js";
@@ -59,11 +59,11 @@ function check(t: Target, h: number, now: number, polled: number, pollCell: stri
   if (timedOut) expect(t.lastOutcome(h)).toBe(Outcome.TIMEOUT);
   expect(t.counter(Counter.CLOCK_FAULTS)).toBe(/clock fault/.test(note) ? 1 : 0);
   const due = /retry due in (\d+)/.exec(note);
-  if (due) expect(t.nextAttemptAt(h)).toBe(tickAdd(now, Number(due[1])));
+  if (due) expect(t.nextAttemptAt(h)).toBe(tickAfter(now, Number(due[1])));
   const clipped = /clipped, (\d+) ticks? to run/.exec(note);
   if (clipped) {
     expect(t.attemptDeadline(h)).toBe(t.deadline(h));
-    expect(t.attemptDeadline(h)).toBe(tickAdd(now, Number(clipped[1])));
+    expect(t.attemptDeadline(h)).toBe(tickAfter(now, Number(clipped[1])));
   }
 }
 
@@ -92,7 +92,7 @@ describe("stall matrix (docs/ABI.md)", () => {
       test.each(STARTS)(
         `${name}, gap ${gap}: waiting → ${waitAfter}; in flight → ${flightAfter} (t0 = %i)`,
         (t0) => {
-          const now = tickAdd(t0, Number(ticks));
+          const now = tickAfter(t0, Number(ticks));
           const waiting = fresh();
           const h = setUp(waiting, t0, true);
           check(waiting, h, now, waiting.poll(now), waitPoll, waitAfter);

@@ -8,7 +8,7 @@ import type { ClientRequest } from "node:http";
 import { Error as AbiError, NextDue, OpFlag, State } from "../abi.js";
 import { readFileSync } from "node:fs";
 import { instantiate, seedHalves, WASM_PATH, type TickRetryApi } from "../tickretry.js";
-import { tickAdd, tickBefore, tickDiff } from "../ticks.js";
+import { tickAfter, tickReached, ticksUntil } from "../ticks.js";
 import { keepAliveAgents, startAttempt, type AttemptResult } from "./http-attempt.js";
 import { EventLog } from "./events.js";
 import { LoopStats } from "./loop-stats.js";
@@ -168,7 +168,7 @@ export class Device {
     const due = api.nextDue(now);
     let sleep = due === NextDue.IDLE ? this.idleSleepMs : Math.min(due, this.idleSleepMs);
     if (this.nextUploadAt !== undefined)
-      sleep = Math.min(sleep, Math.max(0, tickDiff(this.nextUploadAt, now)));
+      sleep = Math.min(sleep, Math.max(0, ticksUntil(now, this.nextUploadAt)));
     this.schedule(sleep);
   };
 
@@ -187,9 +187,9 @@ export class Device {
   }
 
   private beginUploads(now: number): void {
-    if (this.uploadEveryMs > 0 && (this.nextUploadAt === undefined || !tickBefore(now, this.nextUploadAt))) {
+    if (this.uploadEveryMs > 0 && (this.nextUploadAt === undefined || tickReached(now, this.nextUploadAt))) {
       this.uploadsAsked++;
-      this.nextUploadAt = tickAdd(now, this.uploadEveryMs);
+      this.nextUploadAt = tickAfter(now, this.uploadEveryMs);
     }
     for (; this.uploadsAsked > 0; this.uploadsAsked--) {
       const h = this.api.begin(UPLOAD_POLICY, now);

@@ -5,7 +5,7 @@
 import { State } from "../abi.js";
 import type { Upstream } from "../upstream/server.js";
 import { SCENARIO_NAMES } from "../upstream/scenarios.js";
-import { tickDiff } from "../ticks.js";
+import { ticksUntil } from "../ticks.js";
 import type { Device, HostCounts } from "./loop.js";
 import type { DeviceEvent } from "./events.js";
 import { COUNTERS, endReasonName, outcomeName, stateName } from "../names.js";
@@ -74,9 +74,9 @@ export function deviceStatus(device: Device, context: StatusContext = {}): Devic
       state: stateName(state),
       attempt: api.attempt(h),
       maxAttempts: device.policy.maxAttempts,
-      nextAttemptInMs: state === State.WAITING ? tickDiff(api.nextAttemptAt(h), now) : null,
-      attemptTimeoutInMs: state === State.IN_FLIGHT ? tickDiff(api.attemptDeadline(h), now) : null,
-      deadlineInMs: state !== State.DONE && device.hasDeadline(h) ? tickDiff(api.deadline(h), now) : null,
+      nextAttemptInMs: state === State.WAITING ? ticksUntil(now, api.nextAttemptAt(h)) : null,
+      attemptTimeoutInMs: state === State.IN_FLIGHT ? ticksUntil(now, api.attemptDeadline(h)) : null,
+      deadlineInMs: state !== State.DONE && device.hasDeadline(h) ? ticksUntil(now, api.deadline(h)) : null,
       lastOutcome: outcomeName(api.lastOutcome(h)),
       detail: op.detail,
     };

@@ -3,7 +3,7 @@
 // It is only called when something is due for it, so an idle fleet costs nothing.
 import { Error as AbiError, NextDue, Outcome } from "../abi.js";
 import type { TickRetryApi } from "../tickretry.js";
-import { tickAdd } from "../ticks.js";
+import { tickAfter } from "../ticks.js";
 import { HTTP_OK } from "./dependency.js";
 import { Rng } from "../random.js";
 import { POLICY_ID } from "./strategies.js";
@@ -50,7 +50,7 @@ export class Device {
 
   /** A WAKE event: the module has something due, or the think time is over. */
   run(time: number): void {
-    const tick = tickAdd(this.offset, time);
+    const tick = tickAfter(this.offset, time);
     if (this.handle < 0) {
       // A wake asked for while the last operation was live: think on, or stop at the end.
       if (time < this.thinkEnd) return this.thinkUntilDue();
@@ -64,7 +64,7 @@ export class Device {
 
   /** The dependency's answer to one of this device's requests arrives. */
   receive(handle: number, attempt: number, status: number, time: number): void {
-    const tick = tickAdd(this.offset, time);
+    const tick = tickAfter(this.offset, time);
     const outcome = status === HTTP_OK ? Outcome.SUCCESS : this.outcome503;
     const result = this.api.report(handle, attempt, outcome, 0, tick);
     // A late answer (its attempt timed out) is refused as STALE_REPORT while the operation

@@ -3,7 +3,7 @@
 // synthetic dependency. A run is a pure function of (settings, strategy, seed).
 import { Counter } from "../abi.js";
 import { compileModule, instantiate, type TickRetryApi } from "../tickretry.js";
-import { tickAdd } from "../ticks.js";
+import { tickAfter } from "../ticks.js";
 import { Dependency, HTTP_OK } from "./dependency.js";
 import { Device, type DeviceHost } from "./device.js";
 import { EventKind, EventQueue } from "./events.js";
@@ -125,6 +125,6 @@ function clockOffset(settings: FleetSettings, seed: number, device: number): num
       return r;
     case "wrap":
       // The counter passes 0xFFFFFFFF -> 0 at a random moment inside the run.
-      return tickAdd(0, -(r % settings.durationMs));
+      return tickAfter(0, -(r % settings.durationMs));
   }
 }

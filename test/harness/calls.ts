@@ -3,7 +3,7 @@
 // so a scenario stays meaningful when it is shifted in time or shrunk.
 import { EXPORTS, NextDue, State } from "../../host/abi.js";
 import type { TickRetryApi } from "../../host/tickretry.js";
-import { tickAdd } from "../../host/ticks.js";
+import { tickAfter } from "../../host/ticks.js";
 
 export type ExportName = keyof typeof EXPORTS;
 export const EXPORT_NAMES = Object.keys(EXPORTS) as ExportName[];
@@ -75,7 +75,7 @@ export class Host {
   }
 
   move(ticks: number): void {
-    this.now = tickAdd(this.now, ticks);
+    this.now = tickAfter(this.now, ticks);
   }
 }
 

@@ -2,7 +2,7 @@
 import { Jitter, Outcome, State } from "../../host/abi.js";
 import { policyArgs, type PolicyFields as HostPolicyFields } from "../../host/policy.js";
 import type { TickRetryApi } from "../../host/tickretry.js";
-import { tickDiff } from "../../host/ticks.js";
+import { ticksUntil } from "../../host/ticks.js";
 
 /** The host's policy fields, with the jitter mode as any number (tests loop over modes). */
 export type PolicyFields = Omit<HostPolicyFields, "jitter"> & { jitter: number };
@@ -35,7 +35,7 @@ export function retryWaits(api: TickRetryApi, policy: number, outcome: number = 
   while (api.poll(now) === h) {
     api.report(h, api.attempt(h), outcome, 0, now);
     if (api.state(h) !== State.WAITING) break;
-    waits.push(tickDiff(api.nextAttemptAt(h), now));
+    waits.push(ticksUntil(now, api.nextAttemptAt(h)));
     now = api.nextAttemptAt(h);
   }
   return waits;

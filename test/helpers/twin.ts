@@ -4,7 +4,7 @@
 import { expect } from "vitest";
 import { Outcome } from "../../host/abi.js";
 import type { TickRetryApi } from "../../host/tickretry.js";
-import { tickAdd } from "../../host/ticks.js";
+import { tickAfter } from "../../host/ticks.js";
 import { snapshot } from "../harness/snapshot.js";
 
 /** An instance with some history, and the handles it holds. */
@@ -19,12 +19,12 @@ function continuation(scene: Scene): number[] {
   const { api } = scene;
   const out: number[] = [];
   for (let k = 1; k <= 60; k++) {
-    const now = tickAdd(scene.now, k * 137);
+    const now = tickAfter(scene.now, k * 137);
     out.push(api.nextDue(now));
     for (let h = api.poll(now); h >= 0; h = api.poll(now)) {
       out.push(h, api.attempt(h));
       out.push(
-        api.report(h, api.attempt(h), k % 3 ? Outcome.TRANSIENT : Outcome.SUCCESS, 0, tickAdd(now, 5)),
+        api.report(h, api.attempt(h), k % 3 ? Outcome.TRANSIENT : Outcome.SUCCESS, 0, tickAfter(now, 5)),
       );
     }
     if (k % 20 === 0) out.push(api.begin(0, now));

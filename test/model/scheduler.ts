@@ -15,7 +15,7 @@ import {
   Result,
   State,
 } from "../../host/abi.js";
-import { tickAdd, tickDiff } from "../../host/ticks.js";
+import { tickAfter, tickReached, ticksUntil } from "../../host/ticks.js";
 import { drawWait, worstCase, type Policy } from "./backoff.js";
 import { Budget } from "./budget.js";
 import { Prng } from "./prng.js";
@@ -95,7 +95,7 @@ export class SchedulerModel {
       this.clock = now;
       return;
     }
-    const step = tickDiff(now, this.clock);
+    const step = ticksUntil(this.clock, now);
     let fault = false;
     if (step >= 0) {
       this.clock = now;
@@ -108,7 +108,7 @@ export class SchedulerModel {
   }
 
   private expired(t: number): boolean {
-    return tickDiff(this.clock!, t) >= 0;
+    return tickReached(this.clock!, t);
   }
 
   private visit(op: Op, fault: boolean): void {
@@ -146,7 +146,7 @@ export class SchedulerModel {
     const drawn = drawWait(p, outcome, op.attempt, op.prev, this.prng);
     op.prev = drawn;
     const wait = Math.max(drawn, retryAfter);
-    if (op.hasDeadline && (fault || wait >= tickDiff(op.deadline, this.clock!))) {
+    if (op.hasDeadline && (fault || wait >= ticksUntil(this.clock!, op.deadline))) {
       return this.end(op, EndReason.DEADLINE);
     }
     const cost = outcome === Outcome.TIMEOUT ? this.budget.timeoutRetryCost : this.budget.retryCost;
@@ -156,7 +156,7 @@ export class SchedulerModel {
     }
     op.lastRetryCost = cost;
     op.state = State.WAITING;
-    op.nextAttemptAt = tickAdd(this.clock!, wait);
+    op.nextAttemptAt = tickAfter(this.clock!, wait);
     op.due = wait === 0;
     this.count(Counter.RETRIES_SCHEDULED);
   }
@@ -267,7 +267,7 @@ export class SchedulerModel {
       policy,
       nextAttemptAt: clock,
       attemptDeadline: clock,
-      deadline: tickAdd(clock, p.deadline),
+      deadline: tickAfter(clock, p.deadline),
       hasDeadline: p.deadline !== 0,
       due: true,
       id: this.nextId,
@@ -289,9 +289,9 @@ export class SchedulerModel {
     op.due = false;
     op.attempt++;
     const timeout = op.hasDeadline
-      ? Math.min(p.attemptTimeout, tickDiff(op.deadline, clock))
+      ? Math.min(p.attemptTimeout, ticksUntil(clock, op.deadline))
       : p.attemptTimeout;
-    op.attemptDeadline = tickAdd(clock, timeout);
+    op.attemptDeadline = tickAfter(clock, timeout);
     this.count(Counter.ATTEMPTS_STARTED);
     if (op.attempt === 1) this.budget.deposit(this.budget.firstAttemptDeposit);
     return this.handleOf(op);
@@ -342,7 +342,7 @@ export class SchedulerModel {
     this.advance(now);
     if (this.ops.some((op) => op.state === State.WAITING && op.due)) return 0;
     let best = Infinity;
-    const consider = (t: number) => (best = Math.min(best, tickDiff(t, this.clock!)));
+    const consider = (t: number) => (best = Math.min(best, ticksUntil(this.clock!, t)));
     for (const op of this.ops) {
       if (op.state === State.WAITING) {
         consider(op.nextAttemptAt);

@@ -134,6 +134,7 @@ export async function runDevice(args: string[]): Promise<number> {
       `${p.maxDelay} ms, deadline ${p.deadline} ms, worst case ${sim.device.api.worstCase(UPLOAD_POLICY)} ms; ` +
       `budget ${options.budget}`,
   );
+  console.log("First setup: choose the device password on the page's Setup view; every change needs it.");
   console.log("Ctrl-C stops it.");
 
   await new Promise<void>((resolve) => {

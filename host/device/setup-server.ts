@@ -29,7 +29,7 @@ const SECURITY_HEADERS = {
   "cache-control": "no-store",
 };
 
-/** Connections at once: a device has a handful of sockets; more are closed at accept. */
+/** Connections at once (connection-guard.ts): a device has a handful of sockets; more are closed at accept. */
 export const MAX_CONNECTIONS = 32;
 /** Requests a connection may have waiting for their answers (pipelined, unread): past it, the connection is closed. */
 export const MAX_PIPELINED = 4;
@@ -193,7 +193,6 @@ export function createSetupServer(options: SetupServerOptions): Server {
     const gzip = /\bgzip\b/.test(req.headers["accept-encoding"] ?? "");
     send(res, 200, asset.type, gzip ? asset.gzip : asset.raw, gzip ? { "content-encoding": "gzip" } : {});
   });
-  server.maxConnections = MAX_CONNECTIONS;
   // A connection that never finishes its headers holds a slot: not for long.
   server.headersTimeout = 10_000;
   server.requestTimeout = 15_000;

@@ -7,7 +7,8 @@ import { listen, urlOf } from "./listen.js";
 import { Device, type DeviceOptions } from "./loop.js";
 import type { KeyObject } from "node:crypto";
 import { DevicePassword, loadBuildKey } from "./security.js";
-import { createSetupServer } from "./setup-server.js";
+import { guardedServer } from "./connection-guard.js";
+import { createSetupServer, MAX_CONNECTIONS, MAX_PIPELINED } from "./setup-server.js";
 
 export interface SimulationOptions extends Omit<DeviceOptions, "upstreamUrl"> {
   /** Setup page port: undefined for 8080 or the next free one, 0 for any free port. */
@@ -43,9 +44,10 @@ export async function startSimulation(options: SimulationOptions = {}): Promise<
   const password = new DevicePassword();
   const buildKey = options.buildKey === undefined ? loadBuildKey() : (options.buildKey ?? undefined);
   const server = createSetupServer({ device, upstream, bindHost: host, password, buildKey });
+  const front = guardedServer(server, MAX_CONNECTIONS, MAX_PIPELINED);
   let address;
   try {
-    address = await listen(server, host, options.port);
+    address = await listen(front, host, options.port);
   } catch (err) {
     await upstream.close();
     throw err;
@@ -65,7 +67,8 @@ export async function startSimulation(options: SimulationOptions = {}): Promise<
       clearInterval(stalls);
       device.stop();
       server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.close();
+      await new Promise<void>((resolve) => front.close(() => resolve()));
       await upstream.close();
     },
   };

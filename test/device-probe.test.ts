@@ -101,6 +101,19 @@ describe("clients that send and never read", () => {
     expect((await fetch(new URL("/status.json", s.url))).status).toBe(200);
   });
 
+  it("still answers a few pipelined requests in one chunk", async () => {
+    const s = await boot();
+    const { hostname, port } = new URL(s.url);
+    const socket = connect(Number(port), hostname);
+    let text = "";
+    socket.setEncoding("latin1");
+    socket.on("data", (c: string) => (text += c));
+    await new Promise((resolve) => socket.once("connect", resolve));
+    socket.write(`GET /icon.svg HTTP/1.1\r\nHost: ${hostOf(s)}\r\n\r\n`.repeat(MAX_PIPELINED));
+    await waitFor("every answer", () => text.split("HTTP/1.1 200").length - 1 === MAX_PIPELINED);
+    socket.destroy();
+  });
+
   it("holds at most MAX_CONNECTIONS connections at once", async () => {
     const s = await boot();
     const { hostname, port } = new URL(s.url);

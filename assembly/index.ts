@@ -3,27 +3,29 @@
 import {
   ABI_VERSION,
   COUNTER_COUNT,
+  LIMIT_SLOT_BITS,
   ERROR_BAD_COUNTER,
   ERROR_BAD_HANDLE,
   ERROR_BAD_POLICY,
   ERROR_NOT_INITIALIZED,
 } from "./constants";
-import { budgetTokens, resetBudget, setBudget as setBudgetFields } from "./budget";
+import { touch } from "./changes";
+import { budgetTokens, setBudget as setBudgetFields } from "./budget";
 import { classifyHttp as classify } from "./classify";
-import { counterValue, resetCounters } from "./counters";
+import { counterValue } from "./counters";
 import * as machine from "./machine";
-import { policyAt, resetPolicies, setPolicy as setPolicyFields, worstCase as worstCaseOf } from "./policy";
+import { policyAt, setPolicy as setPolicyFields, worstCase as worstCaseOf } from "./policy";
 import { seedRandom } from "./random";
+import { Operation, STATE, clearState } from "./state";
 import { Clock } from "./ticks";
 
 /** Wipes all state and seeds the PRNG; call once at start-up with a per-device seed. */
 export function init(seedLo: u32, seedHi: u32): i32 {
+  clearState(STATE);
   seedRandom(seedLo, seedHi);
   Clock.reset();
-  resetPolicies();
-  resetBudget();
-  resetCounters();
   machine.resetMachine();
+  touch();
   return 0;
 }
 
@@ -78,60 +80,64 @@ export function setBudget(
 }
 
 // The operation calls are machine.ts's own functions, exported as they are.
-export { begin, poll, report, cancel, release, nextDue } from "./machine";
+export { begin, poll, report, cancel, release, nextDue, ended } from "./machine";
+export { save, imageAddress, restore } from "./image";
+export { changes } from "./changes";
+
+/** The slot (0 to OPERATIONS - 1) of a valid handle, or BAD_HANDLE. */
+export function slot(handle: i32): i32 {
+  return machine.find(handle) == null ? ERROR_BAD_HANDLE : handle & ((1 << LIMIT_SLOT_BITS) - 1);
+}
+
+// Every query reads one word of the operation a handle names; `bad` for a bad handle.
+function query(handle: i32, field: usize, bad: i32): i32 {
+  const op = machine.find(handle);
+  return op == null ? bad : load<i32>(changetype<usize>(op) + field);
+}
 
 /** The operation's state, or BAD_HANDLE. */
 export function state(handle: i32): i32 {
-  const op = machine.find(handle);
-  return op == null ? ERROR_BAD_HANDLE : op.state;
+  return query(handle, offsetof<Operation>("_state"), ERROR_BAD_HANDLE);
 }
 
 /** The current attempt number (0 before the first), or BAD_HANDLE. */
 export function attempt(handle: i32): i32 {
-  const op = machine.find(handle);
-  return op == null ? ERROR_BAD_HANDLE : op.attempt;
+  return query(handle, offsetof<Operation>("attempt"), ERROR_BAD_HANDLE);
 }
 
 /** The end reason (NONE while live), or BAD_HANDLE. */
 export function endReason(handle: i32): i32 {
-  const op = machine.find(handle);
-  return op == null ? ERROR_BAD_HANDLE : op.endReason;
+  return query(handle, offsetof<Operation>("endReason"), ERROR_BAD_HANDLE);
 }
 
 /** The last attempt's outcome (NONE before any), or BAD_HANDLE. */
 export function lastOutcome(handle: i32): i32 {
-  const op = machine.find(handle);
-  return op == null ? ERROR_BAD_HANDLE : op.lastOutcome;
+  return query(handle, offsetof<Operation>("lastOutcome"), ERROR_BAD_HANDLE);
 }
 
 /** The stable 31-bit operation id, or BAD_HANDLE. */
 export function operationId(handle: i32): i32 {
-  const op = machine.find(handle);
-  return op == null ? ERROR_BAD_HANDLE : <i32>op.id;
+  return query(handle, offsetof<Operation>("id"), ERROR_BAD_HANDLE);
 }
 
-/** The DUE and HAS_DEADLINE bits, or BAD_HANDLE. */
+/** The DUE, HAS_DEADLINE and HANDED_OUT bits, or BAD_HANDLE. */
 export function opFlags(handle: i32): i32 {
-  const op = machine.find(handle);
-  return op == null ? ERROR_BAD_HANDLE : op.flags;
+  return query(handle, offsetof<Operation>("_flags"), ERROR_BAD_HANDLE);
 }
 
 /** Tick of the next attempt; 0 for a bad handle. */
 export function nextAttemptAt(handle: i32): u32 {
-  const op = machine.find(handle);
-  return op == null ? 0 : op.nextAttemptAt;
+  return query(handle, offsetof<Operation>("_nextAttemptAt"), 0);
 }
 
 /** Tick at which the attempt in flight times out; 0 for a bad handle. */
 export function attemptDeadline(handle: i32): u32 {
-  const op = machine.find(handle);
-  return op == null ? 0 : op.attemptDeadline;
+  return query(handle, offsetof<Operation>("_attemptDeadline"), 0);
 }
 
 /** Tick of the overall deadline; 0 for a bad handle. */
 export function deadline(handle: i32): u32 {
-  const op = machine.find(handle);
-  return op == null ? 0 : op.deadline;
+  return query(handle, offsetof<Operation>("_deadline"), 0);
 }
 
 /** Worst-case ticks of a policy, or NOT_INITIALIZED, BAD_POLICY. */

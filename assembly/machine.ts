@@ -1,6 +1,7 @@
 // The retry state machine. This file owns every state transition: move() is the only
-// writer of Operation.state, and it obeys TRANSITION_TABLE, generated from the
-// "transitions" of abi/constants.json (docs/ABI.md draws the state diagram from it).
+// writer of Operation.state (besides restore, which puts a saved table back whole), and
+// it obeys TRANSITION_TABLE, generated from the "transitions" of abi/constants.json
+// (docs/ABI.md draws the state diagram from it).
 //
 // Theory of operation. The module is sans-IO: the host passes `now` into every call
 // that needs time. Each such call first brings the clock to now and applies what has
@@ -46,6 +47,7 @@ import {
   LIMIT_SLOT_BITS,
   NEXT_DUE_IDLE,
   OP_FLAG_DUE,
+  OP_FLAG_HANDED_OUT,
   OP_FLAG_HAS_DEADLINE,
   OUTCOME_AMBIGUOUS,
   OUTCOME_NONE,
@@ -55,43 +57,30 @@ import {
   OUTCOME_TIMEOUT,
   RESULT_NONE,
   RESULT_OK,
+  STATE_DONE,
   STATE_FREE,
   STATE_IN_FLIGHT,
   STATE_WAITING,
   TRANSITION_TABLE,
 } from "./constants";
 import { jitteredDelay } from "./backoff";
+import { touch } from "./changes";
 import { onFailure, onFirstAttempt, onSuccess, retryCostOf, withdrawRetry } from "./budget";
 import { count } from "./counters";
-import { Policy, isIdempotent, jitterOf, policyAt } from "./policy";
+import { isIdempotent, jitterOf, policyAt } from "./policy";
 import { nextRandom } from "./random";
-import { Clock, Tick } from "./ticks";
+import { OPERATIONS_AT, Operation, Policy, STATE, Stale } from "./state";
+import { Clock, isSpan, tickAfter, tickReached, ticksUntil } from "./ticks";
 
-@unmanaged
-export class Operation {
-  state: u8;
-  attempt: u8;
-  lastOutcome: u8;
-  endReason: u8;
-  policy: u8;
-  flags: u8;
-  generation: u16;
-  nextAttemptAt: u32;
-  attemptDeadline: u32;
-  deadline: u32;
-  id: u32;
-  previousDelay: u32;
-  lastRetryCost: u32;
-}
-
-const OPERATIONS: usize = memory.data(LIMIT_OPERATIONS * offsetof<Operation>(), 4);
+const OPERATIONS: usize = STATE + OPERATIONS_AT;
 const SLOT_MASK: i32 = (1 << LIMIT_SLOT_BITS) - 1;
 const GENERATION_MASK: u32 = 0xffff;
 
 let initialized: bool = false;
 let nextOperationId: u32 = 0;
 
-function slotAt(slot: i32): Operation {
+/** The operation in slot `slot` (0 to OPERATIONS - 1), whatever its state. */
+export function slotAt(slot: i32): Operation {
   return changetype<Operation>(OPERATIONS + <usize>slot * offsetof<Operation>());
 }
 
@@ -110,29 +99,31 @@ export function find(handle: i32): Operation | null {
 function move(op: Operation, event: i32): bool {
   const entry = (<u32>(TRANSITION_TABLE >> (<u64>event * 8))) & 0xff;
   if ((entry & 0xf & (1 << op.state)) == 0) return false;
-  op.state = <u8>(entry >> 4);
+  op.state = entry >> 4;
+  touch();
   return true;
 }
 
 function end(op: Operation, reason: i32): bool {
   if (!move(op, EVENT_END)) return false;
-  op.endReason = <u8>reason;
+  op.endReason = reason;
   clearDue(op);
   count(COUNTER_ENDED_SUCCEEDED + reason - END_REASON_SUCCEEDED);
   return true;
 }
 
 function setDue(op: Operation): void {
-  op.flags |= <u8>OP_FLAG_DUE;
+  op.flags |= OP_FLAG_DUE;
 }
 
 function clearDue(op: Operation): void {
-  op.flags &= <u8>~OP_FLAG_DUE;
+  op.flags &= ~OP_FLAG_DUE;
 }
 
 /**
- * What is live, what is due and when the next timer fires, recomputed from the table
- * after every change, so that an idle poll costs O(1) whatever the table holds.
+ * What is live, what is due and when the next timer fires: a summary of the table, so
+ * that an idle poll costs O(1) whatever the table holds. Every writer of a state, flag or
+ * timer marks it stale (state.ts); it is recomputed on the first read after that.
  */
 class Schedule {
   static liveCount: i32 = 0;
@@ -143,18 +134,24 @@ class Schedule {
   /** Brings the clock to now; sweeps the table when a timer expired or the clock faulted.
    * Inlined into poll, the call a main loop makes on every pass; the rest call advance. */
   @inline static advance(now: u32): void {
+    Schedule.fresh();
     const fault = Clock.advance(now) && Schedule.liveCount > 0;
-    if (fault || !Tick.isBefore(Clock.now, Schedule.nextTimer)) sweep(fault);
+    if (fault || tickReached(Clock.now, Schedule.nextTimer)) sweep(fault);
+  }
+
+  /** Recomputes the summary if a writer marked it stale since. */
+  @inline static fresh(): void {
+    if (Stale.schedule) Schedule.summarize();
   }
 
   static noteTimer(t: u32): void {
-    if (Tick.isBefore(t, Schedule.nextTimer)) Schedule.nextTimer = t;
+    if (ticksUntil(Schedule.nextTimer, t) < 0) Schedule.nextTimer = t;
   }
 
   static summarize(): void {
     Schedule.liveCount = 0;
     Schedule.dueCount = 0;
-    Schedule.nextTimer = Clock.now + <u32>LIMIT_MAX_SPAN;
+    Schedule.nextTimer = tickAfter(Clock.now, LIMIT_MAX_SPAN);
     for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
       const op = slotAt(slot);
       if (op.state == STATE_WAITING) {
@@ -167,6 +164,7 @@ class Schedule {
         Schedule.noteTimer(op.attemptDeadline);
       }
     }
+    Stale.schedule = false;
   }
 }
 
@@ -175,21 +173,30 @@ export function isInitialized(): bool {
   return initialized;
 }
 
+/** The id the next begin takes. */
+export function nextId(): u32 {
+  return nextOperationId;
+}
+
+/** Sets what restore read: the next operation id; the module counts as initialised. */
+export function restoreMachine(id: u32): void {
+  nextOperationId = id;
+  initialized = true;
+  Stale.schedule = true;
+}
+
 /** Forgets every operation and reseeds the operation ids (init). */
 export function resetMachine(): void {
-  for (let i: usize = 0; i < <usize>LIMIT_OPERATIONS * offsetof<Operation>(); i += 4) {
-    store<u32>(OPERATIONS + i, 0);
-  }
   nextOperationId = nextRandom() & 0x7fffffff;
   initialized = true;
-  Schedule.summarize();
+  Stale.schedule = true;
 }
 
 // A failed attempt (reported, or timed out by the module): end the operation, or
 // schedule its retry. `fault` says the clock jumped past every old timer.
 function fail(op: Operation, outcome: i32, retryAfter: u32, fault: bool): void {
   const p = changetype<Policy>(policyAt(op.policy));
-  op.lastOutcome = <u8>outcome;
+  op.lastOutcome = outcome;
   if (outcome == OUTCOME_PERMANENT) {
     end(op, END_REASON_PERMANENT);
     return;
@@ -209,7 +216,7 @@ function fail(op: Operation, outcome: i32, retryAfter: u32, fault: bool): void {
   op.previousDelay = delay;
   const wait = max(delay, retryAfter);
   const hasDeadline = (op.flags & OP_FLAG_HAS_DEADLINE) != 0;
-  if (hasDeadline && (fault || wait >= Tick.until(now, op.deadline))) {
+  if (hasDeadline && (fault || <i32>wait >= ticksUntil(now, op.deadline))) {
     end(op, END_REASON_DEADLINE);
     return;
   }
@@ -221,13 +228,22 @@ function fail(op: Operation, outcome: i32, retryAfter: u32, fault: bool): void {
   }
   op.lastRetryCost = cost;
   move(op, EVENT_RETRY);
-  op.nextAttemptAt = now + wait;
+  op.nextAttemptAt = tickAfter(now, wait);
   if (wait == 0) setDue(op);
   count(COUNTER_RETRIES_SCHEDULED);
 }
 
-function advance(now: u32): void {
+/** Brings the clock to now and applies what has expired. */
+export function advance(now: u32): void {
   Schedule.advance(now);
+}
+
+/** Every attempt in flight fails AMBIGUOUS, in slot order, as if reported now (restore). */
+export function loseAttempts(): void {
+  for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
+    const op = slotAt(slot);
+    if (op.state == STATE_IN_FLIGHT) fail(op, OUTCOME_AMBIGUOUS, 0, false);
+  }
 }
 
 // Applies every timer that has expired (all of them on a clock fault), in slot order.
@@ -246,7 +262,8 @@ function sweep(fault: bool): void {
       fail(op, OUTCOME_TIMEOUT, 0, fault);
     }
   }
-  Schedule.summarize();
+  // Also when nothing changed: the summary's "no timer" sentinel counts from the clock.
+  Stale.schedule = true;
 }
 
 /** Begins an operation under a policy; its first attempt is due at once. Returns its handle. */
@@ -261,21 +278,20 @@ export function begin(policy: u32, now: u32): i32 {
   const op = slotAt(slot);
   const t = Clock.now;
   move(op, EVENT_BEGIN);
-  op.generation = <u16>((<u32>op.generation % GENERATION_MASK) + 1);
+  op.generation = (<u32>op.generation % GENERATION_MASK) + 1;
   op.attempt = 0;
-  op.lastOutcome = <u8>OUTCOME_NONE;
-  op.endReason = <u8>END_REASON_NONE;
-  op.policy = <u8>policy;
-  op.flags = <u8>(OP_FLAG_DUE | (p.deadline != 0 ? OP_FLAG_HAS_DEADLINE : 0));
+  op.lastOutcome = OUTCOME_NONE;
+  op.endReason = END_REASON_NONE;
+  op.policy = policy;
+  op.flags = OP_FLAG_DUE | (p.deadline != 0 ? OP_FLAG_HAS_DEADLINE : 0);
   op.nextAttemptAt = t;
   op.attemptDeadline = t;
-  op.deadline = t + p.deadline;
+  op.deadline = tickAfter(t, p.deadline);
   op.id = nextOperationId;
   op.previousDelay = 0;
   op.lastRetryCost = 0;
   nextOperationId = (nextOperationId + 1) & 0x7fffffff;
   count(COUNTER_BEGUN);
-  Schedule.summarize();
   return handleOf(slot, op);
 }
 
@@ -283,6 +299,7 @@ export function begin(policy: u32, now: u32): i32 {
 export function poll(now: u32): i32 {
   if (!initialized) return ERROR_NOT_INITIALIZED;
   Schedule.advance(now);
+  Schedule.fresh();
   if (Schedule.dueCount == 0) return RESULT_NONE;
   let slot = 0;
   while (!(slotAt(slot).flags & OP_FLAG_DUE)) slot++;
@@ -293,11 +310,11 @@ export function poll(now: u32): i32 {
   clearDue(op);
   op.attempt++;
   let timeout = p.attemptTimeout;
-  if (op.flags & OP_FLAG_HAS_DEADLINE) timeout = min(timeout, Tick.until(t, op.deadline));
-  op.attemptDeadline = t + timeout;
+  // A live deadline lies ahead (the advance above ended the operation otherwise).
+  if (op.flags & OP_FLAG_HAS_DEADLINE) timeout = min(timeout, <u32>ticksUntil(t, op.deadline));
+  op.attemptDeadline = tickAfter(t, timeout);
   count(COUNTER_ATTEMPTS_STARTED);
   if (op.attempt == 1) onFirstAttempt();
-  Schedule.summarize();
   return handleOf(slot, op);
 }
 
@@ -307,7 +324,7 @@ export function report(handle: i32, attempt: u32, outcome: u32, retryAfter: u32,
   const found = find(handle);
   if (found == null) return ERROR_BAD_HANDLE;
   if (outcome < <u32>OUTCOME_SUCCESS || outcome > <u32>OUTCOME_PERMANENT) return ERROR_BAD_OUTCOME;
-  if (!Tick.isSpan(retryAfter)) return ERROR_SPAN_TOO_LARGE;
+  if (!isSpan(retryAfter)) return ERROR_SPAN_TOO_LARGE;
   const op = changetype<Operation>(found);
   advance(now);
   if (op.state != STATE_IN_FLIGHT || attempt != <u32>op.attempt) {
@@ -315,13 +332,12 @@ export function report(handle: i32, attempt: u32, outcome: u32, retryAfter: u32,
     return ERROR_STALE_REPORT;
   }
   if (outcome == OUTCOME_SUCCESS) {
-    op.lastOutcome = <u8>OUTCOME_SUCCESS;
+    op.lastOutcome = OUTCOME_SUCCESS;
     onSuccess(op.attempt > 1, op.lastRetryCost);
     end(op, END_REASON_SUCCEEDED);
   } else {
     fail(op, <i32>outcome, retryAfter, false);
   }
-  Schedule.summarize();
   return RESULT_OK;
 }
 
@@ -332,7 +348,6 @@ export function cancel(handle: i32, now: u32): i32 {
   if (op == null) return ERROR_BAD_HANDLE;
   advance(now);
   if (!end(op, END_REASON_CANCELLED)) return ERROR_NOT_LIVE;
-  Schedule.summarize();
   return RESULT_OK;
 }
 
@@ -344,11 +359,28 @@ export function release(handle: i32): i32 {
   return move(op, EVENT_RELEASE) ? RESULT_OK : ERROR_STILL_LIVE;
 }
 
+/** Applies what is due by now; returns one ended operation not handed out before, or NONE. */
+export function ended(now: u32): i32 {
+  if (!initialized) return ERROR_NOT_INITIALIZED;
+  advance(now);
+  for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
+    const op = slotAt(slot);
+    if (op.state == STATE_DONE && !(op.flags & OP_FLAG_HANDED_OUT)) {
+      op.flags |= OP_FLAG_HANDED_OUT;
+      touch();
+      return handleOf(slot, op);
+    }
+  }
+  return RESULT_NONE;
+}
+
 /** Ticks until poll has work (0: now), or IDLE when nothing is live. */
 export function nextDue(now: u32): u32 {
   if (!initialized) return NEXT_DUE_IDLE;
   advance(now);
+  Schedule.fresh();
   if (Schedule.dueCount > 0) return 0;
   if (Schedule.liveCount == 0) return NEXT_DUE_IDLE;
-  return Tick.until(Clock.now, Schedule.nextTimer);
+  // After the advance every timer lies ahead of the clock.
+  return <u32>ticksUntil(Clock.now, Schedule.nextTimer);
 }

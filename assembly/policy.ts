@@ -11,27 +11,38 @@ import {
   RESULT_OK,
 } from "./constants";
 import { ceiling, growthOf } from "./backoff";
-import { Tick } from "./ticks";
+import { touch } from "./changes";
+import { isSpan } from "./ticks";
+import { POLICIES_AT, Policy, STATE } from "./state";
 
-@unmanaged
-export class Policy {
-  isSet: u8;
-  maxAttempts: u8;
-  flags: u8;
-  attemptTimeout: u32;
-  baseDelay: u32;
-  maxDelay: u32;
-  throttleBaseDelay: u32;
-  deadline: u32;
-}
-
-const POLICIES: usize = memory.data(LIMIT_POLICIES * offsetof<Policy>(), 4);
+const POLICIES: usize = STATE + POLICIES_AT;
 
 /** The policy in slot id, or null when id is out of range or the slot was never set. */
 export function policyAt(id: u32): Policy | null {
   if (id >= <u32>LIMIT_POLICIES) return null;
   const p = changetype<Policy>(POLICIES + id * offsetof<Policy>());
   return p.isSet ? p : null;
+}
+
+/** The code setPolicy answers for these fields: OK, or why it refuses them. */
+export function checkPolicy(
+  id: u32,
+  maxAttempts: u32,
+  attemptTimeout: u32,
+  baseDelay: u32,
+  maxDelay: u32,
+  throttleBaseDelay: u32,
+  deadline: u32,
+  flags: u32,
+): i32 {
+  if (id >= <u32>LIMIT_POLICIES) return ERROR_BAD_POLICY;
+  if (!isSpan(attemptTimeout | baseDelay | maxDelay | throttleBaseDelay | deadline)) {
+    return ERROR_SPAN_TOO_LARGE;
+  }
+  if (maxAttempts < 1 || maxAttempts > <u32>LIMIT_MAX_ATTEMPTS) return ERROR_BAD_FIELD;
+  if (attemptTimeout == 0 || baseDelay > maxDelay) return ERROR_BAD_FIELD;
+  if (flags & ~(POLICY_FLAG_JITTER_MASK | POLICY_FLAG_IDEMPOTENT)) return ERROR_BAD_FIELD;
+  return RESULT_OK;
 }
 
 /** Validates and sets policy slot id; a refused call leaves the slot as it was. */
@@ -45,28 +56,28 @@ export function setPolicy(
   deadline: u32,
   flags: u32,
 ): i32 {
-  if (id >= <u32>LIMIT_POLICIES) return ERROR_BAD_POLICY;
-  if (!Tick.isSpan(attemptTimeout | baseDelay | maxDelay | throttleBaseDelay | deadline)) {
-    return ERROR_SPAN_TOO_LARGE;
-  }
-  if (maxAttempts < 1 || maxAttempts > <u32>LIMIT_MAX_ATTEMPTS) return ERROR_BAD_FIELD;
-  if (attemptTimeout == 0 || baseDelay > maxDelay) return ERROR_BAD_FIELD;
-  if (flags & ~(POLICY_FLAG_JITTER_MASK | POLICY_FLAG_IDEMPOTENT)) return ERROR_BAD_FIELD;
+  const refusal = checkPolicy(
+    id,
+    maxAttempts,
+    attemptTimeout,
+    baseDelay,
+    maxDelay,
+    throttleBaseDelay,
+    deadline,
+    flags,
+  );
+  if (refusal != RESULT_OK) return refusal;
+  touch();
   const p = changetype<Policy>(POLICIES + id * offsetof<Policy>());
   p.isSet = 1;
-  p.maxAttempts = <u8>maxAttempts;
-  p.flags = <u8>flags;
+  p.maxAttempts = maxAttempts;
+  p.flags = flags;
   p.attemptTimeout = attemptTimeout;
   p.baseDelay = baseDelay;
   p.maxDelay = maxDelay;
   p.throttleBaseDelay = throttleBaseDelay;
   p.deadline = deadline;
   return RESULT_OK;
-}
-
-/** Forgets every policy (init). */
-export function resetPolicies(): void {
-  for (let i: usize = 0; i < <usize>LIMIT_POLICIES * offsetof<Policy>(); i += 4) store<u32>(POLICIES + i, 0);
 }
 
 /** True when AMBIGUOUS failures and timeouts may be retried. */

@@ -3,27 +3,30 @@
 // Ticks are u32 and wrap. Two ticks are compared by the sign of their difference, which
 // is exact while they are less than 2^31 ticks apart; every span the module accepts is
 // below 2^31 (MAX_SPAN), and the clock below keeps every stored timer within that window
-// of the module's notion of now. The helpers are static members so that AssemblyScript
-// can inline them (@inline): they sit on the idle poll path.
+// of the module's notion of now. The vocabulary (ticksUntil, tickReached, tickAfter) is
+// the same, with the same argument order, in host/ticks.ts and tickretry_ticks.h. The
+// functions are @inline: they sit on the idle poll path. (Prettier cannot parse a
+// decorator on a function, so .prettierignore names this file.)
 import { LIMIT_BACKSTEP_TOLERANCE, LIMIT_MAX_SPAN } from "./constants";
 
-/** Comparisons and spans of u32 ticks. */
-export class Tick {
-  /** True when tick a comes before tick b. */
-  @inline static isBefore(a: u32, b: u32): bool {
-    return <i32>(a - b) < 0;
-  }
+/** Signed ticks from `from` to `to`: positive when `to` is later, 0 or below once reached. */
+@inline export function ticksUntil(from: u32, to: u32): i32 {
+  return <i32>(to - from);
+}
 
-  /** Ticks from `from` until `to`, or 0 when `to` has been reached. */
-  static until(from: u32, to: u32): u32 {
-    const d = <i32>(to - from);
-    return d > 0 ? <u32>d : 0;
-  }
+/** True when tick `t` is at or before `now`. */
+@inline export function tickReached(now: u32, t: u32): bool {
+  return ticksUntil(now, t) <= 0;
+}
 
-  /** True when a span is accepted (below 2^31 ticks). */
-  @inline static isSpan(span: u32): bool {
-    return span <= <u32>LIMIT_MAX_SPAN;
-  }
+/** The tick `span` ticks after `t`, wrapped to u32. */
+@inline export function tickAfter(t: u32, span: u32): u32 {
+  return t + span;
+}
+
+/** True when a span is accepted (below 2^31 ticks). */
+@inline export function isSpan(span: u32): bool {
+  return span <= <u32>LIMIT_MAX_SPAN;
 }
 
 /** The module's clock: the latest tick it has accepted. */
@@ -35,6 +38,12 @@ export class Clock {
   static reset(): void {
     Clock.now = 0;
     Clock.started = false;
+  }
+
+  /** Sets the clock to `now`, already started (restore). */
+  static restore(now: u32): void {
+    Clock.now = now;
+    Clock.started = true;
   }
 
   /**
@@ -50,7 +59,7 @@ export class Clock {
       Clock.now = now;
       return false;
     }
-    const step = <i32>(now - Clock.now);
+    const step = ticksUntil(Clock.now, now);
     if (step >= -LIMIT_BACKSTEP_TOLERANCE && step < 0) return false;
     Clock.now = now;
     return step < 0;
@@ -58,6 +67,6 @@ export class Clock {
 
   /** True when timer t has passed: reached by now, or swept away by a clock fault. */
   static hasExpired(t: u32, fault: bool): bool {
-    return fault || !Tick.isBefore(Clock.now, t);
+    return fault || tickReached(Clock.now, t);
   }
 }

@@ -5,6 +5,7 @@ import { statSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { Counter, Jitter, Outcome } from "../host/abi.js";
 import { measureFootprint } from "../host/footprint.js";
+import { saveImage } from "../host/image.js";
 import { WASM_PATH, create, type TickRetryApi } from "../host/tickretry.js";
 
 const ROUNDS = 7;
@@ -94,8 +95,24 @@ function largestExports(count: number): { name: string; bytes: number }[] {
     .slice(0, count);
 }
 
+/** The length of the image of `operations` operations in flight over `policies` policies. */
+function imageBytes(operations: number, policies: number): number {
+  const api = create(9n);
+  for (let id = 0; id < policies; id++) api.setPolicy(id, 5, 3000, 200, 8000, 1000, 60_000, Jitter.FULL);
+  const now = 0xffff_f000;
+  for (let i = 0; i < operations; i++) api.begin(i % policies, now);
+  while (api.poll(now) >= 0);
+  const image = saveImage(api, now + 1);
+  if (typeof image === "number") throw new Error(`bench: save refused (${image})`);
+  return image.length;
+}
+
 export interface ModuleFigures {
   wasmBytes: number;
+  /** Image length, 1 operation and 1 policy. */
+  imageBytes1: number;
+  /** Image length, 16 operations and 8 policies. */
+  imageBytes16: number;
   memoryBytes: number;
   highestByte: number;
   noopCallNs: number;
@@ -123,6 +140,8 @@ export function measureModule(progress: (what: string) => void = () => {}): Modu
   progress("report that schedules a retry");
   return {
     wasmBytes: statSync(WASM_PATH).size,
+    imageBytes1: imageBytes(1, 1),
+    imageBytes16: imageBytes(16, 8),
     memoryBytes: footprint.stateBytes,
     highestByte: footprint.highestByte,
     noopCallNs: noopNs,

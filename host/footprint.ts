@@ -1,6 +1,7 @@
 // Measures the linear memory the module's state really occupies: fill all memory with a
-// canary, init, drive every slot and policy through retries, timeouts and ends, then
-// find the highest byte that no longer holds the canary.
+// canary, init, drive every slot and policy through retries, timeouts and ends, save and
+// restore the whole table (so the image area and restore's shadow count too), then find
+// the highest byte that no longer holds the canary.
 import { SimClock } from "./clock.js";
 import { runOperations } from "./driver.js";
 import { FaultScript } from "./faults.js";
@@ -35,7 +36,15 @@ export function measureFootprint(): Footprint {
     policy: i % 8,
     script: new FaultScript(fates.slice(i % 3)),
   }));
-  runOperations(api, new SimClock(0xffff_f000), { operations });
+  const clock = new SimClock(0xffff_f000);
+  const full = Array.from({ length: 16 }, (_, i) => api.begin(i % 8, clock.now));
+  const length = api.save(clock.now);
+  if (api.restore(length, clock.now, 0, 0) !== 0) throw new Error("footprint: restore refused its own image");
+  for (const h of full) {
+    api.cancel(h, clock.now);
+    api.release(h);
+  }
+  runOperations(api, clock, { operations });
   let lowest = bytes.findIndex((b) => b !== CANARY);
   let highest = bytes.length;
   while (highest > 0 && bytes[highest - 1] === CANARY) highest--;

@@ -14,9 +14,10 @@ type Fn = (...args: number[]) => number;
 
 let compiled: WebAssembly.Module | undefined;
 
-/** fn with its i32 result read as u32; one-argument exports (all of them today) skip the
- * rest-array and spread that a general wrapper would cost on every call. */
+/** fn with its i32 result read as u32; exports of no or one argument (all of them today)
+ * skip the rest-array and spread that a general wrapper would cost on every call. */
 function unsigned(fn: Fn, arity: number): Fn {
+  if (arity === 0) return () => fn() >>> 0;
   return arity === 1 ? (a: number) => fn(a) >>> 0 : (...args: number[]) => fn(...args) >>> 0;
 }
 

@@ -6,13 +6,42 @@ import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const abi = JSON.parse(readFileSync(join(root, "abi/constants.json"), "utf8"));
+// `--constants file` reads another constants file (the tests feed it broken ones).
+const constantsArg = process.argv.indexOf("--constants");
+const constantsPath = constantsArg > 0 ? process.argv[constantsArg + 1] : join(root, "abi/constants.json");
+const abi = JSON.parse(readFileSync(constantsPath, "utf8"));
 
 type Group = Record<string, number>;
 const groupNames = Object.keys(abi).filter(
   (k) => typeof abi[k] === "object" && !Array.isArray(abi[k]) && k !== "meaning",
 );
 const groups: Record<string, Group> = Object.fromEntries(groupNames.map((g) => [g, abi[g]]));
+
+/** Refuses a constants.json whose parts the module relies on no longer line up. */
+function checkConsistency(): void {
+  const { limit, endReason, counter } = groups;
+  if (2 ** limit.SLOT_BITS !== limit.OPERATIONS) {
+    throw new Error(`limit.SLOT_BITS ${limit.SLOT_BITS} does not name OPERATIONS ${limit.OPERATIONS} slots`);
+  }
+  // The module counts an end as ENDED_SUCCEEDED + (reason - SUCCEEDED).
+  const reasons = Object.entries(endReason).filter(([name]) => name !== "NONE");
+  for (const [name, value] of reasons) {
+    const expected = counter.ENDED_SUCCEEDED + value - endReason.SUCCEEDED;
+    if (counter[`ENDED_${name}`] !== expected) {
+      throw new Error(`counter.ENDED_${name} must be ${expected}, beside endReason.${name} = ${value}`);
+    }
+  }
+  const ended = Object.keys(counter).filter((name) => name.startsWith("ENDED_"));
+  const stray = ended.filter((name) => !(name.slice("ENDED_".length) in endReason));
+  if (stray.length > 0) throw new Error(`counters without an end reason: ${stray.join(", ")}`);
+  const ids = Object.entries(counter)
+    .filter(([name]) => name !== "COUNT")
+    .map(([, value]) => value)
+    .sort((a, b) => a - b);
+  if (ids.some((id, i) => id !== i) || counter.COUNT !== ids.length) {
+    throw new Error(`counter ids must be 0 to COUNT - 1 (${counter.COUNT}), each once`);
+  }
+}
 
 /** endReason -> END_REASON */
 const upperSnake = (s: string) => s.replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase();
@@ -38,6 +67,20 @@ function transitionTable(): bigint {
   return table;
 }
 
+/** One comment line per event, beside the packed table: what it leaves and enters. */
+function transitionComments(): string {
+  const nameOfState = (v: number) => Object.keys(groups.state).find((k) => groups.state[k] === v);
+  let out = "";
+  for (const [event, value] of Object.entries(groups.event)) {
+    const rows = (abi.transitions as [string, string, string][]).filter(([, e]) => e === event);
+    const from = rows.map(([f]) => f).join(", ");
+    const to = rows.length > 0 ? rows[0][2] : nameOfState(0);
+    const packed = (transitionTable() >> BigInt(value * 8)) & 0xffn;
+    out += `// byte ${value} = 0x${packed.toString(16).padStart(2, "0")}: ${event}: ${from || "(no state)"} -> ${to}\n`;
+  }
+  return out;
+}
+
 function assemblyView(): string {
   let out = header("//");
   out += `\nexport const ABI_VERSION: i32 = ${abi.abiVersion};\n`;
@@ -49,6 +92,7 @@ function assemblyView(): string {
     }
   }
   out += `\n/** Byte e: mask of states event e may leave (low nibble), state it enters (high nibble). */\n`;
+  out += transitionComments();
   out += `export const TRANSITION_TABLE: u64 = 0x${transitionTable().toString(16)};\n`;
   return out;
 }
@@ -129,6 +173,12 @@ function docView(current: string): string {
   return current.slice(0, a + START.length) + "\n" + markdownTables() + "\n" + current.slice(b);
 }
 
+try {
+  checkConsistency();
+} catch (e) {
+  console.error(`abi/constants.json refused: ${(e as Error).message}`);
+  process.exit(2);
+}
 const docPath = join(root, "docs/ABI.md");
 const outputs: [string, string][] = [
   [join(root, "assembly/constants.ts"), assemblyView()],

@@ -103,8 +103,10 @@ function continuation(f: Fixture, fresh: boolean): { results: number[]; after: S
 const rows = tableUnder("Error codes by example");
 
 describe("error codes by example (docs/ABI.md)", () => {
-  test("the table names every error code", () => {
-    expect(new Set(rows.map((r) => r[0]))).toEqual(new Set(Object.keys(Err)));
+  // The IMAGE_* codes need bytes in the image area, not a call: test/restore.test.ts.
+  test("the table names every error code but restore's image codes", () => {
+    const codes = Object.keys(Err).filter((name) => !name.startsWith("IMAGE_"));
+    expect(new Set(rows.map((r) => r[0]))).toEqual(new Set(codes));
   });
 
   for (const [code, call, state] of rows) {

@@ -5,11 +5,17 @@ import { EXPORTS, NextDue, State } from "../../host/abi.js";
 import type { TickRetryApi } from "../../host/tickretry.js";
 import { tickAfter } from "../../host/ticks.js";
 
-export type ExportName = keyof typeof EXPORTS;
-export const EXPORT_NAMES = Object.keys(EXPORTS) as ExportName[];
+/** ABI v2 exports the reference model does not know yet: left out of lockstep runs. */
+const NOT_MODELLED = ["save", "imageAddress", "restore", "changes", "ended", "slot"] as const;
+type NotModelled = (typeof NOT_MODELLED)[number];
 
-/** What module and model have in common: every export. */
-export type Target = Omit<TickRetryApi, "memory">;
+export type ExportName = Exclude<keyof typeof EXPORTS, NotModelled>;
+export const EXPORT_NAMES = Object.keys(EXPORTS).filter(
+  (name) => !(NOT_MODELLED as readonly string[]).includes(name),
+) as ExportName[];
+
+/** What module and model have in common: every export the model knows. */
+export type Target = Omit<TickRetryApi, "memory" | NotModelled>;
 
 export type Arg =
   | { v: number } // a literal 32-bit value

@@ -1,0 +1,131 @@
+// Where the module's durable state lives: one block of static memory of u32 words, laid
+// out in the order of the image (docs/ABI.md, Image format), field for field, so that
+// save and restore walk it word by word (image.ts). restore builds a whole new state in a second block of the
+// same layout (the shadow), checks it there, and only then copies it over, so a refused
+// image changes nothing. The clock, the next operation id and the schedule summary are
+// globals beside it.
+import { COUNTER_COUNT, LIMIT_OPERATIONS, LIMIT_POLICIES } from "./constants";
+
+/**
+ * Whether machine.ts's summary of the operation table (what is live, what is due, the
+ * earliest timer) may be out of date. Every write of an operation's state, flags or timers
+ * sets it, through the accessors below, and so do the writers of the whole table (init,
+ * restore); the summary is recomputed on its next read while it is set.
+ */
+export class Stale {
+  static schedule: bool = true;
+}
+
+/**
+ * One slot of the operation table (machine.ts), in the image's order. The fields the
+ * schedule summarises are read and written through accessors: a write cannot forget to
+ * mark the summary stale.
+ */
+@unmanaged
+export class Operation {
+  generation: u32;
+  _state: u32;
+  policy: u32;
+  attempt: u32;
+  lastOutcome: u32;
+  endReason: u32;
+  _flags: u32;
+  id: u32;
+  _nextAttemptAt: u32;
+  _attemptDeadline: u32;
+  _deadline: u32;
+  previousDelay: u32;
+  lastRetryCost: u32;
+
+  @inline get state(): u32 {
+    return this._state;
+  }
+  @inline set state(value: u32) {
+    this._state = value;
+    Stale.schedule = true;
+  }
+  @inline get flags(): u32 {
+    return this._flags;
+  }
+  @inline set flags(value: u32) {
+    this._flags = value;
+    Stale.schedule = true;
+  }
+  @inline get nextAttemptAt(): u32 {
+    return this._nextAttemptAt;
+  }
+  @inline set nextAttemptAt(value: u32) {
+    this._nextAttemptAt = value;
+    Stale.schedule = true;
+  }
+  @inline get attemptDeadline(): u32 {
+    return this._attemptDeadline;
+  }
+  @inline set attemptDeadline(value: u32) {
+    this._attemptDeadline = value;
+    Stale.schedule = true;
+  }
+  @inline get deadline(): u32 {
+    return this._deadline;
+  }
+  @inline set deadline(value: u32) {
+    this._deadline = value;
+    Stale.schedule = true;
+  }
+}
+
+/** One slot of the policy table (policy.ts): isSet, then the image's order. */
+@unmanaged
+export class Policy {
+  isSet: u32;
+  maxAttempts: u32;
+  flags: u32;
+  attemptTimeout: u32;
+  baseDelay: u32;
+  maxDelay: u32;
+  throttleBaseDelay: u32;
+  deadline: u32;
+}
+
+/** The bucket's fields, in setBudget's order with the tokens in initial's place (the image's). */
+@unmanaged
+export class Budget {
+  capacity: u32;
+  tokens: u32;
+  retryCost: u32;
+  timeoutRetryCost: u32;
+  threshold: u32;
+  failureCost: u32;
+  firstAttemptDeposit: u32;
+  successDeposit: u32;
+  flags: u32;
+}
+
+/** xoshiro128**'s four words. */
+@unmanaged
+export class Random {
+  s0: u32;
+  s1: u32;
+  s2: u32;
+  s3: u32;
+}
+
+// The first three parts are u32 words: PRNG, budget, counters.
+export const RANDOM_AT: usize = 0;
+export const BUDGET_AT: usize = RANDOM_AT + offsetof<Random>();
+export const COUNTERS_AT: usize = BUDGET_AT + offsetof<Budget>();
+export const POLICIES_AT: usize = COUNTERS_AT + <usize>COUNTER_COUNT * 4;
+export const OPERATIONS_AT: usize = POLICIES_AT + <usize>LIMIT_POLICIES * offsetof<Policy>();
+export const STATE_BYTES: usize = OPERATIONS_AT + <usize>LIMIT_OPERATIONS * offsetof<Operation>();
+/** PRNG, budget and counters: the words stored one field each. */
+export const WORDS: i32 = <i32>(POLICIES_AT >> 2);
+
+/** Zeroes a block of STATE_BYTES (the live state or the shadow). */
+export function clearState(at: usize): void {
+  for (let i: usize = 0; i < STATE_BYTES; i += 4) store<u32>(at + i, 0);
+}
+
+/** The live state. */
+export const STATE: usize = memory.data(<i32>STATE_BYTES, 4);
+/** Where restore builds and checks the state an image describes. */
+export const SHADOW: usize = memory.data(<i32>STATE_BYTES, 4);

@@ -83,6 +83,15 @@ describe("the device password", () => {
     expect(sim.device.loopStats.snapshot().stalls).toBe(0);
   });
 
+  it("changes only with the current one, and the old one stops working", async () => {
+    await boot();
+    await setUp(sim);
+    expect(await answer(await post(sim, "/password", { password: "a new password" }))).toEqual([200, "ok"]);
+    const old = await post(sim, "/upload", {});
+    expect(old.status).toBe(401);
+    expect((await post(sim, "/upload", {}, { "x-device-password": "a new password" })).status).toBe(200);
+  });
+
   it("is shown as set in the status, never its hash", async () => {
     await boot();
     await setUp(sim);

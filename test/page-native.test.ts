@@ -1,7 +1,8 @@
 // The firmware's locks in C, built with gcc against Debian's libsodium-dev and
 // libmbedtls-dev (boards/test/page_check.c): the module signature check refuses an
 // unsigned, a tampered and a foreign-signed module and accepts the build key's; the
-// device password's stored form is the simulator's, byte for byte, both ways.
+// device password's stored form is the simulator's, byte for byte, both ways; the settings
+// checks find the same field wrong as the simulator's on the same bytes.
 import { execFileSync, spawnSync } from "node:child_process";
 import { generateKeyPairSync, randomBytes, sign } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -9,7 +10,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
+import { parseForm } from "../host/device/form-body.js";
 import { checkPassword, hashPassword } from "../host/device/security.js";
+import { checkSettings } from "../host/device/settings.js";
 import { WASM_PATH } from "../host/tickretry.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -84,5 +87,62 @@ describe("the device password in C (mbedTLS PBKDF2)", () => {
     expect(run("check", "md5$1$00$00", "correct horse battery").code).toBe(1);
     const fromC = run("hash", "another password", randomBytes(16).toString("hex")).out;
     expect(await checkPassword(fromC, "another password")).toBe(true);
+  });
+});
+
+describe("the settings checks in C agree with the simulator's", () => {
+  const hex = (b: Buffer | string) => Buffer.from(b).toString("hex");
+  /** The field of the simulator's first problem ("" when none), from the bytes a form would carry. */
+  function simulator(ssid: Buffer, password: Buffer, url: Buffer): string {
+    const body = Buffer.concat([
+      Buffer.from("ssid="),
+      Buffer.from(encodeURIComponentBytes(ssid)),
+      Buffer.from("&password="),
+      Buffer.from(encodeURIComponentBytes(password)),
+      Buffer.from("&upstreamUrl="),
+      Buffer.from(encodeURIComponentBytes(url)),
+    ]);
+    const { form, notUtf8 } = parseForm(body);
+    const checked = checkSettings(
+      form,
+      { ssid: "", password: "", upstreamUrl: "http://127.0.0.1/" },
+      notUtf8,
+    );
+    return checked.ok ? "" : (["ssid", "password", "upstreamUrl"].find((f) => f in checked.errors) ?? "?");
+  }
+  const encodeURIComponentBytes = (b: Buffer) =>
+    [...b].map((x) => `%${x.toString(16).padStart(2, "0")}`).join("");
+
+  const URL_OK = Buffer.from("http://192.168.1.10:8080/upload");
+  const cases: [string, Buffer, Buffer, Buffer][] = [
+    ["good", Buffer.from("home"), Buffer.from(""), URL_OK],
+    ["UTF-8 SSID", Buffer.from("café ☕ 𝄞"), Buffer.from("12345678"), Buffer.from("https://example.com/x")],
+    ["32 bytes", Buffer.from("x".repeat(32)), Buffer.from(""), URL_OK],
+    ["33 bytes", Buffer.from("€".repeat(11)), Buffer.from(""), URL_OK],
+    ["empty SSID", Buffer.from(""), Buffer.from(""), URL_OK],
+    ["NUL", Buffer.from("home\0net"), Buffer.from(""), URL_OK],
+    ["CR LF", Buffer.from("home\r\nnet"), Buffer.from(""), URL_OK],
+    ["ESC", Buffer.from("\x1b[31mhome"), Buffer.from(""), URL_OK],
+    ["DEL", Buffer.from("home\x7f"), Buffer.from(""), URL_OK],
+    ["a lone 0xff", Buffer.from([0x68, 0xff]), Buffer.from(""), URL_OK],
+    ["an overlong slash", Buffer.from([0xc0, 0xaf]), Buffer.from(""), URL_OK],
+    ["a surrogate", Buffer.from([0xed, 0xa0, 0x80]), Buffer.from(""), URL_OK],
+    ["a cut sequence", Buffer.from([0x61, 0xe2, 0x82]), Buffer.from(""), URL_OK],
+    ["past U+10FFFF", Buffer.from([0xf4, 0x90, 0x80, 0x80]), Buffer.from(""), URL_OK],
+    ["7-character password", Buffer.from("home"), Buffer.from("1234567"), URL_OK],
+    ["64-character password", Buffer.from("home"), Buffer.from("p".repeat(64)), URL_OK],
+    ["non-ASCII password", Buffer.from("home"), Buffer.from("pässwörd"), URL_OK],
+    ["ftp URL", Buffer.from("home"), Buffer.from(""), Buffer.from("ftp://example.com/")],
+    ["no host", Buffer.from("home"), Buffer.from(""), Buffer.from("http:///upload")],
+    ["scheme only", Buffer.from("home"), Buffer.from(""), Buffer.from("http://")],
+    ["no slashes", Buffer.from("home"), Buffer.from(""), Buffer.from("http:example.com")],
+    ["a space", Buffer.from("home"), Buffer.from(""), Buffer.from("http://exa mple.com/")],
+    ["javascript:", Buffer.from("home"), Buffer.from(""), Buffer.from("javascript:alert(1)")],
+  ];
+
+  it.each(cases)("%s", (_, ssid, password, url) => {
+    const c = run("settings", hex(ssid), hex(password), hex(url));
+    const cField = c.code === 0 ? "" : c.out.split(":")[0];
+    expect(cField).toBe(simulator(ssid, password, url));
   });
 });

@@ -5,6 +5,9 @@
  *   page_check hash PASSWORD SALT_HEX        the stored form of a device password
  *   page_check check STORED PASSWORD         "match" (exit 0) or "no match" (exit 1)
  *   page_check status                        a status JSON with one of everything
+ *   page_check settings SSID_HEX PASSWORD_HEX URL_HEX
+ *                                            "ok", or the field of the first problem and
+ *                                            its message (exit 1)
  */
 #include <sodium.h>
 #include <stdio.h>
@@ -12,6 +15,7 @@
 #include <string.h>
 
 #include "device_password.h"
+#include "device_settings.h"
 #include "device_status.h"
 #include "module_signature.h"
 #include "tickretry_build_key.h"
@@ -74,7 +78,29 @@ static int status(void) {
   return 0;
 }
 
+/* A hex argument as bytes (which may hold NUL); its length, or -1. */
+static long from_hex(const char *hex, char *out, size_t size) {
+  size_t n = 0;
+  if (sodium_hex2bin((unsigned char *)out, size, hex, strlen(hex), NULL, &n, NULL) != 0) return -1;
+  return (long)n;
+}
+
+static int settings(const char *ssid_hex, const char *password_hex, const char *url_hex) {
+  static char ssid[256], password[256], url[512];
+  long s = from_hex(ssid_hex, ssid, sizeof ssid), p = from_hex(password_hex, password, sizeof password),
+       u = from_hex(url_hex, url, sizeof url);
+  if (s < 0 || p < 0 || u < 0) return 2;
+  device_settings_problem problem = device_settings_check(ssid, (size_t)s, password, (size_t)p, url, (size_t)u);
+  if (problem == DEVICE_SETTINGS_OK) {
+    puts("ok");
+    return 0;
+  }
+  printf("%s: %s\n", device_settings_field(problem), device_settings_meaning(problem));
+  return 1;
+}
+
 int main(int argc, char **argv) {
+  if (argc == 5 && strcmp(argv[1], "settings") == 0) return settings(argv[2], argv[3], argv[4]);
   if (argc >= 3 && strcmp(argv[1], "verify") == 0) return verify(argv[2], argc > 3 ? argv[3] : NULL);
   if (argc == 4 && strcmp(argv[1], "hash") == 0) {
     uint8_t salt[DEVICE_PASSWORD_SALT_BYTES];

@@ -58,7 +58,9 @@ export function checkSettings(form: URLSearchParams, stored: Settings, notUtf8 =
   } catch {
     url = undefined;
   }
-  if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) {
+  // As the firmware has it (boards/common/device_settings.c): the scheme spelled out, a host.
+  const spelledOut = /^https?:\/\/[^/?#@:\s]/.test(upstreamUrl) && !/[\x00-\x20\x7f]/.test(upstreamUrl);
+  if (url === undefined || !spelledOut) {
     errors.upstreamUrl = "Upstream URL must be an http:// or https:// URL.";
   } else if (url.username === HIDDEN_CREDENTIALS && url.password === "") {
     const kept = new URL(stored.upstreamUrl);

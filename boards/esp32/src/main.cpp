@@ -21,6 +21,7 @@
 
 #include "device_loop.h"
 #include "device_password.h"
+#include "device_settings.h"
 #include "device_status.h"
 #include "device_trace.h"
 #include "module_signature.h"
@@ -452,43 +453,14 @@ static void handle_password() {
   answer_ok(first ? "Device password set." : "Device password changed.");
 }
 
-// UTF-8 as RFC 3629 has it (no overlongs, no surrogates, nothing past U+10FFFF).
-static bool utf8_valid(const uint8_t *s, size_t n) {
-  for (size_t i = 0; i < n;) {
-    uint8_t c = s[i];
-    size_t extra = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 ? 3 : 9;
-    if (extra == 9 || i + extra >= n + (extra ? 0 : 1)) return false;
-    uint32_t cp = extra == 0 ? c : c & (0x3f >> extra);
-    for (size_t k = 1; k <= extra; k++) {
-      if ((s[i + k] & 0xc0) != 0x80) return false;
-      cp = cp << 6 | (s[i + k] & 0x3f);
-    }
-    static const uint32_t least[] = {0, 0x80, 0x800, 0x10000};
-    if (cp < least[extra] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
-    i += extra + 1;
-  }
-  return true;
-}
-
-// The same checks as the simulator's (host/device/settings.ts); a form with any bad field
-// stores nothing. Credentials in the URL are kept when the page sends back "***".
+// The same checks as the simulator's (common/device_settings.c, tested beside
+// host/device/settings.ts); a form with any bad field stores nothing. Credentials in the URL are kept when the page sends back "***".
 static void handle_save() {
   if (!post_allowed()) return;
   String ssid = server.arg("ssid"), pass = server.arg("password"), url = server.arg("upstreamUrl");
-  const uint8_t *bytes = reinterpret_cast<const uint8_t *>(ssid.c_str());
-  bool control = false;
-  for (size_t i = 0; i < ssid.length(); i++) control |= bytes[i] < 0x20 || bytes[i] == 0x7f;
-  if (!utf8_valid(bytes, ssid.length())) return refuse(400, "SSID must be UTF-8 text; these bytes are not.");
-  if (control) return refuse(400, "SSID must not contain control characters (NUL, CR, LF, ESC, ...).");
-  if (ssid.length() < 1 || ssid.length() > 32) return refuse(400, "SSID must be 1 to 32 bytes.");
-  bool printable = pass.length() >= 8 && pass.length() <= 63;
-  for (char c : pass) printable &= c >= 0x20 && c <= 0x7e;
-  if (pass.length() && !printable) {
-    return refuse(400, "Password must be empty (an open network) or 8 to 63 printable ASCII characters.");
-  }
-  if (!url.startsWith("http://") && !url.startsWith("https://")) {
-    return refuse(400, "Upstream URL must be an http:// or https:// URL.");
-  }
+  device_settings_problem problem =
+      device_settings_check(ssid.c_str(), ssid.length(), pass.c_str(), pass.length(), url.c_str(), url.length());
+  if (problem != DEVICE_SETTINGS_OK) return refuse(400, device_settings_meaning(problem));
   if (url.length() >= sizeof upload_url) return refuse(400, "Upstream URL is too long.");
   int scheme = url.indexOf("://") + 3;
   if (url.substring(scheme).startsWith("***@")) {

@@ -27,6 +27,36 @@ function build(): string {
   return exe;
 }
 
+/** bench/native/api_cost.c over the wasm2c backend as boards build it (bounds checks in
+ * code, the trap guard around every call): the C API's cost, where the figures above
+ * count the module's functions alone. README.md compares it with the wasm3 backend. */
+function buildApi(): string {
+  mkdirSync(OUT, { recursive: true });
+  const w2c = join(OUT, "api");
+  mkdirSync(w2c, { recursive: true });
+  execFileSync("wasm2c", [WASM_PATH, "-n", "tickretry", "-o", join(w2c, "tickretry_w2c.c")]);
+  const exe = join(OUT, "api_cost");
+  const runtime = "/usr/src/wasm2c";
+  const sources = [
+    "bench/native/api_cost.c",
+    "boards/common/tickretry_wasm2c.c",
+    "boards/common/tickretry_failure.c",
+    "boards/common/tickretry_image.c",
+    join(w2c, "tickretry_w2c.c"),
+    join(runtime, "wasm-rt-impl.c"),
+  ];
+  const flags = [
+    "-O2",
+    "-g",
+    "-DWASM_RT_MEMCHECK_SIGNAL_HANDLER=0",
+    "-Iboards/common",
+    `-I${w2c}`,
+    `-I${runtime}`,
+  ];
+  execFileSync("gcc", [...flags, ...sources, "-o", exe]);
+  return exe;
+}
+
 /** Inclusive instructions of `fn` per call, collected only inside `phase`. */
 function perCall(exe: string, mode: string, phase: string, fn: string): number {
   const file = join(OUT, `callgrind.${mode}.out`);
@@ -51,14 +81,23 @@ export interface CallgrindFigures {
   idlePollInstr: number;
   idlePoll16Instr: number;
   reportRetryInstr: number;
+  apiNoopInstr: number;
+  apiIdlePollInstr: number;
+  apiIdlePoll16Instr: number;
+  apiReportRetryInstr: number;
 }
 
 /** Builds the wasm2c bench driver and counts instructions per idle poll and per report. */
 export function measureInstructions(): CallgrindFigures {
   const exe = build();
+  const api = buildApi();
   return {
     idlePollInstr: perCall(exe, "idle", "idle_poll_phase", "Z_tickretryZ_poll"),
     idlePoll16Instr: perCall(exe, "idle16", "idle_poll_phase", "Z_tickretryZ_poll"),
     reportRetryInstr: perCall(exe, "retry", "report_retry_phase", "Z_tickretryZ_report"),
+    apiNoopInstr: perCall(api, "noop", "noop_phase", "tickretry_abi_version"),
+    apiIdlePollInstr: perCall(api, "idle", "idle_poll_phase", "tickretry_poll"),
+    apiIdlePoll16Instr: perCall(api, "idle16", "idle_poll_phase", "tickretry_poll"),
+    apiReportRetryInstr: perCall(api, "retry", "report_retry_phase", "tickretry_report"),
   };
 }

@@ -86,6 +86,13 @@ if (values.json) {
     ["idlePollInstr", `${figures.idlePollInstr}`, "< 100"],
     ["idlePoll16Instr", `${figures.idlePoll16Instr}`, ""],
     ["reportRetryInstr", figures.reportRetryInstr.toFixed(0), ""],
+    ["through the C API, wasm2c backend as boards build it (bounds checks, trap guard)", "", ""],
+    [
+      "apiNoopInstr / apiIdlePollInstr / apiIdlePoll16Instr / apiReportRetryInstr",
+      `${figures.apiNoopInstr} / ${figures.apiIdlePollInstr} / ${figures.apiIdlePoll16Instr} / ` +
+        figures.apiReportRetryInstr.toFixed(0),
+      "",
+    ],
     ["device (healthy / outage)", "", ""],
     [
       "page p50 / p99 / max (ms)",

@@ -3,9 +3,10 @@
 import { execFileSync } from "node:child_process";
 import { statSync } from "node:fs";
 import { pathToFileURL } from "node:url";
-import { Counter, Jitter, Outcome } from "../host/abi.js";
+import { Counter, Outcome } from "../host/abi.js";
 import { measureFootprint } from "../host/footprint.js";
 import { saveImage } from "../host/image.js";
+import { configure, type PolicyFields } from "../host/policy.js";
 import { WASM_PATH, create, type TickRetryApi } from "../host/tickretry.js";
 
 const ROUNDS = 7;
@@ -60,10 +61,22 @@ function addWaiting(api: TickRetryApi, count: number): void {
 /** Far beyond the idle loops' 2 x 8 x CALLS ticks, and below MAX_SPAN. */
 const WAIT = 2_000_000_000;
 
+/** Many attempts that never time out in a run, waits of WAIT, no jitter. */
+const BENCH_POLICY: PolicyFields = {
+  maxAttempts: 255,
+  attemptTimeout: 1_000_000,
+  baseDelay: WAIT,
+  maxDelay: WAIT,
+  throttleBaseDelay: 0,
+  deadline: 0,
+  jitter: "NONE",
+  idempotent: false,
+};
+
 /** ns per report that schedules a retry, timed in batches of 16 (one per operation). */
 function reportRetryNs(): number {
   const api = create(42n);
-  api.setPolicy(0, 255, 1_000_000, 0, 0, 0, 0, Jitter.NONE); // every retry is due at once
+  configure(api, "reportRetryNs", 0, { ...BENCH_POLICY, baseDelay: 0, maxDelay: 0 }); // every retry due at once
   let ops: number[] = [];
   const renew = () => {
     for (const h of ops) (api.cancel(h, 0), api.release(h));
@@ -98,7 +111,17 @@ function largestExports(count: number): { name: string; bytes: number }[] {
 /** The length of the image of `operations` operations in flight over `policies` policies. */
 function imageBytes(operations: number, policies: number): number {
   const api = create(9n);
-  for (let id = 0; id < policies; id++) api.setPolicy(id, 5, 3000, 200, 8000, 1000, 60_000, Jitter.FULL);
+  const policy: PolicyFields = {
+    maxAttempts: 5,
+    attemptTimeout: 3000,
+    baseDelay: 200,
+    maxDelay: 8000,
+    throttleBaseDelay: 1000,
+    deadline: 60_000,
+    jitter: "FULL",
+    idempotent: false,
+  };
+  for (let id = 0; id < policies; id++) configure(api, "imageBytes", id, policy);
   const now = 0xffff_f000;
   for (let i = 0; i < operations; i++) api.begin(i % policies, now);
   while (api.poll(now) >= 0);
@@ -128,7 +151,7 @@ export function measureModule(progress: (what: string) => void = () => {}): Modu
   const footprint = measureFootprint();
   // One instance for the three figures, so that every loop calls the same functions.
   const api = create(42n);
-  api.setPolicy(0, 255, 1_000_000, WAIT, WAIT, 0, 0, Jitter.NONE);
+  configure(api, "measureModule", 0, BENCH_POLICY);
   progress("call-boundary floor");
   const noopNs = noopCallNs(api);
   progress("idle poll, 1 waiting");

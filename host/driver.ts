@@ -11,7 +11,8 @@ import { tickAfter, ticksUntil } from "./ticks.js";
 export type TraceEvent =
   | { t: number; kind: "start"; handle: number; attempt: number; attemptDeadline: number }
   | { t: number; kind: "report"; handle: number; attempt: number; outcome: number; result: number }
-  | { t: number; kind: "end"; handle: number; reason: number; attempts: number };
+  | { t: number; kind: "end"; handle: number; reason: number; attempts: number }
+  | { t: number; kind: "note"; text: string };
 
 interface Pending {
   handle: number;
@@ -30,6 +31,8 @@ export function formatEvent(e: TraceEvent): string {
       return `${e.t} report h=${e.handle} a=${e.attempt} ${nameOf(Outcome, e.outcome)} -> ${e.result}`;
     case "end":
       return `${e.t} end h=${e.handle} ${nameOf(EndReason, e.reason)} after ${e.attempts}`;
+    case "note":
+      return `${e.t} ${e.text}`;
   }
 }
 
@@ -45,6 +48,16 @@ export interface RunOptions {
   maxSteps?: number;
   /** Called before each step; may stall the clock to simulate a blocked loop. */
   beforeStep?: (clock: SimClock, step: number) => void;
+  /** Called after beforeStep; may save the instance and restore the image into another (a
+   * reboot, a deep sleep, a module swap), returning the instance to go on with, whether
+   * the answers in flight were lost with it, and a line for the trace. */
+  restart?: (api: TickRetryApi, clock: SimClock, step: number) => Restart | undefined;
+}
+
+export interface Restart {
+  api: TickRetryApi;
+  attemptsLost: boolean;
+  note: string;
 }
 
 /** Begins the operations at clock.now, in order, and runs until all have ended. */
@@ -60,6 +73,12 @@ export function runOperations(api: TickRetryApi, clock: SimClock, options: RunOp
   for (let step = 0; ended.size < handles.length; step++) {
     if (step >= maxSteps) throw new Error(`no end after ${maxSteps} steps`);
     options.beforeStep?.(clock, step);
+    const restart = options.restart?.(api, clock, step);
+    if (restart) {
+      api = restart.api;
+      if (restart.attemptsLost) pending.length = 0;
+      trace.push({ t: clock.now, kind: "note", text: restart.note });
+    }
     const now = clock.now;
     // Answers that have arrived by now, in arrival order.
     pending.sort((a, b) => ticksUntil(now, a.at) - ticksUntil(now, b.at));

@@ -6,9 +6,23 @@ import { SimClock } from "./clock.js";
 import { runOperations } from "./driver.js";
 import { FaultScript } from "./faults.js";
 import { instantiate, seedHalves, type TickRetryApi } from "./tickretry.js";
-import { PolicyFlag } from "./abi.js";
+import { Jitter } from "./abi.js";
+import { configure } from "./policy.js";
 
 const CANARY = 0xa5;
+
+/** docs/ABI.md's AWS SDK standard mode. */
+const AWS_STANDARD_BUDGET = {
+  capacity: 500_000,
+  initial: 500_000,
+  retryCost: 5000,
+  timeoutRetryCost: 10_000,
+  threshold: 0,
+  failureCost: 0,
+  firstAttemptDeposit: 0,
+  successDeposit: 1000,
+  refundOnSuccess: true,
+};
 
 export interface Footprint {
   /** One past the highest byte of linear memory written. */
@@ -26,10 +40,18 @@ export function measureFootprint(): Footprint {
   bytes.fill(CANARY);
   api.init(...seedHalves(7n));
   for (let id = 0; id < 8; id++) {
-    const flags = (id % 4) | (id % 2 ? PolicyFlag.IDEMPOTENT : 0);
-    api.setPolicy(id, 4, 400, 50, 800, 200, id < 4 ? 0 : 3000, flags);
+    const policy = {
+      maxAttempts: 4,
+      attemptTimeout: 400,
+      baseDelay: 50,
+      maxDelay: 800,
+      throttleBaseDelay: 200,
+      deadline: id < 4 ? 0 : 3000,
+      jitter: (id % 4) as Jitter, // every jitter mode
+      idempotent: id % 2 === 1,
+    };
+    configure(api, "footprint", id, policy, id === 7 ? AWS_STANDARD_BUDGET : undefined);
   }
-  api.setBudget(500_000, 500_000, 5000, 10_000, 0, 0, 0, 1000, 1);
   // Fill the table with live operations spread over all policies, then run them out.
   const fates = ["HANG", "THROTTLED@10+RA300", "AMBIGUOUS@30", "TRANSIENT@20", "SUCCESS@5"];
   const operations = Array.from({ length: 16 }, (_, i) => ({

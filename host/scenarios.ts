@@ -4,12 +4,12 @@
 // native tests require the two texts to be identical.
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { Counter, Jitter, Limit } from "./abi.js";
+import { Counter, Jitter, Limit, RestoreFlag } from "./abi.js";
 import { SimClock } from "./clock.js";
-import { runOperations, formatEvent } from "./driver.js";
+import { runOperations, formatEvent, type Restart } from "./driver.js";
 import { FaultScript, parseFate } from "./faults.js";
 import { budgetArgs, policyArgs, type BudgetFields, type JitterName, type PolicyFields } from "./policy.js";
-import type { TickRetryApi } from "./tickretry.js";
+import { instantiate, type TickRetryApi } from "./tickretry.js";
 
 export const SCENARIOS_PATH = fileURLToPath(new URL("../boards/test/scenarios.json", import.meta.url));
 
@@ -29,6 +29,51 @@ export interface Scenario {
   scripts: string[][];
   /** Before loop step `step`, the clock moves on by `ticks`. */
   stalls?: { step: number; ticks: number }[];
+  /** Before loop step `step` (after its stall): the image is saved, the instance dropped, a
+   * fresh one opened and the image restored into it `elapsed` ticks later, with every
+   * answer in flight lost when `attemptsLost` (a reboot) or kept (a module swap). */
+  restores?: ScenarioRestore[];
+}
+
+export interface ScenarioRestore {
+  step: number;
+  elapsed: number;
+  attemptsLost: boolean;
+}
+
+/** The trace line of a restore: the image's length and CRC (its last four bytes), so
+ * that every engine is seen to write the same image. */
+export function restoreNote(
+  image: Uint8Array,
+  elapsed: number,
+  attemptsLost: boolean,
+  result: number,
+): string {
+  const n = image.length;
+  const crc =
+    n >= 4 ? (image[n - 4] | (image[n - 3] << 8) | (image[n - 2] << 16) | (image[n - 1] << 24)) >>> 0 : 0;
+  return (
+    `restore bytes=${n} crc=${crc.toString(16).padStart(8, "0")} elapsed=${elapsed} ` +
+    `lost=${attemptsLost ? 1 : 0} -> ${result}`
+  );
+}
+
+/** Saves `api` at now, moves the clock on by `elapsed` and restores the image into a
+ * fresh instance: the instance to go on with, and the trace line. */
+function restartInstance(api: TickRetryApi, clock: SimClock, r: ScenarioRestore): Restart {
+  const length = api.save(clock.now);
+  if (length < 0) throw new Error(`save refused: ${length}`);
+  const image = new Uint8Array(api.memory.buffer, api.imageAddress(), length).slice();
+  const fresh = instantiate();
+  clock.stall(r.elapsed);
+  new Uint8Array(fresh.memory.buffer).set(image, fresh.imageAddress());
+  const flags = r.attemptsLost ? RestoreFlag.ATTEMPTS_LOST : 0;
+  const result = fresh.restore(length, clock.now, r.elapsed, flags);
+  return {
+    api: fresh,
+    attemptsLost: r.attemptsLost,
+    note: restoreNote(image, r.elapsed, r.attemptsLost, result),
+  };
 }
 
 /** Reads and checks the scenario file (every fate must parse). */
@@ -40,6 +85,11 @@ export function loadScenarios(path = SCENARIOS_PATH): Scenario[] {
       throw new Error(`${s.name}: 1 to ${Limit.OPERATIONS} scripts, one per operation`);
     }
     for (const script of s.scripts) script.forEach(parseFate);
+    for (const r of s.restores ?? []) {
+      if (!Number.isInteger(r.step) || r.step < 0 || !(r.elapsed >= 0 && r.elapsed <= Limit.MAX_SPAN)) {
+        throw new Error(`${s.name}: a restore needs a step and an elapsed time of 0 to MAX_SPAN ticks`);
+      }
+    }
   }
   return scenarios;
 }
@@ -69,16 +119,24 @@ function scenarioLines(api: TickRetryApi, s: Scenario): string[] {
       return h;
     },
   };
+  let current = api; // the instance in use, after any restore
   const trace = runOperations(recording, new SimClock(s.start), {
     operations: s.scripts.map((fates) => ({ policy: 0, script: new FaultScript(fates) })),
     beforeStep: (clock, step) => {
       for (const stall of s.stalls ?? []) if (stall.step === step) clock.stall(stall.ticks);
     },
+    restart: (running, clock, step) => {
+      const r = s.restores?.find((x) => x.step === step);
+      if (!r) return undefined;
+      const next = restartInstance(running, clock, r);
+      current = next.api;
+      return next;
+    },
   });
   lines.push(...trace.map(formatEvent));
   lines.push(`ids ${handles.map((h) => api.operationId(h)).join(" ")}`);
-  const counters = Array.from({ length: Counter.COUNT }, (_, id) => api.counter(id));
-  lines.push(`counters ${counters.join(" ")} tokens ${api.tokens()}`);
+  const counters = Array.from({ length: Counter.COUNT }, (_, id) => current.counter(id));
+  lines.push(`counters ${counters.join(" ")} tokens ${current.tokens()}`);
   return lines;
 }
 

@@ -4,20 +4,30 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { EXPORTS } from "../host/abi.js";
 import { parseFate } from "../host/faults.js";
 import { budgetArgs } from "../host/policy.js";
 import { CLASSIFY_STATUSES, loadScenarios, scenarioPolicyArgs } from "../host/scenarios.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const outPath = join(root, "build/native/scenarios.h");
+const outPath = process.argv[2] ?? join(root, "build/native/scenarios.h"); // or where argv says
 
 const u32 = (n: number) => `${n >>> 0}u`;
 const cString = (s: string) => JSON.stringify(s); // the names are plain ASCII
+const snake = (s: string) => s.replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase();
+
+/** A designated initializer naming each field as tickretry_abi.h does (from the export's
+ * parameter names), so that a field added to the ABI is 0 here until a scenario sets it. */
+function fields(names: readonly string[], values: number[]): string {
+  return `{${names.map((n, i) => `.${snake(n)} = ${u32(values[i])}`).join(", ")}}`;
+}
+const policyFields = EXPORTS.setPolicy.params.slice(1); // after the policy id
+const budgetFields = EXPORTS.setBudget.params;
 
 function fateInit(text: string): string {
   const fate = parseFate(text);
-  if ("hang" in fate) return "{0, 0u, 0u, 1}";
-  return `{TICKRETRY_OUTCOME_${fate.outcome}, ${u32(fate.latency)}, ${u32(fate.retryAfter ?? 0)}, 0}`;
+  if ("hang" in fate) return "{.hang = 1}";
+  return `{.outcome = TICKRETRY_OUTCOME_${fate.outcome}, .latency = ${u32(fate.latency)}, .retry_after = ${u32(fate.retryAfter ?? 0)}}`;
 }
 
 const scenarios = loadScenarios();
@@ -29,19 +39,32 @@ scenarios.forEach((s, i) => {
     out += `\nstatic const scenario_fate fates_${i}_${j}[] = {${fates.map(fateInit).join(", ")}};`;
   });
   out += `\nstatic const scenario_script scripts_${i}[] = {${s.scripts
-    .map((f, j) => `{fates_${i}_${j}, ${f.length}u}`)
+    .map((f, j) => `{.fates = fates_${i}_${j}, .count = ${f.length}u}`)
     .join(", ")}};\n`;
   const stalls = s.stalls ?? [];
   if (stalls.length) {
     out += `static const scenario_stall stalls_${i}[] = {${stalls
-      .map((st) => `{${u32(st.step)}, ${u32(st.ticks)}}`)
+      .map((st) => `{.step = ${u32(st.step)}, .ticks = ${u32(st.ticks)}}`)
       .join(", ")}};\n`;
   }
-  const budget = s.budget ? `1, {${budgetArgs(s.budget).map(u32).join(", ")}}` : "0, {0}";
+  const restores = s.restores ?? [];
+  if (restores.length) {
+    out += `static const scenario_restore restores_${i}[] = {${restores
+      .map(
+        (r) =>
+          `{.step = ${u32(r.step)}, .elapsed = ${u32(r.elapsed)}, .attempts_lost = ${r.attemptsLost ? 1 : 0}}`,
+      )
+      .join(", ")}};\n`;
+  }
+  const budget = s.budget ? `.has_budget = 1, .budget = ${fields(budgetFields, budgetArgs(s.budget))}` : "";
   entries.push(
-    `  {${cString(s.name)}, ${u32(s.seed[0])}, ${u32(s.seed[1])}, ${u32(s.start)},\n` +
-      `   {${scenarioPolicyArgs(s.policy).map(u32).join(", ")}}, ${budget},\n` +
-      `   scripts_${i}, ${s.scripts.length}u, ${stalls.length ? `stalls_${i}` : "NULL"}, ${stalls.length}u},`,
+    `  {.name = ${cString(s.name)}, .seed_lo = ${u32(s.seed[0])}, .seed_hi = ${u32(s.seed[1])}, .start = ${u32(s.start)},\n` +
+      `   .policy = ${fields(policyFields, scenarioPolicyArgs(s.policy))},\n` +
+      (budget ? `   ${budget},\n` : "") +
+      `   .scripts = scripts_${i}, .script_count = ${s.scripts.length}u` +
+      (stalls.length ? `, .stalls = stalls_${i}, .stall_count = ${stalls.length}u` : "") +
+      (restores.length ? `, .restores = restores_${i}, .restore_count = ${restores.length}u` : "") +
+      "},",
   );
 });
 out += `\nstatic const scenario scenarios[] = {\n${entries.join("\n")}\n};\n`;

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests need: wabt (wasm-validate, wasm-objdump, wasm2c
 # and its runtime), chromium (the setup page in a real browser), the RV32 cross compiler
-# with picolibc and qemu (the device loop on a 32-bit RISC-V core), valgrind (bench),
-# libsodium-dev and libmbedtls-dev (the firmware's module signature check and device
-# password, built and run by test/page-native.test.ts).
+# with picolibc and qemu (the device loop on a 32-bit RISC-V core), the Xtensa LX106
+# cross compiler with picolibc (the same on the ESP8266's Xtensa core, under qemu too),
+# valgrind (tests and bench), libsodium-dev and libmbedtls-dev (the firmware's module
+# signature check and device password, built and run by test/page-native.test.ts).
 set -euo pipefail
-packages=(wabt chromium gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc valgrind libsodium-dev libmbedtls-dev)
+packages=(wabt chromium gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc valgrind
+  gcc-xtensa-lx106 binutils-xtensa-lx106 picolibc-xtensa-lx106-elf libsodium-dev libmbedtls-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,17 +1,27 @@
 // Draws docs/timeline.svg: three operations run through the real module in virtual time;
 // each attempt is a bar coloured by how it ended, each wait the gap before the next one.
 import { readFileSync, writeFileSync } from "node:fs";
-import { EndReason, Jitter, Outcome, PolicyFlag } from "../host/abi.js";
+import { EndReason, Outcome } from "../host/abi.js";
 import { renderSvg } from "../host/chart.js";
 import { nameOf } from "../host/names.js";
 import { SimClock } from "../host/clock.js";
 import { runOperations } from "../host/driver.js";
 import { FaultScript } from "../host/faults.js";
+import { configure } from "../host/policy.js";
 import { create } from "../host/tickretry.js";
 import { ticksUntil } from "../host/ticks.js";
 
 const api = create(42n);
-api.setPolicy(0, 5, 2000, 500, 4000, 1000, 12_000, Jitter.FULL | PolicyFlag.IDEMPOTENT);
+configure(api, "timeline", 0, {
+  maxAttempts: 5,
+  attemptTimeout: 2000,
+  baseDelay: 500,
+  maxDelay: 4000,
+  throttleBaseDelay: 1000,
+  deadline: 12_000,
+  jitter: "FULL",
+  idempotent: true,
+});
 const start = 0xffff_e000; // the run crosses the wrap; the chart counts ms from the start
 const operations = [
   ["TRANSIENT@300", "HANG", "TRANSIENT@200", "SUCCESS@150"],
@@ -27,6 +37,7 @@ type Bar = { op: string; from: number; to: number; kind: string; label: string }
 const bars: Bar[] = [];
 const attempts = new Map<number, Bar>(); // the latest attempt of each operation
 for (const e of trace) {
+  if (e.kind === "note") continue; // no restores in this run
   const op = opOf(e.handle);
   if (e.kind === "start") {
     const previous = attempts.get(e.handle);

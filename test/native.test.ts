@@ -1,10 +1,12 @@
 // The C side against V8: boards/test/scenarios.c runs the scenarios of
 // boards/test/scenarios.json through the device loop over the wasm2c backend, built by
-// gcc for this machine and by riscv64-unknown-elf-gcc + picolibc for RV32IMC (run under
-// qemu-system-riscv32); both traces must equal, byte for byte, the trace
+// gcc for this machine, by riscv64-unknown-elf-gcc + picolibc for RV32IMC (run under
+// qemu-system-riscv32) and by xtensa-lx106-elf-gcc + picolibc for Xtensa LX106 (run
+// under qemu-system-xtensa); every trace must equal, byte for byte, the trace
 // host/scenarios.ts prints for the same scenarios with host/driver.ts under V8. Beside
 // that: the wasm3 backend against boards/test/wasm3-shim, the wasm2c backend's trap
-// guard, valgrind, and the RV32 footprint of the device loop (boards/README.md).
+// guard, valgrind, and the RV32 and Xtensa footprints of the device loop
+// (boards/README.md).
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -24,13 +26,11 @@ function run(cmd: string, args: string[]): string {
   }
 }
 
-/** text/data/bss of an ELF, from riscv64-unknown-elf-size's Berkeley format. */
-function sizeOf(elf: string): { text: number; data: number; bss: number } {
-  const [text, data, bss] = run("riscv64-unknown-elf-size", [elf])
-    .split("\n")[1]
-    .trim()
-    .split(/\s+/)
-    .map(Number);
+type Size = { text: number; data: number; bss: number };
+
+/** text/data/bss of an ELF, from binutils size's Berkeley format. */
+function sizeOf(elf: string, size = "riscv64-unknown-elf-size"): Size {
+  const [text, data, bss] = run(size, [elf]).split("\n")[1].trim().split(/\s+/).map(Number);
   return { text, data, bss };
 }
 
@@ -49,6 +49,24 @@ function runRv32(name: string): string {
   ]);
   return readFileSync(outPath, "utf8");
 }
+
+/** Runs build/xtensa/<name>.elf on QEMU's Xtensa sim machine: semihosting (simcall)
+ * writes to QEMU's own stdout, and the program's exit status is QEMU's. */
+function runXtensa(name: string): string {
+  return run("timeout", [
+    "60",
+    "qemu-system-xtensa",
+    ...["-M", "sim", "-cpu", "lx106", "-semihosting", "-nographic", "-monitor", "none"],
+    ...["-kernel", build(`xtensa/${name}.elf`)],
+  ]);
+}
+
+const minus = (a: Size, b: Size): Size => ({
+  text: a.text - b.text,
+  data: a.data - b.data,
+  bss: a.bss - b.bss,
+});
+const show = (s: Size) => `text ${s.text} data ${s.data} bss ${s.bss}`;
 
 let v8Trace = "";
 
@@ -70,6 +88,18 @@ describe("the C side", () => {
     expect(v8Trace).toMatch(/ BUDGET after /);
     expect(v8Trace).toMatch(/ DEADLINE after /);
     expect(v8Trace).toMatch(/counters( \d+){6} [1-9]/); // a clock fault
+    // save and restore into a fresh instance: answers still count; a deep sleep's elapsed
+    // time; a reboot that loses the attempt in flight, retried or ended AMBIGUOUS
+    expect(v8Trace).toMatch(
+      / restore bytes=\d+ crc=[0-9a-f]{8} elapsed=0 lost=0 -> 0\n(.*\n)*?.* SUCCESS -> 0\n/,
+    );
+    expect(v8Trace).toMatch(/ restore bytes=\d+ crc=[0-9a-f]{8} elapsed=6000 lost=1 -> 0\n/);
+    expect(v8Trace).toMatch(
+      / restore bytes=\d+ crc=[0-9a-f]{8} elapsed=\d+ lost=1 -> 0\n\d+ start h=\d+ a=2\n/,
+    );
+    expect(v8Trace).toMatch(
+      / restore bytes=\d+ crc=[0-9a-f]{8} elapsed=0 lost=1 -> 0\n\d+ end h=\d+ AMBIGUOUS after 1\n/,
+    );
   });
 
   test("gcc on this machine: the trace equals V8's", () => {
@@ -81,11 +111,36 @@ describe("the C side", () => {
     expect(runRv32("scenarios")).toBe(v8Trace);
   });
 
+  test("Xtensa LX106 under qemu-system-xtensa: the trace equals V8's", () => {
+    expect(runXtensa("scenarios")).toBe(v8Trace);
+  });
+
+  test("tickretry_save and tickretry_restore refuse at their edges and change nothing, here and on Xtensa", () => {
+    const expected = [
+      "before 0: 2/1 1/0 begun 2 started 1",
+      "save into 8 bytes -14: 2/1 1/0 begun 2 started 1",
+      "saved fits the area",
+      "a flipped bit -17: 2/1 1/0 begun 2 started 1",
+      "beyond the area -14: 2/1 1/0 begun 2 started 1",
+      "the same image 0: 2/1 1/0 begun 2 started 1",
+      "fresh, before -2: -3/-3 -3/-3 begun -2 started -2",
+      "fresh, restored 0: 2/1 1/0 begun 2 started 1",
+      "",
+    ].join("\n");
+    expect(run(build("native/image"), [])).toBe(expected);
+    expect(runXtensa("image")).toBe(expected);
+  });
+
+  test("the division and 64-bit multiply helpers the LX106 build supplies agree with this machine's", () => {
+    expect(run(build("native/libgcc_check"), [])).toBe("libgcc ok\n");
+  });
+
   test("a trap comes back as TICKRETRY_ENGINE_FAILED and sticks, on this machine and on RV32", () => {
     const expected = [
       "open 0 init 0",
-      "poll -100 error tickretry_wasm2c: tickretry_poll: Unreachable instruction executed",
+      "poll -100 error tickretry_wasm2c: tickretry_poll: Z_tickretryZ_poll: Unreachable instruction executed",
       "after: state -100 nextDue 0",
+      "loop: pass 0 fault -100",
       "reopened 0 error (none)",
       "",
     ].join("\n");
@@ -98,6 +153,20 @@ describe("the C side", () => {
     expect(native).toBe(v8Trace);
   });
 
+  test("the wasm3 backend carries the state across a module swap, and across a refused one", () => {
+    expect(run(build("native/swap-wasm3-shim"), [])).toBe(
+      [
+        "before 0 states 2 1 attempts 1 0 ids consecutive 1 refusal (none)",
+        "swapped 0 states 2 1 attempts 1 0 ids consecutive 1 refusal (none)",
+        "report 0",
+        "refused -100 states 3 1 attempts 1 0 ids consecutive 1 refusal tickretry_wasm3: tickretry_wasm3_open: " +
+          "m3_ParseModule(environment, &module, wasm, length): shim: not the embedded module (the shim runs only that one)",
+        "poll 17 ended 16 changes moved 1",
+        "",
+      ].join("\n"),
+    );
+  });
+
   test("the wasm3 backend says where it failed", () => {
     const result = spawnSync(build("native/scenarios-wasm3-shim"), [], {
       encoding: "utf8",
@@ -105,28 +174,52 @@ describe("the C side", () => {
     });
     expect(result.status).toBe(1);
     expect(result.stderr).toContain(
-      "tickretry_wasm3: tickretry_wasm3_open: m3_FindFunction(&functions[e], runtime, export_names[e]): " +
-        "function lookup failed for report",
+      "tickretry_wasm3: tickretry_open: m3_FindFunction: function lookup failed (report)",
     );
+  });
+
+  test("the wasm2c backend refuses wasm2c's guard-page default at compile time, naming the flag", () => {
+    const result = spawnSync(
+      "gcc",
+      [
+        "-fsyntax-only",
+        "-Iboards/common",
+        `-I${build("wasm2c")}`,
+        "-I/usr/src/wasm2c",
+        "boards/common/tickretry_wasm2c.c",
+      ],
+      { cwd: root, encoding: "utf8" },
+    );
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain("#error");
+    expect(result.stderr).toContain("-DWASM_RT_MEMCHECK_SIGNAL_HANDLER=0");
   });
 
   test("the native program is clean under valgrind", () => {
-    run("valgrind", ["-q", "--error-exitcode=1", "--leak-check=full", build("native/scenarios")]);
+    // "still reachable" counts too: tickretry_close frees what tickretry_open allocated.
+    const leaks = ["--leak-check=full", "--show-leak-kinds=all", "--errors-for-leak-kinds=all"];
+    run("valgrind", ["-q", "--error-exitcode=1", ...leaks, build("native/scenarios")]);
+    run("valgrind", ["-q", "--error-exitcode=1", ...leaks, build("native/scenarios-wasm3-shim")]);
+    run("valgrind", ["-q", "--error-exitcode=1", ...leaks, build("native/swap-wasm3-shim")]);
+    run("valgrind", ["-q", "--error-exitcode=1", ...leaks, build("native/image")]);
   });
 
-  test("RV32 footprint of the device loop with the wasm2c backend", () => {
-    const loop = sizeOf(build("rv32/footprint.elf"));
-    const floor = sizeOf(build("rv32/baseline.elf"));
-    const net = { text: loop.text - floor.text, data: loop.data - floor.data, bss: loop.bss - floor.bss };
+  test("RV32 and Xtensa footprints of the device loop with the wasm2c backend", () => {
+    const rv32 = minus(sizeOf(build("rv32/footprint.elf")), sizeOf(build("rv32/baseline.elf")));
+    const xtSize = (name: string) => sizeOf(build(`xtensa/${name}.elf`), "xtensa-lx106-elf-size");
+    const xtensa = minus(xtSize("footprint"), xtSize("baseline"));
+    const xtensaPrintf = minus(xtSize("footprint"), xtSize("baseline-printf"));
     const lines = v8Trace.split("\n").length - 1;
     console.log(
-      `rv32 device loop + wasm2c backend: text ${loop.text} data ${loop.data} bss ${loop.bss} ` +
-        `(over an empty picolibc program: text ${net.text} data ${net.data} bss ${net.bss}); ` +
-        `trace compared: ${lines} lines, ${v8Trace.length} bytes`,
+      `device loop + wasm2c backend, over an empty picolibc program: rv32imc ${show(rv32)}; ` +
+        `xtensa lx106 ${show(xtensa)} (${show(xtensaPrintf)} over one that links printf, as RV32's ` +
+        `semihosting start-up does); trace compared: ${lines} lines, ${v8Trace.length} bytes`,
     );
     // Budgets that catch a regression such as wasm2c's 64 KiB exception buffer surviving
     // --gc-sections; the module's own 64 KiB memory page is heap, not bss.
-    expect(net.text).toBeLessThan(16 * 1024);
-    expect(net.bss).toBeLessThan(2 * 1024);
+    for (const net of [rv32, xtensaPrintf]) {
+      expect(net.text).toBeLessThan(16 * 1024);
+      expect(net.bss).toBeLessThan(2 * 1024);
+    }
   });
 });

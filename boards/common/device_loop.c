@@ -7,11 +7,10 @@ static void emit(const device_loop *loop, const device_event *event) {
   if (loop->hal->on_event) loop->hal->on_event(loop->hal->ctx, event);
 }
 
-static device_op *find(device_loop *loop, int32_t handle) {
-  for (uint32_t i = 0; i < loop->count; i++) {
-    if (loop->ops[i].handle == handle) return &loop->ops[i];
-  }
-  return NULL;
+/* The slot of a handle the loop was given, or -1 (a host bug: tickretry_slot refuses it). */
+static int32_t slot_of(int32_t handle) {
+  int32_t s = tickretry_slot(handle);
+  return s >= 0 && s < TICKRETRY_LIMIT_OPERATIONS ? s : -1;
 }
 
 void device_loop_init(device_loop *loop, const device_hal *hal) {
@@ -19,11 +18,16 @@ void device_loop_init(device_loop *loop, const device_hal *hal) {
   loop->hal = hal;
 }
 
+void device_loop_resume(device_loop *loop, const device_hal *hal, const device_slots *slots,
+                        int attempts_lost) {
+  device_loop_init(loop, hal);
+  loop->slots = *slots;
+  if (attempts_lost) memset(loop->slots.outstanding, 0, sizeof loop->slots.outstanding);
+}
+
 int32_t device_loop_begin(device_loop *loop, uint32_t policy) {
-  if (loop->count == TICKRETRY_LIMIT_OPERATIONS) return TICKRETRY_ERROR_TABLE_FULL;
   int32_t handle = tickretry_begin(policy, loop->hal->ticks(loop->hal->ctx));
-  if (handle < 0) return handle;
-  loop->ops[loop->count++] = (device_op){.handle = handle};
+  if (handle >= 0) loop->slots.live++;
   return handle;
 }
 
@@ -32,63 +36,68 @@ int32_t device_loop_begin(device_loop *loop, uint32_t policy) {
 static void report_finished(device_loop *loop, uint32_t now) {
   device_result r;
   while (loop->hal->collect(loop->hal->ctx, now, &r)) {
-    device_op *op = find(loop, r.handle);
-    if (op && op->outstanding) op->outstanding--;
+    int32_t s = slot_of(r.handle);
+    if (s >= 0 && loop->slots.outstanding[s] > 0) loop->slots.outstanding[s]--;
     int32_t result = tickretry_report(r.handle, r.attempt, r.outcome, r.retry_after, now);
     emit(loop, &(device_event){.kind = DEVICE_EVENT_REPORT, .t = now, .handle = r.handle,
                                .attempt = r.attempt, .outcome = r.outcome, .result = result});
   }
 }
 
-/* Step 3: poll returns handles until nothing is due (or the engine failed). */
+/* Records a negative answer that is not NONE (the engine failed, or init was never
+ * called) as the loop's fault; returns whether the answer was a handle. */
+static int is_handle(device_loop *loop, int32_t answer) {
+  if (answer < 0 && answer != TICKRETRY_RESULT_NONE) loop->fault = answer;
+  return answer >= 0;
+}
+
+/* Step 3: poll returns handles until NONE. */
 static void start_due(device_loop *loop, uint32_t now) {
-  for (int32_t h = tickretry_poll(now); h >= 0; h = tickretry_poll(now)) {
+  for (int32_t h = tickretry_poll(now); is_handle(loop, h); h = tickretry_poll(now)) {
     int32_t attempt = tickretry_attempt(h);
     int32_t id = tickretry_operation_id(h);
-    device_op *op = find(loop, h);
-    if (op) op->outstanding++;
+    int32_t s = slot_of(h);
+    if (s >= 0) loop->slots.outstanding[s]++;
     emit(loop, &(device_event){.kind = DEVICE_EVENT_START, .t = now, .handle = h,
                                .attempt = attempt, .operation_id = id});
     loop->hal->start_attempt(loop->hal->ctx, h, attempt, id);
   }
 }
 
-/* Step 4: END once per operation, in begin order; the slot is released only when no
- * attempt of it is still out, so that a late answer finds its handle and is counted
- * STALE_REPORT rather than BAD_HANDLE (the same answers host/driver.ts gets). */
-static void retire_ended(device_loop *loop, uint32_t now) {
-  uint32_t kept = 0;
-  for (uint32_t i = 0; i < loop->count; i++) {
-    device_op op = loop->ops[i];
-    if (!op.ended && tickretry_state(op.handle) == TICKRETRY_STATE_DONE) {
-      op.ended = 1;
-      emit(loop, &(device_event){.kind = DEVICE_EVENT_END, .t = now, .handle = op.handle,
-                                 .attempt = tickretry_attempt(op.handle),
-                                 .operation_id = tickretry_operation_id(op.handle),
-                                 .reason = tickretry_end_reason(op.handle)});
-    }
-    if (op.ended && op.outstanding == 0 && tickretry_release(op.handle) == TICKRETRY_RESULT_OK) {
-      continue;
-    }
-    loop->ops[kept++] = op;
+/* Step 4: each operation that ended, once, from ended(). */
+static void take_ended(device_loop *loop, uint32_t now) {
+  for (int32_t h = tickretry_ended(now); is_handle(loop, h); h = tickretry_ended(now)) {
+    int32_t s = slot_of(h);
+    if (s >= 0) loop->slots.ended[s] = h;
+    if (loop->slots.live > 0) loop->slots.live--;
+    emit(loop, &(device_event){.kind = DEVICE_EVENT_END, .t = now, .handle = h,
+                               .attempt = tickretry_attempt(h),
+                               .operation_id = tickretry_operation_id(h),
+                               .reason = tickretry_end_reason(h)});
   }
-  loop->count = kept;
+}
+
+/* Step 5: the late-answer rule. */
+static void release_ended(device_loop *loop) {
+  for (int s = 0; s < TICKRETRY_LIMIT_OPERATIONS; s++) {
+    int32_t h = loop->slots.ended[s];
+    if (h && loop->slots.outstanding[s] == 0 && tickretry_release(h) == TICKRETRY_RESULT_OK) {
+      loop->slots.ended[s] = 0;
+    }
+  }
 }
 
 uint32_t device_loop_pass(device_loop *loop) {
   const device_hal *hal = loop->hal;
   uint32_t now = hal->ticks(hal->ctx);
-  report_finished(loop, now);
-  start_due(loop, now);
-  retire_ended(loop, now);
+  if (loop->fault == 0) report_finished(loop, now);
+  if (loop->fault == 0) start_due(loop, now);
+  if (loop->fault == 0) take_ended(loop, now);
+  if (loop->fault == 0) release_ended(loop);
   if (hal->serve) hal->serve(hal->ctx);
-  return tickretry_next_due(now);
+  return loop->fault == 0 ? tickretry_next_due(now) : 0;
 }
 
-uint32_t device_loop_live(const device_loop *loop) {
-  uint32_t live = 0;
-  for (uint32_t i = 0; i < loop->count; i++) live += !loop->ops[i].ended;
-  return live;
-}
+int32_t device_loop_fault(const device_loop *loop) { return loop->fault; }
 
-uint32_t device_loop_held(const device_loop *loop) { return loop->count; }
+uint32_t device_loop_live(const device_loop *loop) { return loop->slots.live; }

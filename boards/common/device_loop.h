@@ -6,10 +6,16 @@
  *   1. read now once;
  *   2. report every attempt that has finished by now, in the order they finished;
  *   3. poll until NONE, starting one attempt per handle returned;
- *   4. notice operations that ended (in begin order) and free their slots;
- *   5. serve the page; return how long the board may wait before the next pass.
+ *   4. take every ended operation from ended() until NONE (lowest slot first);
+ *   5. release each ended operation none of whose attempts is still out (the
+ *      late-answer rule of docs/ABI.md: an answer that comes back before the release
+ *      gets STALE_REPORT; none comes after it);
+ *   6. serve the page; return how long the board may wait before the next pass.
  * Nothing here blocks or sleeps: the HAL starts attempts elsewhere (a task, a
  * non-blocking client) and the module times out an attempt that never comes back.
+ * What the loop keeps between passes is plain data (device_slots), so a board that
+ * stores the module's image (tickretry_save) stores it beside the image and gives it
+ * back to device_loop_resume after a restore.
  */
 #ifndef DEVICE_LOOP_H
 #define DEVICE_LOOP_H
@@ -64,32 +70,45 @@ typedef struct device_hal {
   void (*on_event)(void *ctx, const device_event *event);
 } device_hal;
 
-/* An operation this loop began and has not freed yet. */
-typedef struct device_op {
-  int32_t handle;
-  uint16_t outstanding; /* attempts started and not yet collected */
-  uint8_t ended;        /* END was seen; the slot is freed once nothing is outstanding */
-} device_op;
+/* What the loop keeps per slot of the module (tickretry_slot), as plain data. */
+typedef struct device_slots {
+  int32_t ended[TICKRETRY_LIMIT_OPERATIONS];       /* handle ended() gave, until released; 0: none */
+  uint16_t outstanding[TICKRETRY_LIMIT_OPERATIONS]; /* attempts started and not yet collected */
+  uint32_t live;                                    /* operations begun and not yet ended */
+} device_slots;
 
 typedef struct device_loop {
   const device_hal *hal;
-  device_op ops[TICKRETRY_LIMIT_OPERATIONS]; /* in begin order */
-  uint32_t count;
+  device_slots slots;
+  int32_t fault; /* 0, or what poll or ended answered that was neither a handle nor NONE */
 } device_loop;
 
 void device_loop_init(device_loop *loop, const device_hal *hal);
-/* Begins an operation under `policy` at the current tick: its handle, or an error. */
+/* Begins an operation under `policy` at the current tick: its handle, or an error.
+ * Begin after a pass rather than before it: the pass releases what ended, so a slot
+ * freed in this pass is free for the begin (TABLE_FULL comes no sooner than it must). */
 int32_t device_loop_begin(device_loop *loop, uint32_t policy);
 /* One pass (above). Returns the ticks until the module has work (0: now), or
- * TICKRETRY_NEXT_DUE_IDLE when nothing is live; finished attempts may come sooner.
- * After an engine failure it keeps returning 0: check tickretry_error(). */
+ * TICKRETRY_NEXT_DUE_IDLE (about 49.7 days) when nothing is live; finished attempts may
+ * come sooner, so a board sleeps at most device_loop_sleep(due, its own bound).
+ * Once poll or ended has answered anything but a handle or NONE (the engine failed:
+ * TICKRETRY_ENGINE_FAILED, tickretry_error() says where), the pass only serves the page
+ * and returns 0: check device_loop_fault(). */
 uint32_t device_loop_pass(device_loop *loop);
+/* 0, or the code that stopped the loop (above). */
+int32_t device_loop_fault(const device_loop *loop);
+/* How long to sleep after a pass that returned `due`: at most `most` ticks, since IDLE
+ * and long waits say nothing of the next answer, the next reading or the page. */
+static inline uint32_t device_loop_sleep(uint32_t due, uint32_t most) {
+  return due < most ? due : most;
+}
 /* Operations begun that have not ended. */
 uint32_t device_loop_live(const device_loop *loop);
-/* Operations begun and not yet freed: the live ones and the ended ones still waiting for
- * an attempt to come back. 0 means no answer can arrive for any handle of this module
- * instance, so it may be replaced or re-initialised. */
-uint32_t device_loop_held(const device_loop *loop);
+/* Takes up a loop after tickretry_restore, with the device_slots stored beside the
+ * image. attempts_lost: the restore had TICKRETRY_RESTORE_FLAG_ATTEMPTS_LOST (every
+ * request was abandoned and no answer will come), so nothing is outstanding any more. */
+void device_loop_resume(device_loop *loop, const device_hal *hal, const device_slots *slots,
+                        int attempts_lost);
 
 #ifdef __cplusplus
 }

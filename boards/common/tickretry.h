@@ -1,8 +1,11 @@
 /* The C API over build/tickretry.wasm, the one scheduler module every board runs.
  *
- * Each function calls the export of the same name (docs/ABI.md is the contract: argument
- * order, checks, result codes); the constants are the generated ones in tickretry_abi.h.
- * Two backends implement this header, and a firmware links exactly one:
+ * One function per export, tickretry_<export in snake case>, with the export's arguments
+ * in the same order (docs/ABI.md is the contract: checks, result codes); setPolicy's and
+ * setBudget's fields travel in tickretry_policy and tickretry_budget. Those prototypes,
+ * the structs and every constant are generated from abi/constants.json into
+ * tickretry_abi.h. Two backends implement them, and a firmware links exactly one (plus
+ * tickretry_failure.c and tickretry_image.c, which both share):
  *   tickretry_wasm3.c   the embedded module interpreted by wasm3 (replaceable over the air);
  *   tickretry_wasm2c.c  the same module compiled ahead of time by wasm2c (native speed).
  *
@@ -26,65 +29,33 @@ extern "C" {
 /* Returned by every call once the engine has failed; below every module error code. */
 #define TICKRETRY_ENGINE_FAILED (-100)
 
-/* One retry policy; see "Policies" in docs/ABI.md. Spans are in ticks. */
-typedef struct tickretry_policy {
-  uint32_t max_attempts;        /* counts the first attempt, 1 to 255 */
-  uint32_t attempt_timeout;     /* an attempt not reported by then fails TIMEOUT */
-  uint32_t base_delay;          /* ceiling of the first retry's wait */
-  uint32_t max_delay;           /* cap of every wait */
-  uint32_t throttle_base_delay; /* base after THROTTLED; 0: Retry-After only */
-  uint32_t deadline;            /* from begin; 0: none */
-  uint32_t flags;               /* TICKRETRY_JITTER_* | TICKRETRY_POLICY_FLAG_IDEMPOTENT */
-} tickretry_policy;
-
-/* The device-wide retry budget in milli-tokens; see "Retry budget" in docs/ABI.md. */
-typedef struct tickretry_budget {
-  uint32_t capacity; /* 0 turns the budget off */
-  uint32_t initial;
-  uint32_t retry_cost;
-  uint32_t timeout_retry_cost;
-  uint32_t threshold;
-  uint32_t failure_cost;
-  uint32_t first_attempt_deposit;
-  uint32_t success_deposit;
-  uint32_t flags; /* TICKRETRY_BUDGET_FLAG_REFUND_ON_SUCCESS */
-} tickretry_budget;
-
 /* Loads the module and checks its ABI version; 0 on success, TICKRETRY_ENGINE_FAILED
  * otherwise. Calling it again after success does nothing. */
 int32_t tickretry_open(void);
-/* Frees what tickretry_open allocated; tickretry_open may follow. */
+/* Frees everything tickretry_open allocated, the engine's runtime included;
+ * tickretry_open may follow. */
 void tickretry_close(void);
 /* Where the engine failed, or NULL while it has not. */
 const char *tickretry_error(void);
 
-int32_t tickretry_init(uint32_t seed_lo, uint32_t seed_hi);
-int32_t tickretry_set_policy(uint32_t id, const tickretry_policy *policy);
-int32_t tickretry_set_budget(const tickretry_budget *budget);
+/* The whole scheduler as an image (docs/ABI.md, "Saving and restoring"): every operation
+ * with its handle and operation id, the policies, the budget, the counters; at most
+ * TICKRETRY_IMAGE_AREA_BYTES bytes, versioned and checksummed, with every tick kept
+ * relative to the save, so it can wait in RTC memory or flash while the tick counter
+ * restarts. */
 
-int32_t tickretry_begin(uint32_t policy, uint32_t now);
-int32_t tickretry_poll(uint32_t now);
-int32_t tickretry_report(int32_t handle, int32_t attempt, int32_t outcome, uint32_t retry_after,
-                         uint32_t now);
-int32_t tickretry_cancel(int32_t handle, uint32_t now);
-int32_t tickretry_release(int32_t handle);
-uint32_t tickretry_next_due(uint32_t now);
-
-int32_t tickretry_state(int32_t handle);
-int32_t tickretry_attempt(int32_t handle);
-int32_t tickretry_end_reason(int32_t handle);
-int32_t tickretry_last_outcome(int32_t handle);
-int32_t tickretry_operation_id(int32_t handle);
-int32_t tickretry_op_flags(int32_t handle);
-uint32_t tickretry_next_attempt_at(int32_t handle);
-uint32_t tickretry_attempt_deadline(int32_t handle);
-uint32_t tickretry_deadline(int32_t handle);
-
-int32_t tickretry_worst_case(uint32_t policy);
-int32_t tickretry_classify_http(int32_t status, int32_t has_retry_after);
-int32_t tickretry_counter(uint32_t id);
-int32_t tickretry_tokens(void);
-int32_t tickretry_abi_version(void);
+/* Applies what is due at now, then copies the image into `image`: its length, or a
+ * negative error (the module's; TICKRETRY_ERROR_IMAGE_LENGTH when `capacity` bytes
+ * cannot hold it; TICKRETRY_ENGINE_FAILED). */
+int32_t tickretry_save(uint32_t now, void *image, uint32_t capacity);
+/* Replaces the whole state with a saved image, into this instance or a fresh one, with or
+ * without tickretry_init before: `elapsed` is the ticks known to have passed since the
+ * save (a deep sleep's length; 0 when unknown), TICKRETRY_RESTORE_FLAG_ATTEMPTS_LOST
+ * ends every attempt that was in flight as AMBIGUOUS (a reboot closed its connection).
+ * TICKRETRY_RESULT_OK, or the module's refusal (IMAGE_*, BAD_FIELD, SPAN_TOO_LARGE),
+ * which changes nothing. Handles stay valid. */
+int32_t tickretry_restore(const void *image, uint32_t length, uint32_t now, uint32_t elapsed,
+                          uint32_t flags);
 
 #ifdef __cplusplus
 }

@@ -102,4 +102,168 @@
 
 #define TICKRETRY_RESTORE_FLAG_ATTEMPTS_LOST 1
 
+/* setPolicy's policy fields, in ticks and milli-tokens; fill it with designated
+ * initializers, so that a field added to the ABI starts at 0 where it is not named. */
+typedef struct tickretry_policy {
+  uint32_t max_attempts; /* counts the first attempt, 1 to MAX_ATTEMPTS */
+  uint32_t attempt_timeout; /* an attempt not reported by then fails TIMEOUT */
+  uint32_t base_delay; /* ceiling of the first retry's wait */
+  uint32_t max_delay; /* cap of every wait */
+  uint32_t throttle_base_delay; /* base after THROTTLED; 0: Retry-After only */
+  uint32_t deadline; /* from begin; 0: none */
+  uint32_t flags; /* jitter mode | IDEMPOTENT */
+} tickretry_policy;
+
+/* setBudget's budget fields, in ticks and milli-tokens; fill it with designated
+ * initializers, so that a field added to the ABI starts at 0 where it is not named. */
+typedef struct tickretry_budget {
+  uint32_t capacity; /* 0 turns the budget off; tokens stay within [0, capacity] */
+  uint32_t initial; /* tokens after setBudget */
+  uint32_t retry_cost; /* withdrawn by a retry */
+  uint32_t timeout_retry_cost; /* withdrawn by a retry after TIMEOUT */
+  uint32_t threshold; /* a retry needs tokens >= cost + threshold */
+  uint32_t failure_cost; /* withdrawn by every failed attempt but PERMANENT */
+  uint32_t first_attempt_deposit; /* deposited when a first attempt starts */
+  uint32_t success_deposit; /* deposited by a success without a refund */
+  uint32_t flags; /* REFUND_ON_SUCCESS */
+} tickretry_budget;
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One function per export, calling it with the same arguments (docs/ABI.md). */
+/* Wipes all state and seeds the PRNG; call once at start-up with a per-device seed. */
+int32_t tickretry_init(uint32_t seed_lo, uint32_t seed_hi);
+/* Sets policy slot id. deadline 0 means none; flags = jitter mode | IDEMPOTENT. */
+int32_t tickretry_set_policy(uint32_t id, const tickretry_policy *policy);
+/* Sets the device-wide retry budget in milli-tokens; capacity 0 turns it off. */
+int32_t tickretry_set_budget(const tickretry_budget *budget);
+/* Begins an operation; its first attempt is due at once. Returns a handle. */
+int32_t tickretry_begin(uint32_t policy, uint32_t now);
+/* Applies what is due by now and returns the handle whose attempt starts now, or NONE. */
+int32_t tickretry_poll(uint32_t now);
+/* Reports how attempt number attempt ended; retryAfter 0 means none. */
+int32_t tickretry_report(int32_t handle, int32_t attempt, int32_t outcome, uint32_t retry_after,
+    uint32_t now);
+/* Ends a live operation CANCELLED. */
+int32_t tickretry_cancel(int32_t handle, uint32_t now);
+/* Frees the slot of an ended operation; its handle becomes invalid. */
+int32_t tickretry_release(int32_t handle);
+/* Ticks until poll has work (0 when due now), IDLE when nothing is live. */
+uint32_t tickretry_next_due(uint32_t now);
+/* The operation's state. */
+int32_t tickretry_state(int32_t handle);
+/* The current attempt number (0 before the first starts). */
+int32_t tickretry_attempt(int32_t handle);
+/* The end reason (NONE while live). */
+int32_t tickretry_end_reason(int32_t handle);
+/* The last attempt's outcome (NONE before any). */
+int32_t tickretry_last_outcome(int32_t handle);
+/* The stable operation id (31 bits), the same on every attempt: an idempotency key. */
+int32_t tickretry_operation_id(int32_t handle);
+/* DUE and HAS_DEADLINE bits. */
+int32_t tickretry_op_flags(int32_t handle);
+/* Tick of the next attempt (WAITING), or of the last start; 0 for a bad handle. */
+uint32_t tickretry_next_attempt_at(int32_t handle);
+/* Tick at which the attempt in flight times out; 0 for a bad handle. */
+uint32_t tickretry_attempt_deadline(int32_t handle);
+/* Tick of the overall deadline (see HAS_DEADLINE); 0 for a bad handle. */
+uint32_t tickretry_deadline(int32_t handle);
+/* Worst-case ticks from begin to end without Retry-After, bounded by the deadline; saturates at
+ * MAX_SPAN. */
+int32_t tickretry_worst_case(uint32_t policy);
+/* Maps an HTTP status to an outcome, alike on every host. */
+int32_t tickretry_classify_http(int32_t status, int32_t has_retry_after);
+/* A counter's value modulo 2^31. */
+int32_t tickretry_counter(uint32_t id);
+/* Retry budget tokens in milli-tokens (0 when the budget is off). */
+int32_t tickretry_tokens(void);
+/* The ABI version of this module. */
+int32_t tickretry_abi_version(void);
+/* Moves whenever the state an image records changed (not on the passage of time). */
+uint32_t tickretry_changes(void);
+/* Applies what is due by now and returns one ended operation not handed out before, or NONE. */
+int32_t tickretry_ended(uint32_t now);
+/* The slot (0 to OPERATIONS - 1) of a valid handle. */
+int32_t tickretry_slot(int32_t handle);
+
+/* The exports the C API wraps (tickretry.h), for the backends and tickretry_image.c. */
+/* Applies what is due by now, writes the image of the whole scheduler at imageAddress() and
+ * returns its length. */
+int32_t tickretry_module_save(uint32_t now);
+/* Byte offset of the image area (IMAGE_AREA_BYTES long) in linear memory. */
+uint32_t tickretry_module_image_address(void);
+/* Checks the image at imageAddress() and replaces the whole state with it, rebased to now -
+ * elapsed. */
+int32_t tickretry_module_restore(uint32_t length, uint32_t now, uint32_t elapsed, uint32_t flags);
+
+#ifdef __cplusplus
+}
+#endif
+
+/* For the backends: X(result type, C name, export name, arity, C parameters, arguments in
+ * ABI order each after a comma) for every export. A backend defines X to write its
+ * tickretry_<C name>; TICKRETRY_UNWRAP strips the parentheses of a list. */
+#define TICKRETRY_EXPORTS(X) \
+  X(int32_t, init, init, 2, (uint32_t seed_lo, uint32_t seed_hi), (, seed_lo, seed_hi)) \
+  X(int32_t, set_policy, setPolicy, 8, \
+    (uint32_t id, const tickretry_policy *policy), \
+    (, id, policy->max_attempts, policy->attempt_timeout, policy->base_delay, policy->max_delay, \
+      policy->throttle_base_delay, policy->deadline, policy->flags)) \
+  X(int32_t, set_budget, setBudget, 9, \
+    (const tickretry_budget *budget), \
+    (, budget->capacity, budget->initial, budget->retry_cost, budget->timeout_retry_cost, \
+      budget->threshold, budget->failure_cost, budget->first_attempt_deposit, \
+      budget->success_deposit, budget->flags)) \
+  X(int32_t, begin, begin, 2, (uint32_t policy, uint32_t now), (, policy, now)) \
+  X(int32_t, poll, poll, 1, (uint32_t now), (, now)) \
+  X(int32_t, report, report, 5, \
+    (int32_t handle, int32_t attempt, int32_t outcome, uint32_t retry_after, uint32_t now), \
+    (, handle, attempt, outcome, retry_after, now)) \
+  X(int32_t, cancel, cancel, 2, (int32_t handle, uint32_t now), (, handle, now)) \
+  X(int32_t, release, release, 1, (int32_t handle), (, handle)) \
+  X(uint32_t, next_due, nextDue, 1, (uint32_t now), (, now)) \
+  X(int32_t, state, state, 1, (int32_t handle), (, handle)) \
+  X(int32_t, attempt, attempt, 1, (int32_t handle), (, handle)) \
+  X(int32_t, end_reason, endReason, 1, (int32_t handle), (, handle)) \
+  X(int32_t, last_outcome, lastOutcome, 1, (int32_t handle), (, handle)) \
+  X(int32_t, operation_id, operationId, 1, (int32_t handle), (, handle)) \
+  X(int32_t, op_flags, opFlags, 1, (int32_t handle), (, handle)) \
+  X(uint32_t, next_attempt_at, nextAttemptAt, 1, (int32_t handle), (, handle)) \
+  X(uint32_t, attempt_deadline, attemptDeadline, 1, (int32_t handle), (, handle)) \
+  X(uint32_t, deadline, deadline, 1, (int32_t handle), (, handle)) \
+  X(int32_t, worst_case, worstCase, 1, (uint32_t policy), (, policy)) \
+  X(int32_t, classify_http, classifyHttp, 2, \
+    (int32_t status, int32_t has_retry_after), \
+    (, status, has_retry_after)) \
+  X(int32_t, counter, counter, 1, (uint32_t id), (, id)) \
+  X(int32_t, tokens, tokens, 0, (void), ()) \
+  X(int32_t, abi_version, abiVersion, 0, (void), ()) \
+  X(int32_t, module_save, save, 1, (uint32_t now), (, now)) \
+  X(uint32_t, module_image_address, imageAddress, 0, (void), ()) \
+  X(int32_t, module_restore, restore, 4, \
+    (uint32_t length, uint32_t now, uint32_t elapsed, uint32_t flags), \
+    (, length, now, elapsed, flags)) \
+  X(uint32_t, changes, changes, 0, (void), ()) \
+  X(int32_t, ended, ended, 1, (uint32_t now), (, now)) \
+  X(int32_t, slot, slot, 1, (int32_t handle), (, handle))
+
+#define TICKRETRY_UNWRAP(...) __VA_ARGS__
+
+/* The first n elements of array a as arguments, each after a comma, for a caller that
+ * holds them in an array (TICKRETRY_ARRAY_ARGS_##arity(a)); no export takes more than
+ * TICKRETRY_ARITY_MAX. */
+#define TICKRETRY_ARITY_MAX 9
+#define TICKRETRY_ARRAY_ARGS_0(a)
+#define TICKRETRY_ARRAY_ARGS_1(a) , (a)[0]
+#define TICKRETRY_ARRAY_ARGS_2(a) , (a)[0], (a)[1]
+#define TICKRETRY_ARRAY_ARGS_3(a) , (a)[0], (a)[1], (a)[2]
+#define TICKRETRY_ARRAY_ARGS_4(a) , (a)[0], (a)[1], (a)[2], (a)[3]
+#define TICKRETRY_ARRAY_ARGS_5(a) , (a)[0], (a)[1], (a)[2], (a)[3], (a)[4]
+#define TICKRETRY_ARRAY_ARGS_6(a) , (a)[0], (a)[1], (a)[2], (a)[3], (a)[4], (a)[5]
+#define TICKRETRY_ARRAY_ARGS_7(a) , (a)[0], (a)[1], (a)[2], (a)[3], (a)[4], (a)[5], (a)[6]
+#define TICKRETRY_ARRAY_ARGS_8(a) , (a)[0], (a)[1], (a)[2], (a)[3], (a)[4], (a)[5], (a)[6], (a)[7]
+#define TICKRETRY_ARRAY_ARGS_9(a) , (a)[0], (a)[1], (a)[2], (a)[3], (a)[4], (a)[5], (a)[6], (a)[7], (a)[8]
+
 #endif

@@ -28,6 +28,15 @@ typedef struct scenario_stall {
   uint32_t ticks;
 } scenario_stall;
 
+/* Before loop step `step` (after its stall), the image is saved, the instance closed, a
+ * fresh one opened and the image restored into it `elapsed` ticks later; attempts_lost:
+ * the answers in flight are lost with the old instance (a reboot), else they come. */
+typedef struct scenario_restore {
+  uint32_t step;
+  uint32_t elapsed;
+  int attempts_lost;
+} scenario_restore;
+
 typedef struct scenario {
   const char *name;
   uint32_t seed_lo, seed_hi;
@@ -39,6 +48,8 @@ typedef struct scenario {
   uint32_t script_count;
   const scenario_stall *stalls;
   uint32_t stall_count;
+  const scenario_restore *restores;
+  uint32_t restore_count;
 } scenario;
 
 #endif

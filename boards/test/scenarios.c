@@ -11,6 +11,7 @@
 #include "device_loop.h"
 #include "device_trace.h"
 #include "scenarios.h"
+#include "tickretry_ticks.h"
 
 #define MAX_STEPS 10000u /* runOperations' default bound */
 #define MAX_PENDING 64u
@@ -34,9 +35,6 @@ typedef struct sim {
   int overflow;
 } sim;
 
-/* The signed distance from `from` to `to`, as host/ticks.ts tickDiff. */
-static int32_t tick_diff(uint32_t to, uint32_t from) { return (int32_t)(to - from); }
-
 static uint32_t sim_ticks(void *ctx) { return ((sim *)ctx)->now; }
 
 static void sim_start(void *ctx, int32_t handle, int32_t attempt, int32_t operation_id) {
@@ -54,8 +52,11 @@ static void sim_start(void *ctx, int32_t handle, int32_t attempt, int32_t operat
       return;
     }
     w->pending[w->pending_count++] = (pending){
-        .result = {handle, attempt, fate->outcome, fate->retry_after},
-        .at = w->now + fate->latency,
+        .result = {.handle = handle,
+                   .attempt = attempt,
+                   .outcome = fate->outcome,
+                   .retry_after = fate->retry_after},
+        .at = tickretry_tick_after(w->now, fate->latency),
         .seq = w->seq++,
     };
     return;
@@ -67,13 +68,13 @@ static int sim_collect(void *ctx, uint32_t now, device_result *out) {
   sim *w = ctx;
   uint32_t best = w->pending_count;
   for (uint32_t i = 0; i < w->pending_count; i++) {
-    int32_t d = tick_diff(w->pending[i].at, now);
-    if (d > 0) continue;
+    if (!tickretry_tick_reached(now, w->pending[i].at)) continue;
+    int32_t d = tickretry_ticks_until(now, w->pending[i].at);
     if (best == w->pending_count) {
       best = i;
       continue;
     }
-    int32_t db = tick_diff(w->pending[best].at, now);
+    int32_t db = tickretry_ticks_until(now, w->pending[best].at);
     if (d < db || (d == db && w->pending[i].seq < w->pending[best].seq)) best = i;
   }
   if (best == w->pending_count) return 0;
@@ -89,11 +90,38 @@ static void print_event(void *ctx, const device_event *e) {
   puts(line);
 }
 
+/* The image's CRC, its last four bytes (little-endian), for the trace line. */
+static uint32_t image_crc(const uint8_t *image, int32_t length) {
+  if (length < 4) return 0;
+  const uint8_t *p = image + length - 4;
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
 static int failed(const char *scenario_name, const char *why) {
   const char *engine = tickretry_error();
   fprintf(stderr, "scenario \"%s\": %s%s%s\n", scenario_name, why, engine ? ": " : "",
           engine ? engine : "");
   return 0;
+}
+
+/* A restore step (scenario.h): save, close, open afresh, restore `elapsed` later; the
+ * loop takes up its slots again, without the answers in flight when they are lost. */
+static int restart(sim *w, device_loop *loop, const scenario_restore *r) {
+  static uint8_t image[TICKRETRY_IMAGE_AREA_BYTES];
+  int32_t length = tickretry_save(w->now, image, sizeof image);
+  if (length < 0) return 0;
+  tickretry_close();
+  if (tickretry_open() != TICKRETRY_RESULT_OK) return 0;
+  w->now = tickretry_tick_after(w->now, r->elapsed);
+  uint32_t flags = r->attempts_lost ? TICKRETRY_RESTORE_FLAG_ATTEMPTS_LOST : 0;
+  int32_t result = tickretry_restore(image, (uint32_t)length, w->now, r->elapsed, flags);
+  printf("%" PRIu32 " restore bytes=%" PRId32 " crc=%08" PRIx32 " elapsed=%" PRIu32 " lost=%d -> %" PRId32
+         "\n",
+         w->now, length, image_crc(image, length), r->elapsed, r->attempts_lost, result);
+  if (r->attempts_lost) w->pending_count = 0;
+  device_slots slots = loop->slots;
+  device_loop_resume(loop, loop->hal, &slots, r->attempts_lost);
+  return 1;
 }
 
 /* Runs one scenario; 1 on success. */
@@ -128,23 +156,30 @@ static int run(const scenario *s) {
   for (uint32_t step = 0; device_loop_live(&loop) > 0; step++) {
     if (step >= MAX_STEPS) return failed(s->name, "no end after 10000 steps");
     for (uint32_t i = 0; i < s->stall_count; i++) {
-      if (s->stalls[i].step == step) w.now += s->stalls[i].ticks;
+      if (s->stalls[i].step == step) {
+        w.now = tickretry_tick_after(w.now, s->stalls[i].ticks);
+      }
+    }
+    for (uint32_t i = 0; i < s->restore_count; i++) {
+      if (s->restores[i].step == step && !restart(&w, &loop, &s->restores[i])) {
+        return failed(s->name, "save or restore failed");
+      }
     }
     uint32_t due = device_loop_pass(&loop);
-    if (tickretry_error()) return failed(s->name, "engine failed");
+    if (device_loop_fault(&loop) || tickretry_error()) return failed(s->name, "engine failed");
     if (w.overflow) return failed(s->name, "too many answers in flight");
     if (device_loop_live(&loop) == 0) break;
     /* Jump to whichever comes first: the module's next due time or the next answer. */
     int idle = due == TICKRETRY_NEXT_DUE_IDLE;
     uint32_t wait = due;
     for (uint32_t i = 0; i < w.pending_count; i++) {
-      int32_t d = tick_diff(w.pending[i].at, w.now);
+      int32_t d = tickretry_ticks_until(w.now, w.pending[i].at);
       uint32_t until = d > 0 ? (uint32_t)d : 0;
       if (idle || until < wait) wait = until;
       idle = 0;
     }
     if (idle) return failed(s->name, "nothing left to wait for, yet operations are live");
-    w.now += wait;
+    w.now = tickretry_tick_after(w.now, wait);
   }
 
   printf("ids");

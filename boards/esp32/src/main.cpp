@@ -2,17 +2,20 @@
 // over HTTP, retried by the scheduler module through boards/common/device_loop.c, with
 // the operation id as Idempotency-Key. The loop never blocks: the HTTP attempt runs in
 // its own FreeRTOS task and comes back through a queue, and the setup page is served on
-// every pass. Without saved Wi-Fi credentials the board opens an access point with the
-// setup page at http://192.168.4.1/. The page is boards/page/, the same files the
-// simulator serves, embedded gzip-compressed in flash (setup_page.h, npm run embed); every
-// change needs the device password (stored hashed) and comes from the page itself, and an
-// uploaded module needs the build key's signature. Reads top to bottom: configuration,
-// the upload task, the device loop's HAL, the setup page, setup(), loop().
+// every pass. The scheduler's image is kept in RTC memory and NVS, so uploads go on
+// after a deep sleep (DEEP_SLEEP=1 sleeps whenever nothing is in flight) or a reset.
+// Without saved Wi-Fi credentials the board opens an access point with the setup page at
+// http://192.168.4.1/. The page is boards/page/, the same files the simulator serves,
+// embedded gzip-compressed in flash (setup_page.h, npm run embed); every change needs the
+// device password (stored hashed) and comes from the page itself, and an uploaded module
+// needs the build key's signature. Reads top to bottom: configuration, the upload task,
+// the kept state, the device loop's HAL, the setup page, setup(), loop().
 #include <Arduino.h>
 #include <HTTPClient.h>
 #include <Preferences.h>
 #include <WebServer.h>
 #include <WiFi.h>
+#include <esp_sleep.h>
 #include <esp_system.h>
 #if __has_include(<esp_mac.h>)  // ESP-IDF 5 moved these out of esp_system.h
 #include <esp_mac.h>
@@ -29,8 +32,8 @@
 #include "status_fields.h"
 #include "tickretry.h"
 #include "tickretry_build_key.h"
-#include "tickretry_ticks.h"
 #include "tickretry_module.h"
+#include "tickretry_ticks.h"
 #if TICKRETRY_BACKEND_WASM3
 #include <wasm3.h>
 
@@ -48,14 +51,44 @@
 // HTTPClient over plain TCP peaks near 5 KiB of stack; https would need about 12 KiB.
 #define UPLOAD_TASK_STACK_BYTES 8192
 #define BODY_BYTES 128
+// The longest the main loop waits between passes: how late an answer or a page request
+// may be noticed.
+#define PASS_MAX_WAIT_MS 10
+// Deep sleep while nothing is in flight, until the next due time or reading; off by
+// default (-DDEEP_SLEEP=1), since the setup page is unreachable while the board sleeps.
+#ifndef DEEP_SLEEP
+#define DEEP_SLEEP 0
+#endif
+// Shorter waits are not worth a sleep (Wi-Fi takes a few seconds to come back); longer
+// ones are cut, so that the board wakes at least hourly.
+#define SLEEP_MIN_MS 10000u
+#define SLEEP_MAX_MS 3600000u
 
 // Idempotent because the server deduplicates on Idempotency-Key, so a timed-out or
 // ambiguous attempt may be retried. 6 attempts of 10 s, backoff 1 s doubling to 30 s with
 // full jitter, 5 s after a 429/503, all within 2 minutes.
+// Fields are named (in declaration order, as C++ requires); a field not named is 0.
 static const tickretry_policy UPLOAD_POLICY = {
-    6, 10000, 1000, 30000, 5000, 120000, TICKRETRY_JITTER_FULL | TICKRETRY_POLICY_FLAG_IDEMPOTENT};
+    .max_attempts = 6,
+    .attempt_timeout = 10000,
+    .base_delay = 1000,
+    .max_delay = 30000,
+    .throttle_base_delay = 5000,
+    .deadline = 120000,
+    .flags = TICKRETRY_JITTER_FULL | TICKRETRY_POLICY_FLAG_IDEMPOTENT,
+};
 // The SRE / Finagle 10% budget of docs/ABI.md: retries may add at most a tenth to the load.
-static const tickretry_budget RETRY_BUDGET = {10000, 10000, 1000, 1000, 0, 0, 100, 0, 0};
+static const tickretry_budget RETRY_BUDGET = {
+    .capacity = 10000,
+    .initial = 10000,
+    .retry_cost = 1000,
+    .timeout_retry_cost = 1000,
+    .threshold = 0,
+    .failure_cost = 0,
+    .first_attempt_deposit = 100,
+    .success_deposit = 0,
+    .flags = 0,
+};
 
 // wasm3 interprets on the loop task's stack (the module's calls are shallow, but wasm3
 // compiles each function on its first call, which wants a few KiB more than the default).
@@ -128,14 +161,41 @@ static int32_t transport_outcome(int error) {
   }
 }
 
+// ---- What survives a deep sleep and a reset ----------------------------------------
+
+// The scheduler's image (tickretry_save: every operation with its operation id, the
+// budget, the counters), the device loop's slots and each slot's upload body, so that an
+// upload goes on with the same Idempotency-Key and the same bytes. RTC memory keeps it
+// across a deep sleep, NVS across a reset or a power cut; both are written only when
+// tickretry_changes() moved, and RTC memory once more right before a sleep.
+struct Kept {
+  uint32_t magic;   // KEPT_MAGIC once the fields below hold a saved state
+  uint32_t length;  // of the image
+  uint8_t image[TICKRETRY_IMAGE_AREA_BYTES];
+  device_slots slots;
+  char bodies[TICKRETRY_LIMIT_OPERATIONS][BODY_BYTES];  // per slot, fixed at begin
+  uint32_t upload_seq;
+  uint32_t sleep_ms;        // the deep sleep the board went into
+  uint32_t next_upload_in;  // ms from the start of that sleep to the next reading
+};
+#define KEPT_MAGIC 0x6b747231u
+#define KEPT_KEY "kept"
+
+RTC_DATA_ATTR static Kept kept;
+static uint32_t kept_changes;  // tickretry_changes() right after the last save
+static Preferences prefs;
+
 // ---- The device loop's HAL ----------------------------------------------------------
 
 static device_loop uploads;
-static char bodies[TICKRETRY_LIMIT_OPERATIONS][BODY_BYTES];  // per slot, fixed at begin
 static char last_event[96] = "none yet";
 static char device_id[13];
 
-static char *body_of(int32_t handle) { return bodies[handle & ((1 << TICKRETRY_LIMIT_SLOT_BITS) - 1)]; }
+static char *body_of(int32_t handle) {
+  static char none[BODY_BYTES];
+  int32_t slot = tickretry_slot(handle);
+  return slot >= 0 ? kept.bodies[slot] : none;
+}
 
 static uint32_t hal_ticks(void *) { return millis(); }
 
@@ -158,7 +218,7 @@ static int hal_collect(void *, uint32_t, device_result *out) {
   remember_answer(answer.handle, answer.status);
   // A status outside 100..599 is no HTTP answer the module can place: nothing to retry.
   if (outcome < 0) outcome = TICKRETRY_OUTCOME_PERMANENT;
-  *out = {answer.handle, answer.attempt, outcome, answer.retry_after_ms};
+  *out = {.handle = answer.handle, .attempt = answer.attempt, .outcome = outcome, .retry_after = answer.retry_after_ms};
   return 1;
 }
 
@@ -174,13 +234,20 @@ static void hal_on_event(void *, const device_event *event) {
   record_event(event);
 }
 
-static const device_hal hal = {nullptr, hal_ticks, hal_start_attempt, hal_collect, hal_serve, hal_on_event};
+static const device_hal hal = {
+    .ctx = nullptr,
+    .ticks = hal_ticks,
+    .start_attempt = hal_start_attempt,
+    .collect = hal_collect,
+    .serve = hal_serve,
+    .on_event = hal_on_event,
+};
 
 // ---- The setup page -----------------------------------------------------------------
 
-static Preferences prefs;
 static bool scheduler_ok;
-static uint32_t restart_at;  // 0: no restart pending
+static bool restart_pending;
+static uint32_t restart_at;
 
 // What the page's status shows beyond the module's own queries: per live operation its
 // last answer and begin time, the last ended operations, the last events (for the live
@@ -241,6 +308,7 @@ static void add_event(const char *kind, int32_t operation_id, int32_t attempt, i
 
 static void record_event(const device_event *e) {
   if (e->kind == DEVICE_EVENT_START) {
+    tracked_of(e->handle, true);  // an operation restored after a sleep or reset shows from here
     add_event("start", e->operation_id, e->attempt, 0, 0);
   } else if (e->kind == DEVICE_EVENT_REPORT) {
     add_event("answer", tickretry_operation_id(e->handle), e->attempt, e->outcome, 0);
@@ -475,8 +543,8 @@ static void handle_save() {
   prefs.putString("pass", pass);
   prefs.putString("url", url);
   answer_ok("Settings saved; restarting.");
-  restart_at = millis() + 1000;  // after the answer has left; never delay() here
-  if (restart_at == 0) restart_at = 1;
+  restart_at = tickretry_tick_after(millis(), 1000);  // after the answer has left; never delay() here
+  restart_pending = true;
 }
 
 static bool upload_asked;
@@ -499,8 +567,9 @@ static void handle_reset() {
 // Ed25519 signature over it, `npm run sign`) arrives as a raw application/octet-stream
 // body into RAM (wasm3 parses it in place, so it must outlive the runtime). Its signature
 // is checked with libsodium before wasm3 sees a byte of it; then it is swapped in between
-// two passes while nothing is held. A module that fails to load or has another ABI is
-// refused and the embedded one comes back. The swap starts the scheduler afresh.
+// two passes. tickretry_wasm3_open carries the whole state across (save, open, restore),
+// so uploads in flight go on and their answers count; a module that fails to load or
+// refuses the image is refused, and the embedded one runs on with the state.
 #define MODULE_LIMIT (64 * 1024)
 static uint8_t *incoming;
 static size_t incoming_size;
@@ -545,27 +614,21 @@ static void handle_module() {
     refuse(422, String("Module refused: ") + module_signature_meaning(signature) + ".");
     return;
   }
-  // Only with nothing held: a late answer for the old instance's handle could otherwise
-  // match a handle of the new one.
-  if (device_loop_held(&uploads) > 0) {
-    refuse(409, "Uploads in flight; try again shortly.");
-    return;
-  }
-  tickretry_close();
-  if (tickretry_wasm3_open(incoming, module_size) == TICKRETRY_RESULT_OK) {
+  int32_t result = tickretry_wasm3_open(incoming, module_size, millis());
+  if (result == TICKRETRY_RESULT_OK || result == TICKRETRY_ERROR_NOT_INITIALIZED) {
     free(active);
     active = incoming;
     active_size = module_size;
     answer_ok("Module replaced.");
+    // No state to carry (the old engine had failed): start the new module afresh.
+    if (result == TICKRETRY_ERROR_NOT_INITIALIZED) start_scheduler();
   } else {
-    String why = tickretry_error();
-    tickretry_close();
     free(incoming);
-    refuse(422, "Module refused: " + why);
+    refuse(422, String("Module refused: ") + tickretry_wasm3_refusal());
   }
   incoming = nullptr;
   incoming_size = 0;
-  start_scheduler();
+  scheduler_ok = tickretry_error() == nullptr;
 }
 
 static const uint8_t *active_module() { return active ? active : tickretry_wasm; }
@@ -577,8 +640,53 @@ static size_t active_module_size() { return TICKRETRY_WASM_LEN; }
 
 // ---- setup() and loop() ---------------------------------------------------------------
 
-static uint32_t upload_seq;
 static uint32_t next_upload_at;
+
+// Saves the image when tickretry_changes() moved (or when `always`), into RTC memory and,
+// when it moved, NVS.
+static void keep_state(bool always) {
+  bool moved = tickretry_changes() != kept_changes;
+  if (!moved && !always) return;
+  int32_t length = tickretry_save(millis(), kept.image, sizeof kept.image);
+  if (length < 0) {
+    Serial.printf("save refused: %ld\n", long(length));
+    return;
+  }
+  kept.length = uint32_t(length);
+  kept.slots = uploads.slots;
+  kept.magic = KEPT_MAGIC;
+  if (moved) prefs.putBytes(KEPT_KEY, &kept, sizeof kept);
+  kept_changes = tickretry_changes();
+}
+
+// Takes up the kept state: from RTC memory after a deep sleep (which lasted sleep_ms),
+// else from NVS (a reset: no time is known to have passed). Every connection closed
+// meanwhile, so attempts that were in flight are lost. False when there is nothing to
+// take up or the module refuses it (another ABI after a firmware update).
+static bool resume_scheduler() {
+  bool woke = esp_sleep_get_wakeup_cause() == ESP_SLEEP_WAKEUP_TIMER && kept.magic == KEPT_MAGIC;
+  if (!woke) {
+    if (prefs.getBytesLength(KEPT_KEY) != sizeof kept) return false;
+    prefs.getBytes(KEPT_KEY, &kept, sizeof kept);
+    if (kept.magic != KEPT_MAGIC) return false;
+    kept.sleep_ms = 0;
+    kept.next_upload_in = 0;
+  }
+  uint32_t now = millis();
+  int32_t restored = tickretry_restore(kept.image, kept.length, now, kept.sleep_ms,
+                                       TICKRETRY_RESTORE_FLAG_ATTEMPTS_LOST);
+  if (restored != TICKRETRY_RESULT_OK) {
+    Serial.printf("kept state refused (%ld): starting afresh\n", long(restored));
+    return false;
+  }
+  device_loop_resume(&uploads, &hal, &kept.slots, 1);
+  uint32_t left = kept.next_upload_in > kept.sleep_ms ? kept.next_upload_in - kept.sleep_ms : 0;
+  next_upload_at = tickretry_tick_after(now, left);
+  kept_changes = tickretry_changes();
+  Serial.printf("resumed after %s: %lu uploads live\n", woke ? "a deep sleep" : "a reset",
+                (unsigned long)device_loop_live(&uploads));
+  return true;
+}
 
 static void start_scheduler() {
   // open is a no-op when a module is already open (the one handle_module just loaded).
@@ -587,6 +695,9 @@ static void start_scheduler() {
     Serial.println(tickretry_error());
     return;
   }
+  if (resume_scheduler()) return;
+  memset(&kept, 0, sizeof kept);
+  next_upload_at = millis();
   // A per-device, per-boot seed: the hardware RNG (true random while the radio is on)
   // mixed with the MAC, so two devices never start from the same operation ids.
   uint8_t mac[6];
@@ -610,7 +721,7 @@ static void begin_upload() {
   add_event("begin", tickretry_operation_id(handle), 0, 0, 0);
   // The body is fixed at begin: every attempt of one operation sends the same bytes.
   snprintf(body_of(handle), BODY_BYTES, "{\"device\":\"%s\",\"seq\":%lu,\"uptime_ms\":%lu}", device_id,
-           (unsigned long)++upload_seq, (unsigned long)millis());
+           (unsigned long)++kept.upload_seq, (unsigned long)millis());
 }
 
 void setup() {
@@ -652,28 +763,62 @@ void setup() {
   server.begin();
 
   start_scheduler();  // after WiFi.mode(): esp_random() is truly random once the radio runs
-  next_upload_at = millis();
 }
 
+#if DEEP_SLEEP
+// Sleeps until the module has work or the next reading is due, when that is far enough
+// away and no attempt is out (an answer would be lost with the connection). The image
+// goes to RTC memory first, saved now, so that the wake restores it `sleep_ms` later.
+static void sleep_if_idle(uint32_t due) {
+  if (!scheduler_ok || WiFi.getMode() != WIFI_STA || restart_pending) return;
+  for (uint32_t s = 0; s < TICKRETRY_LIMIT_OPERATIONS; s++) {
+    if (uploads.slots.outstanding[s] > 0) return;
+  }
+  int32_t until_upload = tickretry_ticks_until(millis(), next_upload_at);
+  uint32_t sleep_ms = device_loop_sleep(due, until_upload > 0 ? uint32_t(until_upload) : 0);
+  sleep_ms = device_loop_sleep(sleep_ms, SLEEP_MAX_MS);
+  if (sleep_ms < SLEEP_MIN_MS) return;
+  keep_state(true);
+  kept.sleep_ms = sleep_ms;
+  kept.next_upload_in = uint32_t(until_upload);
+  Serial.printf("deep sleep for %lu ms\n", (unsigned long)sleep_ms);
+  Serial.flush();
+  esp_sleep_enable_timer_wakeup(uint64_t(sleep_ms) * 1000u);
+  esp_deep_sleep_start();
+}
+#endif
+
 void loop() {
-  bool station = WiFi.getMode() == WIFI_STA;
+  uint32_t due = 0;
   note_pass();
-  if (scheduler_ok && station && int32_t(millis() - next_upload_at) >= 0) {
-    next_upload_at += UPLOAD_EVERY_MS;
-    begin_upload();
-  }
-  if (scheduler_ok && upload_asked) {
-    upload_asked = false;
-    begin_upload();
-  }
   if (scheduler_ok) {
-    device_loop_pass(&uploads);  // serves the page too; no sleep: the loop just runs again
-    if (tickretry_error()) {
+    due = device_loop_pass(&uploads);  // serves the page too
+    if (device_loop_fault(&uploads) != 0) {
       scheduler_ok = false;
-      Serial.println(tickretry_error());
+      Serial.println(tickretry_error() ? tickretry_error() : "scheduler stopped");
     }
   } else {
     server.handleClient();
   }
-  if (restart_at && int32_t(millis() - restart_at) >= 0) ESP.restart();
+  // After the pass, which has released what ended: a full table frees a slot first.
+  bool station = WiFi.getMode() == WIFI_STA;
+  if (scheduler_ok && station && tickretry_tick_reached(millis(), next_upload_at)) {
+    next_upload_at = tickretry_tick_after(next_upload_at, UPLOAD_EVERY_MS);
+    begin_upload();
+    due = 0;  // its first attempt is due now
+  }
+  if (scheduler_ok && upload_asked) {  // "Upload now" on the page
+    upload_asked = false;
+    begin_upload();
+    due = 0;
+  }
+  if (scheduler_ok) keep_state(false);
+  if (restart_pending && tickretry_tick_reached(millis(), restart_at)) ESP.restart();
+#if DEEP_SLEEP
+  sleep_if_idle(due);
+#endif
+  // Until the module has work, but never long: answers, readings and the page come
+  // sooner than next_due knows (it says IDLE, about 49 days, when nothing is live).
+  // delay() yields this task to the upload task and Wi-Fi; no retry waits in it.
+  delay(device_loop_sleep(due, PASS_MAX_WAIT_MS));
 }

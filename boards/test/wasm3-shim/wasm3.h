@@ -39,5 +39,6 @@ M3Result m3_FindFunction(IM3Function *function, IM3Runtime runtime, const char *
 M3Result m3_CallV(IM3Function function, ...);
 M3Result m3_GetResultsV(IM3Function function, ...);
 void m3_GetErrorInfo(IM3Runtime runtime, M3ErrorInfo *info);
+uint8_t *m3_GetMemory(IM3Runtime runtime, uint32_t *size, uint32_t memory_index);
 
 #endif

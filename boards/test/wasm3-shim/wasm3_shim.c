@@ -1,9 +1,11 @@
-/* A stand-in for the wasm3 interpreter, so that tickretry_wasm3.c (whose real target,
- * the Wasm3 library, cannot be installed here) is compiled with -Werror and driven
- * through the differential scenarios: each m3_* call is answered by the wasm2c-compiled
- * module, found by export name. It checks what tickretry_wasm3.c must get right: the
- * bytes it loads, the export names, the argument count and order, memoryLimit set
- * before m3_LoadModule, every result read once. It proves nothing about wasm3 itself.
+/* A stand-in for the wasm3 interpreter, so that the test run (which builds no wasm3)
+ * compiles tickretry_wasm3.c with -Werror and drives it through the differential
+ * scenarios: each m3_* call is answered by the wasm2c-compiled module, found by export
+ * name, with the linear memory cut to memoryLimit as wasm3 does. It checks what
+ * tickretry_wasm3.c must get right: the bytes it loads, the export names, the argument
+ * count and order (from the same generated export list), memoryLimit set before
+ * m3_LoadModule, every result read once. It proves nothing about wasm3 itself; README.md
+ * says how the backend was run against wasm3 0.5.0.
  * TICKRETRY_SHIM_MISSING=<export> makes m3_FindFunction fail for that name, so that the
  * test sees how a failure is reported. */
 #include <stdarg.h>
@@ -11,6 +13,7 @@
 #include <string.h>
 
 #include "m3_env.h"
+#include "tickretry_abi.h"
 #include "tickretry_module.h"
 #include "tickretry_w2c.h"
 #include "wasm-rt-impl.h"
@@ -35,35 +38,12 @@ struct M3Function {
   int unread;
 };
 
-enum { INIT, SET_POLICY, SET_BUDGET, BEGIN, POLL, REPORT, CANCEL, RELEASE, NEXT_DUE, STATE, ATTEMPT,
-       END_REASON, LAST_OUTCOME, OPERATION_ID, OP_FLAGS, NEXT_ATTEMPT_AT, ATTEMPT_DEADLINE, DEADLINE,
-       WORST_CASE, CLASSIFY_HTTP, COUNTER, TOKENS, ABI_VERSION, EXPORT_COUNT };
+/* The exports, from the generated list in tickretry_abi.h. */
+#define EXPORT_ID(type, name, export, arity, params, args) EX_##name,
+enum { TICKRETRY_EXPORTS(EXPORT_ID) EXPORT_COUNT };
 
-static struct M3Function exports[EXPORT_COUNT] = {
-    [INIT] = {"init", 2, 0, 0},
-    [SET_POLICY] = {"setPolicy", 8, 0, 0},
-    [SET_BUDGET] = {"setBudget", 9, 0, 0},
-    [BEGIN] = {"begin", 2, 0, 0},
-    [POLL] = {"poll", 1, 0, 0},
-    [REPORT] = {"report", 5, 0, 0},
-    [CANCEL] = {"cancel", 2, 0, 0},
-    [RELEASE] = {"release", 1, 0, 0},
-    [NEXT_DUE] = {"nextDue", 1, 0, 0},
-    [STATE] = {"state", 1, 0, 0},
-    [ATTEMPT] = {"attempt", 1, 0, 0},
-    [END_REASON] = {"endReason", 1, 0, 0},
-    [LAST_OUTCOME] = {"lastOutcome", 1, 0, 0},
-    [OPERATION_ID] = {"operationId", 1, 0, 0},
-    [OP_FLAGS] = {"opFlags", 1, 0, 0},
-    [NEXT_ATTEMPT_AT] = {"nextAttemptAt", 1, 0, 0},
-    [ATTEMPT_DEADLINE] = {"attemptDeadline", 1, 0, 0},
-    [DEADLINE] = {"deadline", 1, 0, 0},
-    [WORST_CASE] = {"worstCase", 1, 0, 0},
-    [CLASSIFY_HTTP] = {"classifyHttp", 2, 0, 0},
-    [COUNTER] = {"counter", 1, 0, 0},
-    [TOKENS] = {"tokens", 0, 0, 0},
-    [ABI_VERSION] = {"abiVersion", 0, 0, 0},
-};
+#define EXPORT_ENTRY(type, name, export, arity, params, args) [EX_##name] = {#export, arity, 0, 0},
+static struct M3Function exports[EXPORT_COUNT] = {TICKRETRY_EXPORTS(EXPORT_ENTRY)};
 
 static IM3Runtime loaded_runtime; /* the runtime whose module the exports call */
 
@@ -81,6 +61,7 @@ void m3_FreeRuntime(IM3Runtime runtime) {
   if (runtime->module) {
     Z_tickretry_free(&runtime->module->instance);
     free(runtime->module);
+    wasm_rt_free();
   }
   if (loaded_runtime == runtime) loaded_runtime = NULL;
   free(runtime);
@@ -104,6 +85,12 @@ M3Result m3_LoadModule(IM3Runtime runtime, IM3Module module) {
   wasm_rt_init();
   Z_tickretry_init_module();
   Z_tickretry_instantiate(&module->instance);
+  /* wasm3 allocates memoryLimit bytes of linear memory, not the declared page. */
+  wasm_rt_memory_t *memory = Z_tickretryZ_memory(&module->instance);
+  uint8_t *limited = realloc(memory->data, runtime->memoryLimit);
+  if (!limited) return m3Err_mallocFailed;
+  memory->data = limited;
+  memory->size = runtime->memoryLimit;
   runtime->module = module;
   loaded_runtime = runtime;
   return m3Err_none;
@@ -123,7 +110,7 @@ M3Result m3_FindFunction(IM3Function *function, IM3Runtime runtime, const char *
 }
 
 M3Result m3_CallV(IM3Function function, ...) {
-  uint32_t a[9] = {0};
+  uint32_t a[TICKRETRY_ARITY_MAX] = {0};
   va_list args;
   va_start(args, function);
   for (uint32_t i = 0; i < function->arity; i++) a[i] = va_arg(args, uint32_t);
@@ -131,33 +118,9 @@ M3Result m3_CallV(IM3Function function, ...) {
   if (function->unread) return "shim: the previous result was never read";
   Z_tickretry_instance_t *m = &loaded_runtime->module->instance;
   uint32_t r = 0;
-  switch (function - exports) {
-    case INIT: r = Z_tickretryZ_init(m, a[0], a[1]); break;
-    case SET_POLICY: r = Z_tickretryZ_setPolicy(m, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]); break;
-    case SET_BUDGET:
-      r = Z_tickretryZ_setBudget(m, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]);
-      break;
-    case BEGIN: r = Z_tickretryZ_begin(m, a[0], a[1]); break;
-    case POLL: r = Z_tickretryZ_poll(m, a[0]); break;
-    case REPORT: r = Z_tickretryZ_report(m, a[0], a[1], a[2], a[3], a[4]); break;
-    case CANCEL: r = Z_tickretryZ_cancel(m, a[0], a[1]); break;
-    case RELEASE: r = Z_tickretryZ_release(m, a[0]); break;
-    case NEXT_DUE: r = Z_tickretryZ_nextDue(m, a[0]); break;
-    case STATE: r = Z_tickretryZ_state(m, a[0]); break;
-    case ATTEMPT: r = Z_tickretryZ_attempt(m, a[0]); break;
-    case END_REASON: r = Z_tickretryZ_endReason(m, a[0]); break;
-    case LAST_OUTCOME: r = Z_tickretryZ_lastOutcome(m, a[0]); break;
-    case OPERATION_ID: r = Z_tickretryZ_operationId(m, a[0]); break;
-    case OP_FLAGS: r = Z_tickretryZ_opFlags(m, a[0]); break;
-    case NEXT_ATTEMPT_AT: r = Z_tickretryZ_nextAttemptAt(m, a[0]); break;
-    case ATTEMPT_DEADLINE: r = Z_tickretryZ_attemptDeadline(m, a[0]); break;
-    case DEADLINE: r = Z_tickretryZ_deadline(m, a[0]); break;
-    case WORST_CASE: r = Z_tickretryZ_worstCase(m, a[0]); break;
-    case CLASSIFY_HTTP: r = Z_tickretryZ_classifyHttp(m, a[0], a[1]); break;
-    case COUNTER: r = Z_tickretryZ_counter(m, a[0]); break;
-    case TOKENS: r = Z_tickretryZ_tokens(m); break;
-    case ABI_VERSION: r = Z_tickretryZ_abiVersion(m); break;
-  }
+#define CALL_EXPORT(type, name, export, arity, params, args) \
+  case EX_##name: r = Z_tickretryZ_##export(m TICKRETRY_ARRAY_ARGS_##arity(a)); break;
+  switch (function - exports) { TICKRETRY_EXPORTS(CALL_EXPORT) }
   function->result = r;
   function->unread = 1;
   return m3Err_none;
@@ -176,4 +139,11 @@ M3Result m3_GetResultsV(IM3Function function, ...) {
 void m3_GetErrorInfo(IM3Runtime runtime, M3ErrorInfo *info) {
   memset(info, 0, sizeof *info);
   info->runtime = runtime;
+}
+
+uint8_t *m3_GetMemory(IM3Runtime runtime, uint32_t *size, uint32_t memory_index) {
+  if (!runtime || !runtime->module || memory_index != 0) return NULL;
+  wasm_rt_memory_t *memory = Z_tickretryZ_memory(&runtime->module->instance);
+  *size = memory->size;
+  return memory->data;
 }

@@ -1,14 +1,18 @@
 // The two texts the policy playground copies: the policy (and budget) as C designated
 // initializers for boards/esp32/src/main.cpp, and as a `tickretry fleet --policy` JSON
-// file. Field names and order come from the ABI (abi/constants.json: setPolicy's and
-// setBudget's parameters), so a new field shows up here without an edit. Plain functions
-// of their arguments: the page and test/policy-text.test.ts run the same code.
+// file. Field names and order come from the ABI (abi/constants.json: the parameters of
+// setPolicy and setBudget that are struct fields), so a new field shows up here without an
+// edit. Plain functions of their arguments: the page and test/policy-text.test.ts run the
+// same code.
 
 const snake = (name) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
-/** setPolicy's or setBudget's field names, without the slot id and the packed flags. */
+/** setPolicy's or setBudget's field names, in ABI order: the struct's, without the packed flags. */
 export function fieldsOf(abi, exportName) {
-  return abi.exports.find((e) => e.name === exportName).params.filter((p) => p !== "id" && p !== "flags");
+  return abi.exports
+    .find((e) => e.name === exportName)
+    .params.filter((p) => p.in !== undefined && p.name !== "flags")
+    .map((p) => p.name);
 }
 
 function initializer(type, name, fields, values, flags) {

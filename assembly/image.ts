@@ -19,7 +19,6 @@ import {
   IMAGE_CRC_BYTES,
   IMAGE_FORMAT_VERSION,
   IMAGE_HEADER_BYTES,
-  JITTER_DECORRELATED,
   LIMIT_BACKSTEP_TOLERANCE,
   LIMIT_MAX_ATTEMPTS,
   LIMIT_MAX_SPAN,
@@ -30,6 +29,7 @@ import {
   OP_FLAG_HAS_DEADLINE,
   OUTCOME_TIMEOUT,
   POLICY_FLAG_IDEMPOTENT,
+  POLICY_FLAG_JITTER_MASK,
   RESTORE_FLAG_ATTEMPTS_LOST,
   RESULT_OK,
   STATE_DONE,
@@ -52,7 +52,6 @@ import {
   SHADOW,
   STATE,
   STATE_BYTES,
-  WORDS,
   clearState,
 } from "./state";
 import { Clock, isSpan, tickAfter, ticksUntil } from "./ticks";
@@ -65,12 +64,19 @@ const BUDGET_FIRST: u32 = <u32>(BUDGET_AT >> 2);
 const BUDGET_FLAGS: u32 = <u32>((BUDGET_AT + offsetof<Budget>("flags")) >> 2);
 const COUNTERS_FIRST: u32 = <u32>(COUNTERS_AT >> 2);
 const POLICY_WORDS: u32 = <u32>(offsetof<Policy>() >> 2);
+const MAX_ATTEMPTS_WORD: u32 = <u32>(offsetof<Policy>("maxAttempts") >> 2);
+const POLICY_FLAGS_WORD: u32 = <u32>(offsetof<Policy>("flags") >> 2);
+const TIMEOUT_WORD: u32 = <u32>(offsetof<Policy>("attemptTimeout") >> 2);
 const OPERATION_WORDS: u32 = <u32>(offsetof<Operation>() >> 2);
+const STATE_WORD: u32 = <u32>(offsetof<Operation>("_state") >> 2);
+const ID_WORD: u32 = <u32>(offsetof<Operation>("id") >> 2);
+const FIRST_TICK_WORD: u32 = <u32>(offsetof<Operation>("_nextAttemptAt") >> 2);
+const LAST_TICK_WORD: u32 = <u32>(offsetof<Operation>("_deadline") >> 2);
 const FIRST_POLICY_WORD: u32 = <u32>(POLICIES_AT >> 2);
 const FIRST_OPERATION_WORD: u32 = <u32>(OPERATIONS_AT >> 2);
 const TOTAL_WORDS: u32 = <u32>(STATE_BYTES >> 2);
-// The largest value of an operation's words 1 to 6 (state, policy, attempt, lastOutcome,
-// endReason, flags), one byte each, word 1 in the low byte.
+// The largest value of an operation's words from STATE_WORD to ID_WORD - 1 (state,
+// policy, attempt, lastOutcome, endReason, flags), one byte each, the state's lowest.
 const OPERATION_SMALL_MAX: u64 =
   (<u64>STATE_DONE) |
   ((<u64>(LIMIT_POLICIES - 1)) << 8) |
@@ -117,29 +123,29 @@ function walk(base: usize): void {
       if (w >= BUDGET_FIRST && w < COUNTERS_FIRST)
         max = w == BUDGET_FLAGS ? BUDGET_FLAG_REFUND_ON_SUCCESS : LIMIT_MAX_SPAN;
     } else if (w < FIRST_OPERATION_WORD) {
-      const j = (w - FIRST_POLICY_WORD) % POLICY_WORDS;
+      const j = (w - FIRST_POLICY_WORD) % POLICY_WORDS; // 0: isSet
       max =
         j == 0
           ? 1
-          : j == 1
+          : j == MAX_ATTEMPTS_WORD
             ? LIMIT_MAX_ATTEMPTS
-            : j == 2
-              ? JITTER_DECORRELATED | POLICY_FLAG_IDEMPOTENT
+            : j == POLICY_FLAGS_WORD
+              ? POLICY_FLAG_JITTER_MASK | POLICY_FLAG_IDEMPOTENT
               : LIMIT_MAX_SPAN;
-      min = j == 1 || j == 3 ? 1 : 0;
+      min = j == MAX_ATTEMPTS_WORD || j == TIMEOUT_WORD ? 1 : 0;
       rest = j == 0 ? POLICY_WORDS - 1 : 0;
     } else {
-      const j = (w - FIRST_OPERATION_WORD) % OPERATION_WORDS;
-      tick = j >= 8 && j <= 10;
+      const j = (w - FIRST_OPERATION_WORD) % OPERATION_WORDS; // 0: generation
+      tick = j >= FIRST_TICK_WORD && j <= LAST_TICK_WORD;
       max =
         j == 0
           ? 0xffff
-          : j < 7
-            ? (<u32>(OPERATION_SMALL_MAX >> ((j - 1) << 3))) & 0xff
+          : j < ID_WORD
+            ? (<u32>(OPERATION_SMALL_MAX >> ((j - STATE_WORD) << 3))) & 0xff
             : tick
               ? ANY
               : LIMIT_MAX_SPAN;
-      rest = j < 2 ? OPERATION_WORDS - 1 - j : 0;
+      rest = j <= STATE_WORD ? OPERATION_WORDS - 1 - j : 0;
     }
     const at = base + ((<usize>w) << 2);
     const word = load<u32>(at);
@@ -211,7 +217,9 @@ function checkShadow(clock: u32): void {
     const op = changetype<Operation>(SHADOW + OPERATIONS_AT + <usize>slot * offsetof<Operation>());
     const state = op.state;
     if (state == STATE_FREE) continue;
-    const policy = changetype<Policy>(SHADOW + POLICIES_AT + <usize>op.policy * offsetof<Policy>());
+    // A policy id out of range was refused by the walk; masked, it still reads the shadow.
+    const id = <usize>(op.policy & (LIMIT_POLICIES - 1));
+    const policy = changetype<Policy>(SHADOW + POLICIES_AT + id * offsetof<Policy>());
     if (!policy.isSet || (op.endReason == END_REASON_NONE) != (state != STATE_DONE)) refuse();
     if (op.flags & ~(FLAGS_ALLOWED >> (state << 2))) refuse();
     if (state == STATE_WAITING && op.attempt == LIMIT_MAX_ATTEMPTS) refuse();

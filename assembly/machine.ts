@@ -79,8 +79,7 @@ const GENERATION_MASK: u32 = 0xffff;
 let initialized: bool = false;
 let nextOperationId: u32 = 0;
 
-/** The operation in slot `slot` (0 to OPERATIONS - 1), whatever its state. */
-export function slotAt(slot: i32): Operation {
+function slotAt(slot: i32): Operation {
   return changetype<Operation>(OPERATIONS + <usize>slot * offsetof<Operation>());
 }
 
@@ -132,11 +131,16 @@ class Schedule {
   static nextTimer: u32 = 0;
 
   /** Brings the clock to now; sweeps the table when a timer expired or the clock faulted.
+   * The summary is current when it returns: recomputed first if a writer marked it stale,
+   * and right after a sweep (which also moves the no-timer sentinel on with the clock).
    * Inlined into poll, the call a main loop makes on every pass; the rest call advance. */
   @inline static advance(now: u32): void {
     Schedule.fresh();
     const fault = Clock.advance(now) && Schedule.liveCount > 0;
-    if (fault || tickReached(Clock.now, Schedule.nextTimer)) sweep(fault);
+    if (fault || tickReached(Clock.now, Schedule.nextTimer)) {
+      sweep(fault);
+      Schedule.summarize();
+    }
   }
 
   /** Recomputes the summary if a writer marked it stale since. */
@@ -262,8 +266,6 @@ function sweep(fault: bool): void {
       fail(op, OUTCOME_TIMEOUT, 0, fault);
     }
   }
-  // Also when nothing changed: the summary's "no timer" sentinel counts from the clock.
-  Stale.schedule = true;
 }
 
 /** Begins an operation under a policy; its first attempt is due at once. Returns its handle. */
@@ -299,7 +301,6 @@ export function begin(policy: u32, now: u32): i32 {
 export function poll(now: u32): i32 {
   if (!initialized) return ERROR_NOT_INITIALIZED;
   Schedule.advance(now);
-  Schedule.fresh();
   if (Schedule.dueCount == 0) return RESULT_NONE;
   let slot = 0;
   while (!(slotAt(slot).flags & OP_FLAG_DUE)) slot++;
@@ -378,7 +379,6 @@ export function ended(now: u32): i32 {
 export function nextDue(now: u32): u32 {
   if (!initialized) return NEXT_DUE_IDLE;
   advance(now);
-  Schedule.fresh();
   if (Schedule.dueCount > 0) return 0;
   if (Schedule.liveCount == 0) return NEXT_DUE_IDLE;
   // After the advance every timer lies ahead of the clock.

@@ -117,8 +117,6 @@ export const COUNTERS_AT: usize = BUDGET_AT + offsetof<Budget>();
 export const POLICIES_AT: usize = COUNTERS_AT + <usize>COUNTER_COUNT * 4;
 export const OPERATIONS_AT: usize = POLICIES_AT + <usize>LIMIT_POLICIES * offsetof<Policy>();
 export const STATE_BYTES: usize = OPERATIONS_AT + <usize>LIMIT_OPERATIONS * offsetof<Operation>();
-/** PRNG, budget and counters: the words stored one field each. */
-export const WORDS: i32 = <i32>(POLICIES_AT >> 2);
 
 /** Zeroes a block of STATE_BYTES (the live state or the shadow). */
 export function clearState(at: usize): void {

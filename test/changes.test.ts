@@ -4,7 +4,7 @@ import { describe, expect, test } from "vitest";
 import { Outcome } from "../host/abi.js";
 import { restoreImage, saveImage } from "../host/image.js";
 import { create, instantiate, type TickRetryApi } from "../host/tickretry.js";
-import { tickAfter } from "../host/ticks.js";
+import { tickAfter, ticksUntil } from "../host/ticks.js";
 import { setPolicy } from "./helpers/policies.js";
 
 const T = 0xfffff800;
@@ -90,7 +90,7 @@ describe("changes", () => {
     }
     const end = tickAfter(T, 40 * 97);
     const restored = instantiate();
-    expect(restoreImage(restored, stored, end, (end - storedAt) >>> 0)).toBe(0);
+    expect(restoreImage(restored, stored, end, ticksUntil(storedAt, end))).toBe(0);
     expect(saveImage(restored, end)).toEqual(saveImage(a, end));
     expect(writes).toBeLessThan(40);
     expect(a.state(h)).toBe(restored.state(h));

@@ -5,12 +5,10 @@ import { describe, expect, test } from "vitest";
 import { ABI_VERSION, Counter, Error as Err, Image, Limit, State } from "../host/abi.js";
 import { saveImage } from "../host/image.js";
 import { create, instantiate } from "../host/tickretry.js";
-import { tickAfter } from "../host/ticks.js";
+import { tickAfter, ticksUntil } from "../host/ticks.js";
 import { decodeImage } from "./helpers/image.js";
 import { setPolicy } from "./helpers/policies.js";
 import { busyScene } from "./helpers/scene.js";
-
-const u32 = (x: number) => x >>> 0;
 
 describe("save writes the image docs/ABI.md describes", () => {
   const scene = busyScene();
@@ -64,9 +62,12 @@ describe("save writes the image docs/ABI.md describes", () => {
         api.endReason(h),
         api.opFlags(h),
         api.operationId(h),
-        u32(api.nextAttemptAt(h) - now),
+        ticksUntil(now, api.nextAttemptAt(h)) >>> 0,
       ]);
-      expect(record.slice(7, 9)).toEqual([u32(api.attemptDeadline(h) - now), u32(api.deadline(h) - now)]);
+      expect(record.slice(7, 9)).toEqual([
+        ticksUntil(now, api.attemptDeadline(h)) >>> 0,
+        ticksUntil(now, api.deadline(h)) >>> 0,
+      ]);
     }
     expect(at).toBe(f.length);
     expect(api.operationId(api.begin(0, now))).toBe(nextOperationId);

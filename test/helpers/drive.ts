@@ -3,13 +3,13 @@
 // two instances can be compared even when their tick counters stand apart.
 import { Counter, Outcome } from "../../host/abi.js";
 import type { TickRetryApi } from "../../host/tickretry.js";
-import { tickAfter } from "../../host/ticks.js";
+import { tickAfter, ticksUntil } from "../../host/ticks.js";
 
 /** Every result of 80 passes from `start`, for the handles given and those it meets. */
 export function drive(api: TickRetryApi, handles: readonly number[], start: number): number[] {
   const out: number[] = [];
   const known = new Set(handles);
-  const rel = (t: number) => (t - start) >>> 0;
+  const rel = (t: number) => ticksUntil(start, t) >>> 0;
   for (let k = 1; k <= 80; k++) {
     const now = tickAfter(start, k * 173);
     out.push(api.nextDue(now));

@@ -5,6 +5,9 @@
 // a client asks for the page and its status every 25 ms and times the answers, and the
 // device reports its largest gap between main-loop passes.
 import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import cliProgress from "cli-progress";
@@ -78,7 +81,10 @@ function baselineGap(ms: number): { result: Promise<number>; stop: () => void } 
 }
 
 function startDevice(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ["bin/tickretry.js", "device", ...DEVICE_ARGS], {
+  // A state file of its own: the device writes it as it would on a board, and no state
+  // from another run comes back.
+  const state = join(mkdtempSync(join(tmpdir(), "bench-device-")), "state.json");
+  const child = spawn(process.execPath, ["bin/tickretry.js", "device", ...DEVICE_ARGS, "--state", state], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "inherit"],
   });

@@ -1,6 +1,7 @@
 // The tickretry command line: one subcommand per job, each in the file named for it.
 import { runDevice } from "./device/command.js";
 import * as fleet from "./fleet/cli.js";
+import * as upstream from "./upstream/command.js";
 
 const commands: Record<string, { summary: string; run: (args: string[]) => Promise<number> }> = {
   device: {
@@ -8,6 +9,7 @@ const commands: Record<string, { summary: string; run: (args: string[]) => Promi
     run: runDevice,
   },
   fleet,
+  upstream,
 };
 
 function usage(): string {

@@ -1,7 +1,8 @@
 // A test driver in virtual time: runs operations against a module instance the way a
-// main loop would (poll, start attempts, report answers), jumping the simulated clock
+// main loop would (report answers, poll and start attempts, take ends from ended(),
+// release under the late-answer rule of docs/ABI.md), jumping the simulated clock
 // straight to the next thing that can happen, with a bound on steps.
-import { EndReason, Outcome, State } from "./abi.js";
+import { EndReason, Outcome, Result } from "./abi.js";
 import { SimClock } from "./clock.js";
 import { nameOf } from "./names.js";
 import { FaultScript } from "./faults.js";
@@ -68,6 +69,8 @@ export function runOperations(api: TickRetryApi, clock: SimClock, options: RunOp
   const scriptOf = new Map(handles.map((h, i) => [h, options.operations[i].script]));
   const pending: Pending[] = [];
   const ended = new Set<number>();
+  // Ended operations not yet released: released once none of their attempts is pending.
+  const unreleased = new Set<number>();
   const maxSteps = options.maxSteps ?? 10_000;
 
   for (let step = 0; ended.size < handles.length; step++) {
@@ -107,11 +110,17 @@ export function runOperations(api: TickRetryApi, clock: SimClock, options: RunOp
         retryAfter: fate.retryAfter ?? 0,
       });
     }
-    for (const h of handles) {
-      if (!ended.has(h) && api.state(h) === State.DONE) {
-        ended.add(h);
-        trace.push({ t: now, kind: "end", handle: h, reason: api.endReason(h), attempts: api.attempt(h) });
-      }
+    for (let h = api.ended(now); h !== Result.NONE; h = api.ended(now)) {
+      if (h < 0) throw new Error(`ended failed: ${h}`);
+      ended.add(h);
+      unreleased.add(h);
+      trace.push({ t: now, kind: "end", handle: h, reason: api.endReason(h), attempts: api.attempt(h) });
+    }
+    for (const h of unreleased) {
+      if (pending.some((p) => p.handle === h)) continue;
+      const released = api.release(h);
+      if (released !== Result.OK) throw new Error(`release refused: ${released}`);
+      unreleased.delete(h);
     }
     if (ended.size === handles.length) break;
     // Jump to whichever comes first: the module's next due time or the next answer.

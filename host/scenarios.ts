@@ -110,12 +110,12 @@ function scenarioLines(api: TickRetryApi, s: Scenario): string[] {
   const policy = api.setPolicy(0, ...scenarioPolicyArgs(s.policy));
   const budget = s.budget ? api.setBudget(...budgetArgs(s.budget)) : 0;
   const lines = [`== ${s.name}`, `setup policy=${policy} budget=${budget} worst=${api.worstCase(0)}`];
-  const handles: number[] = [];
+  const ids: number[] = []; // read at begin, as the C twin does: ended operations are released
   const recording: TickRetryApi = {
     ...api,
     begin: (p, now) => {
       const h = api.begin(p, now);
-      handles.push(h);
+      ids.push(api.operationId(h));
       return h;
     },
   };
@@ -134,7 +134,7 @@ function scenarioLines(api: TickRetryApi, s: Scenario): string[] {
     },
   });
   lines.push(...trace.map(formatEvent));
-  lines.push(`ids ${handles.map((h) => api.operationId(h)).join(" ")}`);
+  lines.push(`ids ${ids.join(" ")}`);
   const counters = Array.from({ length: Counter.COUNT }, (_, id) => current.counter(id));
   lines.push(`counters ${counters.join(" ")} tokens ${current.tokens()}`);
   return lines;

@@ -224,7 +224,7 @@ describe("the page in Chromium", () => {
       return statuses;
     });
     expect(answers).toEqual(Array(30).fill(200));
-    expect(sim.upstream.scenario()).toBe("outage");
+    expect(sim.upstream!.scenario()).toBe("outage");
     expect(sim.device.api.counter(Counter.RETRIES_SCHEDULED)).toBeGreaterThan(retriesBefore);
   });
 });

@@ -1,5 +1,5 @@
-// The setup page's posts over real HTTP: form checks, the body limit, the fault controls,
-// and what the page serves (its files from boards/page/, gzip when asked, the module).
+// The setup page's posts over real HTTP: form checks, the body limit, the fault and power
+// controls, and what the page serves (its files from boards/page/, gzip when asked, the module).
 import { readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -77,10 +77,10 @@ describe("the settings form", () => {
 describe("the fault controls", () => {
   it("switch the upstream scenario and refuse an unknown one", async () => {
     expect((await post("/fault/scenario", { scenario: "outage" })).status).toBe(200);
-    expect(sim.upstream.scenario()).toBe("outage");
+    expect(sim.upstream!.scenario()).toBe("outage");
     expect((await post("/fault/scenario", { scenario: "<b>nope</b>" })).status).toBe(400);
-    expect(sim.upstream.scenario()).toBe("outage");
-    sim.upstream.setScenario("healthy");
+    expect(sim.upstream!.scenario()).toBe("outage");
+    sim.upstream!.setScenario("healthy");
   });
 
   it("block the main loop for the time asked, and refuse a stall out of range", async () => {
@@ -93,6 +93,29 @@ describe("the fault controls", () => {
     });
     expect(loop.stalls).toBe(1);
     expect(loop.maxStalledGapMs).toBeGreaterThanOrEqual(250);
+  });
+});
+
+describe("the power controls", () => {
+  it("Reboot brings the module back from the stored image at the next pass", async () => {
+    const count = sim.device.boot.count;
+    expect((await post("/power/reboot", {})).status).toBe(200);
+    await waitFor("the reboot", () => sim.device.boot.count === count + 1);
+    expect(sim.device.boot.kind).toBe("reboot");
+  });
+
+  it("Deep sleep refuses a time out of range or not in plain digits, and sleeps for one in range", async () => {
+    const count = sim.device.boot.count;
+    for (const s of ["0", "3601", "0x10", "1e1", " 5"]) {
+      expect([s, (await post("/power/sleep", { s })).status]).toEqual([s, 400]);
+    }
+    expect(sim.device.boot.count).toBe(count);
+    expect((await post("/power/sleep", { s: "1" })).status).toBe(200);
+    await waitFor("the sleep", async () => {
+      const status = await (await fetch(new URL("/status.json", sim.url))).json();
+      return status.power.asleepForMs > 0;
+    });
+    await waitFor("the wake", () => sim.device.boot.kind === "deep sleep");
   });
 });
 

@@ -2,6 +2,9 @@
 // targets, pipelining floods, another loopback bind address, Ctrl-C with live operations,
 // bad SSIDs and echoed credentials, loose number parsing and a repeated Host.
 import { spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { connect } from "node:net";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
@@ -33,8 +36,8 @@ describe("request targets and Host headers", () => {
     for (const target of ["http://a:99999/", "http://%zz/", "http://[/"]) {
       expect([target, (await raw(s.url, target, [["host", hostOf(s)]])).status]).toEqual([target, 400]);
     }
-    const stored = s.upstream.stats().stored;
-    await waitFor("uploads to go on", () => s.upstream.stats().stored > stored + 2);
+    const stored = s.upstream!.stats().stored;
+    await waitFor("uploads to go on", () => s.upstream!.stats().stored > stored + 2);
     expect((await fetch(s.url)).status).toBe(200);
   });
 
@@ -227,8 +230,21 @@ describe("numbers", () => {
 });
 
 describe("Ctrl-C", () => {
-  async function interrupted(stall: boolean): Promise<{ out: string; live: number[] }> {
-    const args = ["bin/tickretry.js", "device", "--port", "0", "--scenario", "hang", "--upload-every", "300"];
+  async function interrupted(
+    stall: boolean,
+    state = ["--state", "none"],
+  ): Promise<{ out: string; live: number[] }> {
+    const args = [
+      "bin/tickretry.js",
+      "device",
+      "--port",
+      "0",
+      "--scenario",
+      "hang",
+      "--upload-every",
+      "300",
+      ...state,
+    ];
     const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     child.stdout.on("data", (c: Buffer) => (out += c));
@@ -260,13 +276,23 @@ describe("Ctrl-C", () => {
     }
   }
 
-  it("cancels every live operation and prints its end", async () => {
+  it("without a state file, cancels every live operation and prints its end", async () => {
     const { out, live } = await interrupted(false);
-    for (const id of live) expect(out).toMatch(new RegExp(`op ${id} CANCELLED after \\d+ attempt`));
+    for (const id of live)
+      expect(out).toMatch(new RegExp(`op ${id} \\(reading \\d+\\) CANCELLED after \\d+ attempt`));
   }, 30_000);
 
   it("does so during a stall too", async () => {
     const { out, live } = await interrupted(true);
-    for (const id of live) expect(out).toMatch(new RegExp(`op ${id} CANCELLED after \\d+ attempt`));
+    for (const id of live)
+      expect(out).toMatch(new RegExp(`op ${id} \\(reading \\d+\\) CANCELLED after \\d+ attempt`));
+  }, 30_000);
+
+  it("with a state file, keeps every live operation there for the next start, with a line each", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "tickretry-probe-")), "state.json");
+    const { out, live } = await interrupted(false, ["--state", file]);
+    for (const id of live)
+      expect(out).toContain(`op ${id} kept in state file ${file}: it goes on at the next start`);
+    expect(out).not.toContain("CANCELLED");
   }, 30_000);
 });

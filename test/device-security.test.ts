@@ -78,7 +78,7 @@ describe("the device password", () => {
       }
     }
     expect(sim.device.settings).toEqual(before);
-    expect(sim.upstream.scenario()).toBe("healthy");
+    expect(sim.upstream!.scenario()).toBe("healthy");
     expect(await sim.password.check(DEVICE_PASSWORD)).toBe(true);
     expect(sim.device.loopStats.snapshot().stalls).toBe(0);
   });
@@ -166,18 +166,24 @@ describe("module upload", () => {
     expect(await answer(await post(sim, "/module", signed(module)))).toEqual([200, "ok"]);
     expect(sim.device.api).not.toBe(before);
     sim.device.requestUpload();
-    await waitFor("an upload through the new instance", () => sim.upstream.stats().stored >= 1);
+    await waitFor("an upload through the new instance", () => sim.upstream!.stats().stored >= 1);
     const served = Buffer.from(await (await fetch(new URL("/tickretry.wasm", sim.url))).arrayBuffer());
     expect(served.equals(module)).toBe(true);
   });
 
-  it("waits while an operation is held (409), as the firmware does", async () => {
+  it("carries the running operations across the swap, as the firmware does", async () => {
     await boot();
     await setUp(sim);
-    sim.upstream.setScenario("hang");
+    sim.upstream!.setScenario("outage");
     sim.device.requestUpload();
-    await waitFor("an operation", () => sim.device.ops.size > 0);
-    expect((await post(sim, "/module", signed(module))).status).toBe(409);
+    const [op] = await waitFor("a retrying upload", () => {
+      const ops = [...sim.device.ops.values()];
+      return ops.length === 1 && sim.device.api.attempt(ops[0].handle) >= 2 && ops;
+    });
+    expect(await answer(await post(sim, "/module", signed(module)))).toEqual([200, "ok"]);
+    expect(sim.device.api.operationId(op.handle)).toBe(op.operationId);
+    sim.upstream!.setScenario("healthy");
+    await waitFor("the upload to succeed on the new instance", () => sim.upstream!.stats().stored >= 1);
   });
 
   it("refuses every module when the device has no build key", async () => {

@@ -52,6 +52,7 @@ function typesMatch(value: Record<string, unknown>, spec: Record<string, unknown
         bool: (x) => typeof x === "boolean",
         string: (x) => typeof x === "string",
         "int?": (x) => x === null || Number.isInteger(x),
+        "number?": (x) => x === null || typeof x === "number",
       };
       expect([name, ok[type as string](v)]).toEqual([name, true]);
     }

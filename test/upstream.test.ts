@@ -1,4 +1,5 @@
-// The flaky upstream over real HTTP: each scenario does what it says.
+// The flaky upstream over real HTTP: each scenario does what it says; its dedup store
+// and control routes.
 import { afterEach, describe, expect, it } from "vitest";
 import { startUpstream, type Upstream } from "../host/upstream/server.js";
 import { waitFor } from "./helpers/device.js";
@@ -65,5 +66,34 @@ describe("upstream scenarios", () => {
     upstream.setScenario("healthy");
     expect((await upload("k")).status).toBe(200);
     expect(upstream.log().map((s) => s.scenario)).toEqual(["outage", "healthy"]);
+  });
+});
+
+describe("the dedup store and the control routes", () => {
+  it("keeps the body that ran under each key, once, and hands it out", async () => {
+    upstream = await startUpstream({ scenario: "healthy", timing: { latencyMs: 1 }, control: true });
+    const send = (key: string, body: string) =>
+      fetch(upstream.url, { method: "POST", headers: { "idempotency-key": key }, body });
+    await send("a", '{"reading":1}');
+    await send("a", '{"reading":1,"again":true}');
+    await send("b", '{"reading":2}');
+    const expected = [
+      { key: "a", body: '{"reading":1}' },
+      { key: "b", body: '{"reading":2}' },
+    ];
+    expect(upstream.stored()).toEqual(expected);
+    const control = (route: string, init?: RequestInit) =>
+      fetch(new URL(`/control/${route}`, upstream.url), init);
+    expect(await (await control("stored")).json()).toEqual(expected);
+    expect(await (await control("stats")).json()).toMatchObject({ stored: 2, replays: 1 });
+    expect((await control("scenario", { method: "POST", body: "outage" })).status).toBe(200);
+    expect(upstream.scenario()).toBe("outage");
+    expect((await control("scenario", { method: "POST", body: "<nope>" })).status).toBe(400);
+    expect(upstream.scenario()).toBe("outage");
+  });
+
+  it("answers no control route unless asked to", async () => {
+    upstream = await startUpstream({ scenario: "healthy" });
+    expect((await fetch(new URL("/control/stored", upstream.url))).status).toBe(404);
   });
 });

@@ -38,6 +38,11 @@ static void ms_or_null(out *o, status_ms v) {
   else put(o, "null");
 }
 
+static void number_or_null(out *o, status_number v) {
+  if (v.present) put(o, "%.3f", v.value);
+  else put(o, "null");
+}
+
 #define BOOL(b) ((b) ? "true" : "false")
 
 size_t device_status_json(const device_status *s, char *buffer, size_t size) {
@@ -61,15 +66,36 @@ size_t device_status_json(const device_status *s, char *buffer, size_t size) {
   put(&o, "," STATUS_KEY_COUNTERS "{");
   for (int i = 0; i < TICKRETRY_COUNTER_COUNT; i++)
     put(&o, "%s\"%s\":%ld", i ? "," : "", counter_names[i], (long)s->counters[i]);
-  put(&o, "}," STATUS_KEY_HOST "{" STATUS_KEY_HOST_REQUESTS_STARTED "%lu," STATUS_KEY_HOST_REQUESTS_ABANDONED
-          "%lu," STATUS_KEY_HOST_UPLOADS_SKIPPED "%lu}",
-      (unsigned long)s->requests_started, (unsigned long)s->requests_abandoned, (unsigned long)s->uploads_skipped);
+  put(&o, "}," STATUS_KEY_HOST "{" STATUS_KEY_HOST_REQUESTS_STARTED "%lu," STATUS_KEY_HOST_REQUESTS_ABANDONED "%lu}",
+      (unsigned long)s->requests_started, (unsigned long)s->requests_abandoned);
+  put(&o,
+      "," STATUS_KEY_READINGS "{" STATUS_KEY_READINGS_QUEUED "%lu," STATUS_KEY_READINGS_QUEUE_LIMIT
+      "%lu," STATUS_KEY_READINGS_DROPPED "%lu}",
+      (unsigned long)s->readings_queued, (unsigned long)s->readings_queue_limit, (unsigned long)s->readings_dropped);
+  put(&o, "," STATUS_KEY_STORE "{" STATUS_KEY_STORE_WHERE);
+  str(&o, s->store_where);
+  put(&o, "," STATUS_KEY_STORE_WRITES "%lu," STATUS_KEY_STORE_OPERATIONS_ENDED "%lu," STATUS_KEY_STORE_WRITES_PER_OPERATION,
+      (unsigned long)s->store_writes, (unsigned long)s->store_operations_ended);
+  number_or_null(&o, s->store_writes_per_operation);
+  put(&o, "," STATUS_KEY_STORE_BYTES "%lu," STATUS_KEY_STORE_IMAGE_BYTES "%lu," STATUS_KEY_STORE_MAX_WRITE_MS "%.2f}",
+      (unsigned long)s->store_bytes, (unsigned long)s->store_image_bytes, s->store_max_write_ms);
+  put(&o, "," STATUS_KEY_POWER "{" STATUS_KEY_POWER_KIND);
+  str(&o, s->power_kind);
+  put(&o,
+      "," STATUS_KEY_POWER_COUNT "%lu," STATUS_KEY_POWER_ELAPSED_MS "%lu," STATUS_KEY_POWER_RESTORED_OPERATIONS
+      "%lu," STATUS_KEY_POWER_RESTORED_QUEUED "%lu," STATUS_KEY_POWER_ASLEEP_FOR_MS,
+      (unsigned long)s->power_count, (unsigned long)s->power_elapsed_ms, (unsigned long)s->power_restored_operations,
+      (unsigned long)s->power_restored_queued);
+  ms_or_null(&o, s->power_asleep_for);
+  put(&o, "}");
 
   put(&o, "," STATUS_KEY_OPERATIONS "[");
   for (uint32_t i = 0; i < s->operation_count; i++) {
     const status_operation *op = &s->operations[i];
-    put(&o, "%s{" STATUS_KEY_OPERATIONS_OPERATION_ID "%ld," STATUS_KEY_OPERATIONS_STATE, i ? "," : "",
-        (long)op->operation_id);
+    put(&o,
+        "%s{" STATUS_KEY_OPERATIONS_OPERATION_ID "%ld," STATUS_KEY_OPERATIONS_SLOT "%ld," STATUS_KEY_OPERATIONS_READING
+        "%ld," STATUS_KEY_OPERATIONS_STATE,
+        i ? "," : "", (long)op->operation_id, (long)op->slot, (long)op->reading);
     str(&o, op->state);
     put(&o, "," STATUS_KEY_OPERATIONS_ATTEMPT "%ld," STATUS_KEY_OPERATIONS_MAX_ATTEMPTS "%ld,"
             STATUS_KEY_OPERATIONS_NEXT_ATTEMPT_IN_MS,
@@ -88,8 +114,8 @@ size_t device_status_json(const device_status *s, char *buffer, size_t size) {
   put(&o, "]," STATUS_KEY_RECENT "[");
   for (uint32_t i = 0; i < s->recent_count; i++) {
     const status_ended *e = &s->recent[i];
-    put(&o, "%s{" STATUS_KEY_RECENT_OPERATION_ID "%ld," STATUS_KEY_RECENT_END_REASON, i ? "," : "",
-        (long)e->operation_id);
+    put(&o, "%s{" STATUS_KEY_RECENT_OPERATION_ID "%ld," STATUS_KEY_RECENT_READING "%ld," STATUS_KEY_RECENT_END_REASON,
+        i ? "," : "", (long)e->operation_id, (long)e->reading);
     str(&o, e->end_reason);
     put(&o, "," STATUS_KEY_RECENT_ATTEMPTS "%ld," STATUS_KEY_RECENT_LAST_OUTCOME, (long)e->attempts);
     str(&o, e->last_outcome);

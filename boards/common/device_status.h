@@ -17,8 +17,16 @@ typedef struct status_ms {
   int32_t ms;
 } status_ms;
 
+/* A figure that may be absent (written as null). */
+typedef struct status_number {
+  uint8_t present;
+  double value;
+} status_number;
+
 typedef struct status_operation {
   int32_t operation_id;
+  int32_t slot;
+  int32_t reading; /* the reading it uploads; -1: not known (restored after a reset) */
   const char *state;
   int32_t attempt, max_attempts;
   status_ms next_attempt_in, attempt_timeout_in, deadline_in;
@@ -28,6 +36,7 @@ typedef struct status_operation {
 
 typedef struct status_ended {
   int32_t operation_id;
+  int32_t reading;
   const char *end_reason;
   int32_t attempts;
   const char *last_outcome;
@@ -51,7 +60,17 @@ typedef struct device_status {
   uint8_t budget_on;
   int32_t tokens_milli;
   int32_t counters[TICKRETRY_COUNTER_COUNT];
-  uint32_t requests_started, requests_abandoned, uploads_skipped;
+  uint32_t requests_started, requests_abandoned;
+  uint32_t readings_queued, readings_queue_limit, readings_dropped;
+  /* Where the state is kept, its writes and their cost (store group). */
+  const char *store_where;
+  uint32_t store_writes, store_operations_ended, store_bytes, store_image_bytes;
+  status_number store_writes_per_operation;
+  double store_max_write_ms;
+  /* The last boot (power group). */
+  const char *power_kind;
+  uint32_t power_count, power_elapsed_ms, power_restored_operations, power_restored_queued;
+  status_ms power_asleep_for;
   const status_operation *operations;
   uint32_t operation_count;
   const status_ended *recent;

@@ -113,7 +113,24 @@ function cards(s) {
     ],
     ["retry budget", s.budget.on ? `${(s.budget.tokensMilli / 1000).toFixed(1)}` : "off", "tokens"],
     ["requests", `${s.host.requestsStarted}`, `${s.host.requestsAbandoned} abandoned after a timeout`],
-    ["live operations", `${s.operations.length}`, `${s.host.uploadsSkipped} uploads skipped (table full)`],
+    [
+      "live operations",
+      `${s.operations.length}`,
+      `${s.readings.queued} of ${s.readings.queueLimit} readings waiting, ${s.readings.dropped} dropped`,
+    ],
+    [
+      "power",
+      s.power.asleepForMs !== null ? "asleep" : s.power.kind,
+      s.power.asleepForMs !== null
+        ? `waking in ${Math.ceil(s.power.asleepForMs / 1000)} s`
+        : `boot ${s.power.count}, ${s.power.restoredOperations} operations restored after ${s.power.elapsedMs} ms`,
+    ],
+    [
+      "state writes",
+      `${s.store.writes}`,
+      `${s.store.writesPerOperation === null ? "–" : s.store.writesPerOperation.toFixed(2)} per operation, ` +
+        `${s.store.bytes} bytes (image ${s.store.imageBytes}) in ${s.store.where}`,
+    ],
   ];
   if (s.upstream) {
     const up = s.upstream;

@@ -45,8 +45,8 @@ static int verify(const char *path, const char *key_hex) {
 }
 
 static int status(void) {
-  status_operation ops[] = {{1234, "WAITING", 2, 5, {1, 300}, {0, 0}, {1, 9000}, "TRANSIENT", "HTTP 503"}};
-  status_ended recent[] = {{1233, "SUCCEEDED", 1, "SUCCESS", "HTTP 200", 42}};
+  status_operation ops[] = {{1234, 3, 7, "WAITING", 2, 5, {1, 300}, {0, 0}, {1, 9000}, "TRANSIENT", "HTTP 503"}};
+  status_ended recent[] = {{1233, 6, "SUCCEEDED", 1, "SUCCESS", "HTTP 200", 42}};
   status_event events[] = {{1, 100, "begin", 1234, 0, "NONE", "NONE"},
                            {2, 100, "start", 1234, 1, "NONE", "NONE"},
                            {3, 130, "answer", 1234, 1, "TRANSIENT", "NONE"}};
@@ -69,6 +69,12 @@ static int status(void) {
   s.ssid = "caf\xc3\xa9 \"quoted\" \\ tab\t";
   s.upstream_url = "http://***@192.168.1.10:8080/upload";
   s.device_password_set = 1;
+  s.store_where = "NVS";
+  s.store_writes = 9;
+  s.store_operations_ended = 3;
+  s.store_writes_per_operation = (status_number){1, 3.0};
+  s.power_kind = "deep sleep";
+  s.power_count = 2;
   s.module_upload = 1;
   static char json[8192];
   if (device_status_json(&s, json, sizeof json) == 0) return 1;

@@ -1,14 +1,21 @@
 // `tickretry device` (and `npm start`): runs the simulated device with its setup page and
-// the flaky upstream until Ctrl-C.
+// the flaky upstream until Ctrl-C. The device keeps its state in a file, so the next run
+// goes on with the operations and readings this one left.
 import { parseArgs } from "node:util";
+import { numberOption } from "../number-option.js";
 import { SCENARIOS, SCENARIO_NAMES, isScenarioName } from "../upstream/scenarios.js";
 import { DEFAULT_PORT } from "./listen.js";
 import type { EndedOperation } from "./loop.js";
 import { endReasonName, outcomeName } from "../names.js";
 import { UPLOAD, UPLOAD_POLICY, scaled, type BudgetName } from "./policies.js";
 import { MAX_STALL_MS } from "./loop.js";
+import { CRASH_POINTS, parseCrashAt } from "./crash-points.js";
+import { fileLog } from "./readings-log.js";
 import { startSimulation, type Simulation } from "./simulation.js";
+import { fileStore, memoryStore } from "./state-file.js";
 import { DEFAULT_TICK_START } from "./wall-tick.js";
+
+const DEFAULT_STATE = "out/device-state.json";
 
 const HELP = `usage: tickretry device [options]   (npm start -- [options])
 
@@ -27,6 +34,13 @@ options:
   --stall-every S   ... every S seconds (default 10)
   --seed N          module seed (default random, as a board seeds from its RNG)
   --upstream-port N upstream port (default 0: any free port)
+  --upstream-url U  upload to an upstream that runs elsewhere (tickretry upstream) instead
+  --state FILE      the state file standing in for NVS (default ${DEFAULT_STATE}; none: memory only)
+  --log FILE        append one JSON line per reading begun, ended or dropped (default: none)
+  --crash-at P:N    fault injection: SIGKILL itself the Nth time the pass reaches point P:
+${Object.entries(CRASH_POINTS)
+  .map(([p, what]) => `                      ${p} (${what})`)
+  .join("\n")}
   --quiet           no line per ended operation
   -h, --help        this text
 
@@ -34,22 +48,12 @@ upstream scenarios:
 ${SCENARIO_NAMES.map((n) => `  ${n.padEnd(10)} ${SCENARIOS[n].summary}`).join("\n")}
 `;
 
-function numberOption(
-  name: string,
-  text: string | undefined,
-  min: number,
-  max: number,
-  integer = true,
-): number | undefined {
-  if (text === undefined) return undefined;
-  // Plain decimal only: Number() would also take " 80", "0x50", "0b1010000" and "8e1".
-  const n = Number(text);
-  if (!(integer ? /^[0-9]+$/ : /^[0-9]+(\.[0-9]+)?$/).test(text) || n < min || n > max) {
-    throw new Error(
-      `--${name} wants ${integer ? "an integer" : "a number"} from ${min} to ${max}, got "${text}"`,
-    );
+function isHttpUrl(text: string): boolean {
+  try {
+    return /^https?:$/.test(new URL(text).protocol);
+  } catch {
+    return false;
   }
-  return n;
 }
 
 export async function runDevice(args: string[]): Promise<number> {
@@ -70,6 +74,10 @@ export async function runDevice(args: string[]): Promise<number> {
         "stall-every": { type: "string" },
         seed: { type: "string" },
         "upstream-port": { type: "string" },
+        "upstream-url": { type: "string" },
+        state: { type: "string" },
+        log: { type: "string" },
+        "crash-at": { type: "string" },
         quiet: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -94,6 +102,18 @@ export async function runDevice(args: string[]): Promise<number> {
       throw new Error(`--seed wants a decimal integer, got "${values.seed}"`);
     }
     const seed = values.seed === undefined ? undefined : BigInt(values.seed);
+    const upstreamUrl = values["upstream-url"];
+    if (upstreamUrl !== undefined) {
+      if (values.scenario !== undefined || values["upstream-port"] !== undefined) {
+        throw new Error(
+          "--scenario and --upstream-port set the upstream started here; not with --upstream-url",
+        );
+      }
+      if (!isHttpUrl(upstreamUrl)) {
+        throw new Error(`--upstream-url wants an http or https URL, got "${upstreamUrl}"`);
+      }
+    }
+    const state = values.state ?? DEFAULT_STATE;
     options = {
       port: numberOption("port", values.port, 0, 65535),
       host: values.host,
@@ -106,11 +126,15 @@ export async function runDevice(args: string[]): Promise<number> {
       stallEveryMs: (numberOption("stall-every", values["stall-every"], 0.01, 86_400, false) ?? 10) * 1000,
       seed,
       upstreamPort: numberOption("upstream-port", values["upstream-port"], 0, 65535),
+      upstreamUrl,
+      store: state === "none" ? memoryStore() : fileStore(state),
+      log: values.log === undefined ? undefined : fileLog(values.log),
+      crashAt: values["crash-at"] === undefined ? undefined : parseCrashAt(values["crash-at"]),
       onEnd: values.quiet
         ? undefined
         : (e: EndedOperation) =>
             console.log(
-              `op ${e.operationId} ${endReasonName(e.endReason)} after ${e.attempts} attempt(s) in ` +
+              `op ${e.operationId} (reading ${e.reading}) ${endReasonName(e.endReason)} after ${e.attempts} attempt(s) in ` +
                 `${Math.round(e.tookMs)} ms; last ${outcomeName(e.lastOutcome)} (${e.detail || "no answer"})`,
             ),
     };
@@ -126,13 +150,26 @@ export async function runDevice(args: string[]): Promise<number> {
     console.error(`tickretry device: ${(err as Error).message}`);
     return 2;
   }
-  const p = options.policy;
+  const device = sim.device;
+  const p = device.policy;
   console.log(`tickretry device: setup page ${sim.url}`);
-  console.log(`upstream ${sim.upstream.url} (scenario ${sim.upstream.scenario()})`);
+  console.log(
+    sim.upstream
+      ? `upstream ${sim.upstream.url} (scenario ${sim.upstream.scenario()})`
+      : `upstream ${device.settings.upstreamUrl}`,
+  );
+  const boot = device.boot;
+  console.log(
+    boot.kind === "restart"
+      ? `state file ${device.store.where}: restored ${boot.restoredOperations} operation(s) and ` +
+          `${boot.restoredQueued} queued reading(s); the image waited ${boot.elapsedMs} ms ` +
+          `(the policy and budget are the stored ones)`
+      : `state file ${device.store.where}: nothing stored yet, a new scheduler`,
+  );
   console.log(
     `upload policy: ${p.maxAttempts} attempts, ${p.attemptTimeout} ms per attempt, backoff ${p.baseDelay} to ` +
-      `${p.maxDelay} ms, deadline ${p.deadline} ms, worst case ${sim.device.api.worstCase(UPLOAD_POLICY)} ms; ` +
-      `budget ${options.budget}`,
+      `${p.maxDelay} ms, deadline ${p.deadline} ms, worst case ${device.api.worstCase(UPLOAD_POLICY)} ms; ` +
+      `budget ${device.budget}`,
   );
   console.log("First setup: choose the device password on the page's Setup view; every change needs it.");
   console.log("Ctrl-C stops it.");
@@ -141,7 +178,16 @@ export async function runDevice(args: string[]): Promise<number> {
     process.once("SIGINT", resolve);
     process.once("SIGTERM", resolve);
   });
-  // Stopping ends every live operation CANCELLED, each with its line above.
+  // Every live operation ends or is kept, with a line each: without a state file it ends
+  // CANCELLED (nothing would carry it on); with one it goes on at the next start.
+  if (device.store.where === "memory") device.cancelLive();
+  else {
+    for (const op of device.ops.values()) {
+      console.log(
+        `op ${op.operationId} kept in state file ${device.store.where}: it goes on at the next start`,
+      );
+    }
+  }
   await sim.close();
   return 0;
 }

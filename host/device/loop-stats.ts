@@ -62,6 +62,11 @@ export class LoopStats {
       this.figures.maxPassMs = Math.max(this.figures.maxPassMs, t - this.lastStart);
   }
 
+  /** The loop did not run for a while on purpose (a deep sleep): that gap is no gap. */
+  resume(): void {
+    this.lastStart = undefined;
+  }
+
   /** Starts the maxima afresh (the bench does this at the start of each phase). */
   reset(): void {
     const { passes, lastGapMs, stalls } = this.figures;

@@ -8,12 +8,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { KeyObject } from "node:crypto";
 import type { Socket } from "node:net";
-import { ABI_VERSION } from "../abi.js";
+import { ABI_VERSION, Result } from "../abi.js";
+import { errorName } from "../names.js";
 import { instantiate } from "../tickretry.js";
 import { isScenarioName } from "../upstream/scenarios.js";
 import type { Upstream } from "../upstream/server.js";
 import { readBytes, readForm } from "./form-body.js";
-import { MAX_STALL_MS, type Device } from "./loop.js";
+import { MAX_SLEEP_S, MAX_STALL_MS, type Device } from "./loop.js";
 import { loadAssets } from "./page-assets.js";
 import { allowedHosts, guardRequest, sameOrigin } from "./request-guard.js";
 import { DevicePassword, passwordProblem, verifySignedModule } from "./security.js";
@@ -130,6 +131,18 @@ export function createSetupServer(options: SetupServerOptions): Server {
       case "/loop/reset":
         device.loopStats.reset();
         return ok("Loop maxima reset.");
+      case "/power/reboot":
+        device.requestReboot();
+        return ok("Reboot asked for: the next pass restores a fresh module from the stored image.");
+      case "/power/sleep": {
+        const text = form.get("s") ?? "";
+        const s = Number(text);
+        if (!/^[0-9]{1,4}$/.test(text) || s < 1 || s > MAX_SLEEP_S) {
+          return refuse(400, `A deep sleep is 1 to ${MAX_SLEEP_S} s, in plain decimal digits.`);
+        }
+        device.requestDeepSleep(s * 1000);
+        return ok("Deep sleep asked for: nothing runs until the device wakes and restores its image.");
+      }
     }
     return refuse(404, "No such control.");
   }
@@ -148,7 +161,9 @@ export function createSetupServer(options: SetupServerOptions): Server {
     if (abiVersion !== ABI_VERSION) {
       return refuse(422, `Module refused: ABI version ${abiVersion}, this firmware has ${ABI_VERSION}.`);
     }
-    if (!device.replaceModule(signed.module)) return refuse(409, "Uploads in flight; try again shortly.");
+    const swapped = device.replaceModule(signed.module);
+    if (swapped !== Result.OK)
+      return refuse(422, `Module refused: its restore of the running state said ${errorName(swapped)}.`);
     return ok("Module replaced.");
   }
 

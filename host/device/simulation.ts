@@ -1,6 +1,6 @@
-// One simulated device with everything around it, in one process: the flaky upstream,
-// the device's main loop, and its setup page. The CLI, the tests and the bench all start
-// it through here.
+// One simulated device with everything around it, in one process: the flaky upstream
+// (unless the device is pointed at one that runs elsewhere), the device's main loop, and
+// its setup page. The CLI, the tests and the bench all start it through here.
 import type { ScenarioName } from "../upstream/scenarios.js";
 import { startUpstream, type Upstream } from "../upstream/server.js";
 import { listen, urlOf } from "./listen.js";
@@ -15,6 +15,8 @@ export interface SimulationOptions extends Omit<DeviceOptions, "upstreamUrl"> {
   port?: number;
   /** Address the setup page binds (default 127.0.0.1). */
   host?: string;
+  /** An upstream that runs elsewhere; without it, one is started here. */
+  upstreamUrl?: string;
   scenario?: ScenarioName;
   upstreamPort?: number;
   /** Block the main loop for stallMs every stallEveryMs (both > 0), like periodic flash writes. */
@@ -27,7 +29,8 @@ export interface SimulationOptions extends Omit<DeviceOptions, "upstreamUrl"> {
 export interface Simulation {
   /** The setup page's URL. */
   url: string;
-  upstream: Upstream;
+  /** The upstream started here (undefined with options.upstreamUrl). */
+  upstream: Upstream | undefined;
   device: Device;
   /** The device password, as the device keeps it (hashed). */
   password: DevicePassword;
@@ -36,20 +39,23 @@ export interface Simulation {
 
 export async function startSimulation(options: SimulationOptions = {}): Promise<Simulation> {
   const host = options.host ?? "127.0.0.1";
-  const upstream = await startUpstream({
-    port: options.upstreamPort,
-    scenario: options.scenario ?? "flaky",
-  });
-  const device = new Device({ ...options, upstreamUrl: upstream.url });
+  const upstream =
+    options.upstreamUrl === undefined
+      ? await startUpstream({ port: options.upstreamPort, scenario: options.scenario ?? "flaky" })
+      : undefined;
   const password = new DevicePassword();
   const buildKey = options.buildKey === undefined ? loadBuildKey() : (options.buildKey ?? undefined);
-  const server = createSetupServer({ device, upstream, bindHost: host, password, buildKey });
-  const front = guardedServer(server, MAX_CONNECTIONS, MAX_PIPELINED);
+  let device;
+  let front;
   let address;
+  let server;
   try {
+    device = new Device({ ...options, upstreamUrl: options.upstreamUrl ?? upstream!.url });
+    server = createSetupServer({ device, upstream, bindHost: host, password, buildKey });
+    front = guardedServer(server, MAX_CONNECTIONS, MAX_PIPELINED);
     address = await listen(front, host, options.port);
   } catch (err) {
-    await upstream.close();
+    await upstream?.close();
     throw err;
   }
   device.start();
@@ -69,7 +75,7 @@ export async function startSimulation(options: SimulationOptions = {}): Promise<
       server.closeAllConnections();
       server.close();
       await new Promise<void>((resolve) => front.close(() => resolve()));
-      await upstream.close();
+      await upstream?.close();
     },
   };
 }

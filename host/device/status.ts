@@ -6,13 +6,17 @@ import { State } from "../abi.js";
 import type { Upstream } from "../upstream/server.js";
 import { SCENARIO_NAMES } from "../upstream/scenarios.js";
 import { ticksUntil } from "../ticks.js";
-import type { Device, HostCounts } from "./loop.js";
+import type { BootInfo, Device, HostCounts, StoreFigures } from "./loop.js";
 import type { DeviceEvent } from "./events.js";
 import { COUNTERS, endReasonName, outcomeName, stateName } from "../names.js";
 import { withoutCredentials } from "./settings.js";
 
 export interface OperationStatus {
   operationId: number;
+  /** The module's table slot (from slot(handle)). */
+  slot: number;
+  /** The reading it uploads. */
+  reading: number;
   state: string;
   attempt: number;
   maxAttempts: number;
@@ -28,6 +32,7 @@ export interface OperationStatus {
 
 export interface EndedStatus {
   operationId: number;
+  reading: number;
   endReason: string;
   attempts: number;
   lastOutcome: string;
@@ -49,6 +54,12 @@ export interface DeviceStatus {
   budget: { on: boolean; tokensMilli: number };
   counters: Record<string, number>;
   host: HostCounts;
+  /** Readings waiting for a slot, and those dropped because that queue was full. */
+  readings: { queued: number; queueLimit: number; dropped: number };
+  /** The state file: writes, and what one operation costs in writes over the device's life. */
+  store: StoreFigures & { writesPerOperation: number | null };
+  /** The last boot, and how long the device still sleeps (null: awake). */
+  power: BootInfo & { asleepForMs: number | null };
   operations: OperationStatus[];
   recent: EndedStatus[];
   events: DeviceEvent[];
@@ -71,6 +82,8 @@ export function deviceStatus(device: Device, context: StatusContext = {}): Devic
     const state = api.state(h);
     return {
       operationId: op.operationId,
+      slot: api.slot(h),
+      reading: op.reading.id,
       state: stateName(state),
       attempt: api.attempt(h),
       maxAttempts: device.policy.maxAttempts,
@@ -97,9 +110,17 @@ export function deviceStatus(device: Device, context: StatusContext = {}): Devic
     budget: { on: device.budget !== "off", tokensMilli: api.tokens() },
     counters: Object.fromEntries(COUNTERS.map(([name, id]) => [name, api.counter(id)])),
     host: { ...device.host },
+    readings: { queued: device.queue.length, queueLimit: device.queue.limit, dropped: device.dropped },
+    store: {
+      ...device.figures,
+      writesPerOperation:
+        device.figures.operationsEnded === 0 ? null : device.figures.writes / device.figures.operationsEnded,
+    },
+    power: { ...device.boot, asleepForMs: device.asleepForMs() ?? null },
     operations,
     recent: device.recent.map((e) => ({
       operationId: e.operationId,
+      reading: e.reading,
       endReason: endReasonName(e.endReason),
       attempts: e.attempts,
       lastOutcome: outcomeName(e.lastOutcome),

@@ -1,10 +1,20 @@
 // The flaky upstream: a real HTTP server on loopback that takes sensor uploads
 // (POST /upload with an Idempotency-Key) and meets each one with the current scenario's
-// fault. It remembers which keys it has stored, so a retry of an upload that already
-// ran (a reset after the request was processed) is answered as a replay, not stored twice.
+// fault. Its dedup store keeps each key with the body stored under it, so a retry of an
+// upload that already ran (a reset after the request was processed) is answered as a
+// replay, not stored twice. With `control`, it also answers GET /control/stats,
+// GET /control/stored and POST /control/scenario, for a test driving it from another
+// process (the chaos runner, which kills the device but never the upstream).
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { DEFAULT_TIMING, SCENARIOS, type Action, type ScenarioName, type Timing } from "./scenarios.js";
+import {
+  DEFAULT_TIMING,
+  SCENARIOS,
+  isScenarioName,
+  type Action,
+  type ScenarioName,
+  type Timing,
+} from "./scenarios.js";
 import { Rng } from "../random.js";
 
 /** One request as the upstream saw it (kept for the last LOG_SIZE requests). */
@@ -36,7 +46,14 @@ export interface Upstream {
   setScenario(name: ScenarioName): void;
   stats(): UpstreamStats;
   log(): readonly Seen[];
+  /** Every upload stored: its Idempotency-Key and the body that ran under it, in order. */
+  stored(): StoredUpload[];
   close(): Promise<void>;
+}
+
+export interface StoredUpload {
+  key: string;
+  body: string;
 }
 
 export interface UpstreamOptions {
@@ -46,6 +63,8 @@ export interface UpstreamOptions {
   timing?: Partial<Timing>;
   /** Seeds the flaky scenario's draws, so a run can be repeated. */
   seed?: number;
+  /** Answer the /control/ routes (default false). */
+  control?: boolean;
 }
 
 const LOG_SIZE = 500;
@@ -59,30 +78,43 @@ export async function startUpstream(options: UpstreamOptions = {}): Promise<Upst
   const started = performance.now();
   let scenario: ScenarioName = options.scenario ?? "healthy";
   let scenarioSince = started;
-  const storedKeys = new Set<string>();
+  /** The dedup store: Idempotency-Key to the body that ran under it. */
+  const store = new Map<string, string>();
   const seen: Seen[] = [];
   const timers = new Set<NodeJS.Timeout>();
   let requests = 0;
   let replays = 0;
   let resets = 0;
 
-  function answer(res: ServerResponse, key: string, status: number, retryAfterS?: number): void {
+  /** Runs the upload unless its key already ran; true when it had (a replay). */
+  function run(key: string, body: string): boolean {
+    if (store.has(key)) return true;
+    store.set(key, body);
+    return false;
+  }
+
+  function answer(
+    res: ServerResponse,
+    key: string,
+    upload: string,
+    status: number,
+    retryAfterS?: number,
+  ): void {
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (retryAfterS !== undefined) headers["retry-after"] = String(retryAfterS);
     const body: Record<string, unknown> = { status };
     if (status >= 200 && status < 300 && key !== "") {
       body.key = key;
-      body.replay = storedKeys.has(key);
+      body.replay = run(key, upload);
       if (body.replay) {
         replays++;
         headers["idempotent-replayed"] = "true";
       }
-      storedKeys.add(key);
     }
     res.writeHead(status, headers).end(JSON.stringify(body));
   }
 
-  function handle(req: IncomingMessage, res: ServerResponse, key: string): void {
+  function handle(req: IncomingMessage, res: ServerResponse, key: string, upload: string): void {
     requests++;
     const action: Action = SCENARIOS[scenario].decide(performance.now() - scenarioSince, rand, timing);
     const entry: Seen = {
@@ -96,7 +128,7 @@ export async function startUpstream(options: UpstreamOptions = {}): Promise<Upst
     if (seen.length > LOG_SIZE) seen.shift();
     if (action.kind === "reset") {
       // The upload ran, then the connection died before the answer: the client's view.
-      if (key !== "") storedKeys.add(key);
+      if (key !== "") run(key, upload);
       resets++;
       req.socket.resetAndDestroy();
       return;
@@ -104,7 +136,7 @@ export async function startUpstream(options: UpstreamOptions = {}): Promise<Upst
     entry.status = action.status;
     const timer = setTimeout(() => {
       timers.delete(timer);
-      answer(res, key, action.status, action.retryAfterS);
+      answer(res, key, upload, action.status, action.retryAfterS);
     }, action.delayMs);
     timers.add(timer);
     // A client that gives up (the device timed the attempt out) frees the held request.
@@ -114,22 +146,60 @@ export async function startUpstream(options: UpstreamOptions = {}): Promise<Upst
     });
   }
 
+  const stats = (): UpstreamStats => ({
+    scenario,
+    requests,
+    stored: store.size,
+    replays,
+    resets,
+    holding: timers.size,
+  });
+
+  const storedUploads = (): StoredUpload[] => [...store].map(([key, body]) => ({ key, body }));
+
+  function setScenario(name: ScenarioName): void {
+    scenario = name;
+    scenarioSince = performance.now();
+  }
+
+  function control(req: IncomingMessage, res: ServerResponse, body: string): void {
+    const json = (status: number, value: unknown): void => {
+      res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value));
+    };
+    const route = `${req.method} ${req.url}`;
+    if (route === "GET /control/stats") return json(200, stats());
+    if (route === "GET /control/stored") return json(200, storedUploads());
+    if (route === "POST /control/scenario") {
+      const name = body.trim();
+      if (!isScenarioName(name)) return json(400, { error: `no scenario "${name}"` });
+      setScenario(name);
+      return json(200, stats());
+    }
+    res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
+  }
+
   const server = createServer((req, res) => {
-    if (req.method !== "POST" || req.url !== "/upload") {
+    const isControl = options.control === true && req.url?.startsWith("/control/");
+    if (!isControl && (req.method !== "POST" || req.url !== "/upload")) {
       res.writeHead(404, { "content-type": "text/plain" }).end("POST /upload only\n");
       return;
     }
     const key = String(req.headers["idempotency-key"] ?? "");
+    const chunks: Buffer[] = [];
     let size = 0;
     req.on("data", (chunk: Buffer) => {
       size += chunk.length;
-      if (size > BODY_LIMIT) {
+      if (size <= BODY_LIMIT) chunks.push(chunk);
+      else {
         res.writeHead(413, { connection: "close" }).end();
         req.destroy();
       }
     });
     req.on("end", () => {
-      if (size <= BODY_LIMIT) handle(req, res, key);
+      if (size > BODY_LIMIT) return;
+      const body = Buffer.concat(chunks).toString("utf8");
+      if (isControl) control(req, res, body);
+      else handle(req, res, key, body);
     });
   });
 
@@ -142,19 +212,10 @@ export async function startUpstream(options: UpstreamOptions = {}): Promise<Upst
   return {
     url: `http://${address}:${port}/upload`,
     scenario: () => scenario,
-    setScenario(name) {
-      scenario = name;
-      scenarioSince = performance.now();
-    },
-    stats: () => ({
-      scenario,
-      requests,
-      stored: storedKeys.size,
-      replays,
-      resets,
-      holding: timers.size,
-    }),
+    setScenario,
+    stats,
     log: () => seen,
+    stored: storedUploads,
     close() {
       for (const t of timers) clearTimeout(t);
       timers.clear();

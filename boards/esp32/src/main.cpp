@@ -259,6 +259,7 @@ struct Tracked {
   int32_t handle;
   bool used;
   uint32_t begun_at;
+  int32_t reading;  // the upload's seq; -1 for one restored after a sleep or reset
   char detail[DETAIL_BYTES];
 };
 struct Ended {
@@ -271,6 +272,13 @@ static uint32_t recent_count;
 static status_event events[EVENTS_KEPT];  // a ring; event_seq counts every event ever
 static uint32_t event_seq;
 static uint32_t passes, last_pass_at, last_gap_ms, max_gap_ms;
+// The store and power groups: NVS writes of the kept state and how long they took, ends,
+// uploads not begun (every slot taken), and how this boot came about.
+static uint32_t kept_writes, operations_ended, uploads_dropped;
+static float max_write_ms;
+static const char *boot_kind = "power-on";
+static uint32_t boot_elapsed_ms, boot_restored;
+RTC_DATA_ATTR static uint32_t boots;  // a deep sleep keeps it, a reset does not
 static uint16_t gap_histogram[100];  // 1 ms buckets; the last holds 99 ms and more
 static const char *const STATE_NAMES[] = STATUS_STATE_NAMES;
 static const char *const OUTCOME_NAMES[] = STATUS_OUTCOME_NAMES;
@@ -287,7 +295,7 @@ static Tracked *tracked_of(int32_t handle, bool add) {
   if (!add) return nullptr;
   for (Tracked &t : tracked)
     if (!t.used) {
-      t = {handle, true, millis(), ""};
+      t = {handle, true, millis(), -1, ""};
       return &t;
     }
   return nullptr;
@@ -318,7 +326,8 @@ static void record_event(const device_event *e) {
     Tracked *t = tracked_of(e->handle, false);
     Ended &slot = recent[recent_count++ % RECENT_KEPT];
     strlcpy(slot.detail, t ? t->detail : "", sizeof slot.detail);
-    slot.view = {id, NAME(END_REASON_NAMES, e->reason), e->attempt,
+    operations_ended++;
+    slot.view = {id, t ? t->reading : -1, NAME(END_REASON_NAMES, e->reason), e->attempt,
                  NAME(OUTCOME_NAMES, tickretry_last_outcome(e->handle)), slot.detail,
                  t ? millis() - t->begun_at : 0};
     if (t) t->used = false;
@@ -467,6 +476,8 @@ static void handle_status() {
       if (state < 0 || state == TICKRETRY_STATE_DONE) continue;
       bool has_deadline = tickretry_op_flags(h) & TICKRETRY_OP_FLAG_HAS_DEADLINE;
       ops[n++] = {tickretry_operation_id(h),
+                  tickretry_slot(h),
+                  t.reading,
                   NAME(STATE_NAMES, state),
                   tickretry_attempt(h),
                   int32_t(UPLOAD_POLICY.max_attempts),
@@ -479,6 +490,18 @@ static void handle_status() {
   }
   s.operations = ops;
   s.operation_count = n;
+  s.readings_dropped = uploads_dropped;  // a board takes no reading it cannot begin: no queue
+  s.store_where = "NVS";
+  s.store_writes = kept_writes;
+  s.store_operations_ended = operations_ended;
+  s.store_writes_per_operation = {operations_ended > 0, operations_ended ? double(kept_writes) / operations_ended : 0};
+  s.store_bytes = sizeof kept;
+  s.store_image_bytes = kept.length;
+  s.store_max_write_ms = max_write_ms;
+  s.power_kind = boot_kind;
+  s.power_count = boots;
+  s.power_elapsed_ms = boot_elapsed_ms;
+  s.power_restored_operations = boot_restored;
   uint32_t kept = recent_count < RECENT_KEPT ? recent_count : RECENT_KEPT;
   for (uint32_t i = 0; i < kept; i++) ended[i] = recent[(recent_count - 1 - i) % RECENT_KEPT].view;
   s.recent = ended;
@@ -553,6 +576,29 @@ static void handle_upload() {
   if (!post_allowed()) return;
   upload_asked = true;
   answer_ok("Upload begun.");
+}
+
+// "Reboot" and "Deep sleep for N s", as the simulator has them: after the answer has left,
+// the board restarts (and resumes from NVS) or sleeps (and resumes from RTC memory).
+static uint32_t sleep_asked_ms;  // 0: none asked for
+
+static void handle_reboot() {
+  if (!post_allowed()) return;
+  answer_ok("Reboot asked for: the board restarts and resumes from its kept state.");
+  restart_at = tickretry_tick_after(millis(), 1000);
+  restart_pending = true;
+}
+
+static void handle_sleep() {
+  if (!post_allowed()) return;
+  String text = server.arg("s");
+  bool digits = text.length() >= 1 && text.length() <= 4;
+  for (char c : text) digits &= c >= '0' && c <= '9';
+  unsigned long seconds = digits ? strtoul(text.c_str(), nullptr, 10) : 0;
+  if (seconds < 1 || seconds > 3600) return refuse(400, "A deep sleep is 1 to 3600 s, in plain decimal digits.");
+  answer_ok("Deep sleep asked for: nothing runs until the board wakes and restores its image.");
+  sleep_asked_ms = seconds * 1000;
+  restart_at = tickretry_tick_after(millis(), 1000);
 }
 
 static void handle_reset() {
@@ -655,7 +701,12 @@ static void keep_state(bool always) {
   kept.length = uint32_t(length);
   kept.slots = uploads.slots;
   kept.magic = KEPT_MAGIC;
-  if (moved) prefs.putBytes(KEPT_KEY, &kept, sizeof kept);
+  if (moved) {
+    uint32_t started = micros();
+    prefs.putBytes(KEPT_KEY, &kept, sizeof kept);
+    kept_writes++;
+    max_write_ms = max(max_write_ms, (micros() - started) / 1000.0f);
+  }
   kept_changes = tickretry_changes();
 }
 
@@ -685,6 +736,9 @@ static bool resume_scheduler() {
   kept_changes = tickretry_changes();
   Serial.printf("resumed after %s: %lu uploads live\n", woke ? "a deep sleep" : "a reset",
                 (unsigned long)device_loop_live(&uploads));
+  boot_kind = woke ? "deep sleep" : "restart";
+  boot_elapsed_ms = kept.sleep_ms;
+  boot_restored = device_loop_live(&uploads);
   return true;
 }
 
@@ -715,9 +769,11 @@ static void begin_upload() {
   int32_t handle = device_loop_begin(&uploads, 0);
   if (handle < 0) {
     Serial.printf("upload not begun: %ld\n", long(handle));
+    uploads_dropped++;
     return;
   }
-  tracked_of(handle, true);
+  Tracked *t = tracked_of(handle, true);
+  if (t) t->reading = int32_t(kept.upload_seq + 1);  // the seq the body below takes
   add_event("begin", tickretry_operation_id(handle), 0, 0, 0);
   // The body is fixed at begin: every attempt of one operation sends the same bytes.
   snprintf(body_of(handle), BODY_BYTES, "{\"device\":\"%s\",\"seq\":%lu,\"uptime_ms\":%lu}", device_id,
@@ -726,6 +782,7 @@ static void begin_upload() {
 
 void setup() {
   Serial.begin(115200);
+  boots++;
   prefs.begin("tickretry", false);
   strlcpy(upload_url, prefs.getString("url", DEFAULT_UPLOAD_URL).c_str(), sizeof upload_url);
 
@@ -753,6 +810,8 @@ void setup() {
   server.on("/settings", HTTP_POST, handle_save);
   server.on("/upload", HTTP_POST, handle_upload);
   server.on("/loop/reset", HTTP_POST, handle_reset);
+  server.on("/power/reboot", HTTP_POST, handle_reboot);
+  server.on("/power/sleep", HTTP_POST, handle_sleep);
   server.onNotFound(handle_get);  // the page's files and the module, from flash
 #if TICKRETRY_BACKEND_WASM3
   Serial.println("backend: wasm3 " M3_VERSION);
@@ -765,10 +824,23 @@ void setup() {
   start_scheduler();  // after WiFi.mode(): esp_random() is truly random once the radio runs
 }
 
+// Saves the image into RTC memory, now, so that the wake restores it `sleep_ms` later,
+// and sleeps. Attempts still out are lost with their connections: the restore counts them
+// AMBIGUOUS and the idempotent upload retries them.
+static void deep_sleep_for(uint32_t sleep_ms) {
+  int32_t until_upload = tickretry_ticks_until(millis(), next_upload_at);
+  keep_state(true);
+  kept.sleep_ms = sleep_ms;
+  kept.next_upload_in = until_upload > 0 ? uint32_t(until_upload) : 0;
+  Serial.printf("deep sleep for %lu ms\n", (unsigned long)sleep_ms);
+  Serial.flush();
+  esp_sleep_enable_timer_wakeup(uint64_t(sleep_ms) * 1000u);
+  esp_deep_sleep_start();
+}
+
 #if DEEP_SLEEP
 // Sleeps until the module has work or the next reading is due, when that is far enough
-// away and no attempt is out (an answer would be lost with the connection). The image
-// goes to RTC memory first, saved now, so that the wake restores it `sleep_ms` later.
+// away and no attempt is out (an answer would be lost with the connection).
 static void sleep_if_idle(uint32_t due) {
   if (!scheduler_ok || WiFi.getMode() != WIFI_STA || restart_pending) return;
   for (uint32_t s = 0; s < TICKRETRY_LIMIT_OPERATIONS; s++) {
@@ -778,13 +850,7 @@ static void sleep_if_idle(uint32_t due) {
   uint32_t sleep_ms = device_loop_sleep(due, until_upload > 0 ? uint32_t(until_upload) : 0);
   sleep_ms = device_loop_sleep(sleep_ms, SLEEP_MAX_MS);
   if (sleep_ms < SLEEP_MIN_MS) return;
-  keep_state(true);
-  kept.sleep_ms = sleep_ms;
-  kept.next_upload_in = uint32_t(until_upload);
-  Serial.printf("deep sleep for %lu ms\n", (unsigned long)sleep_ms);
-  Serial.flush();
-  esp_sleep_enable_timer_wakeup(uint64_t(sleep_ms) * 1000u);
-  esp_deep_sleep_start();
+  deep_sleep_for(sleep_ms);
 }
 #endif
 
@@ -814,6 +880,7 @@ void loop() {
   }
   if (scheduler_ok) keep_state(false);
   if (restart_pending && tickretry_tick_reached(millis(), restart_at)) ESP.restart();
+  if (sleep_asked_ms && tickretry_tick_reached(millis(), restart_at)) deep_sleep_for(sleep_asked_ms);
 #if DEEP_SLEEP
   sleep_if_idle(due);
 #endif

@@ -1,0 +1,90 @@
+// `npm run chaos:device -- --kills 20 --json`: the device chaos run (run.ts). Progress goes
+// to stderr; the result to stdout, one JSON object with --json. Exits 1 when a reading was
+// lost or stored twice, or the records contradict each other; 2 on bad arguments.
+import { parseArgs } from "node:util";
+import { pathToFileURL } from "node:url";
+import { numberOption } from "../number-option.js";
+import { runChaos } from "./run.js";
+
+const HELP = `usage: npm run chaos:device -- [options]
+
+Kills the simulated device with SIGKILL at seeded random moments while it uploads to an
+upstream in a process of its own (outage, then flaky), restarts it from its state file
+each time, lets the last one end every reading it owes, and prints what became of every
+reading begun: {began, delivered, duplicates, lost, endedOther}.
+
+options:
+  --kills N         kills (default 20)
+  --seed N          seeds the kill moments, the upstream and a new scheduler (default random)
+  --upload-every MS a reading every MS ms (default 50: the slots fill in the outage)
+  --scale X         multiplies the upload policy's spans (default 0.5)
+  --max-kill-ms MS  each kill comes up to MS ms after the device serves (default 1500)
+  --windows         then one more kill in each narrow window of the pass (the device
+                    kills itself there: before the state write, between it and the log,
+                    between an answer's arrival and its report)
+  --dir DIR         where the state file and the readings log go (default: a new temporary one)
+  --json            print the result as one JSON object
+  -h, --help        this text
+`;
+
+async function main(): Promise<number> {
+  let options;
+  let json;
+  try {
+    const { values } = parseArgs({
+      strict: true,
+      options: {
+        kills: { type: "string" },
+        seed: { type: "string" },
+        "upload-every": { type: "string" },
+        scale: { type: "string" },
+        "max-kill-ms": { type: "string" },
+        dir: { type: "string" },
+        windows: { type: "boolean" },
+        json: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+    if (values.help) {
+      console.log(HELP);
+      return 0;
+    }
+    json = values.json === true;
+    options = {
+      kills: numberOption("kills", values.kills, 1, 1000) ?? 20,
+      seed:
+        numberOption("seed", values.seed, 0, 2 ** 32 - 1) ?? crypto.getRandomValues(new Uint32Array(1))[0],
+      uploadEveryMs: numberOption("upload-every", values["upload-every"], 10, 60_000),
+      scale: numberOption("scale", values.scale, 0.01, 10, false),
+      maxKillMs: numberOption("max-kill-ms", values["max-kill-ms"], 0, 600_000),
+      dir: values.dir,
+      windows: values.windows === true,
+      onProgress: (line: string) => console.error(`chaos:device: ${line}`),
+    };
+  } catch (err) {
+    console.error(`chaos:device: ${(err as Error).message}\n\n${HELP}`);
+    return 2;
+  }
+
+  const result = await runChaos(options);
+  for (const p of result.problems) console.error(`chaos:device: PROBLEM ${p}`);
+  console.error(`chaos:device: ${result.dropped} readings dropped from a full queue (never begun)`);
+  const t = result.tally;
+  console.log(
+    json
+      ? JSON.stringify(t)
+      : `began ${t.began}, delivered ${t.delivered}, duplicates ${t.duplicates}, lost ${t.lost}, ` +
+          `endedOther ${t.endedOther}`,
+  );
+  return t.lost === 0 && t.duplicates === 0 && result.problems.length === 0 ? 0 : 1;
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().then(
+    (code) => (process.exitCode = code),
+    (err) => {
+      console.error(`chaos:device: ${(err as Error).message}`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,0 +1,177 @@
+// The device chaos run: the upstream in a process of its own (it outlives every kill and
+// keeps its dedup store), the device in another, killed with SIGKILL at seeded random
+// moments and started again each time from its state file, first against the outage
+// scenario, then the flaky one. The last device runs with no new readings until every
+// reading it owes has ended, and stops. Then the readings log and the upstream's store
+// are tallied: every reading begun must be stored exactly once or ended with a reason.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { Rng } from "../random.js";
+import { CRASH_POINTS } from "../device/crash-points.js";
+import { readLog } from "../device/readings-log.js";
+import { readStateFile } from "../device/state-file.js";
+import type { DeviceStatus } from "../device/status.js";
+import type { ScenarioName } from "../upstream/scenarios.js";
+import type { StoredUpload } from "../upstream/server.js";
+import { exitWithin, startTickretry, stop, type Child } from "./processes.js";
+import { tally, type TallyResult } from "./tally.js";
+
+export interface ChaosOptions {
+  kills: number;
+  seed: number;
+  /** Multiplies the upload policy's spans (default 0.5: 1 s attempts, a 15 s deadline). */
+  scale?: number;
+  /** A reading every this many ms (default 50: in the outage the 16 slots fill, the queue works). */
+  uploadEveryMs?: number;
+  /** Each kill comes up to this many ms after the device started serving (default 1500). */
+  maxKillMs?: number;
+  /** How long the last device may take to end every reading it owes, ms (default 120000). */
+  settleMs?: number;
+  /** Where the state file and the readings log go (default: a new temporary directory). */
+  dir?: string;
+  /**
+   * Then, in the flaky scenario, one more kill in each narrow window (crash-points.ts): the
+   * device kills itself there, the nth time it gets there, n seeded from 1 to 20.
+   */
+  windows?: boolean;
+  /** One line per step, for people. */
+  onProgress?: (line: string) => void;
+}
+
+export interface Kill {
+  scenario: ScenarioName;
+  /** ms after the device started serving (a random kill). */
+  afterMs?: number;
+  /** point:n (a kill in a window). */
+  crashAt?: string;
+  /** Readings the log had recorded as begun when the device was killed. */
+  begunSoFar: number;
+  /** What the state file held after the kill: readings begun (operations live) and queued. */
+  pendingLeft: number;
+  queuedLeft: number;
+}
+
+export interface ChaosResult extends TallyResult {
+  kills: Kill[];
+  dir: string;
+}
+
+const SERVES = /setup page (http:\S+)/;
+/** How long a device may take to reach its crash point. */
+const WINDOW_MS = 60_000;
+
+export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
+  const progress = options.onProgress ?? (() => {});
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), "tickretry-chaos-"));
+  const logPath = join(dir, "readings.log");
+  const statePath = join(dir, "state.json");
+  const rng = new Rng(options.seed);
+  const maxKillMs = options.maxKillMs ?? 1500;
+  const moments = Array.from({ length: options.kills }, () => Math.round(rng.next() * maxKillMs));
+  progress(`seed ${options.seed}: SIGKILL at ${moments.join(", ")} ms after each start; files in ${dir}`);
+  const windows = options.windows
+    ? Object.keys(CRASH_POINTS).map((point) => `${point}:${1 + Math.floor(rng.next() * 20)}`)
+    : [];
+  if (windows.length > 0) progress(`then SIGKILL in each window: ${windows.join(", ")}`);
+
+  const deviceArgs = (uploadEveryMs: number, url: string) => [
+    "device",
+    "--port",
+    "0",
+    "--quiet",
+    "--upstream-url",
+    url,
+    "--state",
+    statePath,
+    "--log",
+    logPath,
+    "--scale",
+    String(options.scale ?? 0.5),
+    "--upload-every",
+    String(uploadEveryMs),
+    // No retry budget: in the outage every operation keeps its slot for all its attempts,
+    // so the slots fill and readings wait in the queue.
+    "--budget",
+    "off",
+    // A new scheduler's seed; every later start restores the stored one.
+    "--seed",
+    String(options.seed),
+  ];
+  const begun = () => new Set(readLog(logPath).flatMap((e) => (e.event === "began" ? [e.reading] : []))).size;
+  // What the kill left for the next start to restore.
+  const left = () => {
+    const state = readStateFile(statePath);
+    return { pendingLeft: state?.pending.length ?? 0, queuedLeft: state?.queue.length ?? 0 };
+  };
+  const told = (k: Kill) =>
+    `the state file holds ${k.pendingLeft} begun and ${k.queuedLeft} queued readings; ${k.begunSoFar} begun so far`;
+
+  const upstream = await startTickretry(
+    ["upstream", "--port", "0", "--scenario", "outage", "--seed", String(options.seed), "--latency-ms", "5"],
+    /upstream (http:\S+) /,
+  );
+  const uploadUrl = upstream.ready[1];
+  const control = (route: string) => new URL(`/control/${route}`, uploadUrl);
+  const setScenario = async (name: ScenarioName) => {
+    const res = await fetch(control("scenario"), { method: "POST", body: name });
+    if (!res.ok) throw new Error(`the upstream refused scenario ${name}: HTTP ${res.status}`);
+  };
+
+  let device: Child | undefined;
+  const kills: Kill[] = [];
+  try {
+    for (const [i, afterMs] of moments.entries()) {
+      const scenario: ScenarioName = i < Math.ceil(options.kills / 2) ? "outage" : "flaky";
+      await setScenario(scenario);
+      device = await startTickretry(deviceArgs(options.uploadEveryMs ?? 50, uploadUrl), SERVES);
+      await sleep(afterMs);
+      const how = await stop(device, "SIGKILL");
+      if (how !== "SIGKILL")
+        throw new Error(`the device exited (${how}) before its kill:\n${device.output()}`);
+      device = undefined;
+      kills.push({ scenario, afterMs, begunSoFar: begun(), ...left() });
+      progress(
+        `kill ${i + 1}/${options.kills}: ${scenario}, SIGKILL ${afterMs} ms after it served; ${told(kills.at(-1)!)}`,
+      );
+    }
+
+    await setScenario("flaky");
+    for (const crashAt of windows) {
+      device = await startTickretry(
+        [...deviceArgs(options.uploadEveryMs ?? 50, uploadUrl), "--crash-at", crashAt],
+        SERVES,
+      );
+      const how = await exitWithin(device, WINDOW_MS);
+      if (how !== "SIGKILL")
+        throw new Error(`the device did not crash at ${crashAt} (${how}):\n${device.output()}`);
+      device = undefined;
+      kills.push({ scenario: "flaky", crashAt, begunSoFar: begun(), ...left() });
+      progress(`kill in a window: ${crashAt}; ${told(kills.at(-1)!)}`);
+    }
+
+    device = await startTickretry(deviceArgs(0, uploadUrl), SERVES);
+    const statusUrl = new URL("/status.json", device.ready[1]);
+    const settleEnd = performance.now() + (options.settleMs ?? 120_000);
+    for (let s: DeviceStatus; ; await sleep(200)) {
+      s = (await (await fetch(statusUrl)).json()) as DeviceStatus;
+      if (s.operations.length === 0 && s.readings.queued === 0) break;
+      if (performance.now() > settleEnd) {
+        throw new Error(
+          `still owing ${s.operations.length} operations and ${s.readings.queued} queued readings`,
+        );
+      }
+    }
+    progress("settled: the last device owes nothing; stopping it");
+    const how = await stop(device, "SIGTERM");
+    device = undefined;
+    if (how !== 0) throw new Error(`the last device exited with ${how}`);
+
+    const stored = (await (await fetch(control("stored"))).json()) as StoredUpload[];
+    return { ...tally(readLog(logPath), stored), kills, dir };
+  } finally {
+    if (device !== undefined) await stop(device, "SIGKILL");
+    await stop(upstream, "SIGTERM");
+  }
+}

@@ -1,0 +1,75 @@
+// `tickretry upstream`: the flaky upstream alone, in a process of its own, so a device
+// started elsewhere (`tickretry device --upstream-url URL`) can be killed and restarted
+// while the upstream and its dedup store live on. It answers the /control/ routes
+// (stats, stored uploads, scenario switch) for whoever drives the test.
+import { parseArgs } from "node:util";
+import { numberOption } from "../number-option.js";
+import { SCENARIOS, SCENARIO_NAMES, isScenarioName } from "./scenarios.js";
+import { startUpstream, type UpstreamOptions } from "./server.js";
+
+export const summary = "the flaky upstream alone, with its dedup store and control routes";
+
+const HELP = `usage: tickretry upstream [options]
+
+Serves POST /upload on loopback with a scenario's faults, stores each Idempotency-Key once,
+and answers GET /control/stats, GET /control/stored (every key with the body stored under
+it) and POST /control/scenario (the body is a scenario name). Runs until Ctrl-C.
+
+options:
+  --port N         port (default 0: any free port)
+  --scenario NAME  scenario at start (default flaky)
+  --seed N         seeds the flaky scenario's draws (default 1)
+  --latency-ms MS  processing time of a normal answer (default 20)
+  -h, --help       this text
+
+scenarios:
+${SCENARIO_NAMES.map((n) => `  ${n.padEnd(10)} ${SCENARIOS[n].summary}`).join("\n")}
+`;
+
+export async function run(args: string[]): Promise<number> {
+  let options: UpstreamOptions;
+  try {
+    const { values } = parseArgs({
+      args,
+      strict: true,
+      options: {
+        port: { type: "string" },
+        scenario: { type: "string" },
+        seed: { type: "string" },
+        "latency-ms": { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+    if (values.help) {
+      console.log(HELP);
+      return 0;
+    }
+    const scenario = values.scenario ?? "flaky";
+    if (!isScenarioName(scenario)) throw new Error(`--scenario: no scenario "${scenario}"`);
+    const latencyMs = numberOption("latency-ms", values["latency-ms"], 0, 60_000);
+    options = {
+      port: numberOption("port", values.port, 0, 65535),
+      seed: numberOption("seed", values.seed, 0, 2 ** 32 - 1),
+      scenario,
+      timing: latencyMs === undefined ? {} : { latencyMs },
+      control: true,
+    };
+  } catch (err) {
+    console.error(`tickretry upstream: ${(err as Error).message}\n\n${HELP}`);
+    return 2;
+  }
+  let upstream;
+  try {
+    upstream = await startUpstream(options);
+  } catch (err) {
+    console.error(`tickretry upstream: ${(err as Error).message}`);
+    return 2;
+  }
+  console.log(`upstream ${upstream.url} (scenario ${upstream.scenario()})`);
+  await new Promise<void>((resolve) => {
+    process.once("SIGINT", resolve);
+    process.once("SIGTERM", resolve);
+  });
+  await upstream.close();
+  return 0;
+}

@@ -49,6 +49,7 @@ function buildApi(): string {
     "-O2",
     "-g",
     "-DWASM_RT_MEMCHECK_SIGNAL_HANDLER=0",
+    "-DTICKRETRY_BACKEND_WASM2C=1",
     "-Iboards/common",
     `-I${w2c}`,
     `-I${runtime}`,

@@ -1,10 +1,13 @@
 // npm run bench:fleet [-- --json]: how fast the fleet simulator runs. The experiment (200
-// devices, strategies A to D, 30 s of virtual time, one seed) in wall time and as a share
-// of the virtual time it simulates; device-seconds simulated per wall second as the fleet
-// grows to 2000 and 10,000 devices; peak memory at 10,000 devices.
+// devices, open arrivals, strategies A to D, 30 s of virtual time, one seed) in wall time
+// and as a share of the virtual time it simulates; the closed loop alike; the contention
+// experiment (100 clients, 100 runs, five strategies); device-seconds simulated per wall
+// second as the fleet grows to 2000 and 10,000 devices; peak memory at 10,000 devices.
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { experimentSettings } from "../host/fleet/settings.js";
+import { runContentionExperiment } from "../host/contention/experiment.js";
+import { CONTENTION_STRATEGIES, PUBLISHED } from "../host/contention/strategies.js";
+import { experimentSettings, type Arrivals } from "../host/fleet/settings.js";
 import { prepareInstances, runFleet } from "../host/fleet/simulator.js";
 import { STRATEGIES } from "../host/fleet/strategies.js";
 
@@ -12,8 +15,14 @@ const SIZES = [200, 2000, 10_000] as const;
 const SEED = 42;
 
 export interface FleetBench {
-  /** Wall ms of the 200-device experiment, all four strategies, one seed (median of warm runs). */
+  /** Wall ms of the 200-device experiment, open arrivals, all four strategies, one seed
+   * (median of warm runs). */
   experimentMs: number;
+  /** The same with the closed loop. */
+  experimentClosedMs: number;
+  /** Wall ms of `tickretry contention --clients 100 --runs 100` (five strategies, 50,000
+   * client operations), warm, the faster of two. */
+  contentionMs: number;
   /** The same, run first in a fresh process: compiling and instantiating included. */
   coldExperimentMs: number;
   /** experimentMs over the virtual time simulated (4 strategies x 30 s); below 1 is faster than real time. */
@@ -35,8 +44,8 @@ export interface FleetBench {
 }
 
 /** Wall ms of the four strategies over one seed, with `devices` devices. */
-function experiment(devices: number): number {
-  const settings = experimentSettings(devices);
+function experiment(devices: number, arrivals: Arrivals = "open"): number {
+  const settings = { ...experimentSettings(devices), arrivals };
   const start = performance.now();
   for (const name of ["A", "B", "C", "D"]) runFleet(settings, STRATEGIES[name], SEED);
   return performance.now() - start;
@@ -62,7 +71,21 @@ function benchFleet(onProgress: (step: string) => void = () => {}): FleetBench {
   // Warm-up runs let the JIT settle before the 200-device figure is taken.
   for (let i = 0; i < 3; i++) experiment(200);
   const experimentMs = median(Array.from({ length: 7 }, () => experiment(200)));
+  const experimentClosedMs = median(Array.from({ length: 7 }, () => experiment(200, "closed")));
   const virtualMs = 4 * experimentSettings().durationMs;
+
+  onProgress("contention, 100 clients, 100 runs");
+  const contention = () => {
+    const start = performance.now();
+    runContentionExperiment(
+      PUBLISHED.map((n) => CONTENTION_STRATEGIES[n]),
+      [100],
+      100,
+      1,
+    );
+    return performance.now() - start;
+  };
+  const contentionMs = Math.min(contention(), contention());
 
   onProgress("creating 10,000 instances");
   const start = performance.now();
@@ -83,6 +106,8 @@ function benchFleet(onProgress: (step: string) => void = () => {}): FleetBench {
   for (const devices of SIZES) calls[devices] = Math.min(...[1, 2, 3].map(() => callNs(devices)));
   return {
     experimentMs: Math.round(experimentMs * 10) / 10,
+    experimentClosedMs: Math.round(experimentClosedMs * 10) / 10,
+    contentionMs: Math.round(contentionMs),
     coldExperimentMs: Math.round(coldExperimentMs * 10) / 10,
     realTimeRatio: experimentMs / virtualMs,
     deviceSecondsPerSecond,
@@ -101,8 +126,10 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
     console.log(JSON.stringify(b, null, 2));
   } else {
     console.log(
-      `fleet experiment (200 devices, A-D, 30 s, seed ${SEED}): ${b.experimentMs} ms warm, ${b.coldExperimentMs} ms cold`,
+      `fleet experiment (200 devices, open arrivals, A-D, 30 s, seed ${SEED}): ${b.experimentMs} ms warm, ${b.coldExperimentMs} ms cold`,
     );
+    console.log(`  closed loop: ${b.experimentClosedMs} ms warm`);
+    console.log(`contention (100 clients, 100 runs, 5 strategies): ${b.contentionMs} ms`);
     console.log(
       `  ${b.realTimeRatio.toExponential(2)} of real time (${Math.round(1 / b.realTimeRatio)}x faster)`,
     );

@@ -103,7 +103,9 @@ if (values.json) {
     ["loop max gap (ms)", at(device, "loopMaxGapMs"), "< 20"],
     ["empty loop max gap (ms), same time", at(device, "baselineMaxGapMs"), "(the machine's own)"],
     ["fleet", "", ""],
-    ["200 devices, A-D, 30 s, one seed (ms)", `${fleet.experimentMs}`, "< 1000"],
+    ["200 devices, open arrivals, A-D, 30 s, one seed (ms)", `${fleet.experimentMs}`, "< 1000"],
+    ["the same, closed loop (ms)", `${fleet.experimentClosedMs}`, ""],
+    ["contention, 100 clients, 100 runs, 5 strategies (ms)", `${fleet.contentionMs}`, "< 10000"],
     ["realTimeRatio", fleet.realTimeRatio.toExponential(2), ""],
     [
       "device-seconds per second, 200/2000/10000",

@@ -1,6 +1,10 @@
 #!/usr/bin/env node
-// `npx tickretry ...`: runs the TypeScript CLI through tsx (Node 20 cannot strip types).
-import { register } from "tsx/esm/api";
+// `npx tickretry ...`: the CLI compiled to dist/ (npm run build:host; npm pack builds it).
+import { existsSync } from "node:fs";
 
-register();
-await import("../host/cli.ts");
+const cli = new URL("../dist/cli.js", import.meta.url);
+if (!existsSync(cli)) {
+  console.error("tickretry: dist/cli.js is missing: run `npm run build:host` in the tickretry checkout");
+  process.exit(2);
+}
+await import(cli.href);

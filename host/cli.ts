@@ -1,5 +1,6 @@
 // The tickretry command line: one subcommand per job, each in the file named for it.
 import { runDevice } from "./device/command.js";
+import * as contention from "./contention/cli.js";
 import * as fleet from "./fleet/cli.js";
 import * as upstream from "./upstream/command.js";
 
@@ -9,6 +10,7 @@ const commands: Record<string, { summary: string; run: (args: string[]) => Promi
     run: runDevice,
   },
   fleet,
+  contention,
   upstream,
 };
 

@@ -1,8 +1,8 @@
 // Embeds what the firmware serves and checks beside the module: the setup page's files
 // (boards/page/ and the loader, host/device/page-assets.ts lists them) gzip-compressed
 // into boards/esp32/src/setup_page.h, the status fields of boards/page/status-fields.json
-// as key macros into boards/common/status_fields.h, and the build key's public half
-// (keys/build-key.pub) into boards/common/tickretry_build_key.h. The headers are committed
+// as key macros into boards/esp32/src/status_fields.h, and the build key's public half
+// (keys/build-key.pub) into boards/esp32/src/tickretry_build_key.h. The headers are committed
 // so PlatformIO builds without Node. `--check` writes nothing and fails when a header is
 // stale; the page is compared by its decompressed bytes, since gzip's output may differ
 // between zlib versions while the page is the same.
@@ -14,8 +14,8 @@ import { statusKeys } from "../host/device/status-fields.js";
 const ABI = JSON.parse(readFileSync(ROOT + "abi/constants.json", "utf8"));
 
 const PAGE_HEADER = "boards/esp32/src/setup_page.h";
-const STATUS_HEADER = "boards/common/status_fields.h";
-const KEY_HEADER = "boards/common/tickretry_build_key.h";
+const STATUS_HEADER = "boards/esp32/src/status_fields.h";
+const KEY_HEADER = "boards/esp32/src/tickretry_build_key.h";
 
 const bytesOf = (b: Buffer, indent = "  ") => {
   const rows: string[] = [];

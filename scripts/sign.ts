@@ -3,7 +3,7 @@
 // signature over them). The private key stays out of the repository: keys/build-key.pem,
 // or the file TICKRETRY_BUILD_KEY names. `-- --new-key` makes a key pair first and writes
 // its public half to keys/build-key.pub; `npm run embed` then puts that into the firmware
-// (boards/common/tickretry_build_key.h), and devices flashed with it accept the modules
+// (boards/esp32/src/tickretry_build_key.h), and devices flashed with it accept the modules
 // signed by it, and only those.
 import { createPrivateKey, generateKeyPairSync, sign } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";

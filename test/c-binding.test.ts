@@ -107,7 +107,7 @@ describe("the generated C binding layer", () => {
         object(join(common, s), [], own),
       ),
     );
-    const wasm2c = object(join(common, "tickretry_wasm2c.c"), [], own);
+    const wasm2c = object(join(common, "tickretry_wasm2c.c"), ["-DTICKRETRY_BACKEND_WASM2C=1"], own);
     const shim = [join(common, "tickretry_wasm3.c"), join(test, "wasm3-shim/wasm3_shim.c")].map((s) =>
       object(s, [`-I${join(test, "wasm3-shim")}`], own),
     );

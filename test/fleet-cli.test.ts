@@ -20,7 +20,9 @@ async function fleetHere(...args: string[]) {
   const err = vi.spyOn(console, "error").mockImplementation(() => {});
   const code = await run(args);
   const text = (spy: typeof out) => spy.mock.calls.map((c) => c.join(" ")).join("\n");
-  return { code, stdout: text(out), stderr: text(err) };
+  const result = { code, stdout: text(out), stderr: text(err) };
+  vi.restoreAllMocks();
+  return result;
 }
 
 afterEach(() => vi.restoreAllMocks());
@@ -38,6 +40,7 @@ describe("tickretry fleet", () => {
     const rows = JSON.parse(r.stdout) as Record<string, unknown>[];
     expect(rows.map((row) => row.strategy)).toEqual(["A", "B", "C", "D"]);
     for (const row of rows) {
+      expect(row.arrivals).toBe("open");
       for (const key of [
         "successRate",
         "totalRequests",
@@ -45,6 +48,7 @@ describe("tickretry fleet", () => {
         "retriesDenied",
         "peak1s",
         "peak100ms",
+        "tableFull",
       ]) {
         expect(typeof row[key]).toBe("number");
       }
@@ -80,7 +84,40 @@ describe("tickretry fleet", () => {
     expect(c.max.peak100ms).toBeGreaterThanOrEqual(c.peak100ms);
     const html = readFileSync(report, "utf8");
     expect(html.match(/<svg/g)).toHaveLength(2);
+    // The model that ran, in the report's text and in both charts' subtitles.
+    expect(html.match(/open arrivals \(upload timer/g)!.length).toBeGreaterThanOrEqual(4);
     expect(html).not.toMatch(/<script/);
+  });
+
+  it("runs the closed loop on request, and says so in every row and the table", async () => {
+    const json = await fleetHere("--devices", "20", "--strategies", "C", "--arrivals", "closed", "--json");
+    expect(JSON.parse(json.stdout)[0].arrivals).toBe("closed");
+    const table = await fleetHere("--devices", "20", "--strategies", "C", "--arrivals", "closed");
+    expect(table.stdout).toMatch(/closed loop \(one operation at a time/);
+  });
+
+  it("runs a power cut once per boot mode, with its figures and its chart in the report", async () => {
+    const report = join(dir, "power-cut.html");
+    const args = ["--devices", "40", "--strategies", "C", "--power-cut", "9000:3000", "--json"];
+    const r = await fleetHere(...args, "--report", report);
+    expect(r.code).toBe(0);
+    const rows = JSON.parse(r.stdout) as Record<string, number | string>[];
+    expect(rows.map((row) => row.strategy)).toEqual(["C/restore", "C/afresh"]);
+    for (const row of rows) {
+      for (const key of ["peak100msAfterBoot", "pendingAtCut", "pendingSuccessRate"]) {
+        expect(typeof row[key]).toBe("number");
+      }
+    }
+    expect(readFileSync(report, "utf8").match(/<svg/g)).toHaveLength(3);
+    const all = await fleetHere(...args, "--boot", "restore-no-clock,afresh,restore");
+    expect(JSON.parse(all.stdout).map((row: { strategy: string }) => row.strategy)).toEqual([
+      "C/restore-no-clock",
+      "C/afresh",
+      "C/restore",
+    ]);
+    // Without a power cut the rows have none of its keys.
+    const plain = await fleetHere("--devices", "20", "--strategies", "C", "--json");
+    expect(JSON.parse(plain.stdout)[0]).not.toHaveProperty("peak100msAfterBoot");
   });
 
   it("exits 2 from the real binary for a bad argument", () => {
@@ -103,6 +140,12 @@ describe("tickretry fleet", () => {
     [["--clocks", "sideways"], /--clocks "sideways"/],
     [["--think", "gauss:10"], /--think "gauss:10"/],
     [["--think", "fixed:0"], /at least 1/],
+    [["--arrivals", "sideways"], /--arrivals "sideways"/],
+    [["--interval", "exp:0"], /--interval "exp:0"/],
+    [["--power-cut", "9000"], /--power-cut "9000"/],
+    [["--power-cut", "9000:0"], /--power-cut "9000:0"/],
+    [["--power-cut", "29000:2000"], /power must come back before --duration/],
+    [["--power-cut", "9000:3000", "--boot", "reboot"], /--boot "reboot"/],
     [["--recovery-threshold", "2"], /--recovery-threshold "2"/],
     [["--frobnicate"], /frobnicate/],
     [["--policy", "/nonexistent/p.json"], /--policy \/nonexistent\/p.json/],

@@ -2,7 +2,8 @@
 // answers 503 at once, a freeze that holds requests and a resume that sheds them.
 import { describe, expect, it } from "vitest";
 import { Dependency, type DependencyChange, type DependencySettings } from "../host/fleet/dependency.js";
-import { EventKind, EventQueue } from "../host/fleet/events.js";
+import { EventQueue } from "../host/event-queue.js";
+import { EventKind } from "../host/fleet/events.js";
 
 interface Answer {
   id: number;

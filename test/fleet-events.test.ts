@@ -1,7 +1,8 @@
 // The event queue pops in (time, tie) order whatever the push order.
 import { fc, test } from "@fast-check/vitest";
 import { expect } from "vitest";
-import { EventKind, EventQueue } from "../host/fleet/events.js";
+import { EventQueue } from "../host/event-queue.js";
+import { EventKind } from "../host/fleet/events.js";
 
 test.prop([
   fc.array(fc.tuple(fc.integer({ min: 0, max: 50 }), fc.integer({ min: 0, max: 5 })), { maxLength: 3000 }),

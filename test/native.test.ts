@@ -183,6 +183,7 @@ describe("the C side", () => {
       "gcc",
       [
         "-fsyntax-only",
+        "-DTICKRETRY_BACKEND_WASM2C=1",
         "-Iboards/common",
         `-I${build("wasm2c")}`,
         "-I/usr/src/wasm2c",

@@ -41,11 +41,11 @@ it("npm run embed has nothing to write (--check)", () => {
 });
 
 it("the build key compiled into the firmware is keys/build-key.pub", () => {
-  const header = readFileSync(`${ROOT}boards/common/tickretry_build_key.h`, "utf8");
+  const header = readFileSync(`${ROOT}boards/esp32/src/tickretry_build_key.h`, "utf8");
   const bytes = header
     .slice(header.indexOf("{"))
     .match(/0x[0-9a-f]{2}/g)!
     .map((h) => h.slice(2));
   expect(bytes.join("")).toBe(readFileSync(`${ROOT}keys/build-key.pub`, "utf8").trim());
-  execFileSync("gcc", ["-fsyntax-only", "-x", "c", `${ROOT}boards/common/tickretry_build_key.h`]);
+  execFileSync("gcc", ["-fsyntax-only", "-x", "c", `${ROOT}boards/esp32/src/tickretry_build_key.h`]);
 });

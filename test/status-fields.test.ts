@@ -1,5 +1,5 @@
 // One list of /status.json's fields (boards/page/status-fields.json): the simulator's
-// status and the sketch's writer (boards/common/device_status.c over the generated
+// status and the sketch's writer (boards/esp32/src/device_status.c over the generated
 // status_fields.h, built here with gcc) both have exactly its keys, nested alike.
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";

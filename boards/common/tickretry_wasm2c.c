@@ -23,6 +23,10 @@
  * memoryLimit does: the bounds checks wasm2c compiles in read memory->size, so an access
  * beyond the limit traps (and fails the engine) instead of touching the heap.
  */
+/* Arduino and ESP-IDF compile every source of this folder, so one macro picks the
+ * backend: this file is empty unless TICKRETRY_BACKEND_WASM2C is set. */
+#if TICKRETRY_BACKEND_WASM2C
+
 #include "tickretry.h"
 
 #include <stdlib.h>
@@ -92,3 +96,5 @@ void tickretry_close(void) {
   opened = 0;
   tickretry_failure_clear();
 }
+
+#endif

@@ -10,6 +10,10 @@
  * argument order, error reporting) and require the same trace as V8's; README.md's
  * performance section says how it was also run against wasm3 0.5.0 itself.
  */
+/* The default backend. Arduino and ESP-IDF compile every source of this folder, so one
+ * macro picks the backend: this file is empty when TICKRETRY_BACKEND_WASM2C is set. */
+#if !TICKRETRY_BACKEND_WASM2C
+
 #include "tickretry_wasm3.h"
 
 #include <stdio.h>
@@ -155,3 +159,5 @@ void tickretry_close(void) {
   memset(functions, 0, sizeof functions);
   tickretry_failure_clear();
 }
+
+#endif

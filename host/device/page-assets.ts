@@ -3,6 +3,7 @@
 // gzip-compressed into the firmware by scripts/embed-page.ts. Both serve them at these paths.
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
+import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export interface PageAsset {
@@ -13,6 +14,11 @@ export interface PageAsset {
   type: string;
 }
 
+export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/** The loader's ES module wherever npm put it (in the repository or beside an installed package). */
+const LOADER = relative(ROOT, fileURLToPath(import.meta.resolve("@assemblyscript/loader")));
+
 export const PAGE_ASSETS: readonly PageAsset[] = [
   { path: "/", file: "boards/page/index.html", type: "text/html; charset=utf-8" },
   { path: "/page.css", file: "boards/page/page.css", type: "text/css; charset=utf-8" },
@@ -22,14 +28,12 @@ export const PAGE_ASSETS: readonly PageAsset[] = [
   { path: "/policy-text.js", file: "boards/page/policy-text.js", type: "text/javascript; charset=utf-8" },
   {
     path: "/loader.js",
-    file: "node_modules/@assemblyscript/loader/index.js",
+    file: LOADER,
     type: "text/javascript; charset=utf-8",
   },
   { path: "/icon.svg", file: "boards/page/icon.svg", type: "image/svg+xml" },
   { path: "/abi.json", file: "abi/constants.json", type: "application/json" },
 ];
-
-export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 export interface LoadedAsset extends PageAsset {
   raw: Buffer;

@@ -4,9 +4,9 @@ import { parseArgs } from "node:util";
 import { Presets, SingleBar } from "cli-progress";
 import { runExperiment, type ExperimentResult } from "./experiment.js";
 import { writeReport } from "./report.js";
-import { experimentSettings, parseThink, type FleetSettings } from "./settings.js";
+import { experimentSettings, parseGap, parsePowerCut, type FleetSettings } from "./settings.js";
 import { create } from "../tickretry.js";
-import { applyStrategy, loadStrategy, STRATEGIES, type Strategy } from "./strategies.js";
+import { applyStrategy, loadStrategy, STRATEGIES, withBoot, type Strategy } from "./strategies.js";
 import { formatTable } from "./table.js";
 
 export const summary = "simulate a fleet of devices through an outage and its recovery";
@@ -25,8 +25,21 @@ options:
                            D C with a 10% retry budget
   --policy FILE          a strategy from a JSON file (repeatable):
                            {"name": "E", "policy": {"jitter": "EQUAL"}, "budget": {...}}
+  --arrivals MODEL       open (default): each device's upload timer begins an operation
+                           at every tick, whether or not earlier ones have ended (up to
+                           16 at once; begins refused with TABLE_FULL are counted);
+                           closed: one operation at a time, think, begin, wait for its end
+  --interval KIND:MS     open: upload timer interval, exp, uniform or fixed, mean MS
+                           (default exp:2000)
+  --think KIND:MS        closed: think time, exp, uniform or fixed, mean MS (default exp:1960)
   --duration MS          devices begin operations until MS (default 30000)
-  --think KIND:MS        think time: exp, uniform or fixed, mean MS (default exp:1960)
+  --power-cut AT:MS      every device loses power at AT ms and boots MS later; each
+                           strategy runs once per --boot mode; adds the uploads pending
+                           at the cut, the share of them that succeeded, and the 100 ms
+                           peak after power returns
+  --boot LIST            with --power-cut, of restore (the saved image, elapsed the time
+                           since the save), restore-no-clock (elapsed 0) and afresh
+                           (every pending upload begun again) (default restore,afresh)
   --clocks MODE          device tick counters: wrap (default), zero or random
   --ties MODE            events at the same ms: fifo (default) or random
   --recovery-threshold X success share of the dependency's answers per 100 ms that
@@ -74,8 +87,12 @@ function plan(args: string[]): Plan | "help" {
         seeds: { type: "string", default: "42" },
         strategies: { type: "string" },
         policy: { type: "string", multiple: true, default: [] },
-        duration: { type: "string", default: "30000" },
+        arrivals: { type: "string", default: "open" },
+        interval: { type: "string", default: "exp:2000" },
         think: { type: "string", default: "exp:1960" },
+        duration: { type: "string", default: "30000" },
+        "power-cut": { type: "string" },
+        boot: { type: "string", default: "restore,afresh" },
         clocks: { type: "string", default: "wrap" },
         ties: { type: "string", default: "fifo" },
         "recovery-threshold": { type: "string", default: "0.95" },
@@ -95,8 +112,11 @@ function plan(args: string[]): Plan | "help" {
   settings.durationMs = integer("duration", v.duration, 1000, 3_600_000);
   settings.clocks = choice("clocks", v.clocks, ["wrap", "zero", "random"] as const);
   settings.ties = choice("ties", v.ties, ["fifo", "random"] as const);
+  settings.arrivals = choice("arrivals", v.arrivals, ["open", "closed"] as const);
   try {
-    settings.think = parseThink(v.think);
+    settings.interval = parseGap("interval", v.interval);
+    settings.think = parseGap("think", v.think);
+    if (v["power-cut"] !== undefined) settings.powerCut = parsePowerCut(v["power-cut"]);
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
@@ -129,7 +149,17 @@ function plan(args: string[]): Plan | "help" {
     }
   }
   if (strategies.length === 0) throw new UsageError("no strategy to run: give --strategies or --policy");
-  return { settings, strategies, seeds, json: v.json, report: v.report };
+  const cut = settings.powerCut;
+  if (cut && cut.atMs + cut.outageMs >= settings.durationMs) {
+    throw new UsageError(
+      `--power-cut "${v["power-cut"]}": power must come back before --duration (${settings.durationMs} ms)`,
+    );
+  }
+  const boots = v.boot
+    .split(",")
+    .map((b) => choice("boot", b.trim(), ["restore", "restore-no-clock", "afresh"] as const));
+  const runs = cut ? strategies.flatMap((s) => boots.map((b) => withBoot(s, b))) : strategies;
+  return { settings, strategies: runs, seeds, json: v.json, report: v.report };
 }
 
 function jsonRows(e: ExperimentResult): object[] {

@@ -1,7 +1,7 @@
 // What a run records (sends and answers per 100 ms, every operation's start, latency and
 // end) and the row of figures computed from it, for one seed or the mean over several.
 import { EndReason } from "../abi.js";
-import type { FleetSettings } from "./settings.js";
+import type { Arrivals, FleetSettings } from "./settings.js";
 
 /** Bucket width of the 100 ms series; the 1 s figures add ten of these. */
 export const BUCKET_MS = 100;
@@ -37,6 +37,13 @@ export class RunRecord {
   opReason: number[] = [];
   /** Answers the module refused because their attempt was no longer current. */
   staleResponses = 0;
+  /** Begins the module refused with TABLE_FULL (open arrivals: uploads lost). */
+  tableFull = 0;
+  /** With a power cut: when power came back, the uploads pending at the cut (as the
+   * devices had stored them) and how many of those ended SUCCEEDED in the end. */
+  bootAt = -1;
+  pendingAtCut = 0;
+  pendingSucceeded = 0;
   /** Sums of the modules' counters at the end of the run. */
   retriesDenied = 0;
   attemptsStarted = 0;
@@ -54,17 +61,20 @@ export class RunRecord {
     this.answersOkMs.add(time, time - sentAt);
   }
 
-  /** An operation ended. */
-  operation(start: number, end: number, reason: number): void {
+  /** An operation ended; `pending`: its upload was pending at a power cut. */
+  operation(start: number, end: number, reason: number, pending = false): void {
     this.opStart.push(start);
     this.opLatency.push(end - start);
     this.opReason.push(reason);
+    if (pending && reason === EndReason.SUCCEEDED) this.pendingSucceeded++;
   }
 }
 
 /** One strategy's figures; the keys --json promises. */
 export interface Row {
   strategy: string;
+  /** The device model that ran (FleetSettings.arrivals). */
+  arrivals: Arrivals;
   /** Of the operations begun in the affected window, the share that succeeded (0..1). */
   successRate: number;
   /** First attempts plus retries sent. */
@@ -82,10 +92,19 @@ export interface Row {
   /** See FleetSettings.recovery. */
   recoveryMs: number;
   staleResponses: number;
+  /** Begins refused with TABLE_FULL: uploads lost because all 16 slots were held. */
+  tableFull: number;
   operations: number;
+  /** With a power cut only: most requests sent in one 100 ms bucket from the moment power
+   * came back on. */
+  peak100msAfterBoot?: number;
+  /** With a power cut only: uploads pending when power went (as the devices had stored
+   * them), and the share of those that succeeded in the end. */
+  pendingAtCut?: number;
+  pendingSuccessRate?: number;
 }
 
-export type NumericKey = Exclude<keyof Row, "strategy">;
+export type NumericKey = Exclude<keyof Row, "strategy" | "arrivals">;
 const NUMERIC_KEYS: NumericKey[] = [
   "successRate",
   "totalRequests",
@@ -97,7 +116,11 @@ const NUMERIC_KEYS: NumericKey[] = [
   "p99Ms",
   "recoveryMs",
   "staleResponses",
+  "tableFull",
   "operations",
+  "peak100msAfterBoot",
+  "pendingAtCut",
+  "pendingSuccessRate",
 ];
 
 /** Requests sent in 100 ms bucket b. */
@@ -152,8 +175,18 @@ export function summarize(strategy: string, r: RunRecord, s: FleetSettings): Row
     peak1s = Math.max(peak1s, second);
   }
   const latency = Float64Array.from(r.opLatency).sort();
+  let peak100msAfterBoot = 0;
+  for (let b = Math.floor(r.bootAt / BUCKET_MS); r.bootAt >= 0 && b < buckets; b++) {
+    peak100msAfterBoot = Math.max(peak100msAfterBoot, sendsAt(r, b));
+  }
+  const powerCut = s.powerCut && {
+    peak100msAfterBoot,
+    pendingAtCut: r.pendingAtCut,
+    pendingSuccessRate: r.pendingAtCut === 0 ? 1 : r.pendingSucceeded / r.pendingAtCut,
+  };
   return {
     strategy,
+    arrivals: s.arrivals,
     // A run that ends before the affected window has no failure to count.
     successRate: affected === 0 ? 1 : succeeded / affected,
     totalRequests: first + retries,
@@ -165,7 +198,9 @@ export function summarize(strategy: string, r: RunRecord, s: FleetSettings): Row
     p99Ms: percentile(latency, 0.99),
     recoveryMs: recoveryMs(r, s),
     staleResponses: r.staleResponses,
+    tableFull: r.tableFull,
     operations: r.opStart.length,
+    ...powerCut,
   };
 }
 
@@ -180,8 +215,9 @@ export function aggregate(rows: Row[]): AggregateRow {
   const mean = { ...rows[0] } as Row;
   const min = {} as Record<NumericKey, number>;
   const max = {} as Record<NumericKey, number>;
-  for (const k of NUMERIC_KEYS) {
-    const values = rows.map((r) => r[k]);
+  // The power cut's figures only where a power cut ran.
+  for (const k of NUMERIC_KEYS.filter((k) => k in rows[0])) {
+    const values = rows.map((r) => r[k] as number);
     mean[k] = values.reduce((a, b) => a + b, 0) / values.length;
     min[k] = Math.min(...values);
     max[k] = Math.max(...values);

@@ -3,8 +3,9 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { renderSvg } from "../chart.js";
-import { burstSpec, comparisonSpec } from "./charts.js";
+import { burstSpec, comparisonSpec, powerCutSpec } from "./charts.js";
 import type { ExperimentResult } from "./experiment.js";
+import { arrivalsLabel } from "./settings.js";
 import { formatTable } from "./table.js";
 import { escapeHtml } from "../html.js";
 
@@ -12,12 +13,17 @@ import { escapeHtml } from "../html.js";
 const json = (v: unknown) => JSON.stringify(v, (_, x) => (x === Infinity ? "Infinity" : x), 2);
 
 export async function writeReport(path: string, e: ExperimentResult): Promise<void> {
-  const [burst, comparison] = await Promise.all([renderSvg(burstSpec(e)), renderSvg(comparisonSpec(e))]);
+  const [burst, comparison, powerCut] = await Promise.all([
+    renderSvg(burstSpec(e)),
+    renderSvg(comparisonSpec(e)),
+    e.settings.powerCut ? renderSvg(powerCutSpec(e)) : "",
+  ]);
   const strategies = e.results.map(({ strategy }) => ({
     name: strategy.name,
     description: strategy.description,
     policy: strategy.policy,
     budget: strategy.budget ?? "off",
+    ...(strategy.boot && { boot: strategy.boot }),
   }));
   const html = `<!doctype html>
 <html lang="en">
@@ -28,6 +34,7 @@ export async function writeReport(path: string, e: ExperimentResult): Promise<vo
 </head>
 <body>
 <h1>tickretry fleet: outage recovery</h1>
+<p>Device model: <strong>${escapeHtml(arrivalsLabel(e.settings))}</strong>.</p>
 <p>Every device runs its own instance of build/tickretry.wasm in virtual time. The model, its settings and how
 recovery is measured: docs/fleet.md.</p>
 <h2>Figures</h2>
@@ -36,6 +43,7 @@ recovery is measured: docs/fleet.md.</p>
 ${burst}
 <h2>Strategies compared</h2>
 ${comparison}
+${powerCut && `<h2>The power cut</h2>\n${powerCut}`}
 <h2>Strategies</h2>
 <pre>${escapeHtml(json(strategies))}</pre>
 <h2>Settings</h2>

@@ -10,6 +10,8 @@ export class RequestTable {
   device = new Int32Array(1024);
   handle = new Int32Array(1024);
   attempt = new Int32Array(1024);
+  /** The sending device's boot count: an answer to an earlier boot finds no connection. */
+  epoch = new Int32Array(1024);
   sentAt = new Float64Array(1024);
   /** HTTP status of the answer, PENDING until the dependency answers. */
   status = new Int16Array(1024);
@@ -19,7 +21,7 @@ export class RequestTable {
   private freeCount = 0;
 
   /** Records a request and returns its id. */
-  add(device: number, handle: number, attempt: number, sentAt: number): number {
+  add(device: number, epoch: number, handle: number, attempt: number, sentAt: number): number {
     let id: number;
     if (this.freeCount > 0) {
       id = this.free[--this.freeCount];
@@ -30,6 +32,7 @@ export class RequestTable {
     this.device[id] = device;
     this.handle[id] = handle;
     this.attempt[id] = attempt;
+    this.epoch[id] = epoch;
     this.sentAt[id] = sentAt;
     this.status[id] = PENDING;
     return id;
@@ -49,6 +52,7 @@ export class RequestTable {
     this.device = widen(this.device, new Int32Array(n));
     this.handle = widen(this.handle, new Int32Array(n));
     this.attempt = widen(this.attempt, new Int32Array(n));
+    this.epoch = widen(this.epoch, new Int32Array(n));
     this.sentAt = widen(this.sentAt, new Float64Array(n));
     this.status = widen(this.status, new Int16Array(n));
     this.free = widen(this.free, new Int32Array(n));

@@ -6,11 +6,12 @@ import { compileModule, instantiate, type TickRetryApi } from "../tickretry.js";
 import { tickAfter } from "../ticks.js";
 import { Dependency, HTTP_OK } from "./dependency.js";
 import { Device, type DeviceHost } from "./device.js";
-import { EventKind, EventQueue } from "./events.js";
+import { EventQueue } from "../event-queue.js";
+import { EventKind } from "./events.js";
 import { RunRecord } from "./metrics.js";
 import { deriveSeed, Rng } from "../random.js";
 import { RequestTable } from "./requests.js";
-import { drawPhase, drawThink, type FleetSettings } from "./settings.js";
+import { drawGap, drawPhase, type FleetSettings } from "./settings.js";
 import { applyStrategy, type Strategy } from "./strategies.js";
 
 // Module instances outlive runs: init wipes an instance completely, so the next run (or
@@ -26,7 +27,16 @@ export function prepareInstances(n: number): TickRetryApi[] {
 }
 
 /** Streams of deriveSeed, one per purpose, so that adding one never shifts another. */
-const Stream = { SEED_LO: 1, SEED_HI: 2, THINK: 3, CLOCK: 4, TIES: 5, PHASE: 6 } as const;
+const Stream = {
+  SEED_LO: 1,
+  SEED_HI: 2,
+  GAP: 3,
+  CLOCK: 4,
+  TIES: 5,
+  PHASE: 6,
+  BOOT_SEED_LO: 7,
+  BOOT_SEED_HI: 8,
+} as const;
 
 /** Called now and then with the share of virtual time simulated so far (0..1). */
 export type Progress = (done: number) => void;
@@ -48,20 +58,31 @@ export function runFleet(settings: FleetSettings, strategy: Strategy, seed: numb
     },
   });
   settings.dependency.script.forEach((c, i) => events.push(c.at, tie(), EventKind.DEPENDENCY_CHANGE, i));
+  if (settings.powerCut) {
+    events.push(settings.powerCut.atMs, tie(), EventKind.POWER_CUT, 0);
+    events.push(settings.powerCut.atMs + settings.powerCut.outageMs, tie(), EventKind.BOOT, 0);
+  }
 
+  const gap = settings.arrivals === "open" ? settings.interval : settings.think;
+  // Each device's counters in its last stored image: a restored instance starts from them.
+  const storedCounters: Counted[] = [];
   const host: DeviceHost = {
     durationMs: settings.durationMs,
+    arrivals: settings.arrivals,
+    persists: settings.powerCut !== undefined,
+    stored: (device) => (storedCounters[device.index] = countersOf(apis[device.index])),
     send(device, handle, attempt, time) {
       record.send(time, attempt > 1);
-      dependency.arrive(requests.add(device.index, handle, attempt, time), time);
+      dependency.arrive(requests.add(device.index, device.epoch, handle, attempt, time), time);
     },
     wakeAt(device, time) {
       device.wake = time;
       events.push(time, tie(), EventKind.WAKE, device.index);
     },
-    ended: (start, end, reason) => record.operation(start, end, reason),
+    ended: (start, end, reason, pending) => record.operation(start, end, reason, pending),
     stale: () => record.staleResponses++,
-    think: (rng) => drawThink(settings.think, rng),
+    tableFull: () => record.tableFull++,
+    gap: (rng) => drawGap(gap, rng),
   };
 
   const apis = prepareInstances(settings.devices);
@@ -71,11 +92,10 @@ export function runFleet(settings: FleetSettings, strategy: Strategy, seed: numb
     api.init(deriveSeed(seed, i, Stream.SEED_LO), deriveSeed(seed, i, Stream.SEED_HI));
     applyStrategy(api, strategy);
     devices.push(
-      new Device(i, api, clockOffset(settings, seed, i), new Rng(deriveSeed(seed, i, Stream.THINK)), host),
+      new Device(i, api, clockOffset(settings, seed, i), new Rng(deriveSeed(seed, i, Stream.GAP)), host),
     );
   }
-  for (const d of devices)
-    d.start(drawPhase(settings.think, new Rng(deriveSeed(seed, d.index, Stream.PHASE))));
+  for (const d of devices) d.start(drawPhase(gap, new Rng(deriveSeed(seed, d.index, Stream.PHASE))));
 
   let steps = 0;
   const popped = events.popped;
@@ -88,15 +108,15 @@ export function runFleet(settings: FleetSettings, strategy: Strategy, seed: numb
       case EventKind.SERVICE_DONE:
         dependency.serviceDone(arg, time);
         break;
-      case EventKind.RESPONSE:
-        devices[requests.device[arg]].receive(
-          requests.handle[arg],
-          requests.attempt[arg],
-          requests.status[arg],
-          time,
-        );
+      case EventKind.RESPONSE: {
+        const device = devices[requests.device[arg]];
+        // An answer to a request sent before a power cut finds its connection gone.
+        if (requests.epoch[arg] === device.epoch) {
+          device.receive(requests.handle[arg], requests.attempt[arg], requests.status[arg], time);
+        }
         requests.release(arg);
         break;
+      }
       case EventKind.WAKE: {
         const device = devices[arg];
         if (device.wake !== time) break; // superseded by an earlier wake
@@ -104,16 +124,51 @@ export function runFleet(settings: FleetSettings, strategy: Strategy, seed: numb
         device.run(time);
         break;
       }
+      case EventKind.POWER_CUT:
+        for (const d of devices) {
+          addCounters(record, countersOf(apis[d.index]), 1); // what the lost instance counted
+          record.pendingAtCut += d.powerOff();
+        }
+        break;
+      case EventKind.BOOT:
+        record.bootAt = time;
+        for (const d of devices) {
+          const api = apis[d.index];
+          // A boot is a fresh start: a new seed from the hardware RNG, the policy set again.
+          api.init(
+            deriveSeed(seed, d.index, Stream.BOOT_SEED_LO),
+            deriveSeed(seed, d.index, Stream.BOOT_SEED_HI),
+          );
+          applyStrategy(api, strategy);
+          // A restored image brings the counters it had at the save: counted already.
+          if (d.boot(time, strategy.boot ?? "restore")) addCounters(record, storedCounters[d.index], -1);
+          d.run(time);
+        }
+        break;
     }
     if (progress && ++steps % 8192 === 0) progress(Math.min(1, time / settings.durationMs));
   }
 
-  for (const api of apis.slice(0, settings.devices)) {
-    record.retriesDenied += api.counter(Counter.RETRIES_DENIED);
-    record.attemptsStarted += api.counter(Counter.ATTEMPTS_STARTED);
-    record.attemptTimeouts += api.counter(Counter.ATTEMPT_TIMEOUTS);
-  }
+  for (const api of apis.slice(0, settings.devices)) addCounters(record, countersOf(api), 1);
   return record;
+}
+
+/** The counters a run totals, of one instance: retries denied, attempts started, timeouts. */
+type Counted = [number, number, number];
+
+function countersOf(api: TickRetryApi): Counted {
+  return [
+    api.counter(Counter.RETRIES_DENIED),
+    api.counter(Counter.ATTEMPTS_STARTED),
+    api.counter(Counter.ATTEMPT_TIMEOUTS),
+  ];
+}
+
+/** Adds (sign 1) or takes back (sign -1) one instance's counters. */
+function addCounters(record: RunRecord, [denied, started, timeouts]: Counted, sign: 1 | -1): void {
+  record.retriesDenied += sign * denied;
+  record.attemptsStarted += sign * started;
+  record.attemptTimeouts += sign * timeouts;
 }
 
 function clockOffset(settings: FleetSettings, seed: number, device: number): number {

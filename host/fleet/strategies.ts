@@ -12,12 +12,36 @@ export interface PolicySpec extends PolicyFields {
   jitter: JitterName;
 }
 
+/** What a device does at boot after a power cut with the uploads pending when power
+ * went: restore the image it saved (RESTORE_ATTEMPTS_LOST; elapsed the time since the
+ * save, as a clock that ran through the cut tells, or 0 for a device without one), or
+ * begin every one of them afresh as a new operation. */
+export type BootMode = "restore" | "restore-no-clock" | "afresh";
+
+const BOOT_DESCRIPTION: Record<BootMode, string> = {
+  restore: "restores its saved image at boot",
+  "restore-no-clock": "restores its saved image at boot with elapsed 0",
+  afresh: "begins its pending uploads afresh at boot",
+};
+
 export interface Strategy {
   name: string;
   description: string;
   policy: PolicySpec;
   /** Left out: the budget stays off (capacity 0 after init). */
   budget?: BudgetFields;
+  /** Only with FleetSettings.powerCut; left out: restore. */
+  boot?: BootMode;
+}
+
+/** A strategy with the given boot mode, named for it ("C/restore"). */
+export function withBoot(s: Strategy, boot: BootMode): Strategy {
+  return {
+    ...s,
+    name: `${s.name}/${boot}`,
+    description: `${s.description}; ${BOOT_DESCRIPTION[boot]}`,
+    boot,
+  };
 }
 
 /** What every strategy of the experiment shares: 4 attempts, 2 s per attempt, 5 s overall,

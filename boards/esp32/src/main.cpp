@@ -544,7 +544,7 @@ static void handle_password() {
   answer_ok(first ? "Device password set." : "Device password changed.");
 }
 
-// The same checks as the simulator's (common/device_settings.c, tested beside
+// The same checks as the simulator's (device_settings.c, tested beside
 // host/device/settings.ts); a form with any bad field stores nothing. Credentials in the URL are kept when the page sends back "***".
 static void handle_save() {
   if (!post_allowed()) return;

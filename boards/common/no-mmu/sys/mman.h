@@ -1,6 +1,6 @@
 /* A stand-in for <sys/mman.h>, which picolibc (no OS, no MMU) does not have: the
  * RV32 test build puts this folder on its include path, and the ESP32 wasm2c build
- * copies the file beside the generated C (boards/esp32/scripts/wasm2c.py).
+ * copies the file beside the generated C (wasm2c_sources.py).
  * wasm-rt-impl.c includes it on every non-Windows target, but built with
  * WASM_RT_MEMCHECK_SIGNAL_HANDLER=0 it never calls it: its mmap helpers are unused
  * static functions that -Os drops. These declarations only let it compile; a real call

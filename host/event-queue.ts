@@ -1,0 +1,95 @@
+// A discrete-event simulator's queue: a binary min-heap ordered by (time, tie), kept in
+// parallel typed arrays so that pushing and popping allocate nothing. Every operation is
+// O(log n). The kind of an event is a small number each simulator defines (fleet/events.ts).
+
+/** (time, tie) comes before (otherTime, otherTie). */
+function before(time: number, tie: number, otherTime: number, otherTie: number): boolean {
+  return time < otherTime || (time === otherTime && tie < otherTie);
+}
+
+export class EventQueue {
+  private time = new Float64Array(1024);
+  private tie = new Float64Array(1024);
+  private kinds = new Uint8Array(1024);
+  private args = new Int32Array(1024);
+  private count = 0;
+
+  /** Fields of the event the last pop() took; read them before the next pop. */
+  popped = { time: 0, kind: 0, arg: 0 };
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** Adds an event; among events at the same time the smaller tie goes first. */
+  push(time: number, tie: number, kind: number, arg: number): void {
+    if (this.count === this.time.length) this.grow();
+    let i = this.count++;
+    // Sift up: move parents down until the new entry's place is found.
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!before(time, tie, this.time[parent], this.tie[parent])) break;
+      this.move(parent, i);
+      i = parent;
+    }
+    this.time[i] = time;
+    this.tie[i] = tie;
+    this.kinds[i] = kind;
+    this.args[i] = arg;
+  }
+
+  /** Takes the earliest event into `popped`; false when the queue is empty. */
+  pop(): boolean {
+    if (this.count === 0) return false;
+    this.popped.time = this.time[0];
+    this.popped.kind = this.kinds[0];
+    this.popped.arg = this.args[0];
+    const last = --this.count;
+    if (last === 0) return true;
+    const time = this.time[last];
+    const tie = this.tie[last];
+    const kind = this.kinds[last];
+    const arg = this.args[last];
+    // Sift down the former last entry from the root.
+    let i = 0;
+    for (;;) {
+      let child = 2 * i + 1;
+      if (child >= last) break;
+      const right = child + 1;
+      if (right < last && before(this.time[right], this.tie[right], this.time[child], this.tie[child])) {
+        child = right;
+      }
+      if (!before(this.time[child], this.tie[child], time, tie)) break;
+      this.move(child, i);
+      i = child;
+    }
+    this.time[i] = time;
+    this.tie[i] = tie;
+    this.kinds[i] = kind;
+    this.args[i] = arg;
+    return true;
+  }
+
+  private move(from: number, to: number): void {
+    this.time[to] = this.time[from];
+    this.tie[to] = this.tie[from];
+    this.kinds[to] = this.kinds[from];
+    this.args[to] = this.args[from];
+  }
+
+  private grow(): void {
+    const n = this.time.length * 2;
+    const time = new Float64Array(n);
+    const tie = new Float64Array(n);
+    const kinds = new Uint8Array(n);
+    const args = new Int32Array(n);
+    time.set(this.time);
+    tie.set(this.tie);
+    kinds.set(this.kinds);
+    args.set(this.args);
+    this.time = time;
+    this.tie = tie;
+    this.kinds = kinds;
+    this.args = args;
+  }
+}

@@ -22,16 +22,16 @@ export function growthOf(mode: u32): u32 {
  */
 export function jitteredDelay(mode: u32, base: u32, cap: u32, retry: u32, previous: u32): u32 {
   const b = min(base, cap);
+  // Every mode but NONE draws uniformly between lo and hi.
+  let lo = b;
+  let hi: u32;
   if (mode == JITTER_DECORRELATED) {
     const prev = previous == 0 ? b : previous;
-    const hi = min(<u64>cap, max(<u64>b, <u64>prev * 3));
-    return uniform(b, <u32>hi);
+    hi = <u32>min(<u64>cap, max(<u64>b, <u64>prev * 3));
+  } else {
+    hi = ceiling(b, cap, retry, 2);
+    if (mode == JITTER_NONE) return hi;
+    lo = mode == JITTER_EQUAL ? hi - (hi >> 1) : 0;
   }
-  const c = ceiling(b, cap, retry, 2);
-  if (mode == JITTER_NONE) return c;
-  if (mode == JITTER_EQUAL) {
-    const half = c >> 1;
-    return c - half + uniform(0, half);
-  }
-  return uniform(0, c);
+  return uniform(lo, hi);
 }

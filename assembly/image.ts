@@ -5,7 +5,6 @@
 // stored as spans from `now`, so an image does not depend on where the tick counter stood.
 import {
   ABI_VERSION,
-  END_REASON_CANCELLED,
   END_REASON_NONE,
   ERROR_BAD_FIELD,
   ERROR_IMAGE_ABI,
@@ -28,23 +27,17 @@ import {
   OP_FLAG_HANDED_OUT,
   OP_FLAG_HAS_DEADLINE,
   OUTCOME_TIMEOUT,
-  POLICY_FLAG_IDEMPOTENT,
-  POLICY_FLAG_JITTER_MASK,
   RESTORE_FLAG_ATTEMPTS_LOST,
   RESULT_OK,
   STATE_DONE,
   STATE_FREE,
   STATE_IN_FLIGHT,
   STATE_WAITING,
-  BUDGET_FLAG_REFUND_ON_SUCCESS,
 } from "./constants";
 import { touch } from "./changes";
 import { crc32 } from "./crc32";
 import * as machine from "./machine";
 import {
-  BUDGET_AT,
-  Budget,
-  COUNTERS_AT,
   OPERATIONS_AT,
   Operation,
   POLICIES_AT,
@@ -54,41 +47,48 @@ import {
   STATE_BYTES,
   clearState,
 } from "./state";
-import { Clock, isSpan, tickAfter, ticksUntil } from "./ticks";
+import { Clock, isSpan, tickAfter, tickReached, ticksUntil } from "./ticks";
 import { position, put, readCleanly, refuse, startReading, startWriting, take } from "./varint";
 
 const AREA: usize = memory.data(IMAGE_AREA_BYTES, 4);
 const SMALLEST: u32 = IMAGE_HEADER_BYTES + IMAGE_CRC_BYTES;
 const ANY: u32 = 0xffffffff;
-const BUDGET_FIRST: u32 = <u32>(BUDGET_AT >> 2);
-const BUDGET_FLAGS: u32 = <u32>((BUDGET_AT + offsetof<Budget>("flags")) >> 2);
-const COUNTERS_FIRST: u32 = <u32>(COUNTERS_AT >> 2);
-const POLICY_WORDS: u32 = <u32>(offsetof<Policy>() >> 2);
-const MAX_ATTEMPTS_WORD: u32 = <u32>(offsetof<Policy>("maxAttempts") >> 2);
-const POLICY_FLAGS_WORD: u32 = <u32>(offsetof<Policy>("flags") >> 2);
-const TIMEOUT_WORD: u32 = <u32>(offsetof<Policy>("attemptTimeout") >> 2);
-const OPERATION_WORDS: u32 = <u32>(offsetof<Operation>() >> 2);
-const STATE_WORD: u32 = <u32>(offsetof<Operation>("_state") >> 2);
-const ID_WORD: u32 = <u32>(offsetof<Operation>("id") >> 2);
-const FIRST_TICK_WORD: u32 = <u32>(offsetof<Operation>("_nextAttemptAt") >> 2);
-const LAST_TICK_WORD: u32 = <u32>(offsetof<Operation>("_deadline") >> 2);
-const FIRST_POLICY_WORD: u32 = <u32>(POLICIES_AT >> 2);
-const FIRST_OPERATION_WORD: u32 = <u32>(OPERATIONS_AT >> 2);
-const TOTAL_WORDS: u32 = <u32>(STATE_BYTES >> 2);
-// The largest value of an operation's words from STATE_WORD to ID_WORD - 1 (state,
-// policy, attempt, lastOutcome, endReason, flags), one byte each, the state's lowest.
-const OPERATION_SMALL_MAX: u64 =
-  (<u64>STATE_DONE) |
-  ((<u64>(LIMIT_POLICIES - 1)) << 8) |
-  ((<u64>LIMIT_MAX_ATTEMPTS) << 16) |
-  ((<u64>OUTCOME_TIMEOUT) << 24) |
-  ((<u64>END_REASON_CANCELLED) << 32) |
-  ((<u64>(OP_FLAG_DUE | OP_FLAG_HAS_DEADLINE | OP_FLAG_HANDED_OUT)) << 40);
 // The opFlags each state allows, four bits per state.
 const FLAGS_ALLOWED: u32 =
   ((OP_FLAG_DUE | OP_FLAG_HAS_DEADLINE) << (STATE_WAITING * 4)) |
   (OP_FLAG_HAS_DEADLINE << (STATE_IN_FLIGHT * 4)) |
   ((OP_FLAG_HAS_DEADLINE | OP_FLAG_HANDED_OUT) << (STATE_DONE * 4));
+
+// The walk's field kinds, one byte per word of a record (docs/ABI.md, restore, item 8):
+// the low five bits are the field's width in bits less one (its largest value is
+// ANY >>> (31 - width)); TICK marks a tick (stored relative to the origin), LEAD a word
+// whose 0 leaves out the rest of the record, NONZERO a word that may not be 0. (Every
+// table starts and ends with a non-zero byte: its data segment covers it whole.)
+const TICK: u8 = 0x20;
+const LEAD: u8 = 0x40;
+const NONZERO: u8 = 0x80;
+const U32: u8 = 31; // any u32
+const SPAN: u8 = 30; // MAX_SPAN
+const U16: u8 = 15; // generations
+const U8: u8 = 7; // LIMIT_MAX_ATTEMPTS
+const U3: u8 = 2; // policy flags, opFlags, POLICIES - 1, end reasons, outcomes (below)
+const U2: u8 = 1; // states
+const U1: u8 = 0; // isSet, the budget's flags
+const PREFIX_WORDS: usize = POLICIES_AT >> 2;
+const POLICY_WORDS: usize = offsetof<Policy>() >> 2;
+// prettier-ignore
+const KINDS = memory.data<u8>([
+  // The PRNG, the budget (its flags last) and the counters: one record of PREFIX_WORDS.
+  U32, U32, U32, U32,
+  SPAN, SPAN, SPAN, SPAN, SPAN, SPAN, SPAN, SPAN, U1,
+  U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32,
+  // A policy: isSet, maxAttempts, flags, attemptTimeout, the four other spans.
+  U1 | LEAD, U8 | NONZERO, U3, SPAN | NONZERO, SPAN, SPAN, SPAN, SPAN,
+  // A slot: generation, state, policy, attempt, lastOutcome, endReason, opFlags,
+  // operationId, nextAttemptAt, attemptDeadline, deadline, previousWait, lastRetryCost.
+  U16 | LEAD, U2 | LEAD, U3, U8, U3, U3, U3,
+  SPAN, U32 | TICK, U32 | TICK, U32 | TICK, SPAN, SPAN,
+]);
 
 /** Byte offset of the image area in linear memory. */
 export function imageAddress(): u32 {
@@ -110,50 +110,29 @@ function value(v: u32, max: u32): u32 {
   return v;
 }
 
-// The state at `base` in image order, from the PRNG on (docs/ABI.md, Image format): word
-// by word, each with its range; a record's first word (a policy's isSet, a slot's
-// generation) or a slot's state of 0 leaves out the rest of the record.
+// The state at `base` in image order, from the PRNG on (docs/ABI.md, Image format).
 function walk(base: usize): void {
-  for (let w: u32 = 0; w < TOTAL_WORDS;) {
-    let max: u32 = ANY;
-    let min: u32 = 0;
-    let rest: u32 = 0;
-    let tick = false;
-    if (w < FIRST_POLICY_WORD) {
-      if (w >= BUDGET_FIRST && w < COUNTERS_FIRST)
-        max = w == BUDGET_FLAGS ? BUDGET_FLAG_REFUND_ON_SUCCESS : LIMIT_MAX_SPAN;
-    } else if (w < FIRST_OPERATION_WORD) {
-      const j = (w - FIRST_POLICY_WORD) % POLICY_WORDS; // 0: isSet
-      max =
-        j == 0
-          ? 1
-          : j == MAX_ATTEMPTS_WORD
-            ? LIMIT_MAX_ATTEMPTS
-            : j == POLICY_FLAGS_WORD
-              ? POLICY_FLAG_JITTER_MASK | POLICY_FLAG_IDEMPOTENT
-              : LIMIT_MAX_SPAN;
-      min = j == MAX_ATTEMPTS_WORD || j == TIMEOUT_WORD ? 1 : 0;
-      rest = j == 0 ? POLICY_WORDS - 1 : 0;
-    } else {
-      const j = (w - FIRST_OPERATION_WORD) % OPERATION_WORDS; // 0: generation
-      tick = j >= FIRST_TICK_WORD && j <= LAST_TICK_WORD;
-      max =
-        j == 0
-          ? 0xffff
-          : j < ID_WORD
-            ? (<u32>(OPERATION_SMALL_MAX >> ((j - STATE_WORD) << 3))) & 0xff
-            : tick
-              ? ANY
-              : LIMIT_MAX_SPAN;
-      rest = j <= STATE_WORD ? OPERATION_WORDS - 1 - j : 0;
+  records(
+    records(records(base, 1, KINDS, POLICIES_AT), LIMIT_POLICIES, KINDS + PREFIX_WORDS, offsetof<Policy>()),
+    LIMIT_OPERATIONS,
+    KINDS + PREFIX_WORDS + POLICY_WORDS,
+    offsetof<Operation>(),
+  );
+}
+
+// `count` records of `bytes` each at `at`, word by word as `kinds` says; returns the end.
+function records(at: usize, count: i32, kinds: usize, bytes: usize): usize {
+  for (let end = at + <usize>count * bytes; at < end; at += bytes) {
+    for (let w: usize = 0; w < bytes; w += 4) {
+      const kind = <u32>load<u8>(kinds + (w >> 2));
+      const from = kind & TICK ? origin : 0;
+      const v = value(load<u32>(at + w) - from, ANY >>> (31 - (kind & 31)));
+      store<u32>(at + w, v + from);
+      if (v == 0 && kind & NONZERO) refuse();
+      if (v == 0 && kind & LEAD) break;
     }
-    const at = base + ((<usize>w) << 2);
-    const word = load<u32>(at);
-    const v = value(tick ? <u32>ticksUntil(origin, word) : word, max);
-    store<u32>(at, tick ? tickAfter(origin, v) : v);
-    if (v < min) refuse();
-    w += v == 0 ? rest + 1 : 1;
   }
+  return at;
 }
 
 /** Applies what is due by now, writes the image and returns its length, or NOT_INITIALIZED. */
@@ -205,13 +184,9 @@ export function restore(length: u32, now: u32, elapsed: u32, flags: u32): i32 {
   return RESULT_OK;
 }
 
-// A timer that must still be ahead of the saved clock: every comparison of ticks relies on
-// live timers lying within MAX_SPAN ahead of the clock.
-function expectAhead(clock: u32, t: u32): void {
-  if (ticksUntil(clock, t) <= 0) refuse();
-}
-
-// The checks between fields (docs/ABI.md, restore, item 8), on the shadow.
+// The checks between fields (docs/ABI.md, restore, item 8), on the shadow. A timer an
+// operation still runs must lie ahead of the saved clock: every comparison of ticks relies
+// on live timers lying within MAX_SPAN ahead of the clock.
 function checkShadow(clock: u32): void {
   for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
     const op = changetype<Operation>(SHADOW + OPERATIONS_AT + <usize>slot * offsetof<Operation>());
@@ -220,12 +195,19 @@ function checkShadow(clock: u32): void {
     // A policy id out of range was refused by the walk; masked, it still reads the shadow.
     const id = <usize>(op.policy & (LIMIT_POLICIES - 1));
     const policy = changetype<Policy>(SHADOW + POLICIES_AT + id * offsetof<Policy>());
-    if (!policy.isSet || (op.endReason == END_REASON_NONE) != (state != STATE_DONE)) refuse();
-    if (op.flags & ~(FLAGS_ALLOWED >> (state << 2))) refuse();
-    if (state == STATE_WAITING && op.attempt == LIMIT_MAX_ATTEMPTS) refuse();
+    const flags = op.flags;
+    const waiting = state == STATE_WAITING;
     const live = state != STATE_DONE;
-    if (state == STATE_WAITING && !(op.flags & OP_FLAG_DUE)) expectAhead(clock, op.nextAttemptAt);
-    if (state == STATE_IN_FLIGHT) expectAhead(clock, op.attemptDeadline);
-    if (live && op.flags & OP_FLAG_HAS_DEADLINE) expectAhead(clock, op.deadline);
+    if (
+      !policy.isSet ||
+      (op.endReason == END_REASON_NONE) != live ||
+      op.lastOutcome > <u32>OUTCOME_TIMEOUT || // three bits allow 7
+      flags & ~(FLAGS_ALLOWED >> (state << 2)) ||
+      (waiting && op.attempt == LIMIT_MAX_ATTEMPTS) ||
+      (waiting && !(flags & OP_FLAG_DUE) && tickReached(clock, op.nextAttemptAt)) ||
+      (state == STATE_IN_FLIGHT && tickReached(clock, op.attemptDeadline)) ||
+      (live && flags & OP_FLAG_HAS_DEADLINE && tickReached(clock, op.deadline))
+    )
+      refuse();
   }
 }

@@ -6,7 +6,6 @@ import {
   LIMIT_SLOT_BITS,
   ERROR_BAD_COUNTER,
   ERROR_BAD_HANDLE,
-  ERROR_BAD_POLICY,
   ERROR_NOT_INITIALIZED,
 } from "./constants";
 import { touch } from "./changes";
@@ -14,7 +13,6 @@ import { budgetTokens, setBudget as setBudgetFields } from "./budget";
 import { classifyHttp as classify } from "./classify";
 import { counterValue } from "./counters";
 import * as machine from "./machine";
-import { policyAt, setPolicy as setPolicyFields, worstCase as worstCaseOf } from "./policy";
 import { seedRandom } from "./random";
 import { Operation, STATE, clearState } from "./state";
 import { Clock } from "./ticks";
@@ -27,30 +25,6 @@ export function init(seedLo: u32, seedHi: u32): i32 {
   machine.resetMachine();
   touch();
   return 0;
-}
-
-/** Sets policy slot id (deadline 0: none; flags: jitter mode | IDEMPOTENT). */
-export function setPolicy(
-  id: u32,
-  maxAttempts: u32,
-  attemptTimeout: u32,
-  baseDelay: u32,
-  maxDelay: u32,
-  throttleBaseDelay: u32,
-  deadline: u32,
-  flags: u32,
-): i32 {
-  if (!machine.isInitialized()) return ERROR_NOT_INITIALIZED;
-  return setPolicyFields(
-    id,
-    maxAttempts,
-    attemptTimeout,
-    baseDelay,
-    maxDelay,
-    throttleBaseDelay,
-    deadline,
-    flags,
-  );
 }
 
 /** Sets the device-wide retry budget in milli-tokens (capacity 0: off). */
@@ -83,6 +57,7 @@ export function setBudget(
 export { begin, poll, report, cancel, release, nextDue, ended } from "./machine";
 export { save, imageAddress, restore } from "./image";
 export { changes } from "./changes";
+export { setPolicy, worstCase } from "./policy";
 
 /** The slot (0 to OPERATIONS - 1) of a valid handle, or BAD_HANDLE. */
 export function slot(handle: i32): i32 {
@@ -97,7 +72,7 @@ function query(handle: i32, field: usize, bad: i32): i32 {
 
 /** The operation's state, or BAD_HANDLE. */
 export function state(handle: i32): i32 {
-  return query(handle, offsetof<Operation>("_state"), ERROR_BAD_HANDLE);
+  return query(handle, offsetof<Operation>("state"), ERROR_BAD_HANDLE);
 }
 
 /** The current attempt number (0 before the first), or BAD_HANDLE. */
@@ -122,29 +97,22 @@ export function operationId(handle: i32): i32 {
 
 /** The DUE, HAS_DEADLINE and HANDED_OUT bits, or BAD_HANDLE. */
 export function opFlags(handle: i32): i32 {
-  return query(handle, offsetof<Operation>("_flags"), ERROR_BAD_HANDLE);
+  return query(handle, offsetof<Operation>("flags"), ERROR_BAD_HANDLE);
 }
 
 /** Tick of the next attempt; 0 for a bad handle. */
 export function nextAttemptAt(handle: i32): u32 {
-  return query(handle, offsetof<Operation>("_nextAttemptAt"), 0);
+  return query(handle, offsetof<Operation>("nextAttemptAt"), 0);
 }
 
 /** Tick at which the attempt in flight times out; 0 for a bad handle. */
 export function attemptDeadline(handle: i32): u32 {
-  return query(handle, offsetof<Operation>("_attemptDeadline"), 0);
+  return query(handle, offsetof<Operation>("attemptDeadline"), 0);
 }
 
 /** Tick of the overall deadline; 0 for a bad handle. */
 export function deadline(handle: i32): u32 {
-  return query(handle, offsetof<Operation>("_deadline"), 0);
-}
-
-/** Worst-case ticks of a policy, or NOT_INITIALIZED, BAD_POLICY. */
-export function worstCase(policy: u32): i32 {
-  if (!machine.isInitialized()) return ERROR_NOT_INITIALIZED;
-  const p = policyAt(policy);
-  return p == null ? ERROR_BAD_POLICY : <i32>worstCaseOf(p);
+  return query(handle, offsetof<Operation>("deadline"), 0);
 }
 
 /** The outcome of an HTTP status, or BAD_STATUS. */

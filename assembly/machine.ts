@@ -69,7 +69,7 @@ import { onFailure, onFirstAttempt, onSuccess, retryCostOf, withdrawRetry } from
 import { count } from "./counters";
 import { isIdempotent, jitterOf, policyAt } from "./policy";
 import { nextRandom } from "./random";
-import { OPERATIONS_AT, Operation, Policy, STATE, Stale } from "./state";
+import { OPERATIONS_AT, Operation, Policy, STATE } from "./state";
 import { Clock, isSpan, tickAfter, tickReached, ticksUntil } from "./ticks";
 
 const OPERATIONS: usize = STATE + OPERATIONS_AT;
@@ -99,6 +99,7 @@ function move(op: Operation, event: i32): bool {
   const entry = (<u32>(TRANSITION_TABLE >> (<u64>event * 8))) & 0xff;
   if ((entry & 0xf & (1 << op.state)) == 0) return false;
   op.state = entry >> 4;
+  Schedule.stale = true;
   touch();
   return true;
 }
@@ -121,54 +122,22 @@ function clearDue(op: Operation): void {
 
 /**
  * What is live, what is due and when the next timer fires: a summary of the table, so
- * that an idle poll costs O(1) whatever the table holds. Every writer of a state, flag or
- * timer marks it stale (state.ts); it is recomputed on the first read after that.
+ * that an idle poll costs O(1) whatever the table holds. It is stale after every
+ * transition (move) and after init and restore, which write the whole table; the next
+ * advance then scans the table again. Every other write of an operation's flags or timers
+ * follows a transition in the same call (begin, poll, a retry) or happens inside the scan,
+ * which summarises each slot after applying its timers; HANDED_OUT (ended) is not
+ * summarised.
  */
 class Schedule {
+  static stale: bool = true;
   static liveCount: i32 = 0;
   static dueCount: i32 = 0;
-  /** The earliest timer; with none, MAX_SPAN after the clock (a sweep then finds nothing). */
+  /** The earliest timer; with none, MAX_SPAN after the clock (a scan then finds nothing). */
   static nextTimer: u32 = 0;
-
-  /** Brings the clock to now; sweeps the table when a timer expired or the clock faulted.
-   * The summary is current when it returns: recomputed first if a writer marked it stale,
-   * and right after a sweep (which also moves the no-timer sentinel on with the clock).
-   * Inlined into poll, the call a main loop makes on every pass; the rest call advance. */
-  @inline static advance(now: u32): void {
-    Schedule.fresh();
-    const fault = Clock.advance(now) && Schedule.liveCount > 0;
-    if (fault || tickReached(Clock.now, Schedule.nextTimer)) {
-      sweep(fault);
-      Schedule.summarize();
-    }
-  }
-
-  /** Recomputes the summary if a writer marked it stale since. */
-  @inline static fresh(): void {
-    if (Stale.schedule) Schedule.summarize();
-  }
 
   static noteTimer(t: u32): void {
     if (ticksUntil(Schedule.nextTimer, t) < 0) Schedule.nextTimer = t;
-  }
-
-  static summarize(): void {
-    Schedule.liveCount = 0;
-    Schedule.dueCount = 0;
-    Schedule.nextTimer = tickAfter(Clock.now, LIMIT_MAX_SPAN);
-    for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
-      const op = slotAt(slot);
-      if (op.state == STATE_WAITING) {
-        Schedule.liveCount++;
-        if (op.flags & OP_FLAG_DUE) Schedule.dueCount++;
-        else Schedule.noteTimer(op.nextAttemptAt);
-        if (op.flags & OP_FLAG_HAS_DEADLINE) Schedule.noteTimer(op.deadline);
-      } else if (op.state == STATE_IN_FLIGHT) {
-        Schedule.liveCount++;
-        Schedule.noteTimer(op.attemptDeadline);
-      }
-    }
-    Stale.schedule = false;
   }
 }
 
@@ -186,34 +155,33 @@ export function nextId(): u32 {
 export function restoreMachine(id: u32): void {
   nextOperationId = id;
   initialized = true;
-  Stale.schedule = true;
+  Schedule.stale = true;
 }
 
 /** Forgets every operation and reseeds the operation ids (init). */
 export function resetMachine(): void {
   nextOperationId = nextRandom() & 0x7fffffff;
   initialized = true;
-  Stale.schedule = true;
+  Schedule.stale = true;
 }
 
 // A failed attempt (reported, or timed out by the module): end the operation, or
 // schedule its retry. `fault` says the clock jumped past every old timer.
 function fail(op: Operation, outcome: i32, retryAfter: u32, fault: bool): void {
-  const p = changetype<Policy>(policyAt(op.policy));
   op.lastOutcome = outcome;
-  if (outcome == OUTCOME_PERMANENT) {
-    end(op, END_REASON_PERMANENT);
-    return;
-  }
+  const reason = retryOrEnd(op, outcome, retryAfter, fault);
+  if (reason != END_REASON_NONE) end(op, reason);
+}
+
+// Schedules the retry after a failed attempt; or, without a change, the end reason.
+function retryOrEnd(op: Operation, outcome: i32, retryAfter: u32, fault: bool): i32 {
+  const p = changetype<Policy>(policyAt(op.policy));
+  if (outcome == OUTCOME_PERMANENT) return END_REASON_PERMANENT;
   onFailure();
   if ((outcome == OUTCOME_AMBIGUOUS || outcome == OUTCOME_TIMEOUT) && !isIdempotent(p)) {
-    end(op, END_REASON_AMBIGUOUS);
-    return;
+    return END_REASON_AMBIGUOUS;
   }
-  if (<u32>op.attempt >= <u32>p.maxAttempts) {
-    end(op, END_REASON_EXHAUSTED);
-    return;
-  }
+  if (<u32>op.attempt >= <u32>p.maxAttempts) return END_REASON_EXHAUSTED;
   const now = Clock.now;
   const base = outcome == OUTCOME_THROTTLED ? p.throttleBaseDelay : p.baseDelay;
   const delay = jitteredDelay(jitterOf(p), base, p.maxDelay, op.attempt, op.previousDelay);
@@ -221,51 +189,74 @@ function fail(op: Operation, outcome: i32, retryAfter: u32, fault: bool): void {
   const wait = max(delay, retryAfter);
   const hasDeadline = (op.flags & OP_FLAG_HAS_DEADLINE) != 0;
   if (hasDeadline && (fault || <i32>wait >= ticksUntil(now, op.deadline))) {
-    end(op, END_REASON_DEADLINE);
-    return;
+    return END_REASON_DEADLINE;
   }
   const cost = retryCostOf(outcome == OUTCOME_TIMEOUT);
   if (!withdrawRetry(cost)) {
     count(COUNTER_RETRIES_DENIED);
-    end(op, END_REASON_BUDGET);
-    return;
+    return END_REASON_BUDGET;
   }
   op.lastRetryCost = cost;
   move(op, EVENT_RETRY);
   op.nextAttemptAt = tickAfter(now, wait);
   if (wait == 0) setDue(op);
   count(COUNTER_RETRIES_SCHEDULED);
+  return END_REASON_NONE;
 }
 
-/** Brings the clock to now and applies what has expired. */
+/**
+ * Brings the clock to now and applies what has expired. The table is scanned only when a
+ * timer expired, the clock faulted or a writer marked the summary stale; otherwise (an
+ * idle poll) this is a clock step and two checks.
+ */
 export function advance(now: u32): void {
-  Schedule.advance(now);
+  const fault = Clock.advance(now);
+  if (fault || Schedule.stale || tickReached(Clock.now, Schedule.nextTimer)) scan(fault, false);
 }
 
 /** Every attempt in flight fails AMBIGUOUS, in slot order, as if reported now (restore). */
 export function loseAttempts(): void {
-  for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
-    const op = slotAt(slot);
-    if (op.state == STATE_IN_FLIGHT) fail(op, OUTCOME_AMBIGUOUS, 0, false);
-  }
+  scan(false, true);
 }
 
-// Applies every timer that has expired (all of them on a clock fault), in slot order.
-function sweep(fault: bool): void {
-  if (fault) count(COUNTER_CLOCK_FAULTS);
+// Applies every timer that has expired (all of them on a clock fault, counted when
+// operations were live), in slot order, and summarises the table as it leaves it. With
+// `lost`, every attempt in flight fails AMBIGUOUS instead (restore: no timer has expired).
+function scan(fault: bool, lost: bool): void {
+  let live = false;
+  Schedule.liveCount = 0;
+  Schedule.dueCount = 0;
+  Schedule.nextTimer = tickAfter(Clock.now, LIMIT_MAX_SPAN);
   for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
     const op = slotAt(slot);
     if (op.state == STATE_WAITING) {
+      live = true;
       if (op.flags & OP_FLAG_HAS_DEADLINE && Clock.hasExpired(op.deadline, fault)) {
         end(op, END_REASON_DEADLINE);
       } else if (!(op.flags & OP_FLAG_DUE) && Clock.hasExpired(op.nextAttemptAt, fault)) {
         setDue(op);
       }
-    } else if (op.state == STATE_IN_FLIGHT && Clock.hasExpired(op.attemptDeadline, fault)) {
-      count(COUNTER_ATTEMPT_TIMEOUTS);
-      fail(op, OUTCOME_TIMEOUT, 0, fault);
+    } else if (op.state == STATE_IN_FLIGHT) {
+      live = true;
+      if (lost) {
+        fail(op, OUTCOME_AMBIGUOUS, 0, false);
+      } else if (Clock.hasExpired(op.attemptDeadline, fault)) {
+        count(COUNTER_ATTEMPT_TIMEOUTS);
+        fail(op, OUTCOME_TIMEOUT, 0, fault);
+      }
+    }
+    if (op.state == STATE_WAITING) {
+      Schedule.liveCount++;
+      if (op.flags & OP_FLAG_DUE) Schedule.dueCount++;
+      else Schedule.noteTimer(op.nextAttemptAt);
+      if (op.flags & OP_FLAG_HAS_DEADLINE) Schedule.noteTimer(op.deadline);
+    } else if (op.state == STATE_IN_FLIGHT) {
+      Schedule.liveCount++;
+      Schedule.noteTimer(op.attemptDeadline);
     }
   }
+  if (fault && live) count(COUNTER_CLOCK_FAULTS);
+  Schedule.stale = false;
 }
 
 /** Begins an operation under a policy; its first attempt is due at once. Returns its handle. */
@@ -300,7 +291,7 @@ export function begin(policy: u32, now: u32): i32 {
 /** Applies what is due by now; returns the handle whose attempt starts now, or NONE. */
 export function poll(now: u32): i32 {
   if (!initialized) return ERROR_NOT_INITIALIZED;
-  Schedule.advance(now);
+  advance(now);
   if (Schedule.dueCount == 0) return RESULT_NONE;
   let slot = 0;
   while (!(slotAt(slot).flags & OP_FLAG_DUE)) slot++;

@@ -2,6 +2,7 @@
 import {
   ERROR_BAD_FIELD,
   ERROR_BAD_POLICY,
+  ERROR_NOT_INITIALIZED,
   ERROR_SPAN_TOO_LARGE,
   JITTER_DECORRELATED,
   LIMIT_MAX_ATTEMPTS,
@@ -12,6 +13,7 @@ import {
 } from "./constants";
 import { ceiling, growthOf } from "./backoff";
 import { touch } from "./changes";
+import { isInitialized } from "./machine";
 import { isSpan } from "./ticks";
 import { POLICIES_AT, Policy, STATE } from "./state";
 
@@ -56,6 +58,7 @@ export function setPolicy(
   deadline: u32,
   flags: u32,
 ): i32 {
+  if (!isInitialized()) return ERROR_NOT_INITIALIZED;
   const refusal = checkPolicy(
     id,
     maxAttempts,
@@ -91,11 +94,16 @@ export function jitterOf(p: Policy): u32 {
 }
 
 /**
- * Worst-case ticks from begin to end: every attempt runs to its timeout and every wait
- * reaches its ceiling (from the larger of the two bases), bounded by the deadline.
- * Retry-After is left out: only the deadline bounds it.
+ * Worst-case ticks from begin to end of an operation under policy `id` (or NOT_INITIALIZED,
+ * BAD_POLICY): every attempt runs to its timeout and every wait reaches its ceiling (from
+ * the larger of the two bases), bounded by the deadline. Retry-After is left out: only the
+ * deadline bounds it.
  */
-export function worstCase(p: Policy): u32 {
+export function worstCase(id: u32): i32 {
+  if (!isInitialized()) return ERROR_NOT_INITIALIZED;
+  const found = policyAt(id);
+  if (found == null) return ERROR_BAD_POLICY;
+  const p = changetype<Policy>(found);
   const base = min(max(p.baseDelay, p.throttleBaseDelay), p.maxDelay);
   const growth = growthOf(jitterOf(p));
   // A decorrelated wait may be three times the one before, the first three times the
@@ -106,5 +114,5 @@ export function worstCase(p: Policy): u32 {
     total += ceiling(base, p.maxDelay, retry + step, growth);
   }
   if (p.deadline != 0 && total > <u64>p.deadline) total = p.deadline;
-  return total > <u64>0x7fffffff ? 0x7fffffff : <u32>total;
+  return total > <u64>0x7fffffff ? 0x7fffffff : <i32>total;
 }

@@ -14,27 +14,28 @@ function splitmix64(state: u64): u64 {
 
 /** Seeds the generator from a 64-bit seed given as two halves. */
 export function seedRandom(seedLo: u32, seedHi: u32): void {
-  const seed = ((<u64>seedHi) << 32) | (<u64>seedLo);
-  const a = splitmix64(seed + 0x9e3779b97f4a7c15);
-  const b = splitmix64(seed + 0x3c6ef372fe94f82a);
-  random.s0 = <u32>a;
-  random.s1 = <u32>(a >> 32);
-  random.s2 = <u32>b;
-  random.s3 = <u32>(b >> 32);
+  // splitmix64's first two outputs: s0 and s1 the low and high half of the first.
+  let state = ((<u64>seedHi) << 32) | (<u64>seedLo);
+  const at = changetype<usize>(random);
+  for (let i: usize = 0; i < 16; i += 8) {
+    state += 0x9e3779b97f4a7c15;
+    store<u64>(at + i, splitmix64(state));
+  }
   // xoshiro must not start from all zeros.
-  if ((random.s0 | random.s1 | random.s2 | random.s3) == 0) random.s0 = 1;
+  if ((load<u64>(at) | load<u64>(at + 8)) == 0) random.s0 = 1;
 }
 
 /** The next 32 random bits. */
 export function nextRandom(): u32 {
-  const result = rotl<u32>(random.s1 * 5, 7) * 9;
-  const t = random.s1 << 9;
-  random.s2 ^= random.s0;
-  random.s3 ^= random.s1;
-  random.s1 ^= random.s2;
-  random.s0 ^= random.s3;
-  random.s2 ^= t;
-  random.s3 = rotl<u32>(random.s3, 11);
+  const s0 = random.s0;
+  const s1 = random.s1;
+  const s2 = random.s2 ^ s0;
+  const s3 = random.s3 ^ s1;
+  const result = rotl<u32>(s1 * 5, 7) * 9;
+  random.s0 = s0 ^ s3;
+  random.s1 = s1 ^ s2;
+  random.s2 = s2 ^ (s1 << 9);
+  random.s3 = rotl<u32>(s3, 11);
   return result;
 }
 

@@ -6,72 +6,22 @@
 // globals beside it.
 import { COUNTER_COUNT, LIMIT_OPERATIONS, LIMIT_POLICIES } from "./constants";
 
-/**
- * Whether machine.ts's summary of the operation table (what is live, what is due, the
- * earliest timer) may be out of date. Every write of an operation's state, flags or timers
- * sets it, through the accessors below, and so do the writers of the whole table (init,
- * restore); the summary is recomputed on its next read while it is set.
- */
-export class Stale {
-  static schedule: bool = true;
-}
-
-/**
- * One slot of the operation table (machine.ts), in the image's order. The fields the
- * schedule summarises are read and written through accessors: a write cannot forget to
- * mark the summary stale.
- */
+/** One slot of the operation table (machine.ts), in the image's order. */
 @unmanaged
 export class Operation {
   generation: u32;
-  _state: u32;
+  state: u32;
   policy: u32;
   attempt: u32;
   lastOutcome: u32;
   endReason: u32;
-  _flags: u32;
+  flags: u32;
   id: u32;
-  _nextAttemptAt: u32;
-  _attemptDeadline: u32;
-  _deadline: u32;
+  nextAttemptAt: u32;
+  attemptDeadline: u32;
+  deadline: u32;
   previousDelay: u32;
   lastRetryCost: u32;
-
-  @inline get state(): u32 {
-    return this._state;
-  }
-  @inline set state(value: u32) {
-    this._state = value;
-    Stale.schedule = true;
-  }
-  @inline get flags(): u32 {
-    return this._flags;
-  }
-  @inline set flags(value: u32) {
-    this._flags = value;
-    Stale.schedule = true;
-  }
-  @inline get nextAttemptAt(): u32 {
-    return this._nextAttemptAt;
-  }
-  @inline set nextAttemptAt(value: u32) {
-    this._nextAttemptAt = value;
-    Stale.schedule = true;
-  }
-  @inline get attemptDeadline(): u32 {
-    return this._attemptDeadline;
-  }
-  @inline set attemptDeadline(value: u32) {
-    this._attemptDeadline = value;
-    Stale.schedule = true;
-  }
-  @inline get deadline(): u32 {
-    return this._deadline;
-  }
-  @inline set deadline(value: u32) {
-    this._deadline = value;
-    Stale.schedule = true;
-  }
 }
 
 /** One slot of the policy table (policy.ts): isSet, then the image's order. */

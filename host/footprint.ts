@@ -1,11 +1,12 @@
 // Measures the linear memory the module's state really occupies: fill all memory with a
-// canary, init, drive every slot and policy through retries, timeouts and ends, save and
+// canary (keeping the bytes its data segments put there, which it uses), init, drive every slot and policy through retries, timeouts and ends, save and
 // restore the whole table (so the image area and restore's shadow count too), then find
 // the highest byte that no longer holds the canary.
 import { SimClock } from "./clock.js";
 import { runOperations } from "./driver.js";
 import { FaultScript } from "./faults.js";
-import { instantiate, seedHalves, type TickRetryApi } from "./tickretry.js";
+import { readFileSync } from "node:fs";
+import { instantiate, seedHalves, WASM_PATH, type TickRetryApi } from "./tickretry.js";
 import { Jitter } from "./abi.js";
 import { configure } from "./policy.js";
 
@@ -33,11 +34,47 @@ export interface Footprint {
   api: TickRetryApi;
 }
 
+/** Where each active data segment of a module lies in memory (offset and size). */
+function dataSegments(wasm: Uint8Array): { at: number; size: number }[] {
+  let i = 8;
+  const leb = () => {
+    let value = 0;
+    for (let shift = 0; ; shift += 7) {
+      const byte = wasm[i++];
+      value += (byte & 0x7f) * 2 ** shift;
+      if (byte < 0x80) return value;
+    }
+  };
+  while (i < wasm.length) {
+    const id = wasm[i++];
+    const size = leb();
+    if (id !== 11) {
+      i += size;
+      continue;
+    }
+    // Each segment: flags 0, i32.const offset (a small positive one), end, size, bytes.
+    return Array.from({ length: leb() }, () => {
+      i += 2; // flags, i32.const
+      const at = leb();
+      i += 1; // end
+      const size = leb();
+      i += size;
+      return { at, size };
+    });
+  }
+  return [];
+}
+
 /** Runs the module at full capacity (16 operations over 8 policies) and measures it. */
 export function measureFootprint(): Footprint {
   const api = instantiate();
   const bytes = new Uint8Array(api.memory.buffer);
+  // The module reads its data segments and the zeros between them: they stay as they are.
+  const segments = dataSegments(readFileSync(WASM_PATH));
+  const from = Math.min(...segments.map((s) => s.at));
+  const data = bytes.slice(from, Math.max(...segments.map((s) => s.at + s.size)));
   bytes.fill(CANARY);
+  if (segments.length > 0) bytes.set(data, from);
   api.init(...seedHalves(7n));
   for (let id = 0; id < 8; id++) {
     const policy = {

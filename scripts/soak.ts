@@ -46,6 +46,11 @@ console.log(
 );
 const names = Object.keys(Counter).filter((k) => k !== "COUNT");
 console.log(names.map((name, i) => `${name} ${result.counters[i]}`).join(", "));
+const t = result.images;
+console.log(
+  `images: ${t.saves} saved; restored ${t.restoredFresh} into fresh instances, ${t.restoredInPlace} in place ` +
+    `(${t.restoredLost} with ATTEMPTS_LOST), ${t.refused} refused; ${t.handedOut} ends handed out by ended()`,
+);
 
 const f = result.failure;
 if (f === undefined) {

@@ -7,6 +7,8 @@ import {
   Counter,
   EndReason,
   Error as Err,
+  Image,
+  Limit,
   NextDue,
   OpFlag,
   Result,
@@ -22,6 +24,8 @@ import { runs } from "./harness/runs.js";
 import { runTrace, type TraceEntry } from "./harness/trace.js";
 
 const RUNS = runs(150);
+/** The longest image docs/ABI.md allows (16 operations, 8 policies, every field at its widest). */
+const MAX_IMAGE_BYTES = 1018;
 const ABSOLUTE_TICKS = ["nextAttemptAt", "attemptDeadline", "deadline"];
 const stateOf = (s: Snapshot, h: number) => s[`state(${h})`];
 const live = (state: number) => state === State.WAITING || state === State.IN_FLIGHT;
@@ -53,8 +57,12 @@ describe("wrap invariance", () => {
   );
 });
 
+// Restoring an earlier image turns time back (ids, handles and counters with it), so the
+// properties of one history run without restores; test/save-restore.test.ts has theirs.
+const oneHistory = scenarioArb({ restores: false });
+
 describe("conservation", () => {
-  test.prop([scenarioArb(), startArb], RUNS)(
+  test.prop([oneHistory, startArb], RUNS)(
     "every begun operation ends exactly once; no handle is reused; ids never repeat",
     (steps, start) => {
       const endOf = new Map<number, number>();
@@ -101,7 +109,7 @@ describe("attempts, waits and the budget", () => {
   // A clock that moves forward, no policy changes (each operation keeps the policy it
   // began with). The model, run alongside, tells the module's clock: calls refused before
   // advancing can let the host's now drift 2^31 or more ahead of it.
-  const steady = scenarioArb({ backwards: false, reconfigure: false });
+  const steady = scenarioArb({ backwards: false, reconfigure: false, restores: false });
 
   /** Follows setPolicy and begin so each handle's policy fields are known. */
   const policyTracker = () => {
@@ -180,7 +188,7 @@ describe("attempts, waits and the budget", () => {
     },
   );
 
-  test.prop([scenarioArb({ hostile: true }), startArb], RUNS)(
+  test.prop([scenarioArb({ hostile: true, restores: false }), startArb], RUNS)(
     "budget tokens stay within [0, capacity]",
     (steps, start) => {
       let capacity = 0;
@@ -197,7 +205,7 @@ describe("attempts, waits and the budget", () => {
 });
 
 describe("nextDue", () => {
-  test.prop([scenarioArb(), startArb], RUNS)(
+  test.prop([oneHistory, startArb], RUNS)(
     "a host that sleeps nextDue - 1 ticks misses nothing; at nextDue ticks something is due",
     (steps, start) => {
       // nextDue counts from the module's clock (ahead of now after a small step back),
@@ -240,8 +248,8 @@ describe("stale reports", () => {
     { minLength: 1, maxLength: 8 },
   );
 
-  test.prop([scenarioArb(), startArb, insertions], RUNS)(
-    "a stale report changes nothing but the STALE_REPORTS counter, now or later",
+  test.prop([oneHistory, startArb, insertions], RUNS)(
+    "a stale report changes nothing but the STALE_REPORTS counter (and so changes()), now or later",
     (steps, start, stale) => {
       // Both runs call nextDue(now) at each insertion point, so the report's own advance is a
       // no-op; the second run then reports an attempt that is not the one in flight.
@@ -253,6 +261,7 @@ describe("stale reports", () => {
         steps.forEach((s, i) => {
           for (const ins of stale.filter((x) => x.at === i)) {
             invoke(api, "nextDue", [host.now]);
+            api.changes(); // both runs fold what the advance changed here, before the report
             if (!withStale || host.handles.length === 0) continue;
             const h = host.handles[ins.h % host.handles.length];
             const inFlight = api.state(h) === State.IN_FLIGHT;
@@ -266,18 +275,23 @@ describe("stale reports", () => {
             }
             expect(result).toBe(Err.STALE_REPORT);
             staleCount++;
+            // A counter that moves is a durable change: changes() moves with it.
             const stalesKey = `counter(${Counter.STALE_REPORTS})`;
             expect(after[stalesKey]).toBe(before[stalesKey] + 1);
-            expect(diffSnapshots({ ...before, [stalesKey]: 0 }, { ...after, [stalesKey]: 0 })).toEqual([]);
+            expect(after.changes).toBe(before.changes + 1);
+            const moved = { [stalesKey]: 0, changes: 0 };
+            expect(diffSnapshots({ ...before, ...moved }, { ...after, ...moved })).toEqual([]);
           }
           if ("tick" in s) return host.move(s.tick);
+          if ("restore" in s) throw new Error("one history: no restores");
           const args = host.resolve(s.args, api);
           const result = invoke(api, s.fn, args);
-          host.saw(s, result);
+          host.saw(s, result, api);
           const after = snapshot(api, host.handles);
           after[`counter(${Counter.STALE_REPORTS})`] -= staleCount;
+          after.changes -= staleCount;
           const readsStales = s.fn === "counter" && args[0] === Counter.STALE_REPORTS;
-          trace.push({ result: readsStales ? result - staleCount : result, after });
+          trace.push({ result: readsStales || s.fn === "changes" ? result - staleCount : result, after });
         });
         return trace;
       };
@@ -290,10 +304,17 @@ describe("determinism", () => {
   test.prop([scenarioArb(), startArb, fc.array(hostileCallArb, { maxLength: 40 })], RUNS)(
     "a fixed seed gives the same run twice, also on an instance used before init",
     (steps, start, junk) => {
+      // Only changes() may differ: it counts on through init over an instance's life.
+      const withoutChanges = (trace: TraceEntry[]) =>
+        trace.map(({ after: { changes, ...after }, ...e }) => ({
+          ...e,
+          result: e.fn === "changes" ? 0 : e.result,
+          after,
+        }));
       const first = runTrace(steps, start);
       const used = instantiate();
       runTrace(junk, start, { api: used });
-      expect(runTrace(steps, start, { api: used })).toEqual(first);
+      expect(withoutChanges(runTrace(steps, start, { api: used }))).toEqual(withoutChanges(first));
     },
   );
 });
@@ -329,7 +350,7 @@ describe("no trap", () => {
     endReason: within(EndReason.NONE, EndReason.CANCELLED, BH),
     lastOutcome: within(0, 6, BH),
     operationId: within(0, 0x7fffffff, BH),
-    opFlags: within(0, OpFlag.DUE | OpFlag.HAS_DEADLINE, BH),
+    opFlags: within(0, OpFlag.DUE | OpFlag.HAS_DEADLINE | OpFlag.HANDED_OUT, BH),
     nextAttemptAt: any,
     attemptDeadline: any,
     deadline: any,
@@ -338,6 +359,21 @@ describe("no trap", () => {
     counter: within(0, 0x7fffffff, NI, Err.BAD_COUNTER),
     tokens: within(0, 0x7fffffff, NI),
     abiVersion: codes(ABI_VERSION),
+    save: within(Image.HEADER_BYTES + Image.CRC_BYTES, MAX_IMAGE_BYTES, NI),
+    imageAddress: (r) => r < Limit.MEMORY_LIMIT - Image.AREA_BYTES,
+    restore: codes(
+      Result.OK,
+      Err.BAD_FIELD,
+      Err.SPAN_TOO_LARGE,
+      Err.IMAGE_LENGTH,
+      Err.IMAGE_FORMAT,
+      Err.IMAGE_ABI,
+      Err.IMAGE_CRC,
+      Err.IMAGE_FIELD,
+    ),
+    changes: any,
+    ended: handleOrErrors(NI, Result.NONE),
+    slot: within(0, Limit.OPERATIONS - 1, BH),
   };
 
   test.prop([fc.array(hostileCallArb, { maxLength: 30 }), scenarioArb({ hostile: true }), startArb], RUNS)(

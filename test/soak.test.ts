@@ -15,6 +15,8 @@ test("a 200,000-call soak finds no divergence between module and model", () => {
   for (const c of [Counter.RETRIES_SCHEDULED, Counter.ENDED_SUCCEEDED, Counter.CLOCK_FAULTS]) {
     expect(result.counters[c]).toBeGreaterThan(100);
   }
+  // And saved, restored (fresh and in place, attempts lost or not), refused images, handed out ends.
+  for (const n of Object.values(result.images)) expect(n).toBeGreaterThan(100);
 }, 60_000);
 
 /** A model that miscounts retries once two have been scheduled. */

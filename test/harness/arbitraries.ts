@@ -1,9 +1,12 @@
 // fast-check generators of scenarios: structured calls a host would make (with current and
-// stale attempt numbers, every outcome, Retry-After or not), hostile calls with arbitrary
-// 32-bit arguments, and clock moves that include stalls, wraps, jumps near 2^31 and steps back.
+// stale attempt numbers, every outcome, Retry-After or not), saves and restores (into the
+// running instance or a fresh one, with elapsed time, with attempts lost or not, of stored,
+// damaged or forged images), hostile calls with arbitrary 32-bit arguments, and clock moves
+// that include stalls, wraps, jumps near 2^31 and steps back.
 import fc from "fast-check";
-import { EXPORTS, PolicyFlag, State } from "../../host/abi.js";
-import { EXPORT_NAMES, NOW, v, type Arg, type ExportName, type Step } from "./calls.js";
+import { EXPORTS, Limit, PolicyFlag, RestoreFlag, State } from "../../host/abi.js";
+import { EXPORT_NAMES, NOW, v, type Arg, type ExportName, type RestoreStep, type Step } from "./calls.js";
+import { damageArb } from "./images.js";
 import { HANDLE_QUERIES } from "./snapshot.js";
 
 const TWO31 = 2 ** 31;
@@ -23,6 +26,14 @@ export interface ScenarioOptions {
   hostile?: boolean;
   /** setPolicy and setBudget may come between operations' calls (default true). */
   reconfigure?: boolean;
+  /** restore steps, of any stored image (default true); saves always. */
+  restores?: boolean;
+  /**
+   * Restores of damaged and forged images too (default true). A forged image restore
+   * accepts may hold a state no run reaches (docs/ABI.md checks fields, not histories),
+   * so the properties of what save writes leave them out.
+   */
+  damaged?: boolean;
   /** At most this many random steps after the setup (default 120). */
   maxLength?: number;
 }
@@ -206,6 +217,8 @@ const queryArb = fc.oneof(
   fc.oneof(small(15), anyU32).map((id) => call("counter", v(id))),
   fc.constant(call("tokens")),
   fc.constant(call("abiVersion")),
+  fc.constant(call("changes")),
+  fc.constant(call("imageAddress")),
   fc.oneof(small(8), anyU32).map((id) => call("worstCase", v(id))),
   fc
     .tuple(fc.oneof(fc.integer({ min: 90, max: 610 }), anyU32), small(1))
@@ -225,6 +238,55 @@ export const hostileCallArb = hostileCall(EXPORT_NAMES);
 
 const initArb = fc.tuple(anyU32, anyU32).map(([lo, hi]) => call("init", v(lo), v(hi)));
 
+/** An elapsed time: mostly none or short, sometimes up to MAX_SPAN. */
+export const elapsedArb = fc.oneof(
+  { arbitrary: fc.constant(0), weight: 4 },
+  { arbitrary: fc.integer({ min: 0, max: 50_000 }), weight: 4 },
+  { arbitrary: fc.integer({ min: 0, max: Limit.MAX_SPAN }), weight: 1 },
+  { arbitrary: fc.constant(Limit.MAX_SPAN), weight: 1 },
+);
+const lostArb = fc.constantFrom(0, RestoreFlag.ATTEMPTS_LOST);
+
+/**
+ * Restores: mostly the image saved last, undamaged, into the running instance (a module
+ * swap) or a fresh one (a reboot); sometimes with elapsed or flags out of range, or
+ * (`damaged`) of a damaged or forged image: those into the running instance, which must
+ * refuse them or take them as docs/ABI.md says.
+ */
+export function restoreArb(damaged: boolean): fc.Arbitrary<RestoreStep> {
+  const inPlace = (r: Omit<RestoreStep["restore"], "fresh" | "jump">) => ({
+    restore: { ...r, fresh: false, jump: 0 },
+  });
+  const kinds: fc.WeightedArbitrary<RestoreStep>[] = [
+    {
+      weight: 6,
+      arbitrary: fc
+        .record({
+          image: fc.oneof({ arbitrary: fc.constant(0), weight: 4 }, { arbitrary: fc.nat(5), weight: 1 }),
+          fresh: fc.boolean(),
+          jump: fc.oneof(fc.constant(0), anyU32),
+          elapsed: elapsedArb,
+          flags: lostArb,
+        })
+        .map((restore) => ({ restore })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({ image: fc.nat(5), elapsed: anyU32, flags: anyU32 }).map(inPlace),
+    },
+  ];
+  if (damaged) {
+    const damagedArb = fc.record({
+      image: fc.nat(5),
+      elapsed: elapsedArb,
+      flags: lostArb,
+      damage: damageArb,
+    });
+    kinds.push({ weight: 3, arbitrary: damagedArb.map(inPlace) });
+  }
+  return fc.oneof(...kinds);
+}
+
 /** One step of a scenario. */
 export function stepArb(options: ScenarioOptions = {}): fc.Arbitrary<Step> {
   const steps: fc.WeightedArbitrary<Step>[] = [
@@ -242,7 +304,10 @@ export function stepArb(options: ScenarioOptions = {}): fc.Arbitrary<Step> {
     { arbitrary: fc.constant(call("nextDue", NOW)), weight: 2 },
     { arbitrary: fc.constant<Step>({ fn: "nextDue", args: [NOW], sleep: true }), weight: 8 },
     { arbitrary: queryArb, weight: 3 },
+    { arbitrary: fc.constant(call("ended", NOW)), weight: 6 },
+    { arbitrary: fc.constant(call("save", NOW)), weight: 2 },
   ];
+  if (options.restores ?? true) steps.push({ arbitrary: restoreArb(options.damaged ?? true), weight: 2 });
   if (options.reconfigure ?? true) {
     steps.push({ arbitrary: setPolicyArb, weight: 1 }, { arbitrary: setBudgetArb, weight: 1 });
   }

@@ -1,21 +1,17 @@
-// A scenario is a list of steps: host clock moves and export calls whose arguments may
+// A scenario is a list of steps: host clock moves, export calls whose arguments may
 // name "the host's now", "a handle begin or poll returned", "that handle's attempt + d",
-// so a scenario stays meaningful when it is shifted in time or shrunk.
+// and restores of an image the host stored, so a scenario stays meaningful when it is
+// shifted in time or shrunk.
 import { EXPORTS, NextDue, State } from "../../host/abi.js";
 import type { TickRetryApi } from "../../host/tickretry.js";
 import { tickAfter } from "../../host/ticks.js";
+import { damaged, formatDamage, readImage, writeImage, type Damage } from "./images.js";
 
-/** ABI v2 exports the reference model does not know yet: left out of lockstep runs. */
-const NOT_MODELLED = ["save", "imageAddress", "restore", "changes", "ended", "slot"] as const;
-type NotModelled = (typeof NOT_MODELLED)[number];
+export type ExportName = keyof typeof EXPORTS;
+export const EXPORT_NAMES = Object.keys(EXPORTS) as ExportName[];
 
-export type ExportName = Exclude<keyof typeof EXPORTS, NotModelled>;
-export const EXPORT_NAMES = Object.keys(EXPORTS).filter(
-  (name) => !(NOT_MODELLED as readonly string[]).includes(name),
-) as ExportName[];
-
-/** What module and model have in common: every export the model knows. */
-export type Target = Omit<TickRetryApi, "memory" | NotModelled>;
+/** What module and model have in common: every export, and a memory holding the image area. */
+export type Target = Omit<TickRetryApi, "memory"> & { readonly memory: { readonly buffer: ArrayBuffer } };
 
 export type Arg =
   | { v: number } // a literal 32-bit value
@@ -28,7 +24,16 @@ export type Arg =
 
 /** A clock move, or a call; a call with `sleep` (nextDue) then moves the clock by its result. */
 export type Call = { fn: ExportName; args: Arg[]; sleep?: true };
-export type Step = { tick: number } | Call;
+
+/**
+ * The host copies the `image`-th most recent image it stored (none: nothing) into the image
+ * area, maybe damaged, of the running instance or of a fresh one (a reboot, whose tick
+ * counter reads `jump` ticks on), and calls restore(length, now, elapsed, flags).
+ */
+export interface RestoreStep {
+  restore: { image: number; fresh: boolean; jump: number; elapsed: number; flags: number; damage?: Damage };
+}
+export type Step = { tick: number } | Call | RestoreStep;
 
 /** How far back `inState` looks among the handles begin returned. */
 const RECENT = 32;
@@ -36,9 +41,10 @@ const RECENT = 32;
 export const v = (x: number): Arg => ({ v: x });
 export const NOW: Arg = { now: true };
 
-/** The host side of a scenario: its clock and the handles it has been given. */
+/** The host side of a scenario: its clock, the handles it has been given, the images it stored. */
 export class Host {
   readonly handles: number[] = [];
+  readonly images: Uint8Array[] = [];
   private readonly polled: number[] = [];
   private readonly known = new Set<number>();
   constructor(public now: number) {}
@@ -73,16 +79,45 @@ export class Host {
     return args.map((a) => this.value(a, reader));
   }
 
-  /** Remembers handles returned by begin and poll; sleeps until what nextDue said. */
-  saw(step: Call, result: number): void {
+  /** Remembers handles returned by begin and poll and images save wrote (read from `reader`); sleeps until what nextDue said. */
+  saw(step: Call, result: number, reader: Target): void {
     if (step.fn === "begin" && result >= 0) this.issued(result);
     if (step.fn === "poll" && result >= 0) this.polled.push(result);
+    if (step.fn === "save" && result > 0) this.images.push(readImage(reader, result));
     if (step.sleep && result >>> 0 !== NextDue.IDLE) this.move(result >>> 0);
   }
 
   move(ticks: number): void {
     this.now = tickAfter(this.now, ticks);
   }
+
+  /**
+   * What a restore step copies in: the bytes, the length passed, and whether it goes into a
+   * fresh instance (only with an image stored: a host with none would init instead). A
+   * fresh one's clock moves by the step's jump.
+   */
+  restoreInput(step: RestoreStep): RestoreInput {
+    const r = step.restore;
+    const fresh = r.fresh && this.images.length > 0;
+    if (fresh) this.move(r.jump);
+    const image =
+      this.images.length === 0
+        ? new Uint8Array(0)
+        : this.images[this.images.length - 1 - (r.image % this.images.length)];
+    return { ...damaged(image, r.damage), fresh };
+  }
+}
+
+export interface RestoreInput {
+  bytes: Uint8Array;
+  length: number;
+  fresh: boolean;
+}
+
+/** Copies the input into `target`'s image area and calls restore at the host's now. */
+export function restoreInto(target: Target, input: RestoreInput, step: RestoreStep, now: number): number {
+  writeImage(target, input.bytes);
+  return target.restore(input.length, now, step.restore.elapsed, step.restore.flags);
 }
 
 /** Calls export `fn` of `target` with resolved arguments. */
@@ -106,5 +141,11 @@ const showArg = (a: Arg): string => {
 /** One line per step, for counterexamples. */
 export function formatStep(s: Step): string {
   if ("tick" in s) return `tick +${s.tick >>> 0}`;
+  if ("restore" in s) {
+    const r = s.restore;
+    const where = r.fresh ? `a fresh instance, clock +${r.jump >>> 0}` : "the running instance";
+    const what = r.damage ? `, ${formatDamage(r.damage)}` : "";
+    return `restore image${r.image}${what} into ${where}, elapsed ${r.elapsed >>> 0}, flags ${r.flags >>> 0}`;
+  }
   return `${s.fn}(${s.args.map(showArg).join(", ")})${s.sleep ? " and sleep that long" : ""}`;
 }

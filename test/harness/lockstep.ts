@@ -1,8 +1,19 @@
 // Runs a scenario on the module and on the model side by side and stops at the first
-// step where any return value or any observable state differs.
-import { instantiate } from "../../host/tickretry.js";
+// step where any return value, any image save wrote, or any observable state differs.
+import { Image, Limit, RestoreFlag, Result } from "../../host/abi.js";
+import { instantiate, type TickRetryApi } from "../../host/tickretry.js";
 import { SchedulerModel } from "../model/scheduler.js";
-import { formatStep, Host, invoke, type Step, type Target } from "./calls.js";
+import {
+  formatStep,
+  Host,
+  invoke,
+  restoreInto,
+  type Call,
+  type RestoreStep,
+  type Step,
+  type Target,
+} from "./calls.js";
+import { readImage } from "./images.js";
 import { diffSnapshots, snapshot } from "./snapshot.js";
 
 export interface Divergence {
@@ -23,17 +34,55 @@ export interface LockstepOptions {
   reference?: () => Target;
 }
 
+const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
+
+/** A module call's result, or why it trapped (a divergence like any other, to be shrunk). */
+export function guarded(call: () => number): number | string {
+  try {
+    return call();
+  } catch (e) {
+    if (e instanceof WebAssembly.RuntimeError) return `trapped (${e.message})`;
+    throw e;
+  }
+}
+
+/** What the image calls did, by the module's answers: the soak prints it. */
+export interface ImageTally {
+  saves: number;
+  /** Accepted restores into a fresh instance, into the running one, and those with ATTEMPTS_LOST. */
+  restoredFresh: number;
+  restoredInPlace: number;
+  restoredLost: number;
+  /** Restores refused (damaged, forged out of range, or bad arguments). */
+  refused: number;
+  /** Operations ended() handed out. */
+  handedOut: number;
+}
+
 export class Lockstep {
-  readonly module = instantiate();
-  readonly model: Target;
+  /** The instances in use: a restore into a fresh instance replaces both. */
+  module: TickRetryApi = instantiate();
+  model: Target;
   host: Host;
   private calls = 0;
   private readonly every: number;
   private readonly limit: number;
+  private readonly reference: () => Target;
+  /** The module's first answer to imageAddress(). */
+  private imageAddress: number | undefined;
+  readonly tally: ImageTally = {
+    saves: 0,
+    restoredFresh: 0,
+    restoredInPlace: 0,
+    restoredLost: 0,
+    refused: 0,
+    handedOut: 0,
+  };
 
   constructor(options: LockstepOptions = {}) {
     this.host = new Host(options.start ?? 0);
-    this.model = options.reference?.() ?? new SchedulerModel();
+    this.reference = options.reference ?? (() => new SchedulerModel());
+    this.model = this.reference();
     this.every = options.snapshotEvery ?? 1;
     this.limit = options.handleLimit ?? 32;
   }
@@ -49,11 +98,8 @@ export class Lockstep {
       this.host.move(s.tick);
       return [];
     }
-    const args = this.host.resolve(s.args, this.model);
-    const got = invoke(this.module, s.fn, args);
-    const want = invoke(this.model, s.fn, args);
-    this.host.saw(s, want);
-    const diffs = got === want ? [] : [`${s.fn}(${args.join(", ")}) returned ${got}, model ${want}`];
+    const diffs = "restore" in s ? this.restore(s) : this.call(s);
+    if (diffs.some((d) => d.includes("trapped"))) return diffs; // its state means nothing now
     if (++this.calls % this.every === 0 || diffs.length > 0) {
       const handles = this.host.handles;
       diffs.push(
@@ -64,6 +110,49 @@ export class Lockstep {
       );
     }
     return diffs;
+  }
+
+  private call(s: Call): string[] {
+    const args = this.host.resolve(s.args, this.model);
+    const got = guarded(() => invoke(this.module, s.fn, args));
+    const want = invoke(this.model, s.fn, args);
+    this.host.saw(s, want, this.model);
+    if (typeof got === "string" || (s.fn !== "imageAddress" && got !== want)) {
+      return [`${s.fn}(${args.join(", ")}) returned ${got}, model ${want}`];
+    }
+    if (s.fn === "save" && got > 0) this.tally.saves++;
+    if (s.fn === "ended" && got >= 0) this.tally.handedOut++;
+    if (s.fn === "imageAddress") return this.checkImageAddress(got);
+    if (s.fn === "save" && got > 0) {
+      const [mine, theirs] = [readImage(this.module, got), readImage(this.model, want)];
+      if (hex(mine) !== hex(theirs)) return [`save(${args[0]}) image ${hex(mine)}, model ${hex(theirs)}`];
+    }
+    return [];
+  }
+
+  /** docs/ABI.md fixes no address, only that it stays put, below MEMORY_LIMIT - IMAGE_AREA_BYTES. */
+  private checkImageAddress(got: number): string[] {
+    this.imageAddress ??= got;
+    const below = got < Limit.MEMORY_LIMIT - Image.AREA_BYTES;
+    return below && got === this.imageAddress ? [] : [`imageAddress() returned ${got}`];
+  }
+
+  private restore(s: RestoreStep): string[] {
+    const input = this.host.restoreInput(s);
+    if (input.fresh) {
+      this.module = instantiate();
+      this.model = this.reference();
+    }
+    const got = guarded(() => restoreInto(this.module, input, s, this.host.now));
+    const want = restoreInto(this.model, input, s, this.host.now);
+    if (got !== want)
+      return [`restore(${input.length}, ${this.host.now}, ...) returned ${got}, model ${want}`];
+    const t = this.tally;
+    if (got !== Result.OK) t.refused++;
+    else if (input.fresh) t.restoredFresh++;
+    else t.restoredInPlace++;
+    if (got === Result.OK && (s.restore.flags & RestoreFlag.ATTEMPTS_LOST) !== 0) t.restoredLost++;
+    return [];
   }
 }
 

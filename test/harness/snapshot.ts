@@ -13,13 +13,17 @@ export const HANDLE_QUERIES = [
   "nextAttemptAt",
   "attemptDeadline",
   "deadline",
+  "slot",
 ] as const;
 
 export type Snapshot = Record<string, number>;
 
-/** Counters, tokens, and all queries of `handles` (the most recent `limit` of them). */
+/**
+ * Counters, tokens, changes(), and all queries of `handles` (the most recent `limit` of
+ * them). Reading changes() folds its flag into its value, on every target alike.
+ */
 export function snapshot(t: Target, handles: readonly number[], limit = Infinity): Snapshot {
-  const s: Snapshot = { tokens: t.tokens() };
+  const s: Snapshot = { tokens: t.tokens(), changes: t.changes() };
   for (let id = 0; id < Counter.COUNT; id++) s[`counter(${id})`] = t.counter(id);
   for (const h of handles.slice(-limit)) {
     for (const q of HANDLE_QUERIES) s[`${q}(${h})`] = t[q](h);

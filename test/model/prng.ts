@@ -30,6 +30,15 @@ export class Prng {
     if ((this.s0 | this.s1 | this.s2 | this.s3) === 0) this.s0 = 1;
   }
 
+  /** s0 to s3, as an image holds them. */
+  get state(): number[] {
+    return [this.s0, this.s1, this.s2, this.s3];
+  }
+
+  set state([s0, s1, s2, s3]: number[]) {
+    Object.assign(this, { s0, s1, s2, s3 });
+  }
+
   /** xoshiro128**: the next u32. */
   next(): number {
     const r = Math.imul(rotl(Math.imul(this.s1, 5) >>> 0, 7), 9) >>> 0;

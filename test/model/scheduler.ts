@@ -7,17 +7,20 @@ import {
   Counter,
   EndReason,
   Error as Err,
+  Image,
   Limit,
   NextDue,
   OpFlag,
   Outcome,
   PolicyFlag,
+  RestoreFlag,
   Result,
   State,
 } from "../../host/abi.js";
 import { tickAfter, tickReached, ticksUntil } from "../../host/ticks.js";
 import { drawWait, worstCase, type Policy } from "./backoff.js";
 import { Budget } from "./budget.js";
+import { decodeImage, encodeImage, type Saved, type SavedSlot } from "./image.js";
 import { Prng } from "./prng.js";
 
 interface Op {
@@ -32,11 +35,13 @@ interface Op {
   deadline: number;
   hasDeadline: boolean;
   due: boolean;
+  /** DONE and handed out by ended(). */
+  handedOut: boolean;
   id: number;
   /** The previous drawn wait (DECORRELATED); 0 when none. */
   prev: number;
-  /** The cost withdrawn by the last retry; undefined before the first retry. */
-  lastRetryCost: number | undefined;
+  /** The cost withdrawn by the last retry; 0 before the first retry. */
+  lastRetryCost: number;
 }
 
 const freeOp = (generation: number): Op => ({
@@ -51,16 +56,27 @@ const freeOp = (generation: number): Op => ({
   deadline: 0,
   hasDeadline: false,
   due: false,
+  handedOut: false,
   id: 0,
   prev: 0,
-  lastRetryCost: undefined,
+  lastRetryCost: 0,
 });
 
 const u32 = (x: number) => x >>> 0;
 const isSpan = (x: number) => u32(x) <= Limit.MAX_SPAN;
 const isLive = (op: Op) => op.state === State.WAITING || op.state === State.IN_FLIGHT;
+const opFlagsOf = (op: Op) =>
+  (op.due ? OpFlag.DUE : 0) |
+  (op.hasDeadline ? OpFlag.HAS_DEADLINE : 0) |
+  (op.handedOut ? OpFlag.HANDED_OUT : 0);
 /** Counter of the end reason `reason` (ENDED_SUCCEEDED is reason SUCCEEDED's). */
 const endedCounter = (reason: number) => Counter.ENDED_SUCCEEDED + reason - EndReason.SUCCEEDED;
+
+/**
+ * Where the model's image area starts. docs/ABI.md leaves the offset to the module (any
+ * fixed one with the area inside MEMORY_LIMIT), so harnesses read each target's own.
+ */
+const IMAGE_ADDRESS = 2048;
 
 export class SchedulerModel {
   private initialized = false;
@@ -72,6 +88,11 @@ export class SchedulerModel {
   private budget = new Budget();
   private ops: Op[] = [];
   private counters: number[] = [];
+  /** changes(): its value, and the flag every durable change sets. */
+  private changeCount = 0;
+  private changed = false;
+  /** The model's linear memory: only the image area is used. */
+  readonly memory = { buffer: new ArrayBuffer(Limit.MEMORY_LIMIT) };
 
   constructor() {
     this.wipe();
@@ -125,6 +146,7 @@ export class SchedulerModel {
 
   private count(id: number): void {
     this.counters[id] = u32(this.counters[id] + 1);
+    this.changed = true;
   }
 
   private end(op: Op, reason: number): void {
@@ -179,6 +201,7 @@ export class SchedulerModel {
   init(seedLo: number, seedHi: number): number {
     this.wipe();
     this.initialized = true;
+    this.changed = true;
     this.prng.seed(seedLo, seedHi);
     this.nextId = this.prng.next() & 0x7fffffff;
     return Result.OK;
@@ -201,6 +224,7 @@ export class SchedulerModel {
     if (u32(maxAttempts) < 1 || u32(maxAttempts) > Limit.MAX_ATTEMPTS) return Err.BAD_FIELD;
     if (attemptTimeout === 0 || baseDelay > maxDelay) return Err.BAD_FIELD;
     if ((u32(flags) & ~(PolicyFlag.JITTER_MASK | PolicyFlag.IDEMPOTENT)) !== 0) return Err.BAD_FIELD;
+    this.changed = true;
     this.policies[id] = {
       maxAttempts,
       attemptTimeout,
@@ -238,6 +262,7 @@ export class SchedulerModel {
     ];
     if (!fields.every(isSpan) || initial > capacity || threshold > capacity) return Err.BAD_FIELD;
     if ((flags & ~BudgetFlag.REFUND_ON_SUCCESS) !== 0) return Err.BAD_FIELD;
+    this.changed = true;
     Object.assign(this.budget, {
       capacity,
       tokens: initial,
@@ -334,7 +359,23 @@ export class SchedulerModel {
     if (op === undefined) return Err.BAD_HANDLE;
     if (isLive(op)) return Err.STILL_LIVE;
     this.ops[this.ops.indexOf(op)] = freeOp(op.generation);
+    this.changed = true;
     return Result.OK;
+  }
+
+  ended(now: number): number {
+    if (!this.initialized) return Err.NOT_INITIALIZED;
+    this.advance(now);
+    const op = this.ops.find((o) => o.state === State.DONE && !o.handedOut);
+    if (op === undefined) return Result.NONE;
+    op.handedOut = true;
+    this.changed = true;
+    return this.handleOf(op);
+  }
+
+  slot(handle: number): number {
+    const op = this.find(handle);
+    return op === undefined ? Err.BAD_HANDLE : this.ops.indexOf(op);
   }
 
   nextDue(now: number): number {
@@ -374,7 +415,7 @@ export class SchedulerModel {
   opFlags(handle: number): number {
     const op = this.find(handle);
     if (op === undefined) return Err.BAD_HANDLE;
-    return (op.due ? OpFlag.DUE : 0) | (op.hasDeadline ? OpFlag.HAS_DEADLINE : 0);
+    return opFlagsOf(op);
   }
   nextAttemptAt(handle: number): number {
     return this.find(handle)?.nextAttemptAt ?? 0;
@@ -416,5 +457,144 @@ export class SchedulerModel {
 
   abiVersion(): number {
     return ABI_VERSION;
+  }
+
+  // ---- saving and restoring ("Saving and restoring" in docs/ABI.md) -----------------
+
+  imageAddress(): number {
+    return IMAGE_ADDRESS;
+  }
+
+  changes(): number {
+    if (this.changed) this.changeCount = u32(this.changeCount + 1);
+    this.changed = false;
+    return this.changeCount;
+  }
+
+  save(now: number): number {
+    if (!this.initialized) return Err.NOT_INITIALIZED;
+    this.advance(now);
+    const image = encodeImage(this.saved(u32(now)));
+    new Uint8Array(this.memory.buffer, IMAGE_ADDRESS, image.length).set(image);
+    return image.length;
+  }
+
+  restore(length: number, now: number, elapsed: number, flags: number): number {
+    if ((u32(flags) & ~RestoreFlag.ATTEMPTS_LOST) !== 0) return Err.BAD_FIELD;
+    if (!isSpan(elapsed)) return Err.SPAN_TOO_LARGE;
+    const saved = decodeImage(
+      new Uint8Array(this.memory.buffer, IMAGE_ADDRESS, Image.AREA_BYTES),
+      u32(length),
+    );
+    if (typeof saved === "number") return saved;
+    this.load(saved, u32(now - elapsed));
+    if ((flags & RestoreFlag.ATTEMPTS_LOST) !== 0) {
+      for (const op of this.ops) if (op.state === State.IN_FLIGHT) this.fail(op, Outcome.AMBIGUOUS, 0, false);
+    }
+    this.advance(now);
+    return Result.OK;
+  }
+
+  /** The body of the image save(now) writes: every tick relative to now. */
+  private saved(now: number): Saved {
+    const rel = (t: number) => u32(t - now);
+    const b = this.budget;
+    const policyFields = (p: Policy) => [
+      p.maxAttempts,
+      p.flags,
+      p.attemptTimeout,
+      p.baseDelay,
+      p.maxDelay,
+      p.throttleBaseDelay,
+      p.deadline,
+    ];
+    const slot = (op: Op): SavedSlot | undefined =>
+      op.generation === 0
+        ? undefined
+        : {
+            generation: op.generation,
+            state: op.state,
+            policy: op.policy,
+            attempt: op.attempt,
+            lastOutcome: op.lastOutcome,
+            endReason: op.endReason,
+            opFlags: opFlagsOf(op),
+            operationId: op.id,
+            nextAttemptAt: rel(op.nextAttemptAt),
+            attemptDeadline: rel(op.attemptDeadline),
+            deadline: rel(op.deadline),
+            previousWait: op.prev,
+            lastRetryCost: op.lastRetryCost,
+          };
+    return {
+      clockAhead: rel(this.clock!),
+      nextOperationId: this.nextId,
+      prng: this.prng.state,
+      budget: [
+        b.capacity,
+        b.tokens,
+        b.retryCost,
+        b.timeoutRetryCost,
+        b.threshold,
+        b.failureCost,
+        b.firstAttemptDeposit,
+        b.successDeposit,
+        b.flags,
+      ],
+      counters: [...this.counters],
+      policies: this.policies.map((p) => (p === undefined ? undefined : policyFields(p))),
+      slots: this.ops.map(slot),
+    };
+  }
+
+  /** Replaces the whole state with an accepted image, its ticks rebased to `base`. */
+  private load(s: Saved, base: number): void {
+    const at = (x: number) => tickAfter(base, x);
+    this.wipe();
+    this.initialized = true;
+    this.changed = true;
+    this.clock = at(s.clockAhead);
+    this.nextId = s.nextOperationId;
+    this.prng.state = s.prng;
+    const [capacity, tokens, retryCost, timeoutRetryCost, threshold, failureCost] = s.budget;
+    const [firstAttemptDeposit, successDeposit, flags] = s.budget.slice(6);
+    Object.assign(this.budget, {
+      capacity,
+      tokens,
+      retryCost,
+      timeoutRetryCost,
+      threshold,
+      failureCost,
+      firstAttemptDeposit,
+      successDeposit,
+      flags,
+    });
+    this.counters = [...s.counters];
+    this.policies = s.policies.map((p) => {
+      if (p === undefined) return undefined;
+      const [maxAttempts, flags, attemptTimeout, baseDelay, maxDelay, throttleBaseDelay, deadline] = p;
+      return { maxAttempts, attemptTimeout, baseDelay, maxDelay, throttleBaseDelay, deadline, flags };
+    });
+    this.ops = s.slots.map((slot) => {
+      if (slot === undefined) return freeOp(0);
+      const op = freeOp(slot.generation);
+      if (slot.state === State.FREE) return op;
+      return Object.assign(op, {
+        state: slot.state,
+        policy: slot.policy,
+        attempt: slot.attempt,
+        endReason: slot.endReason,
+        lastOutcome: slot.lastOutcome,
+        nextAttemptAt: at(slot.nextAttemptAt),
+        attemptDeadline: at(slot.attemptDeadline),
+        deadline: at(slot.deadline),
+        hasDeadline: (slot.opFlags & OpFlag.HAS_DEADLINE) !== 0,
+        due: (slot.opFlags & OpFlag.DUE) !== 0,
+        handedOut: (slot.opFlags & OpFlag.HANDED_OUT) !== 0,
+        id: slot.operationId,
+        prev: slot.previousWait,
+        lastRetryCost: slot.lastRetryCost,
+      });
+    });
   }
 }

@@ -4,7 +4,7 @@
 // and shrunk to a short counterexample.
 import { Counter } from "../../host/abi.js";
 import { formatStep, type Step, type Target } from "../harness/calls.js";
-import { findDivergence, Lockstep } from "../harness/lockstep.js";
+import { findDivergence, Lockstep, type ImageTally } from "../harness/lockstep.js";
 import { episode, type Episode } from "./episodes.js";
 import { shrink } from "./shrink.js";
 
@@ -32,8 +32,10 @@ export interface SoakFailure {
 export interface SoakResult {
   calls: number;
   episodes: number;
-  /** Module counters summed over the episodes: what the soak exercised. */
+  /** Module counter increments summed over the episodes: what the soak exercised. */
   counters: number[];
+  /** Saves, restores and ends handed out. */
+  images: ImageTally;
   failure?: SoakFailure;
 }
 
@@ -42,9 +44,39 @@ export interface SoakResult {
 const SOAK_COMPARE = { snapshotEvery: 16, handleLimit: 16 };
 const SHRINK_COMPARE = { snapshotEvery: 1, handleLimit: 64 };
 
+/**
+ * Counter increments the calls made, summed: init and restore set counters to other values
+ * (a restored image's, forged ones any u32), so only the progress between them counts.
+ */
+class Exercised {
+  readonly totals = new Array<number>(Counter.COUNT).fill(0);
+  private base: number[] = [];
+
+  constructor(private readonly run: Lockstep) {
+    this.rebase();
+  }
+
+  private read(): number[] {
+    return Array.from({ length: Counter.COUNT }, (_, c) => Math.max(0, this.run.module.counter(c)));
+  }
+
+  /** Adds the progress since the last jump (counters are read modulo 2^31). */
+  settle(): void {
+    this.read().forEach((v, c) => (this.totals[c] += (v - this.base[c] + 2 ** 31) % 2 ** 31));
+  }
+
+  rebase(): void {
+    this.base = this.read();
+  }
+}
+
+/** Steps that set counters rather than count. */
+const jumps = (step: Step) => "restore" in step || ("fn" in step && step.fn === "init");
+
 export function runSoak(options: SoakOptions): SoakResult {
   const run = new Lockstep({ ...SOAK_COMPARE, reference: options.reference });
-  const counters = new Array<number>(Counter.COUNT).fill(0);
+  const exercised = new Exercised(run);
+  const counters = exercised.totals;
   let calls = 0;
   let index = options.firstEpisode ?? 0;
   let lastReport = 0;
@@ -53,21 +85,28 @@ export function runSoak(options: SoakOptions): SoakResult {
     run.restart(ep.start);
     for (let i = 0; i < ep.steps.length && calls < options.calls; i++) {
       const step = ep.steps[i];
-      if ("fn" in step) calls++;
+      if (!("tick" in step)) calls++;
+      if (jumps(step)) exercised.settle();
       const differences = run.step(step);
+      if (jumps(step) && differences.length === 0) exercised.rebase();
       if (differences.length > 0) {
         const failure = explain(ep, i + 1, differences, options.reference);
-        return { calls, episodes: index + 1, counters, failure };
+        return { calls, episodes: index + 1, counters, images: run.tally, failure };
       }
       if (calls - lastReport >= 10_000) {
         options.progress?.(calls);
         lastReport = calls;
       }
     }
-    for (let c = 0; c < Counter.COUNT; c++) counters[c] += Math.max(0, run.module.counter(c));
   }
+  exercised.settle();
   options.progress?.(calls);
-  return { calls, episodes: index - (options.firstEpisode ?? 0), counters };
+  return {
+    calls,
+    episodes: index - (options.firstEpisode ?? 0),
+    counters,
+    images: run.tally,
+  };
 }
 
 /** What kind of difference a line names, without its numbers: shrinking keeps to one kind. */

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { loadStrategy } from "../host/fleet/strategies.js";
-import { budgetArgs, policyArgs, type BudgetFields } from "../host/policy.js";
+import { budgetArgs, NO_BUDGET, policyArgs, type BudgetFields } from "../host/policy.js";
 import type { PolicySpec } from "../host/fleet/strategies.js";
 // @ts-expect-error: plain JavaScript served to the browser, without type declarations
 import { cInitializer, fleetJson } from "../boards/page/policy-text.js";
@@ -30,17 +30,7 @@ const PLAYGROUND_DEFAULT: { policy: PolicySpec; budget: BudgetFields } = {
     jitter: "FULL",
     idempotent: true,
   },
-  budget: {
-    capacity: 0,
-    initial: 0,
-    retryCost: 0,
-    timeoutRetryCost: 0,
-    threshold: 0,
-    failureCost: 0,
-    firstAttemptDeposit: 0,
-    successDeposit: 0,
-    refundOnSuccess: false,
-  },
+  budget: NO_BUDGET,
 };
 
 const CASES: { policy: PolicySpec; budget: BudgetFields }[] = [

@@ -113,13 +113,16 @@ async function status(
   return (await fetch(new URL("/status.json", url))).json();
 }
 
+/** The device password the bench sets at first setup and sends with every change. */
+const DEVICE_PASSWORD = "bench device password";
+
 async function postForm(url: string, path: string, fields: Record<string, string>): Promise<void> {
   const res = await fetch(new URL(path, url), {
     method: "POST",
     body: new URLSearchParams(fields),
-    redirect: "manual",
+    headers: { "x-device-password": DEVICE_PASSWORD },
   });
-  if (res.status !== 303) throw new Error(`POST ${path}: HTTP ${res.status}`);
+  if (res.status !== 200) throw new Error(`POST ${path}: HTTP ${res.status} ${await res.text()}`);
 }
 
 /** Times page and status requests for `ms`; returns every answer's time, ms. */
@@ -146,6 +149,7 @@ async function benchDevice(options: BenchOptions = {}): Promise<DeviceBench> {
   const progress = (phase: string, done: number) => options.onProgress?.(phase, Math.min(1, done / total));
   const { child, url } = await startDevice();
   try {
+    await postForm(url, "/password", { password: DEVICE_PASSWORD });
     await timePage(url, WARMUP_MS, (e) => progress("warm-up", e));
     const phase = async (name: "healthy" | "outage", offset: number): Promise<PhaseFigures> => {
       await postForm(url, "/fault/scenario", { scenario: name });

@@ -8,22 +8,9 @@ import { FaultScript } from "./faults.js";
 import { readFileSync } from "node:fs";
 import { instantiate, seedHalves, WASM_PATH, type TickRetryApi } from "./tickretry.js";
 import { Jitter } from "./abi.js";
-import { configure } from "./policy.js";
+import { AWS_STANDARD_BUDGET, configure } from "./policy.js";
 
 const CANARY = 0xa5;
-
-/** docs/ABI.md's AWS SDK standard mode. */
-const AWS_STANDARD_BUDGET = {
-  capacity: 500_000,
-  initial: 500_000,
-  retryCost: 5000,
-  timeoutRetryCost: 10_000,
-  threshold: 0,
-  failureCost: 0,
-  firstAttemptDeposit: 0,
-  successDeposit: 1000,
-  refundOnSuccess: true,
-};
 
 export interface Footprint {
   /** One past the highest byte of linear memory written. */

@@ -10,8 +10,9 @@ export function numberOption(
   integer = true,
 ): number | undefined {
   if (text === undefined) return undefined;
+  // Plain decimal only: Number() would also take " 80", "0x50", "0b1010000" and "8e1".
   const n = Number(text);
-  if (text.trim() === "" || !Number.isFinite(n) || n < min || n > max || (integer && !Number.isInteger(n))) {
+  if (!(integer ? /^[0-9]+$/ : /^[0-9]+(\.[0-9]+)?$/).test(text) || n < min || n > max) {
     throw new Error(
       `--${name} wants ${integer ? "an integer" : "a number"} from ${min} to ${max}, got "${text}"`,
     );

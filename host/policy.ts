@@ -33,6 +33,32 @@ export interface BudgetFields {
   refundOnSuccess: boolean;
 }
 
+/** docs/ABI.md's AWS SDK standard mode: 500 tokens, a retry costs 5, a timeout retry 10, a success refunds. */
+export const AWS_STANDARD_BUDGET: BudgetFields = {
+  capacity: 500_000,
+  initial: 500_000,
+  retryCost: 5000,
+  timeoutRetryCost: 10_000,
+  threshold: 0,
+  failureCost: 0,
+  firstAttemptDeposit: 0,
+  successDeposit: 1000,
+  refundOnSuccess: true,
+};
+
+/** No budget: capacity 0 turns it off. */
+export const NO_BUDGET: BudgetFields = {
+  capacity: 0,
+  initial: 0,
+  retryCost: 0,
+  timeoutRetryCost: 0,
+  threshold: 0,
+  failureCost: 0,
+  firstAttemptDeposit: 0,
+  successDeposit: 0,
+  refundOnSuccess: false,
+};
+
 type Seven = [number, number, number, number, number, number, number];
 type Nine = [number, number, number, number, number, number, number, number, number];
 

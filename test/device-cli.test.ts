@@ -47,7 +47,7 @@ it("serves the page and retries against the outage, stops on SIGINT, and goes on
     expect((await fetch(url)).status).toBe(200);
     await waitFor("a retry", async () => {
       const status = await (await fetch(new URL("/status.json", url))).json();
-      return status.counters.RETRIES_SCHEDULED >= 1 && status.upstream.scenario === "outage";
+      return status.counters.RETRIES_SCHEDULED >= 1 && status.faults.scenario === "outage";
     });
   } finally {
     first.child.kill("SIGINT");

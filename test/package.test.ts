@@ -5,7 +5,7 @@
 // there: tsc against the published .d.ts, then vitest against the public API. A broken
 // `exports`, a file missing from `files` or a type error in the .d.ts fails here. The
 // installed CLI runs from another directory, with no tsx anywhere in the install.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import {
   cpSync,
   existsSync,
@@ -20,6 +20,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { waitFor } from "./helpers/device.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const work = mkdtempSync(join(tmpdir(), "tickretry-package-"));
@@ -50,6 +51,10 @@ const ALLOWED = [
   /^build\/tickretry\.wasm$/,
   /^dist\/.+\.(js|d\.ts)$/,
   /^boards\/common\/.+/,
+  // The setup page the simulated device serves, the ABI its playground reads, the build key.
+  /^boards\/page\/.+/,
+  /^abi\/constants\.json$/,
+  /^keys\/build-key\.pub$/,
 ];
 
 let packed: string[] = [];
@@ -92,7 +97,10 @@ describe("the npm package", () => {
       "dist/index.js",
       "dist/index.d.ts",
       "dist/cli.js",
-      "dist/device/page-client.js",
+      "boards/page/index.html",
+      "boards/page/status-fields.json",
+      "abi/constants.json",
+      "keys/build-key.pub",
       "boards/common/tickretry.h",
       "boards/common/tickretry_abi.h",
       "boards/common/tickretry_module.h",
@@ -122,5 +130,23 @@ describe("the npm package", () => {
     );
     expect(rows).toMatchObject([{ strategy: "C", successRate: expect.any(Number) }]);
     expect(rows[0].totalRequests).toBeGreaterThan(0);
+  }, 60_000);
+
+  test("the installed CLI's device serves the setup page, its scripts and its module", async () => {
+    const bin = join(example, "node_modules/.bin/tickretry");
+    const child = spawn(bin, ["device", "--port", "0", "--state", "none", "--quiet"], { cwd: work });
+    let out = "";
+    child.stdout.on("data", (c: Buffer) => (out += c));
+    child.stderr.on("data", (c: Buffer) => (out += c));
+    try {
+      const url = await waitFor("the page's URL", () => /setup page (http:\S+)/.exec(out)?.[1], 20_000);
+      for (const path of ["/", "/page.js", "/playground.js", "/loader.js", "/abi.json", "/tickretry.wasm"]) {
+        expect([path, (await fetch(new URL(path, url))).status]).toEqual([path, 200]);
+      }
+      const status = await (await fetch(new URL("/status.json", url))).json();
+      expect(status.device.name).toBe("simulator");
+    } finally {
+      child.kill("SIGINT");
+    }
   }, 60_000);
 });

@@ -3,6 +3,7 @@
 // the JSON rows; bad arguments exit with code 2 and say what was wrong.
 import { parseArgs } from "node:util";
 import { Presets, SingleBar } from "cli-progress";
+import { integerArg, planOrExit, UsageError } from "../usage.js";
 import { Limit } from "../abi.js";
 import { runContentionExperiment } from "./experiment.js";
 import { CONTENTION_STRATEGIES, PUBLISHED, type ContentionStrategy } from "./strategies.js";
@@ -28,16 +29,6 @@ options:
   --json              print the rows as JSON instead of the tables
   -h, --help          this text
 `;
-
-class UsageError extends Error {}
-
-function integer(name: string, text: string, min: number, max: number, why = ""): number {
-  const n = Number(text);
-  if (!/^\d+$/.test(text) || n < min || n > max) {
-    throw new UsageError(`--${name} "${text}": want a whole number from ${min} to ${max}${why}`);
-  }
-  return n;
-}
 
 interface Plan {
   strategies: ContentionStrategy[];
@@ -72,7 +63,9 @@ function plan(args: string[]): Plan | "help" {
   // and each client succeeds once: no client fails more than N - 1 times. So N up to
   // MAX_ATTEMPTS, the most attempts a policy allows, always runs until every write succeeds.
   const why = ` (a client may need N attempts; a policy allows at most ${Limit.MAX_ATTEMPTS})`;
-  const clients = v.clients.split(",").map((n) => integer("clients", n.trim(), 1, Limit.MAX_ATTEMPTS, why));
+  const clients = v.clients
+    .split(",")
+    .map((n) => integerArg("clients", n.trim(), 1, Limit.MAX_ATTEMPTS, why));
   const strategies = v.strategies.split(",").map((n) => {
     const s = CONTENTION_STRATEGIES[n.trim()];
     if (!s) {
@@ -85,25 +78,16 @@ function plan(args: string[]): Plan | "help" {
   return {
     strategies,
     clients,
-    runs: integer("runs", v.runs, 1, 1_000_000),
-    seed: integer("seed", v.seed, 0, 2 ** 32 - 1),
+    runs: integerArg("runs", v.runs, 1, 1_000_000),
+    seed: integerArg("seed", v.seed, 0, 2 ** 32 - 1),
     json: v.json,
   };
 }
 
 export async function run(args: string[]): Promise<number> {
-  let p: Plan | "help";
-  try {
-    p = plan(args);
-  } catch (e) {
-    if (!(e instanceof UsageError)) throw e;
-    console.error(`tickretry contention: ${e.message}\n'tickretry contention --help' for the options.`);
-    return 2;
-  }
-  if (p === "help") {
-    console.log(HELP);
-    return 0;
-  }
+  const planned = planOrExit("contention", HELP, plan, args);
+  if ("exit" in planned) return planned.exit;
+  const p = planned.plan;
   const bar = new SingleBar(
     {
       stream: process.stderr,

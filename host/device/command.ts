@@ -98,6 +98,9 @@ export async function runDevice(args: string[]): Promise<number> {
     const budget = values.budget ?? "aws";
     if (budget !== "aws" && budget !== "off") throw new Error(`--budget wants aws or off, got "${budget}"`);
     const scale = numberOption("scale", values.scale, 0.001, 1000, false) ?? 1;
+    if (values.seed !== undefined && !/^[0-9]+$/.test(values.seed)) {
+      throw new Error(`--seed wants a decimal integer, got "${values.seed}"`);
+    }
     const seed = values.seed === undefined ? undefined : BigInt(values.seed);
     const upstreamUrl = values["upstream-url"];
     if (upstreamUrl !== undefined) {
@@ -168,12 +171,23 @@ export async function runDevice(args: string[]): Promise<number> {
       `${p.maxDelay} ms, deadline ${p.deadline} ms, worst case ${device.api.worstCase(UPLOAD_POLICY)} ms; ` +
       `budget ${device.budget}`,
   );
+  console.log("First setup: choose the device password on the page's Setup view; every change needs it.");
   console.log("Ctrl-C stops it.");
 
   await new Promise<void>((resolve) => {
     process.once("SIGINT", resolve);
     process.once("SIGTERM", resolve);
   });
+  // Every live operation ends or is kept, with a line each: without a state file it ends
+  // CANCELLED (nothing would carry it on); with one it goes on at the next start.
+  if (device.store.where === "memory") device.cancelLive();
+  else {
+    for (const op of device.ops.values()) {
+      console.log(
+        `op ${op.operationId} kept in state file ${device.store.where}: it goes on at the next start`,
+      );
+    }
+  }
   await sim.close();
   return 0;
 }

@@ -1,6 +1,6 @@
 // Listening like a dev server: the port asked for, or (by default) 8080 or the next
 // free one, so a second `npm start` does not fail on a busy port.
-import type { Server } from "node:http";
+import type { Server } from "node:net";
 import type { AddressInfo } from "node:net";
 
 export const DEFAULT_PORT = 8080;

@@ -7,15 +7,17 @@
 // moment can neither lose a begun reading nor send one under two operation ids.
 // Everything else (the setup page) runs in the event loop between passes, as it would
 // between loop() calls.
+import { readFileSync } from "node:fs";
 import type { ClientRequest } from "node:http";
 import { Error as AbiError, Limit, NextDue, OpFlag, Result, State } from "../abi.js";
-import { endReasonName, errorName } from "../names.js";
-import { saveImage } from "../image.js";
+import { restoreImage, saveImage } from "../image.js";
+import { endReasonName, errorName, outcomeName } from "../names.js";
 import type { PolicyFields } from "../policy.js";
-import type { TickRetryApi } from "../tickretry.js";
+import { instantiate, WASM_PATH, type TickRetryApi } from "../tickretry.js";
 import { tickAfter, tickReached, ticksUntil } from "../ticks.js";
 import { bootModule } from "./boot.js";
 import { crasher, type CrashAt, type CrashPoint } from "./crash-points.js";
+import { EventLog } from "./events.js";
 import { keepAliveAgents, startAttempt, type Agents, type AttemptResult } from "./http-attempt.js";
 import { LoopStats } from "./loop-stats.js";
 import { UPLOAD, UPLOAD_POLICY, type BudgetName } from "./policies.js";
@@ -118,6 +120,9 @@ export interface StoreFigures {
 
 const RECENT = 20;
 
+/** The module a boot loads, as the firmware's flash holds it. */
+const BUILT_MODULE = readFileSync(WASM_PATH);
+
 export class Device {
   api!: TickRetryApi;
   tick!: WallTick;
@@ -127,6 +132,10 @@ export class Device {
   settings: Settings;
   readonly ops = new Map<number, Tracked>();
   readonly recent: EndedOperation[] = [];
+  /** What the page's live timeline draws: begins, attempt starts, answers, timeouts, ends. */
+  readonly events = new EventLog();
+  /** The module running, as the page's playground fetches it. */
+  moduleBytes: Buffer = BUILT_MODULE;
   host: HostCounts = { requestsStarted: 0, requestsAbandoned: 0 };
   queue!: ReadingQueue;
   /** Readings dropped over the device's life because the queue was full. */
@@ -219,6 +228,41 @@ export class Device {
     return this.asleepUntil === undefined ? undefined : Math.max(0, this.asleepUntil - performance.now());
   }
 
+  /**
+   * Ends every live operation CANCELLED (each seen by onEnd) and drops its request: Ctrl-C
+   * without a state file, where nothing would carry them to a next start.
+   */
+  cancelLive(): void {
+    const now = this.tick.read();
+    for (const op of this.ops.values()) {
+      if (this.api.state(op.handle) === State.DONE) continue;
+      this.api.cancel(op.handle, now);
+      op.detail = "cancelled: the device stopped";
+      op.flight?.req.destroy();
+      op.flight = undefined;
+    }
+    this.retireEnded(now);
+  }
+
+  /**
+   * Swaps in another build of the module (an upload whose signature the caller checked) as
+   * the firmware's tickretry_wasm3_open does: the running instance's image is restored into
+   * the new one, so operations, ids, budget and counters carry across and attempts in flight
+   * still count. On a refusal (the module's error code) nothing changes. The replacement
+   * lives until the next boot, which loads build/tickretry.wasm again.
+   */
+  replaceModule(bytes: Buffer): number {
+    const now = this.tick.read();
+    const image = saveImage(this.api, now);
+    if (typeof image === "number") return image;
+    const api = instantiate(new WebAssembly.Module(new Uint8Array(bytes)));
+    const restored = restoreImage(api, image, now);
+    if (restored !== Result.OK) return restored;
+    this.api = api;
+    this.moduleBytes = bytes;
+    return Result.OK;
+  }
+
   /** True when the operation has an overall deadline (HAS_DEADLINE). */
   hasDeadline(handle: number): boolean {
     return (this.api.opFlags(handle) & OpFlag.HAS_DEADLINE) !== 0;
@@ -251,7 +295,7 @@ export class Device {
     this.dropStale();
     this.retireEnded(now);
     this.writeState(now, wallMs);
-    for (const h of starting) this.startRequest(h);
+    for (const h of starting) this.startRequest(h, now);
 
     const stall = this.stallAsked;
     this.stallAsked = 0;
@@ -275,6 +319,7 @@ export class Device {
     });
     const s = booted.restored;
     this.api = booted.api;
+    this.moduleBytes = BUILT_MODULE; // an uploaded module lives until the next boot, as on a board
     this.host = { requestsStarted: 0, requestsAbandoned: 0 };
     this.agents = keepAliveAgents();
     this.ops.clear();
@@ -340,6 +385,7 @@ export class Device {
       this.crash?.("answer");
       op.flight = undefined;
       op.detail = f.result.detail;
+      this.events.add(now, "answer", op.operationId, f.attempt, outcomeName(f.result.outcome));
       // STALE_REPORT (the answer came after its attempt deadline) is counted by the module;
       // any other refusal is a bug of this loop.
       const r = this.api.report(op.handle, f.attempt, f.result.outcome, f.result.retryAfter, now);
@@ -369,6 +415,7 @@ export class Device {
       };
       this.recent.unshift(ended);
       if (this.recent.length > RECENT) this.recent.pop();
+      this.events.add(now, "end", op.operationId, ended.attempts, "NONE", endReasonName(ended.endReason));
       this.onEnd?.(ended);
       const r = this.api.release(h);
       if (r !== Result.OK) throw new Error(`release refused: ${errorName(r)}`);
@@ -415,6 +462,7 @@ export class Device {
       this.queue.shift();
       const operationId = this.api.operationId(h);
       this.ops.set(h, { handle: h, operationId, reading: r, begunMs: performance.now(), detail: "" });
+      this.events.add(now, "begin", operationId, 0);
       this.record({ event: "began", reading: r.id, operationId });
     }
   }
@@ -464,9 +512,10 @@ export class Device {
     this.outbox = [];
   }
 
-  private startRequest(h: number): void {
+  private startRequest(h: number, now: number): void {
     const op = this.ops.get(h)!;
     const attempt = this.api.attempt(h);
+    this.events.add(now, "start", op.operationId, attempt);
     const flight: Flight = {
       attempt,
       req: startAttempt(
@@ -506,5 +555,6 @@ export class Device {
     op.detail = "no answer within the attempt timeout";
     f.req.destroy();
     this.host.requestsAbandoned++;
+    this.events.add(this.tick.read(), "timeout", op.operationId, f.attempt);
   }
 }

@@ -1,6 +1,12 @@
 // The device's retry policy and budget: what the firmware would set at boot. Spans are
 // ms at scale 1; tests scale them down so a whole retry story takes a second or two.
-import { configure, type BudgetFields, type PolicyFields } from "../policy.js";
+import {
+  AWS_STANDARD_BUDGET,
+  configure,
+  NO_BUDGET,
+  type BudgetFields,
+  type PolicyFields,
+} from "../policy.js";
 import type { TickRetryApi } from "../tickretry.js";
 
 /** Policy slot of the periodic sensor upload. */
@@ -24,30 +30,7 @@ export const UPLOAD: PolicyFields = {
 export type BudgetName = "aws" | "off";
 
 /** The budget presets: AWS SDK standard mode (500 tokens, retry 5, timeout retry 10), or none. */
-const BUDGETS: Record<BudgetName, BudgetFields> = {
-  aws: {
-    capacity: 500_000,
-    initial: 500_000,
-    retryCost: 5000,
-    timeoutRetryCost: 10_000,
-    threshold: 0,
-    failureCost: 0,
-    firstAttemptDeposit: 0,
-    successDeposit: 1000,
-    refundOnSuccess: true,
-  },
-  off: {
-    capacity: 0,
-    initial: 0,
-    retryCost: 0,
-    timeoutRetryCost: 0,
-    threshold: 0,
-    failureCost: 0,
-    firstAttemptDeposit: 0,
-    successDeposit: 0,
-    refundOnSuccess: false,
-  },
-};
+const BUDGETS: Record<BudgetName, BudgetFields> = { aws: AWS_STANDARD_BUDGET, off: NO_BUDGET };
 
 /** Every span of `policy` times `scale`, at least 1 ms for the attempt timeout. */
 export function scaled(policy: PolicyFields, scale: number): PolicyFields {

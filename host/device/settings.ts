@@ -11,30 +11,61 @@ export type SettingsErrors = Partial<Record<keyof Settings, string>>;
 
 export type Checked = { ok: true; settings: Settings } | { ok: false; errors: SettingsErrors };
 
-/** 802.11 SSIDs are 1 to 32 octets; WPA2 passphrases 8 to 63 printable ASCII characters. */
-export function checkSettings(form: URLSearchParams): Checked {
+/** What the page and the status show for userinfo in the upstream URL: never the credentials. */
+export const HIDDEN_CREDENTIALS = "***";
+
+/** The URL as it may be shown: credentials replaced by HIDDEN_CREDENTIALS. */
+export function withoutCredentials(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.username === "" && u.password === "") return url;
+    u.username = HIDDEN_CREDENTIALS;
+    u.password = "";
+    return u.href;
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * 802.11 SSIDs are 1 to 32 octets, here of UTF-8 without control characters (a NUL would
+ * cut the name short in C, CR/LF and ESC garble logs and terminals); WPA2 passphrases are
+ * 8 to 63 printable ASCII characters. `notUtf8` names the fields whose bytes were not
+ * UTF-8. An upstream URL whose userinfo is HIDDEN_CREDENTIALS (the page sends back what it
+ * was shown) keeps the stored credentials.
+ */
+export function checkSettings(form: URLSearchParams, stored: Settings, notUtf8 = new Set<string>()): Checked {
   const ssid = form.get("ssid") ?? "";
   const password = form.get("password") ?? "";
   const upstreamUrl = (form.get("upstreamUrl") ?? "").trim();
   const errors: SettingsErrors = {};
 
   const ssidBytes = Buffer.byteLength(ssid, "utf8");
-  if (ssidBytes < 1 || ssidBytes > 32) {
+  if (notUtf8.has("ssid")) errors.ssid = "SSID must be UTF-8 text; these bytes are not.";
+  else if (/[\x00-\x1f\x7f]/.test(ssid)) {
+    errors.ssid = "SSID must not contain control characters (NUL, CR, LF, ESC, ...).";
+  } else if (ssidBytes < 1 || ssidBytes > 32) {
     errors.ssid = `SSID must be 1 to 32 bytes; this one is ${ssidBytes} bytes.`;
   }
-  if (password !== "" && !/^[\x20-\x7e]{8,63}$/.test(password)) {
+  if (notUtf8.has("password") || (password !== "" && !/^[\x20-\x7e]{8,63}$/.test(password))) {
     errors.password =
       "Password must be empty (an open network) or 8 to 63 printable ASCII characters; " +
       `this one is ${[...password].length} characters.`;
   }
   let url: URL | undefined;
   try {
-    url = new URL(upstreamUrl);
+    url = notUtf8.has("upstreamUrl") ? undefined : new URL(upstreamUrl);
   } catch {
     url = undefined;
   }
-  if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) {
+  // As the firmware has it (boards/esp32/src/device_settings.c): the scheme spelled out, a host.
+  const spelledOut = /^https?:\/\/[^/?#@:\s]/.test(upstreamUrl) && !/[\x00-\x20\x7f]/.test(upstreamUrl);
+  if (url === undefined || !spelledOut) {
     errors.upstreamUrl = "Upstream URL must be an http:// or https:// URL.";
+  } else if (url.username === HIDDEN_CREDENTIALS && url.password === "") {
+    const kept = new URL(stored.upstreamUrl);
+    url.username = kept.username;
+    url.password = kept.password;
   }
 
   if (Object.keys(errors).length > 0) return { ok: false, errors };

@@ -5,7 +5,10 @@ import type { ScenarioName } from "../upstream/scenarios.js";
 import { startUpstream, type Upstream } from "../upstream/server.js";
 import { listen, urlOf } from "./listen.js";
 import { Device, type DeviceOptions } from "./loop.js";
-import { createSetupServer } from "./setup-server.js";
+import type { KeyObject } from "node:crypto";
+import { DevicePassword, loadBuildKey } from "./security.js";
+import { guardedServer } from "./connection-guard.js";
+import { createSetupServer, MAX_CONNECTIONS, MAX_PIPELINED } from "./setup-server.js";
 
 export interface SimulationOptions extends Omit<DeviceOptions, "upstreamUrl"> {
   /** Setup page port: undefined for 8080 or the next free one, 0 for any free port. */
@@ -19,6 +22,8 @@ export interface SimulationOptions extends Omit<DeviceOptions, "upstreamUrl"> {
   /** Block the main loop for stallMs every stallEveryMs (both > 0), like periodic flash writes. */
   stallMs?: number;
   stallEveryMs?: number;
+  /** The build key an uploaded module must be signed with (default keys/build-key.pub; null: none). */
+  buildKey?: KeyObject | null;
 }
 
 export interface Simulation {
@@ -27,10 +32,10 @@ export interface Simulation {
   /** The upstream started here (undefined with options.upstreamUrl). */
   upstream: Upstream | undefined;
   device: Device;
+  /** The device password, as the device keeps it (hashed). */
+  password: DevicePassword;
   close(): Promise<void>;
 }
-
-const isLoopback = (host: string) => host === "127.0.0.1" || host === "::1" || host === "localhost";
 
 export async function startSimulation(options: SimulationOptions = {}): Promise<Simulation> {
   const host = options.host ?? "127.0.0.1";
@@ -38,13 +43,17 @@ export async function startSimulation(options: SimulationOptions = {}): Promise<
     options.upstreamUrl === undefined
       ? await startUpstream({ port: options.upstreamPort, scenario: options.scenario ?? "flaky" })
       : undefined;
+  const password = new DevicePassword();
+  const buildKey = options.buildKey === undefined ? loadBuildKey() : (options.buildKey ?? undefined);
   let device;
+  let front;
   let address;
   let server;
   try {
     device = new Device({ ...options, upstreamUrl: options.upstreamUrl ?? upstream!.url });
-    server = createSetupServer({ device, upstream, loopbackOnly: isLoopback(host) });
-    address = await listen(server, host, options.port);
+    server = createSetupServer({ device, upstream, bindHost: host, password, buildKey });
+    front = guardedServer(server, MAX_CONNECTIONS, MAX_PIPELINED);
+    address = await listen(front, host, options.port);
   } catch (err) {
     await upstream?.close();
     throw err;
@@ -59,11 +68,13 @@ export async function startSimulation(options: SimulationOptions = {}): Promise<
     url: urlOf(address),
     upstream,
     device,
+    password,
     async close() {
       clearInterval(stalls);
       device.stop();
       server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.close();
+      await new Promise<void>((resolve) => front.close(() => resolve()));
       await upstream?.close();
     },
   };

@@ -1,15 +1,18 @@
 // The device's status as JSON: what the setup page polls and the tests and bench read.
-// Read between passes through the module's queries, which never move its clock.
+// Its fields are boards/page/status-fields.json, the list the sketch's generated writer
+// follows too (test/status-fields.test.ts holds both to it). Read between passes through
+// the module's queries, which never move its clock.
 import { State } from "../abi.js";
-import type { Upstream, UpstreamStats } from "../upstream/server.js";
+import type { Upstream } from "../upstream/server.js";
+import { SCENARIO_NAMES } from "../upstream/scenarios.js";
 import { ticksUntil } from "../ticks.js";
 import type { BootInfo, Device, HostCounts, StoreFigures } from "./loop.js";
-import type { LoopFigures } from "./loop-stats.js";
+import type { DeviceEvent } from "./events.js";
 import { COUNTERS, endReasonName, outcomeName, stateName } from "../names.js";
+import { withoutCredentials } from "./settings.js";
 
 export interface OperationStatus {
   operationId: number;
-  handle: number;
   /** The module's table slot (from slot(handle)). */
   slot: number;
   /** The reading it uploads. */
@@ -24,7 +27,6 @@ export interface OperationStatus {
   /** ms until the overall deadline. */
   deadlineInMs: number | null;
   lastOutcome: string;
-  endReason: string;
   detail: string;
 }
 
@@ -39,9 +41,17 @@ export interface EndedStatus {
 }
 
 export interface DeviceStatus {
-  tick: { now: number; wraps: number; start: number };
-  loop: LoopFigures;
-  budget: { name: string; tokensMilli: number };
+  device: { name: string; backend: string; abiVersion: number };
+  tick: { now: number; wraps: number };
+  loop: {
+    passes: number;
+    lastGapMs: number;
+    maxGapMs: number;
+    p99GapMs: number;
+    maxStalledGapMs: number;
+    stalls: number;
+  };
+  budget: { on: boolean; tokensMilli: number };
   counters: Record<string, number>;
   host: HostCounts;
   /** Readings waiting for a slot, and those dropped because that queue was full. */
@@ -52,11 +62,19 @@ export interface DeviceStatus {
   power: BootInfo & { asleepForMs: number | null };
   operations: OperationStatus[];
   recent: EndedStatus[];
+  events: DeviceEvent[];
   settings: { ssid: string; passwordSet: boolean; upstreamUrl: string };
-  upstream: UpstreamStats | null;
+  security: { devicePasswordSet: boolean; moduleUpload: boolean };
+  faults: { scenarios: string[]; scenario: string };
+  upstream: { requests: number; stored: number; replays: number; resets: number; holding: number } | null;
 }
 
-export function deviceStatus(device: Device, upstream?: Upstream): DeviceStatus {
+export interface StatusContext {
+  upstream?: Upstream;
+  devicePasswordSet?: boolean;
+}
+
+export function deviceStatus(device: Device, context: StatusContext = {}): DeviceStatus {
   const api = device.api;
   const now = device.tick.read();
   const operations: OperationStatus[] = [...device.ops.values()].map((op) => {
@@ -64,7 +82,6 @@ export function deviceStatus(device: Device, upstream?: Upstream): DeviceStatus 
     const state = api.state(h);
     return {
       operationId: op.operationId,
-      handle: h,
       slot: api.slot(h),
       reading: op.reading.id,
       state: stateName(state),
@@ -74,14 +91,23 @@ export function deviceStatus(device: Device, upstream?: Upstream): DeviceStatus 
       attemptTimeoutInMs: state === State.IN_FLIGHT ? ticksUntil(now, api.attemptDeadline(h)) : null,
       deadlineInMs: state !== State.DONE && device.hasDeadline(h) ? ticksUntil(now, api.deadline(h)) : null,
       lastOutcome: outcomeName(api.lastOutcome(h)),
-      endReason: endReasonName(api.endReason(h)),
       detail: op.detail,
     };
   });
+  const loop = device.loopStats.snapshot();
+  const up = context.upstream?.stats();
   return {
-    tick: { now, wraps: device.tick.wraps, start: device.tick.start },
-    loop: device.loopStats.snapshot(),
-    budget: { name: device.budget, tokensMilli: api.tokens() },
+    device: { name: "simulator", backend: "v8", abiVersion: api.abiVersion() },
+    tick: { now, wraps: device.tick.wraps },
+    loop: {
+      passes: loop.passes,
+      lastGapMs: loop.lastGapMs,
+      maxGapMs: loop.maxGapMs,
+      p99GapMs: loop.p99GapMs,
+      maxStalledGapMs: loop.maxStalledGapMs,
+      stalls: loop.stalls,
+    },
+    budget: { on: device.budget !== "off", tokensMilli: api.tokens() },
     counters: Object.fromEntries(COUNTERS.map(([name, id]) => [name, api.counter(id)])),
     host: { ...device.host },
     readings: { queued: device.queue.length, queueLimit: device.queue.limit, dropped: device.dropped },
@@ -93,15 +119,30 @@ export function deviceStatus(device: Device, upstream?: Upstream): DeviceStatus 
     power: { ...device.boot, asleepForMs: device.asleepForMs() ?? null },
     operations,
     recent: device.recent.map((e) => ({
-      ...e,
+      operationId: e.operationId,
+      reading: e.reading,
       endReason: endReasonName(e.endReason),
+      attempts: e.attempts,
       lastOutcome: outcomeName(e.lastOutcome),
+      detail: e.detail,
+      tookMs: Math.round(e.tookMs),
     })),
+    events: device.events.list(),
     settings: {
       ssid: device.settings.ssid,
       passwordSet: device.settings.password !== "",
-      upstreamUrl: device.settings.upstreamUrl,
+      upstreamUrl: withoutCredentials(device.settings.upstreamUrl),
     },
-    upstream: upstream?.stats() ?? null,
+    security: { devicePasswordSet: context.devicePasswordSet ?? false, moduleUpload: true },
+    faults: { scenarios: context.upstream ? [...SCENARIO_NAMES] : [], scenario: up?.scenario ?? "" },
+    upstream: up
+      ? {
+          requests: up.requests,
+          stored: up.stored,
+          replays: up.replays,
+          resets: up.resets,
+          holding: up.holding,
+        }
+      : null,
   };
 }

@@ -2,6 +2,7 @@
 // rows or an HTML report. Bad arguments exit with code 2 and say what was wrong.
 import { parseArgs } from "node:util";
 import { Presets, SingleBar } from "cli-progress";
+import { choiceArg, integerArg, planOrExit, UsageError } from "../usage.js";
 import { runExperiment, type ExperimentResult } from "./experiment.js";
 import { writeReport } from "./report.js";
 import { experimentSettings, parseGap, parsePowerCut, type FleetSettings } from "./settings.js";
@@ -51,22 +52,6 @@ options:
   -h, --help             this text
 `;
 
-class UsageError extends Error {}
-
-function integer(name: string, text: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  const n = Number(text);
-  if (!/^\d+$/.test(text) || n < min || n > max) {
-    throw new UsageError(`--${name} "${text}": want a whole number from ${min} to ${max}`);
-  }
-  return n;
-}
-
-function choice<T extends string>(name: string, text: string, options: readonly T[]): T {
-  if (!options.includes(text as T))
-    throw new UsageError(`--${name} "${text}": want one of ${options.join(", ")}`);
-  return text as T;
-}
-
 interface Plan {
   settings: FleetSettings;
   strategies: Strategy[];
@@ -108,11 +93,11 @@ function plan(args: string[]): Plan | "help" {
   const v = parsed.values;
   if (v.help) return "help";
 
-  const settings = experimentSettings(integer("devices", v.devices, 1, 1_000_000));
-  settings.durationMs = integer("duration", v.duration, 1000, 3_600_000);
-  settings.clocks = choice("clocks", v.clocks, ["wrap", "zero", "random"] as const);
-  settings.ties = choice("ties", v.ties, ["fifo", "random"] as const);
-  settings.arrivals = choice("arrivals", v.arrivals, ["open", "closed"] as const);
+  const settings = experimentSettings(integerArg("devices", v.devices, 1, 1_000_000));
+  settings.durationMs = integerArg("duration", v.duration, 1000, 3_600_000);
+  settings.clocks = choiceArg("clocks", v.clocks, ["wrap", "zero", "random"] as const);
+  settings.ties = choiceArg("ties", v.ties, ["fifo", "random"] as const);
+  settings.arrivals = choiceArg("arrivals", v.arrivals, ["open", "closed"] as const);
   try {
     settings.interval = parseGap("interval", v.interval);
     settings.think = parseGap("think", v.think);
@@ -125,9 +110,9 @@ function plan(args: string[]): Plan | "help" {
     throw new UsageError(`--recovery-threshold "${v["recovery-threshold"]}": want a number in (0, 1]`);
   }
   settings.recovery.threshold = threshold;
-  settings.recovery.maxLatencyMs = integer("recovery-latency", v["recovery-latency"], 1);
+  settings.recovery.maxLatencyMs = integerArg("recovery-latency", v["recovery-latency"], 1);
 
-  const seeds = v.seeds.split(",").map((s) => integer("seeds", s.trim(), 0, 2 ** 32 - 1));
+  const seeds = v.seeds.split(",").map((s) => integerArg("seeds", s.trim(), 0, 2 ** 32 - 1));
   const names = v.strategies ?? (v.policy.length > 0 ? "" : "A,B,C,D");
   const strategies = names
     .split(",")
@@ -157,7 +142,7 @@ function plan(args: string[]): Plan | "help" {
   }
   const boots = v.boot
     .split(",")
-    .map((b) => choice("boot", b.trim(), ["restore", "restore-no-clock", "afresh"] as const));
+    .map((b) => choiceArg("boot", b.trim(), ["restore", "restore-no-clock", "afresh"] as const));
   const runs = cut ? strategies.flatMap((s) => boots.map((b) => withBoot(s, b))) : strategies;
   return { settings, strategies: runs, seeds, json: v.json, report: v.report };
 }
@@ -169,18 +154,9 @@ function jsonRows(e: ExperimentResult): object[] {
 }
 
 export async function run(args: string[]): Promise<number> {
-  let p: Plan | "help";
-  try {
-    p = plan(args);
-  } catch (e) {
-    if (!(e instanceof UsageError)) throw e;
-    console.error(`tickretry fleet: ${e.message}\n'tickretry fleet --help' for the options.`);
-    return 2;
-  }
-  if (p === "help") {
-    console.log(HELP);
-    return 0;
-  }
+  const planned = planOrExit("fleet", HELP, plan, args);
+  if ("exit" in planned) return planned.exit;
+  const p = planned.plan;
   const bar = new SingleBar(
     { stream: process.stderr, format: "fleet [{bar}] {percentage}% | ETA {eta}s", clearOnComplete: true },
     Presets.shades_classic,

@@ -5,8 +5,11 @@
 // every pass. The scheduler's image is kept in RTC memory and NVS, so uploads go on
 // after a deep sleep (DEEP_SLEEP=1 sleeps whenever nothing is in flight) or a reset.
 // Without saved Wi-Fi credentials the board opens an access point with the setup page at
-// http://192.168.4.1/. Reads top to bottom: configuration, the upload task, the kept
-// state, the device loop's HAL, the setup page, setup(), loop().
+// http://192.168.4.1/. The page is boards/page/, the same files the simulator serves,
+// embedded gzip-compressed in flash (setup_page.h, npm run embed); every change needs the
+// device password (stored hashed) and comes from the page itself, and an uploaded module
+// needs the build key's signature. Reads top to bottom: configuration, the upload task,
+// the kept state, the device loop's HAL, the setup page, setup(), loop().
 #include <Arduino.h>
 #include <HTTPClient.h>
 #include <Preferences.h>
@@ -20,8 +23,16 @@
 #endif
 
 #include "device_loop.h"
+#include "device_password.h"
+#include "device_settings.h"
+#include "device_status.h"
 #include "device_trace.h"
+#include "module_signature.h"
+#include "setup_page.h"
+#include "status_fields.h"
 #include "tickretry.h"
+#include "tickretry_build_key.h"
+#include "tickretry_module.h"
 #include "tickretry_ticks.h"
 #if TICKRETRY_BACKEND_WASM3
 #include <wasm3.h>
@@ -197,11 +208,14 @@ static void hal_start_attempt(void *, int32_t handle, int32_t attempt, int32_t o
   xQueueSend(answers, &refused, 0);
 }
 
+static void remember_answer(int32_t handle, int status);
+
 static int hal_collect(void *, uint32_t, device_result *out) {
   UploadAnswer answer;
   if (xQueueReceive(answers, &answer, 0) != pdTRUE) return 0;
   int32_t outcome = answer.status > 0 ? tickretry_classify_http(answer.status, answer.has_retry_after)
                                       : transport_outcome(answer.status);
+  remember_answer(answer.handle, answer.status);
   // A status outside 100..599 is no HTTP answer the module can place: nothing to retry.
   if (outcome < 0) outcome = TICKRETRY_OUTCOME_PERMANENT;
   *out = {.handle = answer.handle, .attempt = answer.attempt, .outcome = outcome, .retry_after = answer.retry_after_ms};
@@ -212,9 +226,12 @@ static WebServer server(80);
 
 static void hal_serve(void *) { server.handleClient(); }
 
+static void record_event(const device_event *event);
+
 static void hal_on_event(void *, const device_event *event) {
   device_event_format(event, last_event, sizeof last_event);
   Serial.println(last_event);
+  record_event(event);
 }
 
 static const device_hal hal = {
@@ -232,101 +249,439 @@ static bool scheduler_ok;
 static bool restart_pending;
 static uint32_t restart_at;
 
-static String escaped(const String &text) {
-  String out;
-  for (char c : text) {
-    if (c == '&') out += "&amp;";
-    else if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '"') out += "&quot;";
-    else out += c;
-  }
-  return out;
+// What the page's status shows beyond the module's own queries: per live operation its
+// last answer and begin time, the last ended operations, the last events (for the live
+// timeline) and the loop's gaps. Keyed by handle, never by decoding one.
+#define RECENT_KEPT 8
+#define EVENTS_KEPT 32
+#define DETAIL_BYTES 40
+struct Tracked {
+  int32_t handle;
+  bool used;
+  uint32_t begun_at;
+  int32_t reading;  // the upload's seq; -1 for one restored after a sleep or reset
+  char detail[DETAIL_BYTES];
+};
+struct Ended {
+  status_ended view;
+  char detail[DETAIL_BYTES];
+};
+static Tracked tracked[TICKRETRY_LIMIT_OPERATIONS];
+static Ended recent[RECENT_KEPT];
+static uint32_t recent_count;
+static status_event events[EVENTS_KEPT];  // a ring; event_seq counts every event ever
+static uint32_t event_seq;
+static uint32_t passes, last_pass_at, last_gap_ms, max_gap_ms;
+// The store and power groups: NVS writes of the kept state and how long they took, ends,
+// uploads not begun (every slot taken), and how this boot came about.
+static uint32_t kept_writes, operations_ended, uploads_dropped;
+static float max_write_ms;
+static const char *boot_kind = "power-on";
+static uint32_t boot_elapsed_ms, boot_restored;
+RTC_DATA_ATTR static uint32_t boots;  // a deep sleep keeps it, a reset does not
+static uint16_t gap_histogram[100];  // 1 ms buckets; the last holds 99 ms and more
+static const char *const STATE_NAMES[] = STATUS_STATE_NAMES;
+static const char *const OUTCOME_NAMES[] = STATUS_OUTCOME_NAMES;
+static const char *const END_REASON_NAMES[] = STATUS_END_REASON_NAMES;
+
+static const char *name_of(const char *const *names, size_t count, int32_t value) {
+  return value >= 0 && size_t(value) < count ? names[value] : "?";
+}
+#define NAME(table, value) name_of(table, sizeof table / sizeof table[0], value)
+
+static Tracked *tracked_of(int32_t handle, bool add) {
+  for (Tracked &t : tracked)
+    if (t.used && t.handle == handle) return &t;
+  if (!add) return nullptr;
+  for (Tracked &t : tracked)
+    if (!t.used) {
+      t = {handle, true, millis(), -1, ""};
+      return &t;
+    }
+  return nullptr;
 }
 
-static void handle_page() {
-  String page = "<!doctype html><meta name=viewport content='width=device-width'><title>tickretry</title>";
-  page += "<h1>tickretry " + String(device_id) + "</h1><p>";
-  page += WiFi.getMode() == WIFI_AP ? String("Access point (no saved network)")
-                                    : "Station, IP " + WiFi.localIP().toString();
-  if (scheduler_ok) {
-    page += "<p>Uploads live: " + String(device_loop_live(&uploads));
-    page += ", succeeded: " + String(tickretry_counter(TICKRETRY_COUNTER_ENDED_SUCCEEDED));
-    page += ", retries: " + String(tickretry_counter(TICKRETRY_COUNTER_RETRIES_SCHEDULED));
-    page += ", tokens: " + String(tickretry_tokens());
+static void remember_answer(int32_t handle, int status) {
+  Tracked *t = tracked_of(handle, false);
+  if (!t) return;
+  if (status > 0) snprintf(t->detail, sizeof t->detail, "HTTP %d", status);
+  else snprintf(t->detail, sizeof t->detail, "transport error %d", status);
+}
+
+static void add_event(const char *kind, int32_t operation_id, int32_t attempt, int32_t outcome, int32_t reason) {
+  events[event_seq % EVENTS_KEPT] = {event_seq + 1, millis(), kind, operation_id, attempt,
+                                     NAME(OUTCOME_NAMES, outcome), NAME(END_REASON_NAMES, reason)};
+  event_seq++;
+}
+
+static void record_event(const device_event *e) {
+  if (e->kind == DEVICE_EVENT_START) {
+    tracked_of(e->handle, true);  // an operation restored after a sleep or reset shows from here
+    add_event("start", e->operation_id, e->attempt, 0, 0);
+  } else if (e->kind == DEVICE_EVENT_REPORT) {
+    add_event("answer", tickretry_operation_id(e->handle), e->attempt, e->outcome, 0);
   } else {
-    const char *error = tickretry_error();
-    page += "<p>Scheduler stopped: " + escaped(error ? error : "not started");
+    int32_t id = tickretry_operation_id(e->handle);
+    add_event("end", id, e->attempt, 0, e->reason);
+    Tracked *t = tracked_of(e->handle, false);
+    Ended &slot = recent[recent_count++ % RECENT_KEPT];
+    strlcpy(slot.detail, t ? t->detail : "", sizeof slot.detail);
+    operations_ended++;
+    slot.view = {id, t ? t->reading : -1, NAME(END_REASON_NAMES, e->reason), e->attempt,
+                 NAME(OUTCOME_NAMES, tickretry_last_outcome(e->handle)), slot.detail,
+                 t ? millis() - t->begun_at : 0};
+    if (t) t->used = false;
   }
-  page += "<p>Last event: " + escaped(last_event);
-  page += "<form method=post action=/save><p><label>Wi-Fi name <input name=ssid value=\"" +
-          escaped(prefs.getString("ssid")) + "\"></label>";
-  page += "<p><label>Password <input name=pass type=password></label>";
-  page += "<p><label>Upload URL <input name=url size=40 value=\"" + escaped(upload_url) + "\"></label>";
-  page += "<p><button>Save and restart</button></form>";
-#if TICKRETRY_BACKEND_WASM3
-  page += "<form method=post action=/module enctype=multipart/form-data><p><label>Scheduler module "
-          "<input type=file name=module accept=.wasm></label> <button>Replace</button></form>";
-#endif
-  server.send(200, "text/html", page);
 }
 
+static void note_pass() {
+  uint32_t now = millis();
+  if (passes++ > 0) {
+    last_gap_ms = now - last_pass_at;
+    if (last_gap_ms > max_gap_ms) max_gap_ms = last_gap_ms;
+    gap_histogram[last_gap_ms < 99 ? last_gap_ms : 99]++;
+  }
+  last_pass_at = now;
+}
+
+static uint32_t p99_gap_ms() {
+  uint32_t total = 0, seen = 0;
+  for (uint16_t n : gap_histogram) total += n;
+  uint32_t rank = (99 * total + 99) / 100;
+  for (uint32_t ms = 0; ms < 100; ms++)
+    if ((seen += gap_histogram[ms]) >= rank && seen > 0) return ms + 1;
+  return 0;
+}
+
+// The upload URL as it may be shown: credentials replaced by "***" (never echoed).
+static void without_credentials(const char *url, char *out, size_t size) {
+  const char *scheme = strstr(url, "://");
+  const char *at = scheme ? strchr(scheme + 3, '@') : nullptr;
+  const char *slash = scheme ? strchr(scheme + 3, '/') : nullptr;
+  if (!at || (slash && slash < at)) {
+    strlcpy(out, url, size);
+    return;
+  }
+  snprintf(out, size, "%.*s***%s", int(scheme + 3 - url), url, at);
+}
+
+// Headers the handlers read; WebServer keeps only those it is told of.
+static const char *COLLECTED[] = {"Origin", "Referer", "Sec-Fetch-Site", "X-Device-Password"};
+
+static void send_json(int status, const char *key, const String &text) {
+  String body = String("{\"ok\":") + (status == 200 ? "true" : "false") + ",\"" + key + "\":\"";
+  for (char c : text) body += (c == '"' || c == '\\') ? String('\\') + c : String(c);
+  body += "\"}";
+  server.sendHeader("Cache-Control", "no-store");
+  if (status >= 400) server.sendHeader("Connection", "close");
+  server.send(status, "application/json", body);
+}
+static void answer_ok(const String &message) { send_json(200, "message", message); }
+static void refuse(int status, const String &error) { send_json(status, "error", error); }
+
+// Only names of this device reach it: its own addresses (no DNS rebinding).
+static bool host_allowed() {
+  String host = server.hostHeader();
+  int colon = host.indexOf(':');
+  if (colon >= 0) host = host.substring(0, colon);
+  return host == WiFi.softAPIP().toString() || host == WiFi.localIP().toString();
+}
+
+// A post changes the device only when a browser says it comes from this page
+// (Sec-Fetch-Site, then Origin, else Referer), and only with the device password.
+static bool post_allowed(bool password_needed = true) {
+  String own = "http://" + server.hostHeader();
+  String site = server.header("Sec-Fetch-Site");
+  String origin = server.header("Origin");
+  String referer = server.header("Referer");
+  bool same = (site.length() == 0 || site == "same-origin" || site == "none") &&
+              (origin.length() ? origin == own : referer.length() == 0 || referer == own || referer.startsWith(own + "/"));
+  if (!same) {
+    refuse(403, "Posts come from this page only; nothing was changed.");
+    return false;
+  }
+  if (!password_needed) return true;
+  String stored = prefs.getString("devpw");
+  if (stored.length() == 0) {
+    refuse(403, "Set a device password first; nothing was changed.");
+    return false;
+  }
+  if (!device_password_check(stored.c_str(), server.header("X-Device-Password").c_str())) {
+    refuse(401, "Wrong or missing device password; nothing was changed.");
+    return false;
+  }
+  return true;
+}
+
+static const uint8_t *active_module();
+static size_t active_module_size();
+
+// Every file of the page, and the module the playground runs, straight from flash.
+static void handle_get() {
+  if (server.method() != HTTP_GET) {
+    server.send(405, "text/plain", "GET or POST\n");
+    return;
+  }
+  if (!host_allowed()) {
+    server.send(421, "text/plain", "this page answers to the device's own address only\n");
+    return;
+  }
+  const String uri = server.uri();
+  server.sendHeader("Content-Security-Policy",
+                    "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'; style-src 'self'; "
+                    "img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+  server.sendHeader("X-Content-Type-Options", "nosniff");
+  if (uri == "/tickretry.wasm") {
+    server.send_P(200, "application/wasm", reinterpret_cast<const char *>(active_module()), active_module_size());
+    return;
+  }
+  for (const page_asset &a : PAGE_ASSETS) {
+    if (uri != a.path) continue;
+    server.sendHeader("Content-Encoding", "gzip");
+    server.send_P(200, a.type, reinterpret_cast<const char *>(a.gzip), a.length);
+    return;
+  }
+  server.send(404, "text/plain", "not found\n");
+}
+
+static void handle_status() {
+  static status_operation ops[TICKRETRY_LIMIT_OPERATIONS];
+  static status_ended ended[RECENT_KEPT];
+  static status_event ordered[EVENTS_KEPT];
+  static char json[12 * 1024];
+  static char shown_url[sizeof upload_url];
+  device_status s = {};
+  s.name = device_id;
+#if TICKRETRY_BACKEND_WASM3
+  s.backend = "wasm3";
+  s.module_upload = 1;
+#else
+  s.backend = "wasm2c";  // the module is compiled in: no upload
+#endif
+  s.abi_version = scheduler_ok ? tickretry_abi_version() : 0;
+  uint32_t now = millis();
+  s.now = now;
+  s.passes = passes;
+  s.last_gap_ms = last_gap_ms;
+  s.max_gap_ms = max_gap_ms;
+  s.p99_gap_ms = p99_gap_ms();
+  s.budget_on = RETRY_BUDGET.capacity > 0;
+  uint32_t n = 0;
+  if (scheduler_ok) {
+    s.tokens_milli = tickretry_tokens();
+    for (int i = 0; i < TICKRETRY_COUNTER_COUNT; i++) s.counters[i] = tickretry_counter(i);
+    for (const Tracked &t : tracked) {
+      if (!t.used) continue;
+      int32_t h = t.handle, state = tickretry_state(h);
+      if (state < 0 || state == TICKRETRY_STATE_DONE) continue;
+      bool has_deadline = tickretry_op_flags(h) & TICKRETRY_OP_FLAG_HAS_DEADLINE;
+      ops[n++] = {tickretry_operation_id(h),
+                  tickretry_slot(h),
+                  t.reading,
+                  NAME(STATE_NAMES, state),
+                  tickretry_attempt(h),
+                  int32_t(UPLOAD_POLICY.max_attempts),
+                  {state == TICKRETRY_STATE_WAITING, tickretry_ticks_until(now, tickretry_next_attempt_at(h))},
+                  {state == TICKRETRY_STATE_IN_FLIGHT, tickretry_ticks_until(now, tickretry_attempt_deadline(h))},
+                  {has_deadline, tickretry_ticks_until(now, tickretry_deadline(h))},
+                  NAME(OUTCOME_NAMES, tickretry_last_outcome(h)),
+                  t.detail};
+    }
+  }
+  s.operations = ops;
+  s.operation_count = n;
+  s.readings_dropped = uploads_dropped;  // a board takes no reading it cannot begin: no queue
+  s.store_where = "NVS";
+  s.store_writes = kept_writes;
+  s.store_operations_ended = operations_ended;
+  s.store_writes_per_operation = {operations_ended > 0, operations_ended ? double(kept_writes) / operations_ended : 0};
+  s.store_bytes = sizeof kept;
+  s.store_image_bytes = kept.length;
+  s.store_max_write_ms = max_write_ms;
+  s.power_kind = boot_kind;
+  s.power_count = boots;
+  s.power_elapsed_ms = boot_elapsed_ms;
+  s.power_restored_operations = boot_restored;
+  uint32_t kept = recent_count < RECENT_KEPT ? recent_count : RECENT_KEPT;
+  for (uint32_t i = 0; i < kept; i++) ended[i] = recent[(recent_count - 1 - i) % RECENT_KEPT].view;
+  s.recent = ended;
+  s.recent_count = kept;
+  uint32_t first = event_seq > EVENTS_KEPT ? event_seq - EVENTS_KEPT : 0;
+  for (uint32_t i = first; i < event_seq; i++) ordered[i - first] = events[i % EVENTS_KEPT];
+  s.events = ordered;
+  s.event_count = event_seq - first;
+  String ssid = prefs.getString("ssid");
+  without_credentials(upload_url, shown_url, sizeof shown_url);
+  s.ssid = ssid.c_str();
+  s.upstream_url = shown_url;
+  s.password_set = prefs.getString("pass").length() > 0;
+  s.device_password_set = prefs.getString("devpw").length() > 0;
+  if (device_status_json(&s, json, sizeof json) == 0) {
+    server.send(500, "text/plain", "status larger than its buffer\n");
+    return;
+  }
+  server.sendHeader("Cache-Control", "no-store");
+  server.send(200, "application/json", json);
+}
+
+// The first setup sets the device password without one; changing it needs the current one.
+static void handle_password() {
+  bool first = prefs.getString("devpw").length() == 0;
+  if (!post_allowed(!first)) return;
+  String password = server.arg("password");
+  if (!device_password_acceptable(password.c_str()) || strlen(password.c_str()) != password.length()) {
+    refuse(400, "The device password must be 8 to 64 printable ASCII characters.");
+    return;
+  }
+  uint8_t salt[DEVICE_PASSWORD_SALT_BYTES];
+  esp_fill_random(salt, sizeof salt);
+  char stored[DEVICE_PASSWORD_STORED_MAX];
+  if (device_password_hash(password.c_str(), salt, stored, sizeof stored) != 0) {
+    refuse(500, "Could not hash the password; nothing was changed.");
+    return;
+  }
+  prefs.putString("devpw", stored);
+  answer_ok(first ? "Device password set." : "Device password changed.");
+}
+
+// The same checks as the simulator's (device_settings.c, tested beside
+// host/device/settings.ts); a form with any bad field stores nothing. Credentials in the URL are kept when the page sends back "***".
 static void handle_save() {
-  prefs.putString("ssid", server.arg("ssid"));
-  if (server.arg("pass").length()) prefs.putString("pass", server.arg("pass"));
-  prefs.putString("url", server.arg("url"));
-  server.send(200, "text/plain", "Saved; restarting.");
+  if (!post_allowed()) return;
+  String ssid = server.arg("ssid"), pass = server.arg("password"), url = server.arg("upstreamUrl");
+  device_settings_problem problem =
+      device_settings_check(ssid.c_str(), ssid.length(), pass.c_str(), pass.length(), url.c_str(), url.length());
+  if (problem != DEVICE_SETTINGS_OK) return refuse(400, device_settings_meaning(problem));
+  if (url.length() >= sizeof upload_url) return refuse(400, "Upstream URL is too long.");
+  int scheme = url.indexOf("://") + 3;
+  if (url.substring(scheme).startsWith("***@")) {
+    char stored_creds[sizeof upload_url];
+    const char *old = strstr(upload_url, "://"), *at = old ? strchr(old + 3, '@') : nullptr;
+    if (at) {
+      snprintf(stored_creds, sizeof stored_creds, "%.*s", int(at - (old + 3)), old + 3);
+      url = url.substring(0, scheme) + stored_creds + url.substring(scheme + 3);
+    }
+  }
+  prefs.putString("ssid", ssid);
+  prefs.putString("pass", pass);
+  prefs.putString("url", url);
+  answer_ok("Settings saved; restarting.");
   restart_at = tickretry_tick_after(millis(), 1000);  // after the answer has left; never delay() here
   restart_pending = true;
 }
 
+static bool upload_asked;
+
+static void handle_upload() {
+  if (!post_allowed()) return;
+  upload_asked = true;
+  answer_ok("Upload begun.");
+}
+
+// "Reboot" and "Deep sleep for N s", as the simulator has them: after the answer has left,
+// the board restarts (and resumes from NVS) or sleeps (and resumes from RTC memory).
+static uint32_t sleep_asked_ms;  // 0: none asked for
+
+static void handle_reboot() {
+  if (!post_allowed()) return;
+  answer_ok("Reboot asked for: the board restarts and resumes from its kept state.");
+  restart_at = tickretry_tick_after(millis(), 1000);
+  restart_pending = true;
+}
+
+static void handle_sleep() {
+  if (!post_allowed()) return;
+  String text = server.arg("s");
+  bool digits = text.length() >= 1 && text.length() <= 4;
+  for (char c : text) digits &= c >= '0' && c <= '9';
+  unsigned long seconds = digits ? strtoul(text.c_str(), nullptr, 10) : 0;
+  if (seconds < 1 || seconds > 3600) return refuse(400, "A deep sleep is 1 to 3600 s, in plain decimal digits.");
+  answer_ok("Deep sleep asked for: nothing runs until the board wakes and restores its image.");
+  sleep_asked_ms = seconds * 1000;
+  restart_at = tickretry_tick_after(millis(), 1000);
+}
+
+static void handle_reset() {
+  if (!post_allowed()) return;
+  max_gap_ms = 0;
+  memset(gap_histogram, 0, sizeof gap_histogram);
+  answer_ok("Loop maxima reset.");
+}
+
 #if TICKRETRY_BACKEND_WASM3
-// Replacing the module over the air: the upload lands in RAM (wasm3 parses it in place,
-// so it must outlive the runtime) and is swapped in between two passes.
-// tickretry_wasm3_open carries the whole state across (save, open, restore), so uploads
-// in flight go on and their answers count; a module that fails to load or refuses the
-// image is refused, and the embedded one runs on with the state.
+// Replacing the module over the air: the upload (the module, then the build key's
+// Ed25519 signature over it, `npm run sign`) arrives as a raw application/octet-stream
+// body into RAM (wasm3 parses it in place, so it must outlive the runtime). Its signature
+// is checked with libsodium before wasm3 sees a byte of it; then it is swapped in between
+// two passes. tickretry_wasm3_open carries the whole state across (save, open, restore),
+// so uploads in flight go on and their answers count; a module that fails to load or
+// refuses the image is refused, and the embedded one runs on with the state.
+#define MODULE_LIMIT (64 * 1024)
 static uint8_t *incoming;
 static size_t incoming_size;
+static bool incoming_too_large;
 static uint8_t *active;  // the replaced module's bytes, kept while it runs
+static size_t active_size;
 
 static void receive_module() {
-  HTTPUpload &upload = server.upload();
-  if (upload.status == UPLOAD_FILE_START) {
+  HTTPRaw &raw = server.raw();
+  if (raw.status == RAW_START) {
     free(incoming);
     incoming = nullptr;
     incoming_size = 0;
-  } else if (upload.status == UPLOAD_FILE_WRITE) {
-    uint8_t *grown = static_cast<uint8_t *>(realloc(incoming, incoming_size + upload.currentSize));
+    incoming_too_large = false;
+  } else if (raw.status == RAW_WRITE && !incoming_too_large) {
+    if (incoming_size + raw.currentSize > MODULE_LIMIT) {
+      incoming_too_large = true;
+      return;
+    }
+    uint8_t *grown = static_cast<uint8_t *>(realloc(incoming, incoming_size + raw.currentSize));
     if (!grown) return;
-    memcpy(grown + incoming_size, upload.buf, upload.currentSize);
+    memcpy(grown + incoming_size, raw.buf, raw.currentSize);
     incoming = grown;
-    incoming_size += upload.currentSize;
+    incoming_size += raw.currentSize;
   }
 }
 
 static void start_scheduler();
 
 static void handle_module() {
-  if (!incoming) {
-    server.send(409, "text/plain", "No module received.");
+  if (!post_allowed()) return;
+  if (!incoming || incoming_too_large) {
+    refuse(incoming_too_large ? 413 : 400, incoming_too_large ? "A module is at most 64 KiB." : "No module received.");
     return;
   }
-  int32_t result = tickretry_wasm3_open(incoming, incoming_size, millis());
+  size_t module_size = 0;
+  module_signature_result signature =
+      module_signature_check(incoming, incoming_size, tickretry_build_key, &module_size);
+  if (signature != MODULE_SIGNATURE_OK) {
+    free(incoming);
+    incoming = nullptr;
+    refuse(422, String("Module refused: ") + module_signature_meaning(signature) + ".");
+    return;
+  }
+  int32_t result = tickretry_wasm3_open(incoming, module_size, millis());
   if (result == TICKRETRY_RESULT_OK || result == TICKRETRY_ERROR_NOT_INITIALIZED) {
     free(active);
     active = incoming;
-    server.send(200, "text/plain", "Module replaced.");
+    active_size = module_size;
+    answer_ok("Module replaced.");
     // No state to carry (the old engine had failed): start the new module afresh.
     if (result == TICKRETRY_ERROR_NOT_INITIALIZED) start_scheduler();
   } else {
     free(incoming);
-    server.send(422, "text/plain", String("Module refused: ") + tickretry_wasm3_refusal());
+    refuse(422, String("Module refused: ") + tickretry_wasm3_refusal());
   }
   incoming = nullptr;
   incoming_size = 0;
   scheduler_ok = tickretry_error() == nullptr;
 }
+
+static const uint8_t *active_module() { return active ? active : tickretry_wasm; }
+static size_t active_module_size() { return active ? active_size : TICKRETRY_WASM_LEN; }
+#else
+static const uint8_t *active_module() { return tickretry_wasm; }
+static size_t active_module_size() { return TICKRETRY_WASM_LEN; }
 #endif
 
 // ---- setup() and loop() ---------------------------------------------------------------
@@ -346,7 +701,12 @@ static void keep_state(bool always) {
   kept.length = uint32_t(length);
   kept.slots = uploads.slots;
   kept.magic = KEPT_MAGIC;
-  if (moved) prefs.putBytes(KEPT_KEY, &kept, sizeof kept);
+  if (moved) {
+    uint32_t started = micros();
+    prefs.putBytes(KEPT_KEY, &kept, sizeof kept);
+    kept_writes++;
+    max_write_ms = max(max_write_ms, (micros() - started) / 1000.0f);
+  }
   kept_changes = tickretry_changes();
 }
 
@@ -376,6 +736,9 @@ static bool resume_scheduler() {
   kept_changes = tickretry_changes();
   Serial.printf("resumed after %s: %lu uploads live\n", woke ? "a deep sleep" : "a reset",
                 (unsigned long)device_loop_live(&uploads));
+  boot_kind = woke ? "deep sleep" : "restart";
+  boot_elapsed_ms = kept.sleep_ms;
+  boot_restored = device_loop_live(&uploads);
   return true;
 }
 
@@ -406,8 +769,12 @@ static void begin_upload() {
   int32_t handle = device_loop_begin(&uploads, 0);
   if (handle < 0) {
     Serial.printf("upload not begun: %ld\n", long(handle));
+    uploads_dropped++;
     return;
   }
+  Tracked *t = tracked_of(handle, true);
+  if (t) t->reading = int32_t(kept.upload_seq + 1);  // the seq the body below takes
+  add_event("begin", tickretry_operation_id(handle), 0, 0, 0);
   // The body is fixed at begin: every attempt of one operation sends the same bytes.
   snprintf(body_of(handle), BODY_BYTES, "{\"device\":\"%s\",\"seq\":%lu,\"uptime_ms\":%lu}", device_id,
            (unsigned long)++kept.upload_seq, (unsigned long)millis());
@@ -415,6 +782,7 @@ static void begin_upload() {
 
 void setup() {
   Serial.begin(115200);
+  boots++;
   prefs.begin("tickretry", false);
   strlcpy(upload_url, prefs.getString("url", DEFAULT_UPLOAD_URL).c_str(), sizeof upload_url);
 
@@ -436,8 +804,15 @@ void setup() {
   answers = xQueueCreate(2 * TICKRETRY_LIMIT_OPERATIONS, sizeof(UploadAnswer));
   xTaskCreate(upload_task, "upload", UPLOAD_TASK_STACK_BYTES, nullptr, 1, nullptr);
 
-  server.on("/", HTTP_GET, handle_page);
-  server.on("/save", HTTP_POST, handle_save);
+  server.collectHeaders(COLLECTED, sizeof COLLECTED / sizeof COLLECTED[0]);
+  server.on("/status.json", HTTP_GET, handle_status);
+  server.on("/password", HTTP_POST, handle_password);
+  server.on("/settings", HTTP_POST, handle_save);
+  server.on("/upload", HTTP_POST, handle_upload);
+  server.on("/loop/reset", HTTP_POST, handle_reset);
+  server.on("/power/reboot", HTTP_POST, handle_reboot);
+  server.on("/power/sleep", HTTP_POST, handle_sleep);
+  server.onNotFound(handle_get);  // the page's files and the module, from flash
 #if TICKRETRY_BACKEND_WASM3
   Serial.println("backend: wasm3 " M3_VERSION);
   server.on("/module", HTTP_POST, handle_module, receive_module);
@@ -449,10 +824,23 @@ void setup() {
   start_scheduler();  // after WiFi.mode(): esp_random() is truly random once the radio runs
 }
 
+// Saves the image into RTC memory, now, so that the wake restores it `sleep_ms` later,
+// and sleeps. Attempts still out are lost with their connections: the restore counts them
+// AMBIGUOUS and the idempotent upload retries them.
+static void deep_sleep_for(uint32_t sleep_ms) {
+  int32_t until_upload = tickretry_ticks_until(millis(), next_upload_at);
+  keep_state(true);
+  kept.sleep_ms = sleep_ms;
+  kept.next_upload_in = until_upload > 0 ? uint32_t(until_upload) : 0;
+  Serial.printf("deep sleep for %lu ms\n", (unsigned long)sleep_ms);
+  Serial.flush();
+  esp_sleep_enable_timer_wakeup(uint64_t(sleep_ms) * 1000u);
+  esp_deep_sleep_start();
+}
+
 #if DEEP_SLEEP
 // Sleeps until the module has work or the next reading is due, when that is far enough
-// away and no attempt is out (an answer would be lost with the connection). The image
-// goes to RTC memory first, saved now, so that the wake restores it `sleep_ms` later.
+// away and no attempt is out (an answer would be lost with the connection).
 static void sleep_if_idle(uint32_t due) {
   if (!scheduler_ok || WiFi.getMode() != WIFI_STA || restart_pending) return;
   for (uint32_t s = 0; s < TICKRETRY_LIMIT_OPERATIONS; s++) {
@@ -462,18 +850,13 @@ static void sleep_if_idle(uint32_t due) {
   uint32_t sleep_ms = device_loop_sleep(due, until_upload > 0 ? uint32_t(until_upload) : 0);
   sleep_ms = device_loop_sleep(sleep_ms, SLEEP_MAX_MS);
   if (sleep_ms < SLEEP_MIN_MS) return;
-  keep_state(true);
-  kept.sleep_ms = sleep_ms;
-  kept.next_upload_in = uint32_t(until_upload);
-  Serial.printf("deep sleep for %lu ms\n", (unsigned long)sleep_ms);
-  Serial.flush();
-  esp_sleep_enable_timer_wakeup(uint64_t(sleep_ms) * 1000u);
-  esp_deep_sleep_start();
+  deep_sleep_for(sleep_ms);
 }
 #endif
 
 void loop() {
   uint32_t due = 0;
+  note_pass();
   if (scheduler_ok) {
     due = device_loop_pass(&uploads);  // serves the page too
     if (device_loop_fault(&uploads) != 0) {
@@ -490,8 +873,14 @@ void loop() {
     begin_upload();
     due = 0;  // its first attempt is due now
   }
+  if (scheduler_ok && upload_asked) {  // "Upload now" on the page
+    upload_asked = false;
+    begin_upload();
+    due = 0;
+  }
   if (scheduler_ok) keep_state(false);
   if (restart_pending && tickretry_tick_reached(millis(), restart_at)) ESP.restart();
+  if (sleep_asked_ms && tickretry_tick_reached(millis(), restart_at)) deep_sleep_for(sleep_asked_ms);
 #if DEEP_SLEEP
   sleep_if_idle(due);
 #endif

@@ -1,0 +1,31 @@
+/* The device password as the firmware keeps it: never the password, only a salted
+ * PBKDF2-HMAC-SHA256 hash in the stored form "pbkdf2-sha256$<iterations>$<salt hex>$<hash hex>",
+ * the same form the simulator keeps (host/device/security.ts). mbedTLS computes it: the
+ * ESP32's Arduino core ships it (with the SHA hardware), Debian's libmbedtls-dev has the
+ * same 2.28 API for the native tests. */
+#ifndef DEVICE_PASSWORD_H
+#define DEVICE_PASSWORD_H
+#include <stddef.h>
+#include <stdint.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DEVICE_PASSWORD_ITERATIONS 10000u
+#define DEVICE_PASSWORD_SALT_BYTES 16
+#define DEVICE_PASSWORD_HASH_BYTES 32
+/* "pbkdf2-sha256$" + up to 10 digits + "$" + 32 hex + "$" + 64 hex + NUL */
+#define DEVICE_PASSWORD_STORED_MAX 128
+
+/* 1 when password is 8 to 64 printable ASCII characters (the rule the simulator has). */
+int device_password_acceptable(const char *password);
+/* Writes the stored form of password with the given salt into out; 0, or -1 on failure. */
+int device_password_hash(const char *password, const uint8_t salt[DEVICE_PASSWORD_SALT_BYTES], char *out,
+                         size_t out_size);
+/* 1 when password matches the stored form (compared in constant time), 0 otherwise. */
+int device_password_check(const char *stored, const char *password);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

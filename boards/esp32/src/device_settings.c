@@ -1,0 +1,84 @@
+/* See device_settings.h. */
+#include "device_settings.h"
+
+#include <stdint.h>
+#include <string.h>
+
+/* UTF-8 as RFC 3629 has it: no overlong forms, no surrogates, nothing past U+10FFFF. */
+static int utf8_valid(const uint8_t *s, size_t n) {
+  static const uint32_t least[] = {0, 0x80, 0x800, 0x10000};
+  for (size_t i = 0; i < n;) {
+    uint8_t c = s[i];
+    size_t extra = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 ? 3 : 4;
+    if (extra == 4 || n - i <= extra) return 0;
+    uint32_t cp = extra == 0 ? c : c & (0x3fu >> extra);
+    for (size_t k = 1; k <= extra; k++) {
+      if ((s[i + k] & 0xc0) != 0x80) return 0;
+      cp = cp << 6 | (s[i + k] & 0x3fu);
+    }
+    if (cp < least[extra] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
+    i += extra + 1;
+  }
+  return 1;
+}
+
+static size_t scheme_length(const char *url, size_t n) {
+  if (n >= 7 && memcmp(url, "http://", 7) == 0) return 7;
+  if (n >= 8 && memcmp(url, "https://", 8) == 0) return 8;
+  return 0;
+}
+
+/* http:// or https://, then a host (not empty), and no spaces or control characters. */
+static int url_acceptable(const char *url, size_t n) {
+  size_t scheme = scheme_length(url, n);
+  if (scheme == 0 || n == scheme || strchr("/?#@:", url[scheme])) return 0;
+  for (size_t i = 0; i < n; i++)
+    if ((uint8_t)url[i] <= 0x20 || (uint8_t)url[i] == 0x7f) return 0;
+  return 1;
+}
+
+device_settings_problem device_settings_check(const char *ssid, size_t ssid_len, const char *password,
+                                              size_t password_len, const char *url, size_t url_len) {
+  const uint8_t *s = (const uint8_t *)ssid;
+  if (!utf8_valid(s, ssid_len)) return DEVICE_SETTINGS_SSID_NOT_UTF8;
+  for (size_t i = 0; i < ssid_len; i++)
+    if (s[i] < 0x20 || s[i] == 0x7f) return DEVICE_SETTINGS_SSID_CONTROL;
+  if (ssid_len < 1 || ssid_len > 32) return DEVICE_SETTINGS_SSID_LENGTH;
+  if (password_len != 0) {
+    if (password_len < 8 || password_len > 63) return DEVICE_SETTINGS_PASSWORD;
+    for (size_t i = 0; i < password_len; i++)
+      if (password[i] < 0x20 || password[i] > 0x7e) return DEVICE_SETTINGS_PASSWORD;
+  }
+  if (!url_acceptable(url, url_len)) return DEVICE_SETTINGS_URL;
+  return DEVICE_SETTINGS_OK;
+}
+
+const char *device_settings_field(device_settings_problem problem) {
+  switch (problem) {
+    case DEVICE_SETTINGS_OK:
+      return "";
+    case DEVICE_SETTINGS_PASSWORD:
+      return "password";
+    case DEVICE_SETTINGS_URL:
+      return "upstreamUrl";
+    default:
+      return "ssid";
+  }
+}
+
+const char *device_settings_meaning(device_settings_problem problem) {
+  switch (problem) {
+    case DEVICE_SETTINGS_OK:
+      return "";
+    case DEVICE_SETTINGS_SSID_NOT_UTF8:
+      return "SSID must be UTF-8 text; these bytes are not.";
+    case DEVICE_SETTINGS_SSID_CONTROL:
+      return "SSID must not contain control characters (NUL, CR, LF, ESC, ...).";
+    case DEVICE_SETTINGS_SSID_LENGTH:
+      return "SSID must be 1 to 32 bytes.";
+    case DEVICE_SETTINGS_PASSWORD:
+      return "Password must be empty (an open network) or 8 to 63 printable ASCII characters.";
+    default:
+      return "Upstream URL must be an http:// or https:// URL.";
+  }
+}

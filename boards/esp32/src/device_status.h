@@ -1,0 +1,92 @@
+/* The firmware's GET /status.json: the values a board gathers, written as JSON with the
+ * keys of status_fields.h (generated from boards/page/status-fields.json, the list the
+ * simulator follows too), so the page reads the same fields from both. Free of any
+ * board: test/status-fields.test.ts builds and runs it with gcc. */
+#ifndef DEVICE_STATUS_H
+#define DEVICE_STATUS_H
+#include <stddef.h>
+#include <stdint.h>
+#include "tickretry_abi.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A time that may be absent (written as null). */
+typedef struct status_ms {
+  uint8_t present;
+  int32_t ms;
+} status_ms;
+
+/* A figure that may be absent (written as null). */
+typedef struct status_number {
+  uint8_t present;
+  double value;
+} status_number;
+
+typedef struct status_operation {
+  int32_t operation_id;
+  int32_t slot;
+  int32_t reading; /* the reading it uploads; -1: not known (restored after a reset) */
+  const char *state;
+  int32_t attempt, max_attempts;
+  status_ms next_attempt_in, attempt_timeout_in, deadline_in;
+  const char *last_outcome;
+  const char *detail;
+} status_operation;
+
+typedef struct status_ended {
+  int32_t operation_id;
+  int32_t reading;
+  const char *end_reason;
+  int32_t attempts;
+  const char *last_outcome;
+  const char *detail;
+  uint32_t took_ms;
+} status_ended;
+
+typedef struct status_event {
+  uint32_t seq, t;
+  const char *kind; /* begin, start, answer, timeout, end */
+  int32_t operation_id, attempt;
+  const char *outcome, *end_reason;
+} status_event;
+
+typedef struct device_status {
+  const char *name, *backend;
+  int32_t abi_version;
+  uint32_t now, wraps;
+  uint32_t passes, p99_gap_ms, stalls;
+  double last_gap_ms, max_gap_ms, max_stalled_gap_ms;
+  uint8_t budget_on;
+  int32_t tokens_milli;
+  int32_t counters[TICKRETRY_COUNTER_COUNT];
+  uint32_t requests_started, requests_abandoned;
+  uint32_t readings_queued, readings_queue_limit, readings_dropped;
+  /* Where the state is kept, its writes and their cost (store group). */
+  const char *store_where;
+  uint32_t store_writes, store_operations_ended, store_bytes, store_image_bytes;
+  status_number store_writes_per_operation;
+  double store_max_write_ms;
+  /* The last boot (power group). */
+  const char *power_kind;
+  uint32_t power_count, power_elapsed_ms, power_restored_operations, power_restored_queued;
+  status_ms power_asleep_for;
+  const status_operation *operations;
+  uint32_t operation_count;
+  const status_ended *recent;
+  uint32_t recent_count;
+  const status_event *events; /* oldest first */
+  uint32_t event_count;
+  const char *ssid, *upstream_url; /* the URL without credentials */
+  uint8_t password_set, device_password_set, module_upload;
+  /* A board has no simulated upstream: faults.scenarios is [], faults.scenario "" and
+   * upstream null. */
+} device_status;
+
+/* Writes the JSON into out (NUL-terminated): its length, or 0 when it did not fit. */
+size_t device_status_json(const device_status *s, char *out, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

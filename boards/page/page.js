@@ -1,0 +1,268 @@
+// The page's live part: the view tabs, the status polled from /status.json (cards,
+// tables, the timeline), and the forms, which post with fetch so that the device password
+// goes along (X-Device-Password) and the answer lands on the page. Every value goes in
+// through textContent, never as HTML.
+import { drawTimeline, fillLegend } from "/timeline.js";
+
+const POLL_MS = 500;
+const SPAN_MS = 30000;
+const ROWS = 10;
+const $ = (id) => document.getElementById(id);
+let polls = 0;
+let filled = false;
+
+// ---- views ----
+for (const button of document.querySelectorAll("nav button")) {
+  button.addEventListener("click", () => {
+    for (const b of document.querySelectorAll("nav button")) {
+      b.setAttribute("aria-pressed", String(b === button));
+      $(`view-${b.dataset.view}`).hidden = b !== button;
+    }
+  });
+}
+
+// ---- notices and posts ----
+function notice(text, kind) {
+  const p = $("notice");
+  p.textContent = text;
+  p.className = kind;
+  p.hidden = false;
+}
+
+function showFieldErrors(form, fields = {}) {
+  for (const p of form.querySelectorAll(".error")) {
+    const name = p.id.replace(/-error$/, "");
+    p.textContent = fields[name] ?? "";
+    p.hidden = !fields[name];
+  }
+}
+
+async function send(path, body, type) {
+  const res = await fetch(path, {
+    method: "POST",
+    headers: { "content-type": type, "x-device-password": $("device-password").value },
+    body,
+  });
+  const answer = await res.json().catch(() => ({ ok: false, error: `HTTP ${res.status}` }));
+  return { status: res.status, ...answer };
+}
+
+async function submit(form, path, body, type) {
+  const answer = await send(path, body, type);
+  showFieldErrors(form, answer.fields);
+  notice(answer.ok ? answer.message : answer.error, answer.ok ? "ok" : "error");
+  if (answer.ok) poll(false);
+  return answer;
+}
+
+const urlEncoded = (form) => new URLSearchParams(new FormData(form)).toString();
+const FORM = "application/x-www-form-urlencoded";
+
+$("settings").addEventListener("submit", (e) => {
+  e.preventDefault();
+  submit(e.target, "/settings", urlEncoded(e.target), FORM);
+});
+$("password-setup").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const chosen = $("new-device-password").value;
+  const answer = await submit(e.target, "/password", urlEncoded(e.target), FORM);
+  if (answer.ok) $("device-password").value = chosen;
+});
+$("unlock").addEventListener("submit", (e) => e.preventDefault());
+for (const form of document.querySelectorAll("form[data-action]")) {
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    submit(form, form.dataset.action, urlEncoded(form), FORM);
+  });
+}
+$("module").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const file = $("module-file").files[0];
+  if (!file) return notice("Choose a signed module first.", "error");
+  submit(e.target, "/module", await file.arrayBuffer(), "application/octet-stream");
+});
+
+// ---- status ----
+function cells(tr, values, numeric = []) {
+  values.forEach((value, i) => {
+    const td = document.createElement("td");
+    td.textContent = value === null || value === undefined ? "–" : String(value);
+    if (numeric.includes(i)) td.className = "n";
+    tr.append(td);
+  });
+  return tr;
+}
+const row = (values, numeric) => cells(document.createElement("tr"), values, numeric);
+const fill = (id, rows) => document.querySelector(`#${id} tbody`).replaceChildren(...rows);
+const ms = (v) => (v === null ? null : `${Math.max(0, Math.round(v))} ms`);
+const hex = (n) => `0x${n.toString(16).padStart(8, "0")}`;
+
+function cards(s) {
+  const loop = s.loop;
+  const list = [
+    ["tick", `${s.tick.now}`, `${hex(s.tick.now)}, wrapped ${s.tick.wraps}×`],
+    [
+      "loop gap max",
+      `${loop.maxGapMs.toFixed(1)} ms`,
+      `p99 ${loop.p99GapMs} ms, last ${loop.lastGapMs.toFixed(1)} ms`,
+    ],
+    [
+      "passes",
+      `${loop.passes}`,
+      `${loop.stalls} stalls, max after one ${loop.maxStalledGapMs.toFixed(0)} ms`,
+    ],
+    ["retry budget", s.budget.on ? `${(s.budget.tokensMilli / 1000).toFixed(1)}` : "off", "tokens"],
+    ["requests", `${s.host.requestsStarted}`, `${s.host.requestsAbandoned} abandoned after a timeout`],
+    [
+      "live operations",
+      `${s.operations.length}`,
+      `${s.readings.queued} of ${s.readings.queueLimit} readings waiting, ${s.readings.dropped} dropped`,
+    ],
+    [
+      "power",
+      s.power.asleepForMs !== null ? "asleep" : s.power.kind,
+      s.power.asleepForMs !== null
+        ? `waking in ${Math.ceil(s.power.asleepForMs / 1000)} s`
+        : `boot ${s.power.count}, ${s.power.restoredOperations} operations restored after ${s.power.elapsedMs} ms`,
+    ],
+    [
+      "state writes",
+      `${s.store.writes}`,
+      `${s.store.writesPerOperation === null ? "–" : s.store.writesPerOperation.toFixed(2)} per operation, ` +
+        `${s.store.bytes} bytes (image ${s.store.imageBytes}) in ${s.store.where}`,
+    ],
+  ];
+  if (s.upstream) {
+    const up = s.upstream;
+    list.push([
+      "upstream",
+      s.faults.scenario,
+      `${up.requests} requests, ${up.stored} stored, ${up.replays} replays`,
+    ]);
+  }
+  $("cards").replaceChildren(
+    ...list.map(([name, value, more]) => {
+      const div = document.createElement("div");
+      div.className = "card";
+      const span = document.createElement("span");
+      span.textContent = name;
+      const b = document.createElement("b");
+      b.textContent = value;
+      const small = document.createElement("span");
+      small.textContent = more;
+      div.append(span, b, small);
+      return div;
+    }),
+  );
+}
+
+// The timeline's memory: every operation seen in the events, by operation id.
+const ops = new Map();
+let lastSeq = 0;
+
+function absorb(events) {
+  for (const e of events) {
+    if (e.seq <= lastSeq) continue;
+    lastSeq = e.seq;
+    let op = ops.get(e.operationId);
+    if (!op) ops.set(e.operationId, (op = { id: e.operationId, begin: e.t, attempts: [], end: null }));
+    const a = op.attempts.find((x) => x.attempt === e.attempt);
+    if (e.kind === "start") op.attempts.push({ attempt: e.attempt, start: e.t, end: null, outcome: null });
+    else if (e.kind === "answer" && a && a.end === null) Object.assign(a, { end: e.t, outcome: e.outcome });
+    else if (e.kind === "timeout" && a && a.end === null) Object.assign(a, { end: e.t, outcome: "TIMEOUT" });
+    else if (e.kind === "end") op.end = { t: e.t, reason: e.endReason };
+  }
+  // Forget what has scrolled off the chart.
+  if (ops.size > 4 * ROWS) for (const id of [...ops.keys()].slice(0, ops.size - 4 * ROWS)) ops.delete(id);
+}
+
+function timeline(now) {
+  const at = (t) => SPAN_MS - ((now - t) | 0);
+  const rows = [...ops.values()]
+    .filter((op) => !op.end || at(op.end.t) >= 0)
+    .slice(-ROWS)
+    .map((op) => ({
+      label: String(op.id).slice(-8),
+      attempts: op.attempts.map((a) => ({
+        start: at(a.start),
+        end: a.end === null ? SPAN_MS : at(a.end),
+        outcome: a.outcome ?? "in flight",
+      })),
+      end: op.end && { at: at(op.end.t), reason: op.end.reason },
+    }));
+  drawTimeline($("timeline"), rows, SPAN_MS, "ago");
+}
+
+function render(s) {
+  $("device-name").textContent = s.device.name;
+  cards(s);
+  absorb(s.events);
+  timeline(s.tick.now);
+  fill(
+    "operations",
+    s.operations.map((o) =>
+      row(
+        [
+          o.operationId,
+          o.state,
+          `${o.attempt} / ${o.maxAttempts}`,
+          ms(o.nextAttemptInMs),
+          ms(o.attemptTimeoutInMs),
+          ms(o.deadlineInMs),
+          o.lastOutcome,
+          o.detail,
+        ],
+        [0, 3, 4, 5],
+      ),
+    ),
+  );
+  fill(
+    "recent",
+    s.recent.map((r) =>
+      row([r.operationId, r.endReason, r.attempts, r.lastOutcome, r.detail, ms(r.tookMs)], [0, 2, 5]),
+    ),
+  );
+  fill(
+    "counters",
+    Object.entries(s.counters).map(([name, value]) => row([name, value], [1])),
+  );
+  $("stored-ssid").textContent = s.settings.ssid || "(none)";
+  $("stored-password").textContent = s.settings.passwordSet ? "set" : "none";
+  $("stored-url").textContent = s.settings.upstreamUrl;
+  $("password-setup").hidden = s.security.devicePasswordSet;
+  $("unlock").hidden = !s.security.devicePasswordSet;
+  $("module-panel").hidden = !s.security.moduleUpload;
+  // Scenarios and stalls are the simulator's faults; a board has none.
+  const scenarios = s.faults.scenarios;
+  $("fault-scenario").hidden = scenarios.length === 0;
+  $("fault-stall").hidden = scenarios.length === 0;
+  if (!filled) {
+    filled = true;
+    $("ssid").value = s.settings.ssid;
+    $("upstreamUrl").value = s.settings.upstreamUrl;
+    $("scenario").replaceChildren(
+      ...scenarios.map((name) => {
+        const option = document.createElement("option");
+        option.value = option.textContent = name;
+        option.selected = name === s.faults.scenario;
+        return option;
+      }),
+    );
+  }
+}
+
+async function poll(again = true) {
+  try {
+    const res = await fetch("/status.json", { cache: "no-store" });
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    render(await res.json());
+    polls++;
+    $("live").textContent = `live: ${polls} updates, last at ${new Date().toLocaleTimeString()}`;
+  } catch (err) {
+    $("live").textContent = `status unavailable: ${err.message}`;
+  }
+  if (again) setTimeout(poll, POLL_MS);
+}
+
+fillLegend($("timeline-legend"));
+poll();

@@ -1,0 +1,293 @@
+// The policy playground: the device's own module (/tickretry.wasm, loaded through
+// @assemblyscript/loader) runs in this browser and answers every question about the
+// policy on the form. Nothing here re-implements a rule: waits come from reporting
+// failures to the module and reading nextAttemptAt, the worst case from worstCase, a
+// refusal from setPolicy/setBudget's own error code.
+import loader from "/loader.js";
+import { drawTimeline } from "/timeline.js";
+import { cInitializer, fieldsOf, fleetJson } from "/policy-text.js";
+
+const SAMPLES = 200;
+const $ = (id) => document.getElementById(id);
+const form = $("policy-form");
+const [abi, wasm] = await Promise.all([
+  fetch("/abi.json").then((r) => r.json()),
+  loader.instantiate(fetch("/tickretry.wasm")),
+]);
+const m = wasm.exports;
+const u32 = (v) => v >>> 0;
+const POLICY_FIELDS = fieldsOf(abi, "setPolicy");
+const BUDGET_FIELDS = fieldsOf(abi, "setBudget");
+const { outcome: O, state: S, error: E } = abi;
+const errorName = (code) => Object.keys(E).find((k) => E[k] === code) ?? String(code);
+
+form.elements.jitter.replaceChildren(
+  ...Object.keys(abi.jitter).map((name) => {
+    const option = document.createElement("option");
+    option.value = option.textContent = name;
+    option.selected = name === "FULL";
+    return option;
+  }),
+);
+
+/** The form's numbers, each a plain decimal u32 (the ABI's type), or the first that is not. */
+function read() {
+  const value = (name) => {
+    const text = form.elements[name].value.trim();
+    if (!/^[0-9]+$/.test(text) || Number(text) > 0xffffffff)
+      throw new Error(`${name}: a whole number from 0 to 4294967295, please`);
+    return Number(text);
+  };
+  const policy = Object.fromEntries(POLICY_FIELDS.map((f) => [f, value(f)]));
+  policy.jitter = form.elements.jitter.value;
+  policy.idempotent = form.elements.idempotent.checked;
+  const budget = Object.fromEntries(BUDGET_FIELDS.map((f) => [f, value(f)]));
+  budget.refundOnSuccess = form.elements.refundOnSuccess.checked;
+  const script = {
+    kind: form.elements.script.value,
+    failures: value("failures"),
+    retryAfter: value("retryAfter"),
+    latency: value("latency"),
+  };
+  return { policy, budget, script };
+}
+
+const policyFlags = (p) => abi.jitter[p.jitter] | (p.idempotent ? abi.policyFlag.IDEMPOTENT : 0);
+const budgetArgs = (b) => [
+  ...BUDGET_FIELDS.map((f) => b[f]),
+  b.refundOnSuccess ? abi.budgetFlag.REFUND_ON_SUCCESS : 0,
+];
+
+/** Seeds the module afresh and sets policy 0 (and the budget); the module's refusal, if any. */
+function configure(seed, policy, budget) {
+  m.init(seed, 0x7e57);
+  const p = m.setPolicy(0, ...POLICY_FIELDS.map((f) => policy[f]), policyFlags(policy));
+  if (p < 0) return { call: "setPolicy", code: p };
+  if (budget) {
+    const b = m.setBudget(...budgetArgs(budget));
+    if (b < 0) return { call: "setBudget", code: b };
+  }
+  return null;
+}
+
+/** The waits the module draws before each retry when every attempt fails at once (no deadline). */
+function waitsOf(seed, policy) {
+  configure(seed, { ...policy, deadline: 0 });
+  let now = 0;
+  const h = m.begin(0, now);
+  const waits = [];
+  while (m.poll(now) === h) {
+    m.report(h, m.attempt(h), O.TRANSIENT, 0, now);
+    if (m.state(h) !== S.WAITING) break;
+    const next = u32(m.nextAttemptAt(h));
+    waits.push(u32(next - now));
+    now = next;
+  }
+  return waits;
+}
+
+/** One operation in virtual time under a failure script: its attempts and end. */
+function operation(policy, budget, script) {
+  configure(1, policy, budget);
+  let now = 0;
+  const h = m.begin(0, now);
+  const attempts = [];
+  let flight = null;
+  for (let step = 0; step < 10000; step++) {
+    if (flight && flight.answerAt === now) {
+      m.report(h, flight.attempt, flight.outcome, flight.retryAfter, now);
+      if (flight.row.end === null)
+        Object.assign(flight.row, { end: now, outcome: nameOf(O, flight.outcome) });
+      flight = null;
+    }
+    for (let p = m.poll(now); p >= 0; p = m.poll(now)) {
+      const attempt = m.attempt(h);
+      const row = { start: now, end: null, outcome: null };
+      attempts.push(row);
+      flight = answer(script, attempt, now, row);
+    }
+    for (const row of attempts)
+      if (row.end === null && !(m.state(h) === S.IN_FLIGHT && row === attempts.at(-1)))
+        Object.assign(row, { end: now, outcome: "TIMEOUT" });
+    if (m.state(h) === S.DONE)
+      return { attempts, end: { at: now, reason: nameOf(abi.endReason, m.endReason(h)) } };
+    const due = u32(m.nextDue(now));
+    let next = due === abi.nextDue.IDLE ? Infinity : now + due;
+    if (flight && flight.answerAt !== null) next = Math.min(next, flight.answerAt);
+    if (next === Infinity) break;
+    now = next;
+  }
+  return { attempts, end: null };
+}
+
+function answer(script, attempt, now, row) {
+  const at = now + script.latency;
+  const base = { attempt, row, answerAt: at, retryAfter: 0 };
+  switch (script.kind) {
+    case "fails":
+      return { ...base, outcome: attempt <= script.failures ? O.TRANSIENT : O.SUCCESS };
+    case "hangs":
+      return { ...base, answerAt: null };
+    case "throttled":
+      return { ...base, outcome: O.THROTTLED, retryAfter: script.retryAfter };
+    default:
+      return { ...base, outcome: O.AMBIGUOUS };
+  }
+}
+
+const nameOf = (group, value) => Object.keys(group).find((k) => group[k] === value) ?? String(value);
+const NS = "http://www.w3.org/2000/svg";
+const svgEl = (name, attrs, text) => {
+  const node = document.createElementNS(NS, name);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+  if (text !== undefined) node.textContent = text;
+  return node;
+};
+const fmt = (ms) => (ms >= 10000 ? `${(ms / 1000).toFixed(1)} s` : `${ms} ms`);
+
+function drawWaits(ceilings, spreads) {
+  const svg = $("pg-waits");
+  const width = Math.max(320, Math.round(svg.getBoundingClientRect().width) || 760);
+  const rowH = 20;
+  const left = 70;
+  const height = 10 + ceilings.length * rowH + 24;
+  const top = Math.max(1, ...ceilings, ...spreads.map((s) => s.at(-1) ?? 0));
+  const x = (v) => left + (v / top) * (width - left - 80);
+  const parts = [];
+  ceilings.forEach((c, i) => {
+    const y = 10 + i * rowH;
+    const s = spreads[i];
+    parts.push(svgEl("text", { x: 4, y: y + 13 }, `retry ${i + 1}`));
+    if (s.length) {
+      parts.push(
+        svgEl("rect", {
+          x: x(s[0]),
+          y: y + 4,
+          width: Math.max(1, x(s.at(-1)) - x(s[0])),
+          height: 10,
+          fill: "#c9dcf7",
+          class: "spread",
+        }),
+      );
+      parts.push(svgEl("circle", { cx: x(s[s.length >> 1]), cy: y + 9, r: 3, fill: "#1f6feb" }));
+    }
+    parts.push(
+      svgEl("line", {
+        x1: x(c),
+        x2: x(c),
+        y1: y + 1,
+        y2: y + 17,
+        stroke: "#1d232b",
+        "stroke-width": 2,
+        class: "ceiling",
+      }),
+    );
+    parts.push(svgEl("text", { x: x(c) + 5, y: y + 13 }, fmt(c)));
+  });
+  parts.push(
+    svgEl(
+      "text",
+      { x: left, y: height - 6 },
+      `0 … ${fmt(top)}; bar: range of ${SAMPLES} draws, dot: median, line: ceiling`,
+    ),
+  );
+  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  svg.replaceChildren(...parts);
+}
+
+let current = null;
+
+function compute() {
+  const error = $("pg-error");
+  let input;
+  try {
+    input = read();
+  } catch (e) {
+    error.textContent = e.message;
+    error.hidden = false;
+    return;
+  }
+  const { policy, budget, script } = input;
+  const refused = configure(1, policy, budget);
+  if (refused) {
+    const name = errorName(refused.code);
+    error.textContent = `${refused.call} refused this: ${name} (${refused.code}): ${abi.meaning.error[name] ?? ""}`;
+    error.hidden = false;
+    current = null;
+    return;
+  }
+  error.hidden = true;
+  current = { policy, budget };
+  const worst = m.worstCase(0);
+  const ceilings = waitsOf(1, { ...policy, jitter: "NONE" });
+  const draws = ceilings.map(() => []);
+  for (let s = 1; s <= SAMPLES; s++) waitsOf(s, policy).forEach((w, i) => draws[i].push(w));
+  const spreads = draws.map((d) => d.sort((a, b) => a - b));
+  drawWaits(ceilings, spreads);
+  $("pg-table").tBodies[0].replaceChildren(
+    ...ceilings.map((c, i) => {
+      const tr = document.createElement("tr");
+      for (const v of [i + 1, c, spreads[i][0], spreads[i][spreads[i].length >> 1], spreads[i].at(-1)]) {
+        const td = document.createElement("td");
+        td.className = "n";
+        td.textContent = String(v);
+        tr.append(td);
+      }
+      return tr;
+    }),
+  );
+  const op = operation(policy, budget, script);
+  const span = Math.max(1000, op.end ? op.end.at : (op.attempts.at(-1)?.end ?? 1000));
+  drawTimeline(
+    $("pg-timeline"),
+    [{ label: "operation", attempts: op.attempts, end: op.end }],
+    span * 1.05,
+    "since",
+  );
+  $("pg-steps").replaceChildren(
+    ...op.attempts.map((a, i) => {
+      const li = document.createElement("li");
+      const wait = i > 0 ? `after a wait of ${a.start - op.attempts[i - 1].end} ms, ` : "";
+      li.textContent = `${wait}attempt ${i + 1} at ${a.start} ms: ${a.outcome} at ${a.end} ms`;
+      return li;
+    }),
+    ...(op.end
+      ? [
+          Object.assign(document.createElement("li"), {
+            textContent: `ends ${op.end.reason} at ${op.end.at} ms`,
+          }),
+        ]
+      : []),
+  );
+  $("pg-summary").textContent =
+    `worstCase: ${worst} ms (every attempt times out and every wait reaches its ceiling). ${ceilings.length} retries at most.`;
+}
+
+async function copy(text) {
+  $("copied").textContent = text;
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    // No clipboard (a plain-http page on a phone may have none): the text is shown to copy by hand.
+  }
+}
+
+$("copy-c").addEventListener(
+  "click",
+  () => current && copy(cInitializer(abi, current.policy, current.budget)),
+);
+$("copy-json").addEventListener(
+  "click",
+  () => current && copy(fleetJson(abi, current.policy, current.budget)),
+);
+let timer;
+const later = () => {
+  clearTimeout(timer);
+  timer = setTimeout(compute, 150);
+};
+form.addEventListener("input", later);
+// The charts are drawn at the size they are shown: again once they are, and on a resize.
+document.querySelector("nav button[data-view=policy]").addEventListener("click", () => setTimeout(compute));
+window.addEventListener("resize", later);
+compute();
+document.body.dataset.playground = "ready";

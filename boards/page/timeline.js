@@ -1,0 +1,99 @@
+// Draws operations over time as SVG: one row per operation, a bar per attempt coloured by
+// how it ended, a thin line for each wait, and the end reason at the end. Used by the
+// live status (page.js) and the policy playground (playground.js). Times are ms from
+// the chart's left edge.
+const NS = "http://www.w3.org/2000/svg";
+
+export const OUTCOME_COLORS = {
+  SUCCESS: "#1a7f37",
+  TRANSIENT: "#e07b00",
+  THROTTLED: "#7b3fb5",
+  AMBIGUOUS: "#8d6e63",
+  PERMANENT: "#c62828",
+  TIMEOUT: "#5b6470",
+  "in flight": "#1f6feb",
+};
+
+function el(name, attrs, text) {
+  const node = document.createElementNS(NS, name);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+/** A legend of the outcome colours into a <ul>. */
+export function fillLegend(ul) {
+  ul.replaceChildren(
+    ...Object.entries(OUTCOME_COLORS).map(([name, color]) => {
+      const li = document.createElement("li");
+      const swatch = document.createElement("i");
+      swatch.style.background = color;
+      li.append(swatch, name);
+      return li;
+    }),
+  );
+}
+
+const niceStep = (span) =>
+  [100, 200, 500, 1000, 2000, 5000, 10000, 30000, 60000, 120000, 300000].find((s) => span / s <= 8) ?? 600000;
+const label = (ms) => (ms >= 1000 ? `${ms / 1000} s` : `${ms} ms`);
+
+/**
+ * rows: [{ label, attempts: [{ start, end, outcome }], end: { at, reason } | null }];
+ * span: ms the x axis covers; axis: "ago" (0 at the right, live) or "since" (0 at the left).
+ */
+export function drawTimeline(svg, rows, span, axis) {
+  // Drawn at the size it is shown, so that text stays legible on a phone.
+  const width = Math.max(320, Math.round(svg.getBoundingClientRect().width) || 760);
+  const left = 70;
+  const rowH = 22;
+  const top = 8;
+  const height = top + Math.max(1, rows.length) * rowH + 24;
+  const x = (ms) => left + (Math.min(Math.max(ms, 0), span) / span) * (width - left - 70);
+  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  const parts = [];
+  const step = niceStep(span);
+  for (let t = 0; t <= span; t += step) {
+    parts.push(el("line", { x1: x(t), x2: x(t), y1: top, y2: height - 20, stroke: "#eceff3" }));
+    const text = axis === "ago" ? (t === span ? "now" : `-${label(span - t)}`) : label(t);
+    parts.push(el("text", { x: x(t), y: height - 6, "text-anchor": "middle" }, text));
+  }
+  if (rows.length === 0) parts.push(el("text", { x: left, y: top + 15 }, "no operation yet"));
+  rows.forEach((row, i) => {
+    const y = top + i * rowH;
+    parts.push(el("text", { x: 4, y: y + 15 }, row.label));
+    const attempts = row.attempts;
+    attempts.forEach((a, j) => {
+      const next = attempts[j + 1];
+      if (next && next.start > a.end) {
+        parts.push(
+          el("line", {
+            x1: x(a.end),
+            x2: x(next.start),
+            y1: y + 11,
+            y2: y + 11,
+            stroke: "#8a8f98",
+            "stroke-dasharray": "3 2",
+            class: "wait",
+          }),
+        );
+      }
+      const w = Math.max(2, x(a.end) - x(a.start));
+      const bar = el("rect", {
+        x: x(a.start),
+        y: y + 4,
+        width: w,
+        height: 14,
+        rx: 2,
+        fill: OUTCOME_COLORS[a.outcome] ?? "#999",
+        class: "attempt",
+      });
+      bar.append(el("title", {}, `attempt ${j + 1}: ${a.outcome}, ${Math.round(a.end - a.start)} ms`));
+      parts.push(bar);
+    });
+    if (row.end) {
+      parts.push(el("text", { x: x(row.end.at) + 4, y: y + 15, class: "end" }, row.end.reason));
+    }
+  });
+  svg.replaceChildren(...parts);
+}

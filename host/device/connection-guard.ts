@@ -1,0 +1,87 @@
+// The setup page's front door: a TCP server that hands each connection to the HTTP server
+// as a Duplex it controls (Node documents emitting 'connection' with any Duplex). Node
+// parses each chunk a socket delivers whole, request after request, before a handler can
+// close the connection: 64 KiB of pipelined GETs is some 2,000 requests, which blocked
+// the main loop for a second when a hundred such clients arrived at once. Here a chunk
+// that carries more request lines than a client may have waiting closes its connection
+// before any of it is parsed; no browser pipelines.
+import { createServer as createTcpServer, type Server as TcpServer, type Socket } from "node:net";
+import { Duplex } from "node:stream";
+import type { Server as HttpServer } from "node:http";
+
+const REQUEST_LINE = Buffer.from(" HTTP/1.1\r\n");
+
+/** Request lines in a chunk, counted up to `limit + 1`. */
+function requestLines(chunk: Buffer, limit: number): number {
+  let n = 0;
+  for (let at = chunk.indexOf(REQUEST_LINE); at >= 0 && n <= limit; at = chunk.indexOf(REQUEST_LINE, at + 1))
+    n++;
+  return n;
+}
+
+/** A socket as the HTTP server sees it, fed only chunks that passed the check. */
+class GuardedConnection extends Duplex {
+  constructor(
+    private readonly socket: Socket,
+    maxPipelined: number,
+  ) {
+    super({ allowHalfOpen: false });
+    socket.on("data", (chunk: Buffer) => {
+      if (requestLines(chunk, maxPipelined) > maxPipelined) return socket.destroy();
+      if (!this.push(chunk)) socket.pause();
+    });
+    socket.on("end", () => this.push(null));
+    socket.on("timeout", () => this.emit("timeout"));
+    socket.on("close", () => this.destroy());
+    socket.on("error", () => this.destroy());
+  }
+
+  get remoteAddress(): string | undefined {
+    return this.socket.remoteAddress;
+  }
+
+  _read(): void {
+    this.socket.resume();
+  }
+
+  _write(chunk: Buffer, encoding: BufferEncoding, done: (err?: Error | null) => void): void {
+    this.socket.write(chunk, encoding, done);
+  }
+
+  _final(done: () => void): void {
+    this.socket.end(done);
+  }
+
+  _destroy(err: Error | null, done: (err: Error | null) => void): void {
+    this.socket.destroy();
+    done(err);
+  }
+
+  /** Node's HTTP server times idle keep-alive connections out through this. */
+  setTimeout(ms: number, onTimeout?: () => void): this {
+    this.socket.setTimeout(ms);
+    if (onTimeout) this.once("timeout", onTimeout);
+    return this;
+  }
+
+  setNoDelay(noDelay?: boolean): this {
+    this.socket.setNoDelay(noDelay);
+    return this;
+  }
+
+  setKeepAlive(enable?: boolean, delay?: number): this {
+    this.socket.setKeepAlive(enable, delay);
+    return this;
+  }
+}
+
+/** The TCP server to listen on for `http`: at most maxConnections at once, floods closed unparsed. */
+export function guardedServer(http: HttpServer, maxConnections: number, maxPipelined: number): TcpServer {
+  const tcp = createTcpServer((socket) =>
+    http.emit("connection", new GuardedConnection(socket, maxPipelined)),
+  );
+  tcp.maxConnections = maxConnections;
+  // The HTTP server checks its header and request timeouts from 'listening' on.
+  tcp.on("listening", () => http.emit("listening"));
+  return tcp;
+}

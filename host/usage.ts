@@ -1,0 +1,49 @@
+// What the experiment commands (fleet, contention) share about their arguments: a usage
+// error is a message and exit code 2, never a stack trace; numbers are plain decimal.
+
+/** A bad command line: printed with a pointer to --help, exit code 2. */
+export class UsageError extends Error {}
+
+/** `text` as a whole number from min to max; `why` is added to the message. */
+export function integerArg(
+  name: string,
+  text: string,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+  why = "",
+): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < min || n > max) {
+    throw new UsageError(`--${name} "${text}": want a whole number from ${min} to ${max}${why}`);
+  }
+  return n;
+}
+
+/** `text` if it is one of `options`. */
+export function choiceArg<T extends string>(name: string, text: string, options: readonly T[]): T {
+  if (!options.includes(text as T))
+    throw new UsageError(`--${name} "${text}": want one of ${options.join(", ")}`);
+  return text as T;
+}
+
+/**
+ * Runs `plan(args)`: its result, or undefined after printing the help (exit 0) or the usage
+ * error (exit 2) into `exit`. Any other error is a bug and is thrown.
+ */
+export function planOrExit<P>(
+  command: string,
+  help: string,
+  plan: (args: string[]) => P | "help",
+  args: string[],
+): { plan: P } | { exit: number } {
+  try {
+    const p = plan(args);
+    if (p !== "help") return { plan: p };
+    console.log(help);
+    return { exit: 0 };
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    console.error(`tickretry ${command}: ${e.message}\n'tickretry ${command} --help' for the options.`);
+    return { exit: 2 };
+  }
+}

@@ -5,7 +5,8 @@ import { uniform } from "./random";
 
 /** min(cap, base * 2^(retry - 1)) (base for retry 0), without overflow: base < 2^31. */
 export function ceiling(base: u32, cap: u32, retry: u32): u32 {
-  const c = (<u64>base) << (<u64>(min(max(retry, 1), 33) - 1));
+  const shift: u32 = min(max(retry, 1), 33) - 1;
+  const c = (<u64>base) << (<u64>shift);
   return c < <u64>cap ? <u32>c : cap;
 }
 

@@ -146,9 +146,8 @@ export function save(now: u32): i32 {
   put(<u32>ticksUntil(now, Clock.now));
   walk(STATE);
   const body = <u32>(position() - AREA);
-  store<u8>(AREA, IMAGE_FORMAT_VERSION);
-  store<u8>(AREA + 1, ABI_VERSION);
-  store<u16>(AREA + 2, body + IMAGE_CRC_BYTES);
+  // The header: format version, ABI version, u16 length, little-endian in one word.
+  store<u32>(AREA, IMAGE_FORMAT_VERSION | (ABI_VERSION << 8) | ((body + IMAGE_CRC_BYTES) << 16));
   store<u32>(AREA + body, crc32(AREA, body));
   return <i32>(body + IMAGE_CRC_BYTES);
 }
@@ -160,7 +159,7 @@ export function save(now: u32): i32 {
 export function restore(length: u32, now: u32, elapsed: u32, flags: u32): i32 {
   if (flags & ~RESTORE_FLAG_ATTEMPTS_LOST) return ERROR_BAD_FIELD;
   if (!isSpan(elapsed)) return ERROR_SPAN_TOO_LARGE;
-  if (length < SMALLEST || length > <u32>IMAGE_AREA_BYTES) return ERROR_IMAGE_LENGTH;
+  if (length - SMALLEST > <u32>IMAGE_AREA_BYTES - SMALLEST) return ERROR_IMAGE_LENGTH; // below wraps
   if (load<u8>(AREA) != IMAGE_FORMAT_VERSION) return ERROR_IMAGE_FORMAT;
   if (load<u8>(AREA + 1) != ABI_VERSION) return ERROR_IMAGE_ABI;
   if (<u32>load<u16>(AREA + 2) != length) return ERROR_IMAGE_LENGTH;

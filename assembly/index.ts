@@ -64,55 +64,57 @@ export function slot(handle: i32): i32 {
   return machine.find(handle) == null ? ERROR_BAD_HANDLE : handle & ((1 << LIMIT_SLOT_BITS) - 1);
 }
 
-// Every query reads one word of the operation a handle names; `bad` for a bad handle.
-function query(handle: i32, field: usize, bad: i32): i32 {
+// Every query reads one word of the operation a handle names. For a bad handle the ticks
+// (the fields from nextAttemptAt on) read 0, the others BAD_HANDLE.
+function query(handle: i32, field: usize): i32 {
   const op = machine.find(handle);
-  return op == null ? bad : load<i32>(changetype<usize>(op) + field);
+  if (op != null) return load<i32>(changetype<usize>(op) + field);
+  return field >= offsetof<Operation>("nextAttemptAt") ? 0 : ERROR_BAD_HANDLE;
 }
 
 /** The operation's state, or BAD_HANDLE. */
 export function state(handle: i32): i32 {
-  return query(handle, offsetof<Operation>("state"), ERROR_BAD_HANDLE);
+  return query(handle, offsetof<Operation>("state"));
 }
 
 /** The current attempt number (0 before the first), or BAD_HANDLE. */
 export function attempt(handle: i32): i32 {
-  return query(handle, offsetof<Operation>("attempt"), ERROR_BAD_HANDLE);
+  return query(handle, offsetof<Operation>("attempt"));
 }
 
 /** The end reason (NONE while live), or BAD_HANDLE. */
 export function endReason(handle: i32): i32 {
-  return query(handle, offsetof<Operation>("endReason"), ERROR_BAD_HANDLE);
+  return query(handle, offsetof<Operation>("endReason"));
 }
 
 /** The last attempt's outcome (NONE before any), or BAD_HANDLE. */
 export function lastOutcome(handle: i32): i32 {
-  return query(handle, offsetof<Operation>("lastOutcome"), ERROR_BAD_HANDLE);
+  return query(handle, offsetof<Operation>("lastOutcome"));
 }
 
 /** The stable 31-bit operation id, or BAD_HANDLE. */
 export function operationId(handle: i32): i32 {
-  return query(handle, offsetof<Operation>("id"), ERROR_BAD_HANDLE);
+  return query(handle, offsetof<Operation>("id"));
 }
 
 /** The DUE, HAS_DEADLINE and HANDED_OUT bits, or BAD_HANDLE. */
 export function opFlags(handle: i32): i32 {
-  return query(handle, offsetof<Operation>("flags"), ERROR_BAD_HANDLE);
+  return query(handle, offsetof<Operation>("flags"));
 }
 
 /** Tick of the next attempt; 0 for a bad handle. */
 export function nextAttemptAt(handle: i32): u32 {
-  return query(handle, offsetof<Operation>("nextAttemptAt"), 0);
+  return query(handle, offsetof<Operation>("nextAttemptAt"));
 }
 
 /** Tick at which the attempt in flight times out; 0 for a bad handle. */
 export function attemptDeadline(handle: i32): u32 {
-  return query(handle, offsetof<Operation>("attemptDeadline"), 0);
+  return query(handle, offsetof<Operation>("attemptDeadline"));
 }
 
 /** Tick of the overall deadline; 0 for a bad handle. */
 export function deadline(handle: i32): u32 {
-  return query(handle, offsetof<Operation>("deadline"), 0);
+  return query(handle, offsetof<Operation>("deadline"));
 }
 
 /** The outcome of an HTTP status, or BAD_STATUS. */

@@ -8,9 +8,9 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
 import { PAGE_ASSETS, ROOT } from "../host/device/page-assets.js";
 import { startSimulation } from "../host/device/simulation.js";
+import { launchChromium } from "./chromium.js";
 
 export const MANIFEST = "docs/page-screenshots.json";
 
@@ -35,20 +35,7 @@ export function sourceHashes(): Record<string, string> {
 async function main(): Promise<void> {
   const sim = await startSimulation({ port: 0, scenario: "flaky", uploadEveryMs: 700, seed: 42n });
   const profile = mkdtempSync(join(tmpdir(), "tickretry-shots-"));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: "/usr/bin/chromium",
-    headless: true,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  const context = await launchChromium(profile);
   try {
     const page = await context.newPage();
     console.log("page-screenshots: letting the device run for 8 s");

@@ -8,7 +8,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
+import { launchChromium } from "../scripts/chromium.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Counter } from "../host/abi.js";
 import { startSimulation, type Simulation } from "../host/device/simulation.js";
@@ -16,16 +17,6 @@ import { NEAR_WRAP, QUICK } from "./helpers/device.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const OUT = `${ROOT}out/page`;
-export const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 
 let sim: Simulation;
 let context: BrowserContext;
@@ -46,12 +37,7 @@ beforeAll(async () => {
   });
   mkdirSync(OUT, { recursive: true });
   profile = mkdtempSync(join(tmpdir(), "tickretry-chromium-"));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: "/usr/bin/chromium",
-    headless: true,
-    args: CHROMIUM_ARGS,
-    viewport: { width: 1280, height: 800 },
-  });
+  context = await launchChromium(profile, { width: 1280, height: 800 });
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: new URL(sim.url).origin });
   page = await context.newPage();
   page.on("console", (m) => m.type() === "error" && consoleErrors.push(m.text()));

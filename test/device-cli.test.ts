@@ -3,35 +3,16 @@
 // outage it was told to simulate, and Ctrl-C (SIGINT) stops it cleanly. Started again on
 // the same state file, it goes on with the operations the first run left; a state file it
 // cannot read is a message and exit code 2.
-import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
-import { waitFor } from "./helpers/device.js";
+import { spawnDevice, waitFor } from "./helpers/device.js";
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "tickretry-cli-"));
 
 function device(...extra: string[]) {
-  const args = [
-    "bin/tickretry.js",
-    "device",
-    "--port",
-    "0",
-    "--scenario",
-    "outage",
-    "--scale",
-    "0.1",
-    ...extra,
-  ];
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  child.stdout.on("data", (chunk: Buffer) => (out += chunk));
-  child.stderr.on("data", (chunk: Buffer) => (out += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
-  return { child, exited, out: () => out };
+  return spawnDevice(["--scenario", "outage", "--scale", "0.1", ...extra]);
 }
 
 it("serves the page and retries against the outage, stops on SIGINT, and goes on from its state file", async () => {

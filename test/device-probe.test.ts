@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { MAX_CONNECTIONS, MAX_PIPELINED } from "../host/device/setup-server.js";
 import { startSimulation, type Simulation } from "../host/device/simulation.js";
-import { QUICK, waitFor } from "./helpers/device.js";
+import { QUICK, spawnDevice, waitFor } from "./helpers/device.js";
 import { post, raw, setUp } from "./helpers/page.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -234,24 +234,9 @@ describe("Ctrl-C", () => {
     stall: boolean,
     state = ["--state", "none"],
   ): Promise<{ out: string; live: number[] }> {
-    const args = [
-      "bin/tickretry.js",
-      "device",
-      "--port",
-      "0",
-      "--scenario",
-      "hang",
-      "--upload-every",
-      "300",
-      ...state,
-    ];
-    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    child.stdout.on("data", (c: Buffer) => (out += c));
-    child.stderr.on("data", (c: Buffer) => (out += c));
-    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    const { child, exited, out } = spawnDevice(["--scenario", "hang", "--upload-every", "300", ...state]);
     try {
-      const url = await waitFor("the page's URL", () => /setup page (http:\S+)/.exec(out)?.[1], 20_000);
+      const url = await waitFor("the page's URL", () => /setup page (http:\S+)/.exec(out())?.[1], 20_000);
       const status = async () => (await fetch(new URL("/status.json", url))).json();
       const live = await waitFor("two live operations", async () => {
         const ops = (await status()).operations;
@@ -270,7 +255,7 @@ describe("Ctrl-C", () => {
       }
       child.kill("SIGINT");
       expect(await exited).toBe(0);
-      return { out, live };
+      return { out: out(), live };
     } finally {
       child.kill("SIGKILL");
     }

@@ -2,10 +2,13 @@
 // first setup and needed for every change, stored only hashed; posts from other sites
 // refused; an uploaded module accepted only with the build key's Ed25519 signature.
 import { generateKeyPairSync, sign, type KeyObject } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { checkPassword } from "../host/device/security.js";
 import { startSimulation, type Simulation } from "../host/device/simulation.js";
+import { fileStore } from "../host/device/state-file.js";
 import { WASM_PATH } from "../host/tickretry.js";
 import { QUICK, waitFor } from "./helpers/device.js";
 import { DEVICE_PASSWORD, post, setUp } from "./helpers/page.js";
@@ -90,6 +93,23 @@ describe("the device password", () => {
     const old = await post(sim, "/upload", {});
     expect(old.status).toBe(401);
     expect((await post(sim, "/upload", {}, { "x-device-password": "a new password" })).status).toBe(200);
+  });
+
+  it("is kept across a restart, beside the state file (NVS on a board), and a bad stored hash is refused", async () => {
+    const state = join(mkdtempSync(join(tmpdir(), "tickretry-password-")), "state.json");
+    const start = () =>
+      startSimulation({ port: 0, scenario: "healthy", policy: QUICK, store: fileStore(state) });
+    sim = await start();
+    await setUp(sim);
+    await sim.close();
+    sim = await start();
+    expect(sim.password.isSet).toBe(true);
+    expect((await post(sim, "/password", { password: "short" })).status).toBe(400);
+    expect((await post(sim, "/upload", {}, { "x-device-password": "wrong horse battery" })).status).toBe(401);
+    expect((await post(sim, "/upload", {})).status).toBe(200);
+    await sim.close();
+    writeFileSync(`${state}.password`, "correct horse battery\n");
+    await expect(start()).rejects.toThrow(/password file .*not a stored password hash/);
   });
 
   it("is shown as set in the status, never its hash", async () => {

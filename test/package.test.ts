@@ -1,5 +1,5 @@
 // The npm package as a user gets it: `npm pack` in a clean copy of the repository (its
-// tracked and unignored files, so prepack must build build/tickretry.wasm and dist/ from
+// tracked and unignored files, so prepare must build build/tickretry.wasm and dist/ from
 // nothing), the tarball installed into a copy of examples/host-test with a plain
 // `npm install` (dev dependencies from the registry), and that example's own test run
 // there: tsc against the published .d.ts, then vitest against the public API. A broken
@@ -68,7 +68,7 @@ beforeAll(() => {
     cpSync(join(root, f), join(source, f));
   }
   symlinkSync(join(root, "node_modules"), join(source, "node_modules"), "dir");
-  // The tarball's own listing: npm pack --json would mix prepack's output into its stdout.
+  // The tarball's own listing: npm pack --json would mix prepare's output into its stdout.
   run(npm, ["pack", "--pack-destination", work], source);
   const tarball = readdirSync(work).find((f) => f.endsWith(".tgz"));
   if (!tarball) throw new Error(`npm pack left no tarball in ${work}`);

@@ -43,16 +43,33 @@ export async function checkPassword(stored: string, password: string): Promise<b
   return timingSafeEqual(got, expected);
 }
 
-/** The device password as the device keeps it: only its hash. */
+/** True for the form hashPassword writes (the state file's password file is checked with it). */
+export function isPasswordHash(text: string): boolean {
+  return /^pbkdf2-sha256\$\d+\$[0-9a-f]+\$[0-9a-f]+$/.test(text);
+}
+
+/** Where the hash lives across restarts: NVS on a board, a file beside the state file here. */
+export interface PasswordKeeper {
+  load(): string | undefined;
+  save(hash: string): void;
+}
+
+/** The device password as the device keeps it: only its hash, kept across restarts. */
 export class DevicePassword {
   private stored: string | undefined;
+
+  constructor(private readonly keeper?: PasswordKeeper) {
+    this.stored = keeper?.load();
+  }
 
   get isSet(): boolean {
     return this.stored !== undefined;
   }
 
   async set(password: string): Promise<void> {
-    this.stored = await hashPassword(password);
+    const hash = await hashPassword(password);
+    this.keeper?.save(hash);
+    this.stored = hash;
   }
 
   async check(password: string): Promise<boolean> {

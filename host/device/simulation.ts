@@ -43,14 +43,15 @@ export async function startSimulation(options: SimulationOptions = {}): Promise<
     options.upstreamUrl === undefined
       ? await startUpstream({ port: options.upstreamPort, scenario: options.scenario ?? "flaky" })
       : undefined;
-  const password = new DevicePassword();
   const buildKey = options.buildKey === undefined ? loadBuildKey() : (options.buildKey ?? undefined);
   let device;
+  let password;
   let front;
   let address;
   let server;
   try {
     device = new Device({ ...options, upstreamUrl: options.upstreamUrl ?? upstream!.url });
+    password = new DevicePassword(device.store.password);
     server = createSetupServer({ device, upstream, bindHost: host, password, buildKey });
     front = guardedServer(server, MAX_CONNECTIONS, MAX_PIPELINED);
     address = await listen(front, host, options.port);

@@ -7,6 +7,7 @@
 // message that names the file and the field; nothing is guessed.
 import {
   closeSync,
+  existsSync,
   fsyncSync,
   mkdirSync,
   openSync,
@@ -22,6 +23,7 @@ import type { PolicyFields } from "../policy.js";
 import type { BudgetName } from "./policies.js";
 import type { Reading } from "./readings.js";
 import type { LogEvent } from "./readings-log.js";
+import { isPasswordHash, type PasswordKeeper } from "./security.js";
 
 /** A reading begun under an operation: the module's handle for it survives a restore. */
 export interface PendingReading {
@@ -56,6 +58,8 @@ export interface DeviceState {
 export interface StateStore {
   /** The file's path, or "memory". */
   readonly where: string;
+  /** The device password's hash, kept apart from the state (its own NVS key on a board). */
+  readonly password: PasswordKeeper;
   /** The stored state, or undefined when there is none yet; throws StateFileError for a bad one. */
   load(): DeviceState | undefined;
   /** Stores `state` durably before returning; returns its size in bytes. */
@@ -195,34 +199,56 @@ function claim(path: string): void {
 }
 
 /**
- * A state file at `path`, written atomically. The temporary file beside it has a fixed
- * name: one left by a kill mid-write is simply written over, and never read.
+ * Replaces the file at `path` with `bytes` atomically. The temporary file beside it has a
+ * fixed name: one left by a kill mid-write is simply written over, and never read.
  */
-export function fileStore(path: string): StateStore {
+function writeDurably(path: string, bytes: Buffer): void {
   const temp = `${path}.tmp`;
-  const dir = dirname(path);
-  mkdirSync(dir, { recursive: true });
+  const fd = openSync(temp, "w");
+  try {
+    writeSync(fd, bytes);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temp, path);
+  // The rename itself is durable only once the directory is.
+  const dirFd = openSync(dirname(path), "r");
+  try {
+    fsyncSync(dirFd);
+  } finally {
+    closeSync(dirFd);
+  }
+}
+
+/** The password hash in the file `path` (absent until a password is set). */
+function passwordFile(path: string): PasswordKeeper {
+  return {
+    load() {
+      if (!existsSync(path)) return undefined;
+      const hash = readFileSync(path, "utf8").trim();
+      if (!isPasswordHash(hash)) {
+        throw new StateFileError(
+          `password file ${path}: not a stored password hash; move it away to set a new one`,
+        );
+      }
+      return hash;
+    },
+    save: (hash) => writeDurably(path, Buffer.from(`${hash}\n`)),
+  };
+}
+
+/** A state file at `path`, written atomically, and the password's file beside it. */
+export function fileStore(path: string): StateStore {
+  mkdirSync(dirname(path), { recursive: true });
   claim(path);
   return {
     where: path,
+    password: passwordFile(`${path}.password`),
     load: () => readStateFile(path),
     save(state) {
       const bytes = Buffer.from(encode(state));
-      const fd = openSync(temp, "w");
-      try {
-        writeSync(fd, bytes);
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-      renameSync(temp, path);
-      // The rename itself is durable only once the directory is.
-      const dirFd = openSync(dir, "r");
-      try {
-        fsyncSync(dirFd);
-      } finally {
-        closeSync(dirFd);
-      }
+      writeDurably(path, bytes);
       return bytes.length;
     },
   };
@@ -231,8 +257,10 @@ export function fileStore(path: string): StateStore {
 /** State kept in memory, encoded and checked like the file's: survives a reboot of the device, not of the process. */
 export function memoryStore(): StateStore {
   let text: string | undefined;
+  let hash: string | undefined;
   return {
     where: "memory",
+    password: { load: () => hash, save: (h) => (hash = h) },
     load: () => (text === undefined ? undefined : decode(text, "memory")),
     save(state) {
       text = encode(state);

@@ -1,5 +1,8 @@
-// Shared by the device tests: a quick retry policy, a bounded wait for a condition, a closed port.
+// Shared by the device tests: a quick retry policy, a bounded wait for a condition, a closed
+// port, the device CLI as a child process.
+import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
 import type { PolicyFields } from "../../host/policy.js";
 
 /** Retries in tens of ms; the attempt timeout stays at 1 s so a loaded machine does not time out healthy answers. */
@@ -39,4 +42,23 @@ export async function closedPort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise((r) => server.close(r));
   return port;
+}
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+/** `tickretry device --port 0 ...args` from the compiled CLI, its stdout and stderr collected together. */
+export function spawnDevice(args: string[]): {
+  child: ChildProcess;
+  exited: Promise<number | null>;
+  out: () => string;
+} {
+  const child = spawn(process.execPath, ["bin/tickretry.js", "device", "--port", "0", ...args], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout!.on("data", (chunk: Buffer) => (out += chunk));
+  child.stderr!.on("data", (chunk: Buffer) => (out += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  return { child, exited, out: () => out };
 }

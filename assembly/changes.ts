@@ -12,9 +12,7 @@ export function touch(): void {
 
 /** Adds one when durable state changed since the last call; never reset. */
 export function changes(): u32 {
-  if (touched) {
-    moves++;
-    touched = false;
-  }
+  moves += <u32>touched;
+  touched = false;
   return moves;
 }

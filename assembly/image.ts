@@ -45,10 +45,10 @@ import {
   SHADOW,
   STATE,
   STATE_BYTES,
-  clearState,
+  copyWords,
 } from "./state";
 import { Clock, isSpan, tickAfter, tickReached, ticksUntil } from "./ticks";
-import { position, put, readCleanly, refuse, startReading, startWriting, take } from "./varint";
+import { position, put, readCleanly, refuse, startReading, startWriting, take, writing } from "./varint";
 
 const AREA: usize = memory.data(IMAGE_AREA_BYTES, 4);
 const SMALLEST: u32 = IMAGE_HEADER_BYTES + IMAGE_CRC_BYTES;
@@ -60,20 +60,21 @@ const FLAGS_ALLOWED: u32 =
   ((OP_FLAG_HAS_DEADLINE | OP_FLAG_HANDED_OUT) << (STATE_DONE * 4));
 
 // The walk's field kinds, one byte per word of a record (docs/ABI.md, restore, item 8):
-// the low five bits are the field's width in bits less one (its largest value is
-// ANY >>> (31 - width)); TICK marks a tick (stored relative to the origin), LEAD a word
-// whose 0 leaves out the rest of the record, NONZERO a word that may not be 0. (Every
-// table starts and ends with a non-zero byte: its data segment covers it whole.)
+// the low five bits are 32 less the field's width in bits (its largest value is
+// ANY >>> kind: wasm takes a shift count modulo 32, so the other bits drop out); TICK
+// marks a tick (stored relative to the origin), LEAD a word whose 0 leaves out the rest
+// of the record, NONZERO a word that may not be 0. (The table starts and ends with a
+// non-zero byte; the zero bytes of U32 words inside it are zero-initialised memory.)
 const TICK: u8 = 0x20;
 const LEAD: u8 = 0x40;
 const NONZERO: u8 = 0x80;
-const U32: u8 = 31; // any u32
-const SPAN: u8 = 30; // MAX_SPAN
-const U16: u8 = 15; // generations
-const U8: u8 = 7; // LIMIT_MAX_ATTEMPTS
-const U3: u8 = 2; // policy flags, opFlags, POLICIES - 1, end reasons, outcomes (below)
-const U2: u8 = 1; // states
-const U1: u8 = 0; // isSet, the budget's flags
+const U32: u8 = 0; // any u32
+const SPAN: u8 = 1; // MAX_SPAN
+const U16: u8 = 16; // generations
+const U8: u8 = 24; // LIMIT_MAX_ATTEMPTS
+const U3: u8 = 29; // policy flags, opFlags, POLICIES - 1, end reasons, outcomes (below)
+const U2: u8 = 30; // states
+const U1: u8 = 31; // isSet, the budget's flags
 const PREFIX_WORDS: usize = POLICIES_AT >> 2;
 const POLICY_WORDS: usize = offsetof<Policy>() >> 2;
 // prettier-ignore
@@ -96,13 +97,12 @@ export function imageAddress(): u32 {
   return <u32>AREA;
 }
 
-let saving: bool = false;
 // Ticks are stored relative to this: save's now, or restore's now - elapsed.
 let origin: u32 = 0;
 
 // One field: saving, v is written; restoring, one is read (refused above max).
 function value(v: u32, max: u32): u32 {
-  if (saving) {
+  if (writing()) {
     put(v);
     return v;
   }
@@ -127,10 +127,12 @@ function records(at: usize, count: i32, kinds: usize, bytes: usize): usize {
     for (let w: usize = 0; w < bytes; w += 4) {
       const kind = <u32>load<u8>(kinds + (w >> 2));
       const from = kind & TICK ? origin : 0;
-      const v = value(load<u32>(at + w) - from, ANY >>> (31 - (kind & 31)));
+      const v = value(load<u32>(at + w) - from, ANY >>> kind);
       store<u32>(at + w, v + from);
-      if (v == 0 && kind & NONZERO) refuse();
-      if (v == 0 && kind & LEAD) break;
+      if (v == 0) {
+        if (kind & NONZERO) refuse();
+        if (kind & LEAD) break;
+      }
     }
   }
   return at;
@@ -140,7 +142,6 @@ function records(at: usize, count: i32, kinds: usize, bytes: usize): usize {
 export function save(now: u32): i32 {
   if (!machine.isInitialized()) return ERROR_NOT_INITIALIZED;
   machine.advance(now);
-  saving = true;
   origin = now;
   startWriting(AREA + IMAGE_HEADER_BYTES);
   put(<u32>ticksUntil(now, Clock.now));
@@ -165,15 +166,14 @@ export function restore(length: u32, now: u32, elapsed: u32, flags: u32): i32 {
   if (<u32>load<u16>(AREA + 2) != length) return ERROR_IMAGE_LENGTH;
   const body = length - IMAGE_CRC_BYTES;
   if (load<u32>(AREA + body) != crc32(AREA, body)) return ERROR_IMAGE_CRC;
-  clearState(SHADOW);
-  saving = false;
+  copyWords(SHADOW, SHADOW, 0, STATE_BYTES);
   origin = tickAfter(now, 0 - elapsed); // elapsed ticks before now
   startReading(AREA + IMAGE_HEADER_BYTES, AREA + body);
   const clock = tickAfter(origin, value(0, LIMIT_BACKSTEP_TOLERANCE));
   walk(SHADOW);
   checkShadow(clock);
   if (!readCleanly()) return ERROR_IMAGE_FIELD;
-  for (let i: usize = 0; i < STATE_BYTES; i += 4) store<u32>(STATE + i, load<u32>(SHADOW + i));
+  copyWords(STATE, SHADOW, ANY, STATE_BYTES);
   Clock.restore(clock);
   machine.restoreMachine();
   if (flags) machine.loseAttempts();

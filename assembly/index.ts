@@ -14,12 +14,12 @@ import { classifyHttp as classify } from "./classify";
 import { counterValue } from "./counters";
 import * as machine from "./machine";
 import { seedRandom } from "./random";
-import { Operation, STATE, clearState } from "./state";
+import { Operation, STATE, STATE_BYTES, copyWords } from "./state";
 import { Clock } from "./ticks";
 
 /** Wipes all state and seeds the PRNG; call once at start-up with a per-device seed. */
 export function init(seedLo: u32, seedHi: u32): i32 {
-  clearState(STATE);
+  copyWords(STATE, STATE, 0, STATE_BYTES);
   seedRandom(seedLo, seedHi);
   Clock.reset();
   machine.resetMachine();

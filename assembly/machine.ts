@@ -50,7 +50,6 @@ import {
   OP_FLAG_HANDED_OUT,
   OP_FLAG_HAS_DEADLINE,
   OUTCOME_AMBIGUOUS,
-  OUTCOME_NONE,
   OUTCOME_PERMANENT,
   OUTCOME_SUCCESS,
   OUTCOME_THROTTLED,
@@ -69,7 +68,7 @@ import { onFailure, onFirstAttempt, onSuccess, retryCostOf, withdrawRetry } from
 import { count } from "./counters";
 import { isIdempotent, jitterOf, policyAt } from "./policy";
 import { nextRandom } from "./random";
-import { NEXT_ID_AT, OPERATIONS_AT, Operation, Policy, STATE } from "./state";
+import { NEXT_ID_AT, OPERATIONS_AT, Operation, Policy, STATE, copyWords } from "./state";
 import { Clock, isSpan, tickAfter, tickReached, ticksUntil } from "./ticks";
 
 const OPERATIONS: usize = STATE + OPERATIONS_AT;
@@ -266,11 +265,11 @@ export function begin(policy: u32, now: u32): i32 {
   advance(now);
   const op = slotAt(slot);
   const t = Clock.now;
+  // Every field after the generation starts at 0 (FREE, attempt 0, outcome and end reason
+  // NONE, no delay or cost drawn) unless set below (mask 0: STATE is only read).
+  copyWords(changetype<usize>(op) + 4, STATE, 0, offsetof<Operation>() - 4);
   move(op, EVENT_BEGIN);
   op.generation = (<u32>op.generation % GENERATION_MASK) + 1;
-  op.attempt = 0;
-  op.lastOutcome = OUTCOME_NONE;
-  op.endReason = END_REASON_NONE;
   op.policy = policy;
   op.flags = OP_FLAG_DUE | (p.deadline != 0 ? OP_FLAG_HAS_DEADLINE : 0);
   op.nextAttemptAt = t;
@@ -278,8 +277,6 @@ export function begin(policy: u32, now: u32): i32 {
   op.deadline = tickAfter(t, p.deadline);
   const id = load<u32>(NEXT_ID);
   op.id = id;
-  op.previousDelay = 0;
-  op.lastRetryCost = 0;
   store<u32>(NEXT_ID, (id + 1) & 0x7fffffff);
   count(COUNTER_BEGUN);
   return handleOf(slot, op);

@@ -110,13 +110,14 @@ export function worstCase(id: u32): i32 {
   const base = min(<u64>max(p.baseDelay, p.throttleBaseDelay), cap);
   // Retry n's bound is min(cap, base * 2^(n-1)); a decorrelated wait may be three times
   // the one before, the first three times the base: min(cap, base * 3^n).
-  const decorrelated = jitterOf(p) == JITTER_DECORRELATED;
-  let bound = decorrelated ? base * 3 : base;
+  // The growth factor: 3 decorrelated, else 2; the first bound is base * (2 * factor - 3).
+  const factor = <u64>(jitterOf(p) == JITTER_DECORRELATED) + 2;
+  let bound = base * (factor * 2 - 3);
   let total = <u64>p.maxAttempts * <u64>p.attemptTimeout;
   for (let retry: u32 = 1; retry < <u32>p.maxAttempts; retry++) {
     bound = min(bound, cap);
     total += bound;
-    bound *= decorrelated ? 3 : 2;
+    bound *= factor;
   }
   if (p.deadline != 0 && total > <u64>p.deadline) total = p.deadline;
   return total > <u64>0x7fffffff ? 0x7fffffff : <i32>total;

@@ -14,15 +14,15 @@ function splitmix64(state: u64): u64 {
 
 /** Seeds the generator from a 64-bit seed given as two halves. */
 export function seedRandom(seedLo: u32, seedHi: u32): void {
-  // splitmix64's first two outputs: s0 and s1 the low and high half of the first.
+  // splitmix64's first two outputs: s0 and s1 the low and high half of the first. xoshiro
+  // must not start from all zeros, and cannot: splitmix64's mix is a bijection, so two
+  // different states (seed + g, seed + 2g) never both give 0.
   let state = ((<u64>seedHi) << 32) | (<u64>seedLo);
   const at = changetype<usize>(random);
   for (let i: usize = 0; i < 16; i += 8) {
     state += 0x9e3779b97f4a7c15;
     store<u64>(at + i, splitmix64(state));
   }
-  // xoshiro must not start from all zeros.
-  if ((load<u64>(at) | load<u64>(at + 8)) == 0) random.s0 = 1;
 }
 
 /** The next 32 random bits. */

@@ -1,15 +1,22 @@
-// The image's field codec: every body field is a u32 written as minimal ULEB128
-// (docs/ABI.md, Image format). Reading never runs past its limit and never traps: a
+// The image's field codec: every body field is a u32 written as minimal ULEB128 and read
+// as any ULEB128 of at most 5 bytes and 32 bits (docs/ABI.md, Image format). Reading never runs past its limit and never traps: a
 // field that is malformed, too large or out of range only marks the read as refused,
 // which restore() turns into IMAGE_FIELD after the whole body was read.
 
 let cursor: usize = 0;
-// Where reading stops; 0 once a read was refused (the cursor never stands at 0).
+// Where reading stops; 1 once a read was refused (the cursor never stands at 1); 0 while
+// writing, which is how value() in image.ts tells a save from a restore.
 let limit: usize = 0;
 
 /** Starts writing fields at `at`. */
 export function startWriting(at: usize): void {
   cursor = at;
+  limit = 0;
+}
+
+/** True between startWriting and the next startReading. */
+export function writing(): bool {
+  return limit == 0;
 }
 
 /** Starts reading the fields between `at` and `end`. */
@@ -31,19 +38,17 @@ export function put(value: u32): void {
 
 /** Marks the read refused: a field out of range or inconsistent. */
 export function refuse(): void {
-  limit = 0;
+  limit = 1;
 }
 
-/** Reads one field: at most 5 bytes, 32 bits, minimal, before the limit; else 0, refused. */
+/** Reads one field: at most 5 bytes and 32 bits, before the limit; else 0, refused. */
 export function take(): u32 {
   let value: u32 = 0;
   for (let shift: u32 = 0; shift < 35 && cursor < limit; shift += 7) {
     const byte = <u32>load<u8>(cursor++);
     value |= (byte & 0x7f) << shift;
-    if (byte < 0x80) {
-      if ((byte == 0 && shift > 0) || (shift == 28 && byte > 15)) break;
-      return value;
-    }
+    // A byte below 0x80 ends the field; the fifth holds bits 28 to 31 only (below 16).
+    if (!(byte >>> (shift == 28 ? 4 : 7))) return value;
   }
   refuse();
   return 0;

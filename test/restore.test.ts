@@ -329,7 +329,7 @@ describe("refused images change nothing", () => {
       expect(restoreImage(instantiate(), encodeImage(fields), OTHER)).toBe(Result.OK);
     });
 
-    test("a varint that is not minimal, or longer than 32 bits", () => {
+    test("a varint that is not minimal is read as its value; one longer than 32 bits or 5 bytes is refused", () => {
       const body = image.subarray(Image.HEADER_BYTES, image.length - Image.CRC_BYTES);
       const build = (prefix: number[], rest: Uint8Array) => {
         const length = Image.HEADER_BYTES + prefix.length + rest.length + Image.CRC_BYTES;
@@ -338,10 +338,19 @@ describe("refused images change nothing", () => {
         bytes.set(rest, Image.HEADER_BYTES + prefix.length);
         return withCrc(bytes);
       };
-      // clockAhead (0) as 0x80 0x00, then the rest as saved
-      expectRefused(build([0x80, 0x00], body.subarray(1)), Err.IMAGE_FIELD);
-      // clockAhead with a fifth byte above 15
+      // clockAhead (0) as 0x80 0x00, or as five bytes, then the rest as saved: accepted,
+      // and the next image is the one saved, in minimal form
+      for (const prefix of [
+        [0x80, 0x00],
+        [0x80, 0x80, 0x80, 0x80, 0x00],
+      ]) {
+        const api = instantiate();
+        expect(restoreImage(api, build(prefix, body.subarray(1)), OTHER)).toBe(Result.OK);
+        expect(saveImage(api, OTHER)).toEqual(image);
+      }
+      // clockAhead with a fifth byte above 15, or a sixth byte
       expectRefused(build([0x80, 0x80, 0x80, 0x80, 0x10], body.subarray(1)), Err.IMAGE_FIELD);
+      expectRefused(build([0x80, 0x80, 0x80, 0x80, 0x80, 0x00], body.subarray(1)), Err.IMAGE_FIELD);
     });
   });
 });

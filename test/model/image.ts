@@ -116,7 +116,7 @@ function check(ok: boolean): void {
   if (!ok) throw new FieldOutOfRange();
 }
 
-/** Reads minimal ULEB128 u32 fields up to the CRC. */
+/** Reads ULEB128 u32 fields up to the CRC, minimal or not (docs/ABI.md, Image format). */
 class BodyReader {
   private at: number = Image.HEADER_BYTES;
   constructor(
@@ -132,10 +132,7 @@ class BodyReader {
       // A fifth byte carries bits 28 to 31 only: more is over 32 bits or a sixth byte.
       check(i < 4 || byte <= 0x0f);
       value += (byte & 0x7f) * 2 ** (7 * i);
-      if ((byte & 0x80) === 0) {
-        check(i === 0 || byte !== 0);
-        return value;
-      }
+      if ((byte & 0x80) === 0) return value;
     }
   }
 

@@ -27,7 +27,7 @@ export class Prng {
     this.s1 = Number(a >> 32n);
     this.s2 = Number(b & 0xffffffffn);
     this.s3 = Number(b >> 32n);
-    if ((this.s0 | this.s1 | this.s2 | this.s3) === 0) this.s0 = 1;
+    // Never all four 0: mix is a bijection and a, b come from different inputs.
   }
 
   /** s0 to s3, as an image holds them. */

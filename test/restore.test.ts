@@ -3,7 +3,17 @@
 // and every refusal: each one changes nothing, and no byte string traps.
 import { fc, test as propTest } from "@fast-check/vitest";
 import { describe, expect, test } from "vitest";
-import { EndReason, Error as Err, Image, Outcome, RestoreFlag, Result, State } from "../host/abi.js";
+import {
+  Counter,
+  EndReason,
+  Error as Err,
+  Image,
+  OpFlag,
+  Outcome,
+  RestoreFlag,
+  Result,
+  State,
+} from "../host/abi.js";
 import { restoreImage, saveImage } from "../host/image.js";
 import { create, instantiate } from "../host/tickretry.js";
 import { tickAfter, ticksUntil } from "../host/ticks.js";
@@ -381,6 +391,51 @@ describe("an attempt in flight past its operation's deadline", () => {
     expect(restoreImage(api, encodeImage(fields.map((f, i) => (i === at ? 1 : f))), 1000)).toBe(Result.OK);
     const next = saveImage(api, 1001) as Uint8Array;
     expect(restoreImage(instantiate(), next, 1001)).toBe(Result.OK);
+  });
+});
+
+describe("a wait the image holds exactly 2^31 ticks ahead, with ATTEMPTS_LOST", () => {
+  // Found by the soak: at the saved clock a deadline 2^31 ahead reads as reached, and after
+  // the step to now as far ahead. ATTEMPTS_LOST visits every slot at the saved clock, so it
+  // applies there (DEADLINE); without the flag the advance to now sees it ahead.
+  const slot0 = [
+    1,
+    State.WAITING,
+    0,
+    1,
+    Outcome.TRANSIENT,
+    0,
+    OpFlag.HAS_DEADLINE,
+    7,
+    100,
+    0,
+    2 ** 31,
+    100,
+    0,
+  ];
+  const policy0 = [1, 5, 0, 1000, 100, 1000, 100, 5000];
+  const fields = [
+    0,
+    8,
+    1,
+    2,
+    3,
+    4,
+    ...Array(9 + 14).fill(0),
+    ...policy0,
+    ...Array(7).fill(0),
+    ...slot0,
+    ...Array(15).fill(0),
+  ];
+
+  test.each([
+    [RestoreFlag.ATTEMPTS_LOST, State.DONE, 1],
+    [0, State.WAITING, 0],
+  ])("flags %i: the operation is %i, ENDED_DEADLINE %i", (flags, state, ended) => {
+    const api = instantiate();
+    expect(restoreImage(api, encodeImage(fields), 10_000, 5_000, flags)).toBe(Result.OK);
+    expect(api.state(1 << 4)).toBe(state);
+    expect(api.counter(Counter.ENDED_DEADLINE)).toBe(ended);
   });
 });
 

@@ -489,7 +489,11 @@ export class SchedulerModel {
     if (typeof saved === "number") return saved;
     this.load(saved, u32(now - elapsed));
     if ((flags & RestoreFlag.ATTEMPTS_LOST) !== 0) {
-      for (const op of this.ops) if (op.state === State.IN_FLIGHT) this.fail(op, Outcome.AMBIGUOUS, 0, false);
+      // One visit per slot at the saved clock: lost attempts fail, reached waits apply.
+      for (const op of this.ops) {
+        if (op.state === State.IN_FLIGHT) this.fail(op, Outcome.AMBIGUOUS, 0, false);
+        else this.visit(op, false);
+      }
     }
     this.advance(now);
     return Result.OK;

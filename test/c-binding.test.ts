@@ -5,26 +5,18 @@
 // export), generating the C view from it, compiling a module with that export list by
 // wasm2c, and building the differential program over both backends with -Werror,
 // without touching a line of C.
-import { execFileSync } from "node:child_process";
+
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, test } from "vitest";
+import { run } from "./helpers/command.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const WABT_RT = "/usr/src/wasm2c";
 const work = mkdtempSync(join(tmpdir(), "tickretry-c-binding-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-function run(cmd: string, args: string[], cwd = root): string {
-  try {
-    return execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-  } catch (e) {
-    const err = e as { status: number; stdout: string; stderr: string };
-    throw new Error(`${cmd} ${args.join(" ")} exited ${err.status}\n${err.stdout}\n${err.stderr}`);
-  }
-}
 
 interface Param {
   name: string;

@@ -5,12 +5,13 @@
 // prints V8's trace; the same files with the default backend build over wasm3-shim; and
 // the three manifests carry the fields their formats require, agree with each other and
 // with package.json, and name the same sources.
-import { execFileSync } from "node:child_process";
+
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { run } from "./helpers/command.js";
 import { loadScenarios, traceScenarios } from "../host/scenarios.js";
 import { instantiate } from "../host/tickretry.js";
 
@@ -32,15 +33,6 @@ interface LibraryJson {
   build: { srcDir: string; includeDir: string; srcFilter: string[]; extraScript: string };
 }
 const manifest = JSON.parse(readFileSync(join(lib, "library.json"), "utf8")) as LibraryJson;
-
-function run(cmd: string, args: string[]): string {
-  try {
-    return execFileSync(cmd, args, { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-  } catch (e) {
-    const err = e as { status: number; stdout: string; stderr: string };
-    throw new Error(`${cmd} ${args.join(" ")} exited ${err.status}\n${err.stdout}\n${err.stderr}`);
-  }
-}
 
 /** Every file under dir, as paths relative to it. */
 function filesUnder(dir: string): string[] {

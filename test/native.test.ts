@@ -7,24 +7,16 @@
 // that: the wasm3 backend against boards/test/wasm3-shim, the wasm2c backend's trap
 // guard, valgrind, and the RV32 and Xtensa footprints of the device loop
 // (boards/README.md).
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, test } from "vitest";
+import { run } from "./helpers/command.js";
 import { loadScenarios, traceScenarios } from "../host/scenarios.js";
 import { instantiate, WASM_PATH } from "../host/tickretry.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const build = (path: string) => `${root}build/${path}`;
-
-function run(cmd: string, args: string[]): string {
-  try {
-    return execFileSync(cmd, args, { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-  } catch (e) {
-    const err = e as { status: number; stdout: string; stderr: string };
-    throw new Error(`${cmd} ${args.join(" ")} exited ${err.status}\n${err.stdout}\n${err.stderr}`);
-  }
-}
 
 type Size = { text: number; data: number; bss: number };
 

@@ -5,7 +5,7 @@
 // there: tsc against the published .d.ts, then vitest against the public API. A broken
 // `exports`, a file missing from `files` or a type error in the .d.ts fails here. The
 // installed CLI runs from another directory, with no tsx anywhere in the install.
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import {
   cpSync,
   existsSync,
@@ -20,6 +20,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { run } from "./helpers/command.js";
 import { waitFor } from "./helpers/device.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -28,17 +29,7 @@ const source = join(work, "source");
 const example = join(work, "example");
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 
-function run(cmd: string, args: string[], cwd: string): string {
-  try {
-    const env = { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" };
-    return execFileSync(cmd, args, { cwd, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-  } catch (e) {
-    const err = e as { status: number; stdout: string; stderr: string };
-    throw new Error(
-      `${cmd} ${args.join(" ")} (in ${cwd}) exited ${err.status}\n${err.stdout}\n${err.stderr}`,
-    );
-  }
-}
+const NO_COLOR = { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" };
 
 /** The paths a user needs, and nothing else: every packed file matches one of these. */
 const ALLOWED = [
@@ -60,7 +51,7 @@ const ALLOWED = [
 let packed: string[] = [];
 
 beforeAll(() => {
-  const files = run("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], root)
+  const files = run("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], root, NO_COLOR)
     .split("\0")
     .filter((f) => f && existsSync(join(root, f)));
   for (const f of files) {
@@ -69,10 +60,10 @@ beforeAll(() => {
   }
   symlinkSync(join(root, "node_modules"), join(source, "node_modules"), "dir");
   // The tarball's own listing: npm pack --json would mix prepare's output into its stdout.
-  run(npm, ["pack", "--pack-destination", work], source);
+  run(npm, ["pack", "--pack-destination", work], source, NO_COLOR);
   const tarball = readdirSync(work).find((f) => f.endsWith(".tgz"));
   if (!tarball) throw new Error(`npm pack left no tarball in ${work}`);
-  packed = run("tar", ["-tzf", join(work, tarball)], work)
+  packed = run("tar", ["-tzf", join(work, tarball)], work, NO_COLOR)
     .split("\n")
     .filter((p) => p && !p.endsWith("/"))
     .map((p) => p.replace(/^package\//, ""))
@@ -83,7 +74,7 @@ beforeAll(() => {
     filter: (src) => !/[/\\](node_modules|tickretry\.tgz)$/.test(src),
   });
   renameSync(join(work, tarball), join(example, "tickretry.tgz"));
-  run(npm, ["install", "--no-audit", "--no-fund", "--prefer-offline"], example);
+  run(npm, ["install", "--no-audit", "--no-fund", "--prefer-offline"], example, NO_COLOR);
 }, 600_000);
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -117,16 +108,16 @@ describe("the npm package", () => {
   });
 
   test("the example's own test passes against the installed tarball (tsc, then vitest)", () => {
-    const out = run(npm, ["test"], example);
+    const out = run(npm, ["test"], example, NO_COLOR);
     expect(out).toMatch(/Tests\s+\S*1 passed/);
   }, 120_000);
 
   test("the installed CLI runs from compiled code, from any directory, without tsx", () => {
     expect(existsSync(join(example, "node_modules/tsx"))).toBe(false);
     const bin = join(example, "node_modules/.bin/tickretry");
-    expect(run(bin, ["--help"], work)).toMatch(/^usage: tickretry <command>/);
+    expect(run(bin, ["--help"], work, NO_COLOR)).toMatch(/^usage: tickretry <command>/);
     const rows = JSON.parse(
-      run(bin, ["fleet", "--devices", "20", "--seeds", "1", "--strategies", "C", "--json"], work),
+      run(bin, ["fleet", "--devices", "20", "--seeds", "1", "--strategies", "C", "--json"], work, NO_COLOR),
     );
     expect(rows).toMatchObject([{ strategy: "C", successRate: expect.any(Number) }]);
     expect(rows[0].totalRequests).toBeGreaterThan(0);

@@ -1,0 +1,17 @@
+// Runs a command for a test (make, gcc, npm, an emulator): its stdout, or an error that
+// carries the command line, where it ran, its exit status and both outputs.
+import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+export function run(cmd: string, args: string[], cwd = ROOT, env?: NodeJS.ProcessEnv): string {
+  try {
+    return execFileSync(cmd, args, { cwd, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  } catch (e) {
+    const err = e as { status: number; stdout: string; stderr: string };
+    throw new Error(
+      `${cmd} ${args.join(" ")} (in ${cwd}) exited ${err.status}\n${err.stdout}\n${err.stderr}`,
+    );
+  }
+}

@@ -1,8 +1,21 @@
 // What the experiment commands (fleet, contention) share about their arguments: a usage
 // error is a message and exit code 2, never a stack trace; numbers are plain decimal.
+import { parseArgs, type ParseArgsConfig } from "node:util";
 
 /** A bad command line: printed with a pointer to --help, exit code 2. */
 export class UsageError extends Error {}
+
+/** The options of `args` (strict, no positionals); what parseArgs refuses is a UsageError. */
+export function parseOptions<const O extends NonNullable<ParseArgsConfig["options"]>>(
+  args: string[],
+  options: O,
+) {
+  try {
+    return parseArgs({ args, strict: true, allowPositionals: false, options }).values;
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
 
 /** `text` as a whole number from min to max; `why` is added to the message. */
 export function integerArg(

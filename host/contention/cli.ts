@@ -1,9 +1,8 @@
 // `tickretry contention`: the optimistic-concurrency experiment of Brooker's "Exponential
 // Backoff And Jitter" with every client its own module instance. Prints the tables or
 // the JSON rows; bad arguments exit with code 2 and say what was wrong.
-import { parseArgs } from "node:util";
 import { Presets, SingleBar } from "cli-progress";
-import { integerArg, planOrExit, UsageError } from "../usage.js";
+import { integerArg, parseOptions, planOrExit, UsageError } from "../usage.js";
 import { Limit } from "../abi.js";
 import { runContentionExperiment } from "./experiment.js";
 import { CONTENTION_STRATEGIES, PUBLISHED, type ContentionStrategy } from "./strategies.js";
@@ -39,25 +38,14 @@ interface Plan {
 }
 
 function plan(args: string[]): Plan | "help" {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        clients: { type: "string", default: "10,50,100,200" },
-        runs: { type: "string", default: "100" },
-        seed: { type: "string", default: "1" },
-        strategies: { type: "string", default: PUBLISHED.join(",") },
-        json: { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-  const v = parsed.values;
+  const v = parseOptions(args, {
+    clients: { type: "string", default: "10,50,100,200" },
+    runs: { type: "string", default: "100" },
+    seed: { type: "string", default: "1" },
+    strategies: { type: "string", default: PUBLISHED.join(",") },
+    json: { type: "boolean", default: false },
+    help: { type: "boolean", short: "h", default: false },
+  });
   if (v.help) return "help";
   // A write fails only when another client's write succeeded since this client's read,
   // and each client succeeds once: no client fails more than N - 1 times. So N up to

@@ -1,8 +1,7 @@
 // `tickretry fleet`: runs the outage-recovery experiment and prints the table, the JSON
 // rows or an HTML report. Bad arguments exit with code 2 and say what was wrong.
-import { parseArgs } from "node:util";
 import { Presets, SingleBar } from "cli-progress";
-import { choiceArg, integerArg, planOrExit, UsageError } from "../usage.js";
+import { choiceArg, integerArg, parseOptions, planOrExit, UsageError } from "../usage.js";
 import { runExperiment, type ExperimentResult } from "./experiment.js";
 import { writeReport } from "./report.js";
 import { experimentSettings, parseGap, parsePowerCut, type FleetSettings } from "./settings.js";
@@ -61,36 +60,25 @@ interface Plan {
 }
 
 function plan(args: string[]): Plan | "help" {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        devices: { type: "string", default: "200" },
-        seeds: { type: "string", default: "42" },
-        strategies: { type: "string" },
-        policy: { type: "string", multiple: true, default: [] },
-        arrivals: { type: "string", default: "open" },
-        interval: { type: "string", default: "exp:2000" },
-        think: { type: "string", default: "exp:1960" },
-        duration: { type: "string", default: "30000" },
-        "power-cut": { type: "string" },
-        boot: { type: "string", default: "restore,afresh" },
-        clocks: { type: "string", default: "wrap" },
-        ties: { type: "string", default: "fifo" },
-        "recovery-threshold": { type: "string", default: "0.95" },
-        "recovery-latency": { type: "string", default: "200" },
-        json: { type: "boolean", default: false },
-        report: { type: "string" },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-  const v = parsed.values;
+  const v = parseOptions(args, {
+    devices: { type: "string", default: "200" },
+    seeds: { type: "string", default: "42" },
+    strategies: { type: "string" },
+    policy: { type: "string", multiple: true, default: [] },
+    arrivals: { type: "string", default: "open" },
+    interval: { type: "string", default: "exp:2000" },
+    think: { type: "string", default: "exp:1960" },
+    duration: { type: "string", default: "30000" },
+    "power-cut": { type: "string" },
+    boot: { type: "string", default: "restore,afresh" },
+    clocks: { type: "string", default: "wrap" },
+    ties: { type: "string", default: "fifo" },
+    "recovery-threshold": { type: "string", default: "0.95" },
+    "recovery-latency": { type: "string", default: "200" },
+    json: { type: "boolean", default: false },
+    report: { type: "string" },
+    help: { type: "boolean", short: "h", default: false },
+  });
   if (v.help) return "help";
 
   const settings = experimentSettings(integerArg("devices", v.devices, 1, 1_000_000));

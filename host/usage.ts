@@ -5,11 +5,13 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 /** A bad command line: printed with a pointer to --help, exit code 2. */
 export class UsageError extends Error {}
 
+type Strict<O> = { args: string[]; strict: true; allowPositionals: false; options: O };
+
 /** The options of `args` (strict, no positionals); what parseArgs refuses is a UsageError. */
 export function parseOptions<const O extends NonNullable<ParseArgsConfig["options"]>>(
   args: string[],
   options: O,
-) {
+): ReturnType<typeof parseArgs<Strict<O>>>["values"] {
   try {
     return parseArgs({ args, strict: true, allowPositionals: false, options }).values;
   } catch (e) {

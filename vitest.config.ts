@@ -1,6 +1,11 @@
 import { defineConfig } from "vitest/config";
 
+// "tickretry-source": the library package's own TypeScript, so the tests of the tools run
+// against the library's sources rather than its last build (host/library/package.json).
+const conditions = ["tickretry-source", "module", "node", "development|production"];
+
 export default defineConfig({
+  ssr: { resolve: { conditions } },
   test: {
     include: ["test/**/*.test.ts"],
     reporters: ["default", "json"],

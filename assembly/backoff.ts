@@ -1,6 +1,6 @@
 // Backoff ceilings and jitter. Retry n (the one after attempt n failed) has the ceiling
 // min(cap, base * 2^(n-1)).
-import { JITTER_DECORRELATED, JITTER_EQUAL, JITTER_NONE } from "./constants";
+import { JITTER_DECORRELATED, JITTER_EQUAL, JITTER_NONE } from "./generated/constants";
 import { uniform } from "./random";
 
 /** min(cap, base * 2^(retry - 1)) (base for retry 0), without overflow: base < 2^31. */

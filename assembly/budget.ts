@@ -4,7 +4,7 @@
 // and gRPC throttling (failures withdraw, successes deposit, retries only above a
 // threshold). Capacity 0 turns the budget off.
 import { touch } from "./changes";
-import { BUDGET_FLAG_REFUND_ON_SUCCESS, ERROR_BAD_FIELD, RESULT_OK } from "./constants";
+import { BUDGET_FLAG_REFUND_ON_SUCCESS, ERROR_BAD_FIELD, RESULT_OK } from "./generated/constants";
 import { isSpan } from "./ticks";
 import { BUDGET_AT, Budget, STATE } from "./state";
 

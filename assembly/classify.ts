@@ -6,7 +6,7 @@ import {
   OUTCOME_SUCCESS,
   OUTCOME_THROTTLED,
   OUTCOME_TRANSIENT,
-} from "./constants";
+} from "./generated/constants";
 
 /** The outcome of an HTTP answer; hasRetryAfter is non-zero when it carried Retry-After. */
 export function classifyHttp(status: u32, hasRetryAfter: u32): i32 {

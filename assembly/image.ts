@@ -33,7 +33,7 @@ import {
   STATE_FREE,
   STATE_IN_FLIGHT,
   STATE_WAITING,
-} from "./constants";
+} from "./generated/constants";
 import { touch } from "./changes";
 import { crc32 } from "./crc32";
 import * as machine from "./machine";

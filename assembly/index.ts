@@ -7,7 +7,7 @@ import {
   ERROR_BAD_COUNTER,
   ERROR_BAD_HANDLE,
   ERROR_NOT_INITIALIZED,
-} from "./constants";
+} from "./generated/constants";
 import { touch } from "./changes";
 import { budgetTokens, setBudget as setBudgetFields } from "./budget";
 import { classifyHttp as classify } from "./classify";

@@ -1,6 +1,6 @@
 // The retry state machine. This file owns every state transition: move() is the only
 // writer of Operation.state (besides restore, which puts a saved table back whole), and
-// it obeys TRANSITION_TABLE, generated from the "transitions" of abi/constants.json
+// it obeys TRANSITION_TABLE, generated from the "transitions" of assembly/constants.json
 // (docs/ABI.md draws the state diagram from it).
 //
 // Theory of operation. The module is sans-IO: the host passes `now` into every call
@@ -61,7 +61,7 @@ import {
   STATE_IN_FLIGHT,
   STATE_WAITING,
   TRANSITION_TABLE,
-} from "./constants";
+} from "./generated/constants";
 import { jitteredDelay } from "./backoff";
 import { touch } from "./changes";
 import { onFailure, onFirstAttempt, onSuccess, retryCostOf, withdrawRetry } from "./budget";

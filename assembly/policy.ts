@@ -10,7 +10,7 @@ import {
   POLICY_FLAG_IDEMPOTENT,
   POLICY_FLAG_JITTER_MASK,
   RESULT_OK,
-} from "./constants";
+} from "./generated/constants";
 import { touch } from "./changes";
 import { isInitialized } from "./machine";
 import { isSpan } from "./ticks";

@@ -4,7 +4,7 @@
 // same layout (the shadow), checks it there, and only then copies it over, so a refused
 // image changes nothing. The clock, the next operation id and the schedule summary are
 // globals beside it.
-import { COUNTER_COUNT, LIMIT_OPERATIONS, LIMIT_POLICIES } from "./constants";
+import { COUNTER_COUNT, LIMIT_OPERATIONS, LIMIT_POLICIES } from "./generated/constants";
 
 /** One slot of the operation table (machine.ts), in the image's order. */
 @unmanaged

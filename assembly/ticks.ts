@@ -4,10 +4,10 @@
 // is exact while they are less than 2^31 ticks apart; every span the module accepts is
 // below 2^31 (MAX_SPAN), and the clock below keeps every stored timer within that window
 // of the module's notion of now. The vocabulary (ticksUntil, tickReached, tickAfter) is
-// the same, with the same argument order, in host/ticks.ts and tickretry_ticks.h. The
+// the same, with the same argument order, in host/library/src/ticks.ts and tickretry_ticks.h. The
 // functions are @inline: they sit on the idle poll path. (Prettier cannot parse a
 // decorator on a function, so .prettierignore names this file.)
-import { LIMIT_BACKSTEP_TOLERANCE, LIMIT_MAX_SPAN } from "./constants";
+import { LIMIT_BACKSTEP_TOLERANCE, LIMIT_MAX_SPAN } from "./generated/constants";
 
 /** Signed ticks from `from` to `to`: positive when `to` is later, 0 or below once reached. */
 @inline export function ticksUntil(from: u32, to: u32): i32 {

@@ -3,7 +3,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { WASM_PATH } from "../host/tickretry.js";
+import { WASM_PATH } from "../host/library/src/tickretry.js";
 
 const OUT = "build/bench";
 const RUNTIME = "/usr/share/wabt/wasm2c";

@@ -84,10 +84,14 @@ function startDevice(): Promise<{ child: ChildProcess; url: string }> {
   // A state file of its own: the device writes it as it would on a board, and no state
   // from another run comes back.
   const state = join(mkdtempSync(join(tmpdir(), "bench-device-")), "state.json");
-  const child = spawn(process.execPath, ["bin/tickretry.js", "device", ...DEVICE_ARGS, "--state", state], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["host/tools/bin/tickretry.js", "device", ...DEVICE_ARGS, "--state", state],
+    {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   return new Promise((resolve, reject) => {
     let out = "";
     child.stdout!.on("data", (chunk: Buffer) => {

@@ -5,11 +5,11 @@
 // second as the fleet grows to 2000 and 10,000 devices; peak memory at 10,000 devices.
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { runContentionExperiment } from "../host/contention/experiment.js";
-import { CONTENTION_STRATEGIES, PUBLISHED } from "../host/contention/strategies.js";
-import { experimentSettings, type Arrivals } from "../host/fleet/settings.js";
-import { prepareInstances, runFleet } from "../host/fleet/simulator.js";
-import { STRATEGIES } from "../host/fleet/strategies.js";
+import { runContentionExperiment } from "../host/tools/src/contention/experiment.js";
+import { CONTENTION_STRATEGIES, PUBLISHED } from "../host/tools/src/contention/strategies.js";
+import { experimentSettings, type Arrivals } from "../host/tools/src/fleet/settings.js";
+import { prepareInstances, runFleet } from "../host/tools/src/fleet/simulator.js";
+import { STRATEGIES } from "../host/tools/src/fleet/strategies.js";
 
 const SIZES = [200, 2000, 10_000] as const;
 const SEED = 42;

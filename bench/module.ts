@@ -3,11 +3,11 @@
 import { execFileSync } from "node:child_process";
 import { statSync } from "node:fs";
 import { pathToFileURL } from "node:url";
-import { Counter, Outcome } from "../host/abi.js";
-import { measureFootprint } from "../host/footprint.js";
-import { saveImage } from "../host/image.js";
-import { configure, type PolicyFields } from "../host/policy.js";
-import { WASM_PATH, create, type TickRetryApi } from "../host/tickretry.js";
+import { Counter, Outcome } from "../host/library/src/generated/abi.js";
+import { measureFootprint } from "../test/fixtures/footprint.js";
+import { saveImage } from "../host/library/src/image.js";
+import { configure, type PolicyFields } from "../host/library/src/policy.js";
+import { WASM_PATH, create, type TickRetryApi } from "../host/library/src/tickretry.js";
 
 const ROUNDS = 7;
 const CALLS = 1_000_000;

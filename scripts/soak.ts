@@ -1,11 +1,11 @@
 // npm run soak -- [--calls N] [--seed S] [--episode E]
-// Millions of random calls on build/tickretry.wasm and on the reference model in lockstep
-// (test/soak/run.ts). Prints the seed first so a failure can be replayed; exits 1 with a
+// Millions of random calls on host/library/build/tickretry.wasm and on the reference model in lockstep
+// (test/assembly/soak/run.ts). Prints the seed first so a failure can be replayed; exits 1 with a
 // shrunk counterexample on the first divergence.
 import { parseArgs } from "node:util";
 import { SingleBar, Presets } from "cli-progress";
-import { Counter } from "../host/abi.js";
-import { runSoak } from "../test/soak/run.js";
+import { Counter } from "../host/library/src/generated/abi.js";
+import { runSoak } from "../test/assembly/soak/run.js";
 
 const { values } = parseArgs({
   options: {

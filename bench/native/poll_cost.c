@@ -1,4 +1,4 @@
-/* Drives the wasm2c build of build/tickretry.wasm for callgrind: one phase of idle polls
+/* Drives the wasm2c build of host/library/build/tickretry.wasm for callgrind: one phase of idle polls
  * (nothing due) and one of reports that schedule a retry. bench/callgrind.ts collects
  * only inside the phase functions and divides by the call counts printed here. */
 #include <stdio.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "tickretry.h"
-#include "tickretry_abi.h"
+#include "generated/tickretry_abi.h"
 
 #define CALLS 10000
 

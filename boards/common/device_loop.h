@@ -1,7 +1,7 @@
 /* The firmware's main-loop logic over tickretry.h, in plain C and free of any board:
  * the board supplies a small HAL (read the tick counter, start an attempt, hand back
  * finished attempts, serve the setup page) and calls device_loop_pass on every pass of
- * its loop. One pass has the shape of a step of host/driver.ts's runOperations, so the
+ * its loop. One pass has the shape of a step of host/library/src/driver.ts's runOperations, so the
  * differential tests drive this very code against the Node driver:
  *   1. read now once;
  *   2. report every attempt that has finished by now, in the order they finished;

@@ -1,4 +1,4 @@
-/* One line of text per device-loop event: the trace format of host/driver.ts's
+/* One line of text per device-loop event: the trace format of host/library/src/driver.ts's
  * formatEvent, byte for byte, so that a board's log and the Node driver's trace can be
  * compared line by line (the differential tests do exactly that). */
 #ifndef DEVICE_TRACE_H

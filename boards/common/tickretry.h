@@ -1,9 +1,9 @@
-/* The C API over build/tickretry.wasm, the one scheduler module every board runs.
+/* The C API over host/library/build/tickretry.wasm, the one scheduler module every board runs.
  *
  * One function per export, tickretry_<export in snake case>, with the export's arguments
  * in the same order (docs/ABI.md is the contract: checks, result codes); setPolicy's and
  * setBudget's fields travel in tickretry_policy and tickretry_budget. Those prototypes,
- * the structs and every constant are generated from abi/constants.json into
+ * the structs and every constant are generated from assembly/constants.json into
  * tickretry_abi.h. Two backends implement them, and a firmware links exactly one (plus
  * tickretry_failure.c and tickretry_image.c, which both share):
  *   tickretry_wasm3.c   the embedded module interpreted by wasm3 (replaceable over the air);
@@ -20,7 +20,7 @@
 
 #include <stdint.h>
 
-#include "tickretry_abi.h"
+#include "generated/tickretry_abi.h"
 
 #ifdef __cplusplus
 extern "C" {

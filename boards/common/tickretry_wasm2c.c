@@ -3,7 +3,7 @@
  * gives the build commands.
  *
  * Build inputs:
- *   tickretry_w2c.c/.h  `wasm2c build/tickretry.wasm -n tickretry -o tickretry_w2c.c`,
+ *   tickretry_w2c.c/.h  `wasm2c host/library/build/tickretry.wasm -n tickretry -o tickretry_w2c.c`,
  *                       generated, never committed; wabt 1.0.32 names the exports
  *                       Z_tickretryZ_<export>, which TICKRETRY_EXPORTS (tickretry_abi.h)
  *                       supplies;

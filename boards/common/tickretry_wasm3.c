@@ -6,7 +6,7 @@
  * m3_ParseModule, m3_LoadModule, m3_FindFunction, m3_CallV, m3_GetResultsV,
  * m3_GetErrorInfo) plus the runtime's memoryLimit field, which the library's own Arduino
  * examples set through m3_env.h. The tests compile it with -Werror against
- * boards/test/wasm3-shim (that API answered by the wasm2c-compiled module: export names,
+ * test/boards/wasm3-shim (that API answered by the wasm2c-compiled module: export names,
  * argument order, error reporting) and require the same trace as V8's; README.md's
  * performance section says how it was also run against wasm3 0.5.0 itself.
  */
@@ -23,7 +23,7 @@
 #include <wasm3.h>
 
 #include "tickretry_backend.h"
-#include "tickretry_module.h"
+#include "generated/tickretry_module.h"
 
 /* Configuration. The interpreter's value stack: the module's deepest call chain holds a
  * few dozen i32 slots, so 2 KiB leaves ample room while costing little heap. */

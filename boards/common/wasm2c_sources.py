@@ -67,7 +67,7 @@ def generate(out):
     os.makedirs(os.path.join(out, "sys"), exist_ok=True)
     wasm_path = os.path.join(out, "tickretry.wasm")
     with open(wasm_path, "wb") as f:
-        f.write(module_bytes(os.path.join(HERE, "tickretry_module.h")))
+        f.write(module_bytes(os.path.join(HERE, "generated", "tickretry_module.h")))
     subprocess.check_call([wasm2c, wasm_path, "-n", "tickretry", "-o", os.path.join(out, "tickretry_w2c.c")])
     # Copied rather than added as include folders: wasm-rt.h may sit in the host's
     # /usr/include, which must not reach a cross compiler.

@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
-import type { PolicyFields } from "../../host/policy.js";
+import type { PolicyFields } from "../../host/library/src/policy.js";
 
 /** Retries in tens of ms; the attempt timeout stays at 1 s so a loaded machine does not time out healthy answers. */
 export const QUICK: PolicyFields = {
@@ -52,7 +52,7 @@ export function spawnDevice(args: string[]): {
   exited: Promise<number | null>;
   out: () => string;
 } {
-  const child = spawn(process.execPath, ["bin/tickretry.js", "device", "--port", "0", ...args], {
+  const child = spawn(process.execPath, ["host/tools/bin/tickretry.js", "device", "--port", "0", ...args], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -1,9 +1,9 @@
 // Drives an instance on from a tick the way a main loop would (poll, report, ended,
 // release, begin) and records every result, with ticks relative to where it started, so
 // two instances can be compared even when their tick counters stand apart.
-import { Counter, Outcome } from "../../host/abi.js";
-import type { TickRetryApi } from "../../host/tickretry.js";
-import { tickAfter, ticksUntil } from "../../host/ticks.js";
+import { Counter, Outcome } from "../../host/library/src/generated/abi.js";
+import type { TickRetryApi } from "../../host/library/src/tickretry.js";
+import { tickAfter, ticksUntil } from "../../host/library/src/ticks.js";
 
 /** Every result of 80 passes from `start`, for the handles given and those it meets. */
 export function drive(api: TickRetryApi, handles: readonly number[], start: number): number[] {

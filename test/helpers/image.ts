@@ -2,7 +2,7 @@
 // the ULEB128 body fields and the CRC, so tests check the bytes against the contract
 // rather than against the module's own reader.
 import { crc32 } from "node:zlib";
-import { Image } from "../../host/abi.js";
+import { Image } from "../../host/library/src/generated/abi.js";
 
 /** The header, the body fields as numbers and whether the CRC matches. */
 export interface DecodedImage {

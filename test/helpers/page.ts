@@ -1,7 +1,7 @@
 // Posting to the setup page as the page itself does: same origin, the device password in
 // X-Device-Password, a url-encoded form or raw bytes.
 import { request } from "node:http";
-import type { Simulation } from "../../host/device/simulation.js";
+import type { Simulation } from "../../host/tools/src/device/simulation.js";
 
 export const DEVICE_PASSWORD = "correct horse battery";
 

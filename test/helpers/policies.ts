@@ -1,8 +1,8 @@
 // Policies and helpers the module tests share.
-import { Jitter, Outcome, State } from "../../host/abi.js";
-import { policyArgs, type PolicyFields as HostPolicyFields } from "../../host/policy.js";
-import type { TickRetryApi } from "../../host/tickretry.js";
-import { ticksUntil } from "../../host/ticks.js";
+import { Jitter, Outcome, State } from "../../host/library/src/generated/abi.js";
+import { policyArgs, type PolicyFields as HostPolicyFields } from "../../host/library/src/policy.js";
+import type { TickRetryApi } from "../../host/library/src/tickretry.js";
+import { ticksUntil } from "../../host/library/src/ticks.js";
 
 /** The host's policy fields, with the jitter mode as any number (tests loop over modes). */
 export type PolicyFields = Omit<HostPolicyFields, "jitter"> & { jitter: number };

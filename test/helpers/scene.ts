@@ -1,10 +1,10 @@
 // A module instance holding a bit of everything an image must carry: two policies (one
 // with a deadline, one not idempotent), a budget, operations waiting, in flight, due,
 // ended and handed out, ended and not, and a slot released and begun again.
-import { Outcome } from "../../host/abi.js";
-import { budgetArgs } from "../../host/policy.js";
-import { create, type TickRetryApi } from "../../host/tickretry.js";
-import { tickAfter } from "../../host/ticks.js";
+import { Outcome } from "../../host/library/src/generated/abi.js";
+import { budgetArgs } from "../../host/library/src/policy.js";
+import { create, type TickRetryApi } from "../../host/library/src/tickretry.js";
+import { tickAfter } from "../../host/library/src/ticks.js";
 import { setPolicy } from "./policies.js";
 
 export interface BusyScene {

@@ -2,10 +2,10 @@
 // everything a continuation can draw out later (the clock, the PRNG, the budget), by
 // comparing an instance that took the call with a twin that did not.
 import { expect } from "vitest";
-import { Outcome } from "../../host/abi.js";
-import type { TickRetryApi } from "../../host/tickretry.js";
-import { tickAfter } from "../../host/ticks.js";
-import { snapshot } from "../harness/snapshot.js";
+import { Outcome } from "../../host/library/src/generated/abi.js";
+import type { TickRetryApi } from "../../host/library/src/tickretry.js";
+import { tickAfter } from "../../host/library/src/ticks.js";
+import { snapshot } from "../assembly/harness/snapshot.js";
 
 /** An instance with some history, and the handles it holds. */
 export interface Scene {

@@ -1,6 +1,6 @@
 /* The device password as the firmware keeps it: never the password, only a salted
  * PBKDF2-HMAC-SHA256 hash in the stored form "pbkdf2-sha256$<iterations>$<salt hex>$<hash hex>",
- * the same form the simulator keeps (host/device/security.ts). mbedTLS computes it: the
+ * the same form the simulator keeps (host/tools/src/device/security.ts). mbedTLS computes it: the
  * ESP32's Arduino core ships it (with the SHA hardware), Debian's libmbedtls-dev has the
  * same 2.28 API for the native tests. */
 #ifndef DEVICE_PASSWORD_H

@@ -1,6 +1,6 @@
-/* The setup form's checks, as the simulator has them (host/device/settings.ts): what the
+/* The setup form's checks, as the simulator has them (host/tools/src/device/settings.ts): what the
  * firmware accepts before it writes Wi-Fi and upload settings to NVS. A form with any bad
- * field stores nothing. Board-free, so test/page-native.test.ts runs it beside the
+ * field stores nothing. Board-free, so test/boards/page-native.test.ts runs it beside the
  * simulator's checks on the same inputs. */
 #ifndef DEVICE_SETTINGS_H
 #define DEVICE_SETTINGS_H

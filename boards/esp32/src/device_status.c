@@ -5,7 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "status_fields.h"
+#include "generated/status_fields.h"
 
 typedef struct out {
   char *p;

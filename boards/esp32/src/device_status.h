@@ -1,12 +1,12 @@
 /* The firmware's GET /status.json: the values a board gathers, written as JSON with the
  * keys of status_fields.h (generated from boards/page/status-fields.json, the list the
  * simulator follows too), so the page reads the same fields from both. Free of any
- * board: test/status-fields.test.ts builds and runs it with gcc. */
+ * board: test/boards/status-fields.test.ts builds and runs it with gcc. */
 #ifndef DEVICE_STATUS_H
 #define DEVICE_STATUS_H
 #include <stddef.h>
 #include <stdint.h>
-#include "tickretry_abi.h"
+#include "generated/tickretry_abi.h"
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -28,11 +28,11 @@
 #include "device_status.h"
 #include "device_trace.h"
 #include "module_signature.h"
-#include "setup_page.h"
-#include "status_fields.h"
+#include "generated/setup_page.h"
+#include "generated/status_fields.h"
 #include "tickretry.h"
-#include "tickretry_build_key.h"
-#include "tickretry_module.h"
+#include "generated/tickretry_build_key.h"
+#include "generated/tickretry_module.h"
 #include "tickretry_ticks.h"
 #if TICKRETRY_BACKEND_WASM3
 #include <wasm3.h>
@@ -545,7 +545,7 @@ static void handle_password() {
 }
 
 // The same checks as the simulator's (device_settings.c, tested beside
-// host/device/settings.ts); a form with any bad field stores nothing. Credentials in the URL are kept when the page sends back "***".
+// host/tools/src/device/settings.ts); a form with any bad field stores nothing. Credentials in the URL are kept when the page sends back "***".
 static void handle_save() {
   if (!post_allowed()) return;
   String ssid = server.arg("ssid"), pass = server.arg("password"), url = server.arg("upstreamUrl");

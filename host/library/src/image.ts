@@ -1,0 +1,29 @@
+// Moving an image in and out of a module instance: save writes it into the image area
+// of the instance's linear memory and restore reads it from there (docs/ABI.md, Saving
+// and restoring); these copy the bytes across, so a host keeps the image as a Uint8Array.
+import { Image } from "./generated/abi.js";
+import type { TickRetryApi } from "./tickretry.js";
+
+/** save(now) and a copy of the image it wrote, or save's negative error code. */
+export function saveImage(api: TickRetryApi, now: number): Uint8Array | number {
+  const length = api.save(now);
+  if (length < 0) return length;
+  return new Uint8Array(api.memory.buffer, api.imageAddress(), length).slice();
+}
+
+/**
+ * Copies `bytes` into the image area and calls restore; OK or restore's error code. An
+ * image longer than the area is not copied: restore refuses its length (IMAGE_LENGTH).
+ */
+export function restoreImage(
+  api: TickRetryApi,
+  bytes: Uint8Array,
+  now: number,
+  elapsed = 0,
+  flags = 0,
+): number {
+  if (bytes.length <= Image.AREA_BYTES) {
+    new Uint8Array(api.memory.buffer, api.imageAddress(), bytes.length).set(bytes);
+  }
+  return api.restore(bytes.length, now, elapsed, flags);
+}

@@ -1,0 +1,15 @@
+// Constant names for people: the page, the logs and the traces show "WAITING", not 1.
+import { Counter, EndReason, Error as AbiError, Outcome, State } from "./generated/abi.js";
+
+/** The name of `value` in a constant group of host/library/src/generated/abi.ts, or the number itself. */
+export function nameOf(group: Record<string, number>, value: number): string {
+  return Object.keys(group).find((k) => group[k] === value) ?? String(value);
+}
+
+export const stateName = (v: number) => nameOf(State, v);
+export const outcomeName = (v: number) => nameOf(Outcome, v);
+export const endReasonName = (v: number) => nameOf(EndReason, v);
+export const errorName = (v: number) => nameOf(AbiError, v);
+
+/** Every counter id with its name, COUNT left out. */
+export const COUNTERS = Object.entries(Counter).filter(([name]) => name !== "COUNT");

@@ -1,0 +1,55 @@
+// The typed wrapper over host/library/build/tickretry.wasm: the one place that loads the binary and
+// the one place that turns V8's signed i32 results of u32 exports back into u32.
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { EXPORTS, bindExports } from "./generated/abi.js";
+
+/** The release binary: the file the tests load and the firmware embeds. */
+export const WASM_PATH = fileURLToPath(new URL("../build/tickretry.wasm", import.meta.url));
+
+/** Every export of the module, typed from assembly/constants.json; u32 results are u32. */
+export type TickRetryApi = ReturnType<typeof bindExports>;
+
+type Fn = (...args: number[]) => number;
+
+let compiled: WebAssembly.Module | undefined;
+
+/** fn with its i32 result read as u32; exports of no or one argument (all of them today)
+ * skip the rest-array and spread that a general wrapper would cost on every call. */
+function unsigned(fn: Fn, arity: number): Fn {
+  if (arity === 0) return () => fn() >>> 0;
+  return arity === 1 ? (a: number) => fn(a) >>> 0 : (...args: number[]) => fn(...args) >>> 0;
+}
+
+/** Compiles host/library/build/tickretry.wasm once per process. */
+export function compileModule(): WebAssembly.Module {
+  compiled ??= new WebAssembly.Module(readFileSync(WASM_PATH));
+  return compiled;
+}
+
+/** A fresh instance (its own memory and state), with every export checked against the ABI. */
+export function instantiate(module: WebAssembly.Module = compileModule()): TickRetryApi {
+  const raw = new WebAssembly.Instance(module, {}).exports;
+  for (const [name, spec] of Object.entries(EXPORTS)) {
+    const fn = raw[name];
+    if (typeof fn !== "function" || fn.length !== spec.params.length) {
+      throw new Error(
+        `host/library/build/tickretry.wasm: export ${name}(${spec.params.join(", ")}) missing or mismatched`,
+      );
+    }
+  }
+  return bindExports(raw, unsigned);
+}
+
+/** Splits a 64-bit seed into the (seedLo, seedHi) pair init takes. */
+export function seedHalves(seed: bigint): [number, number] {
+  const s = BigInt.asUintN(64, seed);
+  return [Number(s & 0xffff_ffffn), Number(s >> 32n)];
+}
+
+/** A fresh instance, initialised with a seed. */
+export function create(seed: bigint = 1n): TickRetryApi {
+  const api = instantiate();
+  api.init(...seedHalves(seed));
+  return api;
+}

@@ -1,0 +1,56 @@
+// Booting the module, as the firmware does at power-on, after a reset and on waking from
+// deep sleep: a fresh instance, then either a new scheduler (nothing stored yet) or the
+// stored image restored into it. Restoring passes the time the image waited (the RTC's
+// reading since the save: a reset or a sleep does not stop it) and RESTORE_ATTEMPTS_LOST,
+// since every connection died with the old instance: an attempt that was in flight ends
+// AMBIGUOUS and, the upload being idempotent, is retried under the same operation id.
+import {
+  Limit,
+  RestoreFlag,
+  Result,
+  restoreImage,
+  errorName,
+  type PolicyFields,
+  instantiate,
+  seedHalves,
+  type TickRetryApi,
+} from "tickretry";
+import { configureUpload, type BudgetName } from "./policies.js";
+import { StateFileError, type DeviceState, type StateStore } from "./state-file.js";
+
+export interface Booted {
+  api: TickRetryApi;
+  /** The stored state the module was restored from; undefined for a new scheduler. */
+  restored?: DeviceState;
+  /** The ticks the image waited, as passed to restore. */
+  elapsedMs: number;
+}
+
+/** A new scheduler with the upload policy, or the one `store` holds; throws StateFileError for a bad store. */
+export function bootModule(
+  store: StateStore,
+  now: number,
+  fresh: { seed: bigint; policy: PolicyFields; budget: BudgetName },
+): Booted {
+  const stored = store.load();
+  const api = instantiate();
+  if (stored === undefined) {
+    api.init(...seedHalves(fresh.seed));
+    configureUpload(api, fresh.policy, fresh.budget);
+    return { api, elapsedMs: 0 };
+  }
+  const refuse = (what: string): never => {
+    throw new StateFileError(`state file ${store.where}: ${what}; move it away to start afresh`);
+  };
+  const elapsedMs = Math.min(Limit.MAX_SPAN, Math.max(0, Math.round(Date.now() - stored.savedAtMs)));
+  const r = restoreImage(api, stored.image, now, elapsedMs, RestoreFlag.ATTEMPTS_LOST);
+  if (r !== Result.OK) refuse(`the module refused its image (${errorName(r)})`);
+  for (const p of stored.pending) {
+    if (api.operationId(p.handle) !== p.operationId) {
+      refuse(
+        `reading ${p.reading.id} is under operation ${p.operationId}, which handle ${p.handle} does not hold`,
+      );
+    }
+  }
+  return { api, restored: stored, elapsedMs };
+}

@@ -1,0 +1,574 @@
+// The simulated device's main loop, shaped like the firmware's. Each pass reads the tick,
+// reports the answers that arrived since the last pass, retires the operations ended()
+// hands out, takes the periodic reading (it waits in a bounded queue until a slot is
+// free), begins queued readings, collects the attempts poll starts, writes the state
+// file when anything durable changed, and only then sends those attempts: a reading's
+// begin and its first attempt are on flash before the request leaves, so a kill at any
+// moment can neither lose a begun reading nor send one under two operation ids.
+// Everything else (the setup page) runs in the event loop between passes, as it would
+// between loop() calls.
+import { readFileSync } from "node:fs";
+import type { ClientRequest } from "node:http";
+import {
+  Error as AbiError,
+  Limit,
+  NextDue,
+  OpFlag,
+  Result,
+  State,
+  restoreImage,
+  saveImage,
+  endReasonName,
+  errorName,
+  outcomeName,
+  type PolicyFields,
+  instantiate,
+  WASM_PATH,
+  type TickRetryApi,
+  tickAfter,
+  tickReached,
+  ticksUntil,
+} from "tickretry";
+import { bootModule } from "./boot.js";
+import { crasher, type CrashAt, type CrashPoint } from "./crash-points.js";
+import { EventLog } from "./events.js";
+import { keepAliveAgents, startAttempt, type Agents, type AttemptResult } from "./http-attempt.js";
+import { LoopStats } from "./loop-stats.js";
+import { UPLOAD, UPLOAD_POLICY, type BudgetName } from "./policies.js";
+import { QUEUE_LIMIT, ReadingQueue, takeReading, uploadBody, type Reading } from "./readings.js";
+import type { LogEvent, ReadingsLog } from "./readings-log.js";
+import type { Settings } from "./settings.js";
+import { memoryStore, type StateStore } from "./state-file.js";
+import { WallTick } from "./wall-tick.js";
+
+/** The longest main-loop stall the page or the command line may ask for, ms. */
+export const MAX_STALL_MS = 60_000;
+
+/** The longest deep sleep the page may ask for, s. */
+export const MAX_SLEEP_S = 3600;
+
+export interface DeviceOptions {
+  upstreamUrl: string;
+  /** Seeds a new module (a board uses its hardware RNG and MAC); random by default. */
+  seed?: bigint;
+  /** First tick of every boot (default DEFAULT_TICK_START, 20 s before the wrap). */
+  tickStart?: number;
+  /** The upload policy and budget of a new scheduler; a restored one keeps its own. */
+  policy?: PolicyFields;
+  budget?: BudgetName;
+  /** Take a sensor reading this often, ms; 0: only when asked (default 3000). */
+  uploadEveryMs?: number;
+  /** Longest nap between passes when nothing is due, ms (default 5, like delay(5)). */
+  idleSleepMs?: number;
+  /** Called when an operation ends, before its slot is released. */
+  onEnd?: (op: EndedOperation) => void;
+  /** Where the state lives across reboots (default: memory, which a process restart loses). */
+  store?: StateStore;
+  /** Where each reading's fate is recorded (default: nowhere). */
+  log?: ReadingsLog;
+  /** Readings that may wait for a slot (default QUEUE_LIMIT). */
+  queueLimit?: number;
+  /** Fault injection: SIGKILL this process at a point of the pass (the chaos run's). */
+  crashAt?: CrashAt;
+}
+
+interface Flight {
+  attempt: number;
+  req: ClientRequest;
+  result?: AttemptResult;
+}
+
+interface Tracked {
+  handle: number;
+  operationId: number;
+  reading: Reading;
+  begunMs: number;
+  /** The latest attempt's answer, for people. */
+  detail: string;
+  flight?: Flight;
+}
+
+export interface EndedOperation {
+  operationId: number;
+  reading: number;
+  endReason: number;
+  attempts: number;
+  lastOutcome: number;
+  detail: string;
+  /** Wall time from begin (or from the boot that restored it) to end, ms. */
+  tookMs: number;
+}
+
+/** Host-side counts the module does not keep (this boot's). */
+export interface HostCounts {
+  requestsStarted: number;
+  /** Requests dropped because the module no longer counts their attempt. */
+  requestsAbandoned: number;
+}
+
+export type BootKind = "power-on" | "restart" | "reboot" | "deep sleep";
+
+export interface BootInfo {
+  kind: BootKind;
+  /** Boots of this process. */
+  count: number;
+  /** How long the stored image had waited when it was restored (the elapsed passed to restore), ms. */
+  elapsedMs: number;
+  /** Operations and queued readings that came back from the store. */
+  restoredOperations: number;
+  restoredQueued: number;
+}
+
+export interface StoreFigures {
+  where: string;
+  /** State-file writes over the device's life (kept in the state itself). */
+  writes: number;
+  /** Operations ended over the device's life. */
+  operationsEnded: number;
+  /** The last write's size, and the image's inside it, bytes. */
+  bytes: number;
+  imageBytes: number;
+  /** The longest write since this process started (temporary file, fsync, rename, fsync), ms. */
+  maxWriteMs: number;
+}
+
+const RECENT = 20;
+
+/** The module a boot loads, as the firmware's flash holds it. */
+const BUILT_MODULE = readFileSync(WASM_PATH);
+
+export class Device {
+  api!: TickRetryApi;
+  tick!: WallTick;
+  readonly loopStats = new LoopStats();
+  policy: PolicyFields;
+  budget: BudgetName;
+  settings: Settings;
+  readonly ops = new Map<number, Tracked>();
+  readonly recent: EndedOperation[] = [];
+  /** What the page's live timeline draws: begins, attempt starts, answers, timeouts, ends. */
+  readonly events = new EventLog();
+  /** The module running, as the page's playground fetches it. */
+  moduleBytes: Buffer = BUILT_MODULE;
+  host: HostCounts = { requestsStarted: 0, requestsAbandoned: 0 };
+  queue!: ReadingQueue;
+  /** Readings dropped over the device's life because the queue was full. */
+  dropped = 0;
+  boot!: BootInfo;
+  readonly store: StateStore;
+  readonly figures: StoreFigures;
+
+  private readonly seed: bigint;
+  private readonly tickStart?: number;
+  private readonly uploadEveryMs: number;
+  private readonly idleSleepMs: number;
+  private readonly queueLimit: number;
+  private readonly onEnd?: (op: EndedOperation) => void;
+  private readonly log?: ReadingsLog;
+  private readonly crash?: (point: CrashPoint) => void;
+  private agents!: Agents;
+  private nextReading = 0;
+  /** Log lines of changes not yet in the state file; appended to the log once they are. */
+  private outbox: LogEvent[] = [];
+  /** changes() as of the last write, and whether the readings moved since. */
+  private writtenChanges = 0;
+  private readingsChanged = false;
+  private nextUploadAt: number | undefined;
+  private uploadsAsked = 0;
+  private stallAsked = 0;
+  private powerAsked: { kind: "reboot" } | { kind: "deep sleep"; ms: number } | undefined;
+  private asleepUntil: number | undefined;
+  private cancelNextPass: (() => void) | undefined;
+  private running = false;
+
+  constructor(options: DeviceOptions) {
+    this.seed = options.seed ?? crypto.getRandomValues(new BigUint64Array(1))[0];
+    this.policy = options.policy ?? UPLOAD;
+    this.budget = options.budget ?? "aws";
+    this.tickStart = options.tickStart;
+    this.uploadEveryMs = options.uploadEveryMs ?? 3000;
+    this.idleSleepMs = options.idleSleepMs ?? 5;
+    this.queueLimit = options.queueLimit ?? QUEUE_LIMIT;
+    this.onEnd = options.onEnd;
+    this.log = options.log;
+    this.crash = options.crashAt && crasher(options.crashAt);
+    this.store = options.store ?? memoryStore();
+    this.figures = {
+      where: this.store.where,
+      writes: 0,
+      operationsEnded: 0,
+      bytes: 0,
+      imageBytes: 0,
+      maxWriteMs: 0,
+    };
+    this.settings = { ssid: "", password: "", upstreamUrl: options.upstreamUrl };
+    this.powerOn("power-on", 0);
+  }
+
+  start(): void {
+    this.running = true;
+    this.schedule(0);
+  }
+
+  /** Stops the loop and drops every request in flight. */
+  stop(): void {
+    this.running = false;
+    this.cancelNextPass?.();
+    this.powerDown();
+  }
+
+  /** Asks for one more reading at the next pass (a button press, a test). */
+  requestUpload(): void {
+    this.uploadsAsked++;
+  }
+
+  /** Blocks the next pass for `ms`, as a slow flash write blocks a firmware loop. */
+  requestStall(ms: number): void {
+    this.stallAsked = Math.max(this.stallAsked, ms);
+  }
+
+  /** At the next pass: a reset; the module comes back from the stored state. */
+  requestReboot(): void {
+    this.powerAsked = { kind: "reboot" };
+  }
+
+  /** At the next pass: nothing runs for `ms`, then the module comes back from the stored state. */
+  requestDeepSleep(ms: number): void {
+    this.powerAsked = { kind: "deep sleep", ms };
+  }
+
+  /** ms until the device wakes, or undefined when it is awake. */
+  asleepForMs(): number | undefined {
+    return this.asleepUntil === undefined ? undefined : Math.max(0, this.asleepUntil - performance.now());
+  }
+
+  /**
+   * Ends every live operation CANCELLED (each seen by onEnd) and drops its request: Ctrl-C
+   * without a state file, where nothing would carry them to a next start.
+   */
+  cancelLive(): void {
+    const now = this.tick.read();
+    for (const op of this.ops.values()) {
+      if (this.api.state(op.handle) === State.DONE) continue;
+      this.api.cancel(op.handle, now);
+      op.detail = "cancelled: the device stopped";
+      op.flight?.req.destroy();
+      op.flight = undefined;
+    }
+    this.retireEnded(now);
+  }
+
+  /**
+   * Swaps in another build of the module (an upload whose signature the caller checked) as
+   * the firmware's tickretry_wasm3_open does: the running instance's image is restored into
+   * the new one, so operations, ids, budget and counters carry across and attempts in flight
+   * still count. On a refusal (the module's error code) nothing changes. The replacement
+   * lives until the next boot, which loads host/library/build/tickretry.wasm again.
+   */
+  replaceModule(bytes: Buffer): number {
+    const now = this.tick.read();
+    const image = saveImage(this.api, now);
+    if (typeof image === "number") return image;
+    const api = instantiate(new WebAssembly.Module(new Uint8Array(bytes)));
+    const restored = restoreImage(api, image, now);
+    if (restored !== Result.OK) return restored;
+    this.api = api;
+    this.moduleBytes = bytes;
+    return Result.OK;
+  }
+
+  /** True when the operation has an overall deadline (HAS_DEADLINE). */
+  hasDeadline(handle: number): boolean {
+    return (this.api.opFlags(handle) & OpFlag.HAS_DEADLINE) !== 0;
+  }
+
+  private schedule(ms: number): void {
+    if (!this.running) return;
+    if (ms <= 0) {
+      const immediate = setImmediate(this.pass);
+      this.cancelNextPass = () => clearImmediate(immediate);
+    } else {
+      const timeout = setTimeout(this.pass, ms);
+      this.cancelNextPass = () => clearTimeout(timeout);
+    }
+  }
+
+  private readonly pass = (): void => {
+    this.loopStats.passStarted(performance.now());
+    if (this.powerAsked !== undefined) return this.cyclePower(this.powerAsked);
+    const api = this.api;
+    const now = this.tick.read();
+    // The RTC's reading at `now`: the image's spans count from here.
+    const wallMs = Date.now();
+
+    this.reportAnswers(now);
+    this.retireEnded(now);
+    this.takeReadings(now);
+    const starting: number[] = [];
+    for (let h = api.poll(now); h >= 0; h = api.poll(now)) starting.push(h);
+    this.dropStale();
+    this.retireEnded(now);
+    this.writeState(now, wallMs);
+    for (const h of starting) this.startRequest(h, now);
+
+    const stall = this.stallAsked;
+    this.stallAsked = 0;
+    if (stall > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, stall);
+    this.loopStats.passEnded(performance.now(), stall > 0);
+
+    const due = api.nextDue(now);
+    let sleep = due === NextDue.IDLE ? this.idleSleepMs : Math.min(due, this.idleSleepMs);
+    if (this.nextUploadAt !== undefined)
+      sleep = Math.min(sleep, Math.max(0, ticksUntil(now, this.nextUploadAt)));
+    this.schedule(sleep);
+  };
+
+  /** Loads the stored state into a new module instance (or starts a new one) and the loop's own records. */
+  private powerOn(kind: BootKind, count: number): void {
+    this.tick = new WallTick(this.tickStart);
+    const booted = bootModule(this.store, this.tick.read(), {
+      seed: this.seed,
+      policy: this.policy,
+      budget: this.budget,
+    });
+    const s = booted.restored;
+    this.api = booted.api;
+    this.moduleBytes = BUILT_MODULE; // an uploaded module lives until the next boot, as on a board
+    this.host = { requestsStarted: 0, requestsAbandoned: 0 };
+    this.agents = keepAliveAgents();
+    this.ops.clear();
+    this.queue = new ReadingQueue(this.queueLimit, s?.queue);
+    this.nextReading = s?.nextReading ?? 0;
+    this.dropped = s?.dropped ?? 0;
+    this.figures.writes = s?.writes ?? 0;
+    this.figures.operationsEnded = s?.ended ?? 0;
+    this.nextUploadAt = undefined;
+    this.outbox = [];
+    this.writtenChanges = this.api.changes();
+    this.readingsChanged = false;
+    const bootKind = kind === "power-on" && s !== undefined ? "restart" : kind;
+    if (s !== undefined) {
+      this.policy = s.policy;
+      this.budget = s.budget;
+      const begunMs = performance.now();
+      for (const p of s.pending) {
+        this.ops.set(p.handle, { ...p, begunMs, detail: `restored at ${bootKind}` });
+      }
+      // The stored state may hold lines the log never got (a kill between the two writes).
+      this.log?.append(s.outbox);
+    }
+    this.boot = {
+      kind: bootKind,
+      count: count + 1,
+      elapsedMs: booted.elapsedMs,
+      restoredOperations: s?.pending.length ?? 0,
+      restoredQueued: this.queue.length,
+    };
+  }
+
+  /** Every connection dies and the instance with it; only the state store remains. */
+  private powerDown(): void {
+    for (const op of this.ops.values()) op.flight?.req.destroy();
+    this.ops.clear();
+    this.agents.http.destroy();
+    this.agents.https.destroy();
+  }
+
+  private cyclePower(power: NonNullable<Device["powerAsked"]>): void {
+    this.powerAsked = undefined;
+    this.powerDown();
+    this.loopStats.passEnded(performance.now(), false);
+    if (power.kind === "reboot") {
+      this.powerOn("reboot", this.boot.count);
+      return this.schedule(0);
+    }
+    this.asleepUntil = performance.now() + power.ms;
+    const wake = setTimeout(() => {
+      this.asleepUntil = undefined;
+      this.loopStats.resume();
+      this.powerOn("deep sleep", this.boot.count);
+      this.schedule(0);
+    }, power.ms);
+    this.cancelNextPass = () => clearTimeout(wake);
+  }
+
+  private reportAnswers(now: number): void {
+    for (const op of this.ops.values()) {
+      const f = op.flight;
+      if (f?.result === undefined) continue;
+      this.crash?.("answer");
+      op.flight = undefined;
+      op.detail = f.result.detail;
+      this.events.add(now, "answer", op.operationId, f.attempt, outcomeName(f.result.outcome));
+      // STALE_REPORT (the answer came after its attempt deadline) is counted by the module;
+      // any other refusal is a bug of this loop.
+      const r = this.api.report(op.handle, f.attempt, f.result.outcome, f.result.retryAfter, now);
+      if (r < 0 && r !== AbiError.STALE_REPORT) throw new Error(`report refused: ${errorName(r)}`);
+    }
+  }
+
+  /**
+   * The late-answer rule (docs/ABI.md): ended() hands out each ended operation once, and
+   * its slot is released once no attempt of it is out on the host. This host abandons an
+   * attempt the module no longer counts, so none is out by now and the release follows.
+   */
+  private retireEnded(now: number): void {
+    for (let h = this.api.ended(now); h !== Result.NONE; h = this.api.ended(now)) {
+      const op = this.ops.get(h);
+      if (op === undefined)
+        throw new Error(`ended() handed out ${h} (${errorName(h)}), which this loop does not hold`);
+      if (op.flight !== undefined) this.abandon(op, op.flight);
+      const ended: EndedOperation = {
+        operationId: op.operationId,
+        reading: op.reading.id,
+        endReason: this.api.endReason(h),
+        attempts: this.api.attempt(h),
+        lastOutcome: this.api.lastOutcome(h),
+        detail: op.detail,
+        tookMs: performance.now() - op.begunMs,
+      };
+      this.recent.unshift(ended);
+      if (this.recent.length > RECENT) this.recent.pop();
+      this.events.add(now, "end", op.operationId, ended.attempts, "NONE", endReasonName(ended.endReason));
+      this.onEnd?.(ended);
+      const r = this.api.release(h);
+      if (r !== Result.OK) throw new Error(`release refused: ${errorName(r)}`);
+      this.ops.delete(h);
+      this.figures.operationsEnded++;
+      this.record({
+        event: "ended",
+        reading: ended.reading,
+        operationId: ended.operationId,
+        endReason: endReasonName(ended.endReason),
+        attempts: ended.attempts,
+      });
+    }
+  }
+
+  private takeReadings(now: number): void {
+    if (this.uploadEveryMs > 0 && (this.nextUploadAt === undefined || tickReached(now, this.nextUploadAt))) {
+      this.uploadsAsked++;
+      this.nextUploadAt = tickAfter(now, this.uploadEveryMs);
+    }
+    // A free slot takes the oldest queued reading before a new one joins the queue, so
+    // a reading is dropped only when every slot is taken and the queue is full.
+    for (; this.uploadsAsked > 0; this.uploadsAsked--) {
+      this.beginQueued(now);
+      const dropped = this.queue.push(takeReading(this.nextReading++));
+      this.readingsChanged = true;
+      if (dropped !== undefined) {
+        this.dropped++;
+        this.record({ event: "dropped", reading: dropped.id });
+      }
+    }
+    this.beginQueued(now);
+  }
+
+  private beginQueued(now: number): void {
+    for (
+      let r = this.queue.peek();
+      r !== undefined && this.ops.size < Limit.OPERATIONS;
+      r = this.queue.peek()
+    ) {
+      const h = this.api.begin(UPLOAD_POLICY, now);
+      if (h === AbiError.TABLE_FULL) return;
+      if (h < 0) throw new Error(`begin refused the upload policy: ${errorName(h)}`);
+      this.queue.shift();
+      const operationId = this.api.operationId(h);
+      this.ops.set(h, { handle: h, operationId, reading: r, begunMs: performance.now(), detail: "" });
+      this.events.add(now, "begin", operationId, 0);
+      this.record({ event: "began", reading: r.id, operationId });
+    }
+  }
+
+  /** A change to the readings: into the next state-file write, then into the log. */
+  private record(event: LogEvent): void {
+    this.outbox.push(event);
+    this.readingsChanged = true;
+  }
+
+  /**
+   * Writes the state file when changes() moved or the readings changed, then appends the
+   * log lines it made durable. A pass that changed nothing durable writes nothing.
+   */
+  private writeState(now: number, wallMs: number): void {
+    const api = this.api;
+    if (api.changes() === this.writtenChanges && !this.readingsChanged) return;
+    this.crash?.("before-write");
+    const image = saveImage(api, now);
+    if (typeof image === "number") throw new Error(`save refused: ${errorName(image)}`);
+    const f = this.figures;
+    const t0 = performance.now();
+    f.bytes = this.store.save({
+      savedAtMs: wallMs,
+      image,
+      policy: this.policy,
+      budget: this.budget,
+      nextReading: this.nextReading,
+      pending: [...this.ops.values()].map((op) => ({
+        operationId: op.operationId,
+        handle: op.handle,
+        reading: op.reading,
+      })),
+      queue: this.queue.toArray(),
+      dropped: this.dropped,
+      outbox: this.outbox,
+      writes: f.writes + 1,
+      ended: f.operationsEnded,
+    });
+    this.crash?.("after-write");
+    f.maxWriteMs = Math.max(f.maxWriteMs, performance.now() - t0);
+    f.writes++;
+    f.imageBytes = image.length;
+    this.writtenChanges = api.changes();
+    this.readingsChanged = false;
+    this.log?.append(this.outbox);
+    this.outbox = [];
+  }
+
+  private startRequest(h: number, now: number): void {
+    const op = this.ops.get(h)!;
+    const attempt = this.api.attempt(h);
+    this.events.add(now, "start", op.operationId, attempt);
+    const flight: Flight = {
+      attempt,
+      req: startAttempt(
+        {
+          url: this.settings.upstreamUrl,
+          operationId: op.operationId,
+          attempt,
+          body: uploadBody(op.reading),
+          classifyHttp: this.api.classifyHttp,
+          agents: this.agents,
+        },
+        (result) => (flight.result = result),
+      ),
+    };
+    op.flight = flight;
+    this.host.requestsStarted++;
+  }
+
+  /**
+   * A request whose attempt the module no longer counts (timed out, or its operation
+   * ended) will never be reported: free its socket. A timed-out attempt whose retry poll
+   * started in the same pass is dropped here too, before the retry goes out.
+   */
+  private dropStale(): void {
+    for (const op of this.ops.values()) {
+      const f = op.flight;
+      if (f === undefined) continue;
+      if (this.api.state(op.handle) === State.IN_FLIGHT && this.api.attempt(op.handle) === f.attempt) {
+        continue;
+      }
+      this.abandon(op, f);
+    }
+  }
+
+  private abandon(op: Tracked, f: Flight): void {
+    op.flight = undefined;
+    op.detail = "no answer within the attempt timeout";
+    f.req.destroy();
+    this.host.requestsAbandoned++;
+    this.events.add(this.tick.read(), "timeout", op.operationId, f.attempt);
+  }
+}

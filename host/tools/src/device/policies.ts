@@ -1,0 +1,51 @@
+// The device's retry policy and budget: what the firmware would set at boot. Spans are
+// ms at scale 1; tests scale them down so a whole retry story takes a second or two.
+import {
+  AWS_STANDARD_BUDGET,
+  configure,
+  NO_BUDGET,
+  type BudgetFields,
+  type PolicyFields,
+  type TickRetryApi,
+} from "tickretry";
+
+/** Policy slot of the periodic sensor upload. */
+export const UPLOAD_POLICY = 0;
+
+/**
+ * 5 attempts, 2 s per attempt, backoff 500 ms doubling to 8 s (1 s after a throttle),
+ * full jitter, 30 s overall, idempotent (the upload carries an Idempotency-Key).
+ */
+export const UPLOAD: PolicyFields = {
+  maxAttempts: 5,
+  attemptTimeout: 2000,
+  baseDelay: 500,
+  maxDelay: 8000,
+  throttleBaseDelay: 1000,
+  deadline: 30_000,
+  jitter: "FULL",
+  idempotent: true,
+};
+
+export type BudgetName = "aws" | "off";
+
+/** The budget presets: AWS SDK standard mode (500 tokens, retry 5, timeout retry 10), or none. */
+const BUDGETS: Record<BudgetName, BudgetFields> = { aws: AWS_STANDARD_BUDGET, off: NO_BUDGET };
+
+/** Every span of `policy` times `scale`, at least 1 ms for the attempt timeout. */
+export function scaled(policy: PolicyFields, scale: number): PolicyFields {
+  const s = (ms: number) => Math.round(ms * scale);
+  return {
+    ...policy,
+    attemptTimeout: Math.max(1, s(policy.attemptTimeout)),
+    baseDelay: s(policy.baseDelay),
+    maxDelay: s(policy.maxDelay),
+    throttleBaseDelay: s(policy.throttleBaseDelay),
+    deadline: s(policy.deadline),
+  };
+}
+
+/** Sets the upload policy and the budget; throws on a refused field (a bug here, not input). */
+export function configureUpload(api: TickRetryApi, policy: PolicyFields, budget: BudgetName): void {
+  configure(api, `the upload policy with the ${budget} budget`, UPLOAD_POLICY, policy, BUDGETS[budget]);
+}

@@ -1,0 +1,82 @@
+// One simulated device with everything around it, in one process: the flaky upstream
+// (unless the device is pointed at one that runs elsewhere), the device's main loop, and
+// its setup page. The CLI, the tests and the bench all start it through here.
+import type { ScenarioName } from "../upstream/scenarios.js";
+import { startUpstream, type Upstream } from "../upstream/server.js";
+import { listen, urlOf } from "./listen.js";
+import { Device, type DeviceOptions } from "./loop.js";
+import type { KeyObject } from "node:crypto";
+import { DevicePassword, loadBuildKey } from "./security.js";
+import { guardedServer } from "./connection-guard.js";
+import { createSetupServer, MAX_CONNECTIONS, MAX_PIPELINED } from "./setup-server.js";
+
+export interface SimulationOptions extends Omit<DeviceOptions, "upstreamUrl"> {
+  /** Setup page port: undefined for 8080 or the next free one, 0 for any free port. */
+  port?: number;
+  /** Address the setup page binds (default 127.0.0.1). */
+  host?: string;
+  /** An upstream that runs elsewhere; without it, one is started here. */
+  upstreamUrl?: string;
+  scenario?: ScenarioName;
+  upstreamPort?: number;
+  /** Block the main loop for stallMs every stallEveryMs (both > 0), like periodic flash writes. */
+  stallMs?: number;
+  stallEveryMs?: number;
+  /** The build key an uploaded module must be signed with (default boards/keys/build-key.pub; null: none). */
+  buildKey?: KeyObject | null;
+}
+
+export interface Simulation {
+  /** The setup page's URL. */
+  url: string;
+  /** The upstream started here (undefined with options.upstreamUrl). */
+  upstream: Upstream | undefined;
+  device: Device;
+  /** The device password, as the device keeps it (hashed). */
+  password: DevicePassword;
+  close(): Promise<void>;
+}
+
+export async function startSimulation(options: SimulationOptions = {}): Promise<Simulation> {
+  const host = options.host ?? "127.0.0.1";
+  const upstream =
+    options.upstreamUrl === undefined
+      ? await startUpstream({ port: options.upstreamPort, scenario: options.scenario ?? "flaky" })
+      : undefined;
+  const buildKey = options.buildKey === undefined ? loadBuildKey() : (options.buildKey ?? undefined);
+  let device;
+  let password;
+  let front;
+  let address;
+  let server;
+  try {
+    device = new Device({ ...options, upstreamUrl: options.upstreamUrl ?? upstream!.url });
+    password = new DevicePassword(device.store.password);
+    server = createSetupServer({ device, upstream, bindHost: host, password, buildKey });
+    front = guardedServer(server, MAX_CONNECTIONS, MAX_PIPELINED);
+    address = await listen(front, host, options.port);
+  } catch (err) {
+    await upstream?.close();
+    throw err;
+  }
+  device.start();
+  const stalls =
+    (options.stallMs ?? 0) > 0 && (options.stallEveryMs ?? 0) > 0
+      ? setInterval(() => device.requestStall(options.stallMs!), options.stallEveryMs)
+      : undefined;
+
+  return {
+    url: urlOf(address),
+    upstream,
+    device,
+    password,
+    async close() {
+      clearInterval(stalls);
+      device.stop();
+      server.closeAllConnections();
+      server.close();
+      await new Promise<void>((resolve) => front.close(() => resolve()));
+      await upstream?.close();
+    },
+  };
+}

@@ -1,0 +1,269 @@
+// The device's state file, standing in for the NVS partition of a board: the module's
+// saved image and the readings the device still owes the upstream (begun ones by
+// operation id, queued ones in order), so that a restarted process goes on where the
+// last one stopped. A write replaces the whole file atomically (a temporary file,
+// fsync, rename, fsync of the directory): a kill at any moment leaves the old state or
+// the new one, never a mix. A file that does not read back as a state is refused with a
+// message that names the file and the field; nothing is guessed.
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
+import { dirname } from "node:path";
+import { Jitter, type PolicyFields } from "tickretry";
+import type { BudgetName } from "./policies.js";
+import type { Reading } from "./readings.js";
+import type { LogEvent } from "./readings-log.js";
+import { isPasswordHash, type PasswordKeeper } from "./security.js";
+
+/** A reading begun under an operation: the module's handle for it survives a restore. */
+export interface PendingReading {
+  operationId: number;
+  handle: number;
+  reading: Reading;
+}
+
+export interface DeviceState {
+  /** Wall-clock ms when the image was saved: the RTC, which runs on through a reset or a deep sleep. */
+  savedAtMs: number;
+  /** What the module's save() wrote. */
+  image: Uint8Array;
+  /** The policy and budget inside the image, for people (the image is what counts). */
+  policy: PolicyFields;
+  budget: BudgetName;
+  /** The next reading's number. */
+  nextReading: number;
+  pending: PendingReading[];
+  queue: Reading[];
+  /** Readings dropped so far because the queue was full. */
+  dropped: number;
+  /** Log lines this state holds that the readings log may not have yet. */
+  outbox: LogEvent[];
+  /** State-file writes so far, this one included. */
+  writes: number;
+  /** Operations ended so far (for writes per operation). */
+  ended: number;
+}
+
+/** Where the device keeps its state: a file, or memory (gone with the process). */
+export interface StateStore {
+  /** The file's path, or "memory". */
+  readonly where: string;
+  /** The device password's hash, kept apart from the state (its own NVS key on a board). */
+  readonly password: PasswordKeeper;
+  /** The stored state, or undefined when there is none yet; throws StateFileError for a bad one. */
+  load(): DeviceState | undefined;
+  /** Stores `state` durably before returning; returns its size in bytes. */
+  save(state: DeviceState): number;
+}
+
+export class StateFileError extends Error {}
+
+const FORMAT = 1;
+
+function encode(s: DeviceState): string {
+  return JSON.stringify({ format: FORMAT, ...s, image: Buffer.from(s.image).toString("base64") });
+}
+
+const isU32 = (v: unknown): v is number =>
+  Number.isInteger(v) && (v as number) >= 0 && (v as number) < 2 ** 32;
+const isI32 = (v: unknown): v is number => Number.isInteger(v) && Math.abs(v as number) < 2 ** 31;
+
+/** Reads a state back, checking every field; the message names the first that is wrong. */
+export function decode(text: string, where: string): DeviceState {
+  const fail = (what: string): never => {
+    throw new StateFileError(`state file ${where}: ${what}; move it away to start afresh`);
+  };
+  let raw: Record<string, unknown>;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    return fail(`not JSON (${(err as Error).message})`);
+  }
+  if (typeof raw !== "object" || raw === null) return fail("not an object");
+  if (raw.format !== FORMAT) return fail(`format ${String(raw.format)}, this device reads ${FORMAT}`);
+  const field = <T>(name: string, ok: (v: unknown) => v is T, what: string): T => {
+    const v = raw[name];
+    return ok(v) ? v : fail(`field ${name} is not ${what}`);
+  };
+  const reading = (v: unknown): v is Reading =>
+    typeof v === "object" &&
+    v !== null &&
+    isU32((v as Reading).id) &&
+    Number.isFinite((v as Reading).celsius);
+  const pending = (v: unknown): v is PendingReading =>
+    typeof v === "object" &&
+    v !== null &&
+    isI32((v as PendingReading).operationId) &&
+    isI32((v as PendingReading).handle) &&
+    (v as PendingReading).handle >= 0 &&
+    reading((v as PendingReading).reading);
+  const event = (v: unknown): v is LogEvent =>
+    typeof v === "object" &&
+    v !== null &&
+    ["began", "ended", "dropped"].includes((v as LogEvent).event) &&
+    isU32((v as LogEvent).reading);
+  const arrayOf =
+    <T>(ok: (v: unknown) => v is T) =>
+    (v: unknown): v is T[] =>
+      Array.isArray(v) && v.every(ok);
+  const policy = (v: unknown): v is PolicyFields => {
+    if (typeof v !== "object" || v === null) return false;
+    const p = v as PolicyFields;
+    const spans = [p.maxAttempts, p.attemptTimeout, p.baseDelay, p.maxDelay, p.throttleBaseDelay, p.deadline];
+    return (
+      spans.every(isU32) &&
+      typeof p.idempotent === "boolean" &&
+      (Object.hasOwn(Jitter, String(p.jitter)) || Object.values(Jitter).includes(p.jitter as Jitter))
+    );
+  };
+  const base64 = (v: unknown): v is string => typeof v === "string" && /^[A-Za-z0-9+/]*={0,2}$/.test(v);
+
+  const state: DeviceState = {
+    savedAtMs: field("savedAtMs", (v): v is number => Number.isFinite(v), "a time"),
+    image: new Uint8Array(Buffer.from(field("image", base64, "base64"), "base64")),
+    policy: field("policy", policy, "a policy"),
+    budget: field("budget", (v): v is BudgetName => v === "aws" || v === "off", "aws or off"),
+    nextReading: field("nextReading", isU32, "a u32"),
+    pending: field("pending", arrayOf(pending), "a list of begun readings"),
+    queue: field("queue", arrayOf(reading), "a list of readings"),
+    dropped: field("dropped", isU32, "a count"),
+    outbox: field("outbox", arrayOf(event), "a list of log lines"),
+    writes: field("writes", isU32, "a count"),
+    ended: field("ended", isU32, "a count"),
+  };
+  const ids = new Set(state.pending.map((p) => p.operationId));
+  if (ids.size !== state.pending.length) fail("field pending holds an operation id twice");
+  return state;
+}
+
+/** The state in the file at `path`, or undefined when there is none; reading claims nothing. */
+export function readStateFile(path: string): DeviceState | undefined {
+  let text;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw new StateFileError(`state file ${path}: ${(err as Error).message}`);
+  }
+  return decode(text, path);
+}
+
+/** The lock files this process holds, removed at its exit. */
+const held = new Set<string>();
+
+/** Whether process `pid` is alive (signal 0 checks without sending anything). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Makes this process the state file's only user, as a board is its flash's: a lock file
+ * beside it holds the owner's pid. A lock whose process is gone (killed) is taken over;
+ * one held by a live process is refused. Removed when this process exits.
+ */
+function claim(path: string): void {
+  const lock = `${path}.lock`;
+  for (;;) {
+    try {
+      writeFileSync(lock, String(process.pid), { flag: "wx" });
+      if (held.size === 0) process.once("exit", () => held.forEach((l) => rmSync(l, { force: true })));
+      held.add(lock);
+      return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    }
+    const owner = Number(readFileSync(lock, "utf8"));
+    if (owner === process.pid) return;
+    if (Number.isInteger(owner) && owner > 0 && alive(owner)) {
+      throw new StateFileError(
+        `state file ${path} is in use by process ${owner} (another device); pass --state with another file`,
+      );
+    }
+    rmSync(lock, { force: true });
+  }
+}
+
+/**
+ * Replaces the file at `path` with `bytes` atomically. The temporary file beside it has a
+ * fixed name: one left by a kill mid-write is simply written over, and never read.
+ */
+function writeDurably(path: string, bytes: Buffer): void {
+  const temp = `${path}.tmp`;
+  const fd = openSync(temp, "w");
+  try {
+    writeSync(fd, bytes);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temp, path);
+  // The rename itself is durable only once the directory is.
+  const dirFd = openSync(dirname(path), "r");
+  try {
+    fsyncSync(dirFd);
+  } finally {
+    closeSync(dirFd);
+  }
+}
+
+/** The password hash in the file `path` (absent until a password is set). */
+function passwordFile(path: string): PasswordKeeper {
+  return {
+    load() {
+      if (!existsSync(path)) return undefined;
+      const hash = readFileSync(path, "utf8").trim();
+      if (!isPasswordHash(hash)) {
+        throw new StateFileError(
+          `password file ${path}: not a stored password hash; move it away to set a new one`,
+        );
+      }
+      return hash;
+    },
+    save: (hash) => writeDurably(path, Buffer.from(`${hash}\n`)),
+  };
+}
+
+/** A state file at `path`, written atomically, and the password's file beside it. */
+export function fileStore(path: string): StateStore {
+  mkdirSync(dirname(path), { recursive: true });
+  claim(path);
+  return {
+    where: path,
+    password: passwordFile(`${path}.password`),
+    load: () => readStateFile(path),
+    save(state) {
+      const bytes = Buffer.from(encode(state));
+      writeDurably(path, bytes);
+      return bytes.length;
+    },
+  };
+}
+
+/** State kept in memory, encoded and checked like the file's: survives a reboot of the device, not of the process. */
+export function memoryStore(): StateStore {
+  let text: string | undefined;
+  let hash: string | undefined;
+  return {
+    where: "memory",
+    password: { load: () => hash, save: (h) => (hash = h) },
+    load: () => (text === undefined ? undefined : decode(text, "memory")),
+    save(state) {
+      text = encode(state);
+      return Buffer.byteLength(text);
+    },
+  };
+}

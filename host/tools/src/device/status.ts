@@ -1,0 +1,146 @@
+// The device's status as JSON: what the setup page polls and the tests and bench read.
+// Its fields are boards/page/status-fields.json, the list the sketch's generated writer
+// follows too (test/boards/status-fields.test.ts holds both to it). Read between passes through
+// the module's queries, which never move its clock.
+import { State, ticksUntil, COUNTERS, endReasonName, outcomeName, stateName } from "tickretry";
+import type { Upstream } from "../upstream/server.js";
+import { SCENARIO_NAMES } from "../upstream/scenarios.js";
+import type { BootInfo, Device, HostCounts, StoreFigures } from "./loop.js";
+import type { DeviceEvent } from "./events.js";
+import { withoutCredentials } from "./settings.js";
+
+export interface OperationStatus {
+  operationId: number;
+  /** The module's table slot (from slot(handle)). */
+  slot: number;
+  /** The reading it uploads. */
+  reading: number;
+  state: string;
+  attempt: number;
+  maxAttempts: number;
+  /** WAITING: ms until the next attempt may start (0 or less: due). */
+  nextAttemptInMs: number | null;
+  /** IN_FLIGHT: ms until the module times the attempt out. */
+  attemptTimeoutInMs: number | null;
+  /** ms until the overall deadline. */
+  deadlineInMs: number | null;
+  lastOutcome: string;
+  detail: string;
+}
+
+export interface EndedStatus {
+  operationId: number;
+  reading: number;
+  endReason: string;
+  attempts: number;
+  lastOutcome: string;
+  detail: string;
+  tookMs: number;
+}
+
+export interface DeviceStatus {
+  device: { name: string; backend: string; abiVersion: number };
+  tick: { now: number; wraps: number };
+  loop: {
+    passes: number;
+    lastGapMs: number;
+    maxGapMs: number;
+    p99GapMs: number;
+    maxStalledGapMs: number;
+    stalls: number;
+  };
+  budget: { on: boolean; tokensMilli: number };
+  counters: Record<string, number>;
+  host: HostCounts;
+  /** Readings waiting for a slot, and those dropped because that queue was full. */
+  readings: { queued: number; queueLimit: number; dropped: number };
+  /** The state file: writes, and what one operation costs in writes over the device's life. */
+  store: StoreFigures & { writesPerOperation: number | null };
+  /** The last boot, and how long the device still sleeps (null: awake). */
+  power: BootInfo & { asleepForMs: number | null };
+  operations: OperationStatus[];
+  recent: EndedStatus[];
+  events: DeviceEvent[];
+  settings: { ssid: string; passwordSet: boolean; upstreamUrl: string };
+  security: { devicePasswordSet: boolean; moduleUpload: boolean };
+  faults: { scenarios: string[]; scenario: string };
+  upstream: { requests: number; stored: number; replays: number; resets: number; holding: number } | null;
+}
+
+export interface StatusContext {
+  upstream?: Upstream;
+  devicePasswordSet?: boolean;
+}
+
+export function deviceStatus(device: Device, context: StatusContext = {}): DeviceStatus {
+  const api = device.api;
+  const now = device.tick.read();
+  const operations: OperationStatus[] = [...device.ops.values()].map((op) => {
+    const h = op.handle;
+    const state = api.state(h);
+    return {
+      operationId: op.operationId,
+      slot: api.slot(h),
+      reading: op.reading.id,
+      state: stateName(state),
+      attempt: api.attempt(h),
+      maxAttempts: device.policy.maxAttempts,
+      nextAttemptInMs: state === State.WAITING ? ticksUntil(now, api.nextAttemptAt(h)) : null,
+      attemptTimeoutInMs: state === State.IN_FLIGHT ? ticksUntil(now, api.attemptDeadline(h)) : null,
+      deadlineInMs: state !== State.DONE && device.hasDeadline(h) ? ticksUntil(now, api.deadline(h)) : null,
+      lastOutcome: outcomeName(api.lastOutcome(h)),
+      detail: op.detail,
+    };
+  });
+  const loop = device.loopStats.snapshot();
+  const up = context.upstream?.stats();
+  return {
+    device: { name: "simulator", backend: "v8", abiVersion: api.abiVersion() },
+    tick: { now, wraps: device.tick.wraps },
+    loop: {
+      passes: loop.passes,
+      lastGapMs: loop.lastGapMs,
+      maxGapMs: loop.maxGapMs,
+      p99GapMs: loop.p99GapMs,
+      maxStalledGapMs: loop.maxStalledGapMs,
+      stalls: loop.stalls,
+    },
+    budget: { on: device.budget !== "off", tokensMilli: api.tokens() },
+    counters: Object.fromEntries(COUNTERS.map(([name, id]) => [name, api.counter(id)])),
+    host: { ...device.host },
+    readings: { queued: device.queue.length, queueLimit: device.queue.limit, dropped: device.dropped },
+    store: {
+      ...device.figures,
+      writesPerOperation:
+        device.figures.operationsEnded === 0 ? null : device.figures.writes / device.figures.operationsEnded,
+    },
+    power: { ...device.boot, asleepForMs: device.asleepForMs() ?? null },
+    operations,
+    recent: device.recent.map((e) => ({
+      operationId: e.operationId,
+      reading: e.reading,
+      endReason: endReasonName(e.endReason),
+      attempts: e.attempts,
+      lastOutcome: outcomeName(e.lastOutcome),
+      detail: e.detail,
+      tookMs: Math.round(e.tookMs),
+    })),
+    events: device.events.list(),
+    settings: {
+      ssid: device.settings.ssid,
+      passwordSet: device.settings.password !== "",
+      upstreamUrl: withoutCredentials(device.settings.upstreamUrl),
+    },
+    security: { devicePasswordSet: context.devicePasswordSet ?? false, moduleUpload: true },
+    faults: { scenarios: context.upstream ? [...SCENARIO_NAMES] : [], scenario: up?.scenario ?? "" },
+    upstream: up
+      ? {
+          requests: up.requests,
+          stored: up.stored,
+          replays: up.replays,
+          resets: up.resets,
+          holding: up.holding,
+        }
+      : null,
+  };
+}

@@ -1,0 +1,165 @@
+// `tickretry fleet`: runs the outage-recovery experiment and prints the table, the JSON
+// rows or an HTML report. Bad arguments exit with code 2 and say what was wrong.
+import { Presets, SingleBar } from "cli-progress";
+import { choiceArg, integerArg, parseOptions, planOrExit, UsageError } from "../usage.js";
+import { runExperiment, type ExperimentResult } from "./experiment.js";
+import { writeReport } from "./report.js";
+import { experimentSettings, parseGap, parsePowerCut, type FleetSettings } from "./settings.js";
+import { create } from "tickretry";
+import { applyStrategy, loadStrategy, STRATEGIES, withBoot, type Strategy } from "./strategies.js";
+import { formatTable } from "./table.js";
+
+export const summary = "simulate a fleet of devices through an outage and its recovery";
+
+const HELP = `usage: tickretry fleet [options]
+
+Runs the outage-recovery experiment (docs/fleet.md): every device runs its own instance of
+host/library/build/tickretry.wasm in virtual time against a synthetic dependency that freezes at 8.5 s,
+resumes at 10 s at half capacity and is whole again at 15 s.
+
+options:
+  --devices N            devices (default 200); the dependency scales with N / 200
+  --seeds LIST           comma-separated seeds (default 42); several give mean (min..max)
+  --strategies LIST      of A,B,C,D (default all four, or none when --policy is given)
+                           A immediate retry, B backoff 200/400/800 ms, C B with full jitter,
+                           D C with a 10% retry budget
+  --policy FILE          a strategy from a JSON file (repeatable):
+                           {"name": "E", "policy": {"jitter": "EQUAL"}, "budget": {...}}
+  --arrivals MODEL       open (default): each device's upload timer begins an operation
+                           at every tick, whether or not earlier ones have ended (up to
+                           16 at once; begins refused with TABLE_FULL are counted);
+                           closed: one operation at a time, think, begin, wait for its end
+  --interval KIND:MS     open: upload timer interval, exp, uniform or fixed, mean MS
+                           (default exp:2000)
+  --think KIND:MS        closed: think time, exp, uniform or fixed, mean MS (default exp:1960)
+  --duration MS          devices begin operations until MS (default 30000)
+  --power-cut AT:MS      every device loses power at AT ms and boots MS later; each
+                           strategy runs once per --boot mode; adds the uploads pending
+                           at the cut, the share of them that succeeded, and the 100 ms
+                           peak after power returns
+  --boot LIST            with --power-cut, of restore (the saved image, elapsed the time
+                           since the save), restore-no-clock (elapsed 0) and afresh
+                           (every pending upload begun again) (default restore,afresh)
+  --clocks MODE          device tick counters: wrap (default), zero or random
+  --ties MODE            events at the same ms: fifo (default) or random
+  --recovery-threshold X success share of the dependency's answers per 100 ms that
+                           counts as recovered (default 0.95)
+  --recovery-latency MS  mean time in the dependency of those answers that counts as
+                           recovered (default 200)
+  --json                 print the rows as JSON instead of the table
+  --report FILE          also write an HTML report with charts
+  -h, --help             this text
+`;
+
+interface Plan {
+  settings: FleetSettings;
+  strategies: Strategy[];
+  seeds: number[];
+  json: boolean;
+  report?: string;
+}
+
+function plan(args: string[]): Plan | "help" {
+  const v = parseOptions(args, {
+    devices: { type: "string", default: "200" },
+    seeds: { type: "string", default: "42" },
+    strategies: { type: "string" },
+    policy: { type: "string", multiple: true, default: [] },
+    arrivals: { type: "string", default: "open" },
+    interval: { type: "string", default: "exp:2000" },
+    think: { type: "string", default: "exp:1960" },
+    duration: { type: "string", default: "30000" },
+    "power-cut": { type: "string" },
+    boot: { type: "string", default: "restore,afresh" },
+    clocks: { type: "string", default: "wrap" },
+    ties: { type: "string", default: "fifo" },
+    "recovery-threshold": { type: "string", default: "0.95" },
+    "recovery-latency": { type: "string", default: "200" },
+    json: { type: "boolean", default: false },
+    report: { type: "string" },
+    help: { type: "boolean", short: "h", default: false },
+  });
+  if (v.help) return "help";
+
+  const settings = experimentSettings(integerArg("devices", v.devices, 1, 1_000_000));
+  settings.durationMs = integerArg("duration", v.duration, 1000, 3_600_000);
+  settings.clocks = choiceArg("clocks", v.clocks, ["wrap", "zero", "random"] as const);
+  settings.ties = choiceArg("ties", v.ties, ["fifo", "random"] as const);
+  settings.arrivals = choiceArg("arrivals", v.arrivals, ["open", "closed"] as const);
+  try {
+    settings.interval = parseGap("interval", v.interval);
+    settings.think = parseGap("think", v.think);
+    if (v["power-cut"] !== undefined) settings.powerCut = parsePowerCut(v["power-cut"]);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const threshold = Number(v["recovery-threshold"]);
+  if (!(threshold > 0 && threshold <= 1)) {
+    throw new UsageError(`--recovery-threshold "${v["recovery-threshold"]}": want a number in (0, 1]`);
+  }
+  settings.recovery.threshold = threshold;
+  settings.recovery.maxLatencyMs = integerArg("recovery-latency", v["recovery-latency"], 1);
+
+  const seeds = v.seeds.split(",").map((s) => integerArg("seeds", s.trim(), 0, 2 ** 32 - 1));
+  const names = v.strategies ?? (v.policy.length > 0 ? "" : "A,B,C,D");
+  const strategies = names
+    .split(",")
+    .filter((n) => n !== "")
+    .map((n) => {
+      const s = STRATEGIES[n.trim().toUpperCase()];
+      if (!s)
+        throw new UsageError(`--strategies: unknown strategy "${n}"; known: ${Object.keys(STRATEGIES)}`);
+      return s;
+    });
+  for (const file of v.policy) {
+    try {
+      const strategy = loadStrategy(file);
+      // The module is the judge of a policy: apply it once to a scratch instance.
+      applyStrategy(create(), strategy);
+      strategies.push(strategy);
+    } catch (e) {
+      throw new UsageError(`--policy ${file}: ${(e as Error).message}`);
+    }
+  }
+  if (strategies.length === 0) throw new UsageError("no strategy to run: give --strategies or --policy");
+  const cut = settings.powerCut;
+  if (cut && cut.atMs + cut.outageMs >= settings.durationMs) {
+    throw new UsageError(
+      `--power-cut "${v["power-cut"]}": power must come back before --duration (${settings.durationMs} ms)`,
+    );
+  }
+  const boots = v.boot
+    .split(",")
+    .map((b) => choiceArg("boot", b.trim(), ["restore", "restore-no-clock", "afresh"] as const));
+  const runs = cut ? strategies.flatMap((s) => boots.map((b) => withBoot(s, b))) : strategies;
+  return { settings, strategies: runs, seeds, json: v.json, report: v.report };
+}
+
+function jsonRows(e: ExperimentResult): object[] {
+  return e.results.map(({ summary: { seeds, min, max, ...row } }) =>
+    seeds > 1 ? { ...row, seeds, min, max } : row,
+  );
+}
+
+export async function run(args: string[]): Promise<number> {
+  const planned = planOrExit("fleet", HELP, plan, args);
+  if ("exit" in planned) return planned.exit;
+  const p = planned.plan;
+  const bar = new SingleBar(
+    { stream: process.stderr, format: "fleet [{bar}] {percentage}% | ETA {eta}s", clearOnComplete: true },
+    Presets.shades_classic,
+  );
+  // Permille of the runs, so that one long run moves the bar too. Drawn only on a terminal.
+  bar.start(1000, 0);
+  const runs = p.strategies.length * p.seeds.length;
+  const experiment = runExperiment(p.settings, p.strategies, p.seeds, (done) =>
+    bar.update(Math.floor((1000 * done) / runs)),
+  );
+  bar.stop();
+  console.log(p.json ? JSON.stringify(jsonRows(experiment), null, 2) : formatTable(experiment));
+  if (p.report) {
+    await writeReport(p.report, experiment);
+    if (!p.json) console.log(`report: ${p.report}`);
+  }
+  return 0;
+}

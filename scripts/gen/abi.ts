@@ -1,0 +1,344 @@
+// Generates every view of assembly/constants.json: the AssemblyScript, TypeScript and C
+// constants, the C prototypes and binding X-macro, and the generated sections of
+// docs/ABI.md. `--check` writes nothing and fails when a generated file is stale, so the
+// test run catches a forgotten regeneration. `--constants other.json --c-header out.h` writes
+// only the C view of another constants file (test/boards/c-binding.test.ts compiles the C side
+// against a changed export list that way).
+import { readFileSync, writeFileSync, existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { dirname, join } from "node:path";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
+const option = (name: string) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
+// `--constants file` reads another constants file (the tests feed it broken ones).
+const abi = JSON.parse(readFileSync(option("--constants") ?? join(root, "assembly/constants.json"), "utf8"));
+
+type Group = Record<string, number>;
+const groupNames = Object.keys(abi).filter(
+  (k) => typeof abi[k] === "object" && !Array.isArray(abi[k]) && k !== "meaning",
+);
+const groups: Record<string, Group> = Object.fromEntries(groupNames.map((g) => [g, abi[g]]));
+
+/** Refuses a constants.json whose parts the module relies on no longer line up. */
+function checkConsistency(): void {
+  const { limit, endReason, counter } = groups;
+  if (2 ** limit.SLOT_BITS !== limit.OPERATIONS) {
+    throw new Error(`limit.SLOT_BITS ${limit.SLOT_BITS} does not name OPERATIONS ${limit.OPERATIONS} slots`);
+  }
+  // The module counts an end as ENDED_SUCCEEDED + (reason - SUCCEEDED).
+  const reasons = Object.entries(endReason).filter(([name]) => name !== "NONE");
+  for (const [name, value] of reasons) {
+    const expected = counter.ENDED_SUCCEEDED + value - endReason.SUCCEEDED;
+    if (counter[`ENDED_${name}`] !== expected) {
+      throw new Error(`counter.ENDED_${name} must be ${expected}, beside endReason.${name} = ${value}`);
+    }
+  }
+  const ended = Object.keys(counter).filter((name) => name.startsWith("ENDED_"));
+  const stray = ended.filter((name) => !(name.slice("ENDED_".length) in endReason));
+  if (stray.length > 0) throw new Error(`counters without an end reason: ${stray.join(", ")}`);
+  const ids = Object.entries(counter)
+    .filter(([name]) => name !== "COUNT")
+    .map(([, value]) => value)
+    .sort((a, b) => a - b);
+  if (ids.some((id, i) => id !== i) || counter.COUNT !== ids.length) {
+    throw new Error(`counter ids must be 0 to COUNT - 1 (${counter.COUNT}), each once`);
+  }
+}
+
+/** endReason -> END_REASON */
+const upperSnake = (s: string) => s.replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase();
+/** endReason -> EndReason */
+const pascal = (s: string) => s[0].toUpperCase() + s.slice(1);
+
+// The export list: every parameter named and typed; parameters marked `in` travel in a C
+// struct of that name (setPolicy's fields after the id, setBudget's), so that a field added
+// to constants.json reaches every C caller as a new struct member, zero unless set.
+type WasmType = "i32" | "u32";
+interface Param {
+  name: string;
+  type: WasmType;
+  in?: string;
+  doc?: string;
+}
+interface Export {
+  name: string;
+  params: Param[];
+  result: WasmType;
+  doc: string;
+  /** false: the C API wraps the export (tickretry_image.c) rather than exposing it. */
+  cApi?: boolean;
+}
+
+/** The export list, checked: the old format (bare parameter names) is refused with the fix. */
+function readExports(): Export[] {
+  const types = ["i32", "u32"];
+  return (abi.exports as Export[]).map((e) => {
+    const where = `assembly/constants.json: export ${e.name}`;
+    if (!types.includes(e.result)) throw new Error(`${where}: result must be i32 or u32`);
+    e.params.forEach((p: Param | string, i) => {
+      if (typeof p !== "object" || typeof p.name !== "string" || !types.includes(p.type)) {
+        throw new Error(
+          `${where}: parameter ${i + 1} must be {"name": ..., "type": "i32" | "u32"}, found ${JSON.stringify(p)}`,
+        );
+      }
+    });
+    if (e.cApi !== undefined && e.cApi !== false) throw new Error(`${where}: cApi is false or absent`);
+    const first = e.params.findIndex((p) => p.in !== undefined);
+    if (first >= 0 && e.params.slice(first).some((p) => p.in !== e.params[first].in)) {
+      throw new Error(`${where}: the parameters of struct ${e.params[first].in} must come last, together`);
+    }
+    return e;
+  });
+}
+
+const exports = readExports();
+const cName = (s: string) => upperSnake(s).toLowerCase();
+const cType = (t: WasmType) => (t === "u32" ? "uint32_t" : "int32_t");
+const structOf = (e: Export) => e.params.find((p) => p.in !== undefined)?.in;
+/** The C function's name after tickretry_: module_<export> for an export the C API wraps. */
+const cFunction = (e: Export) => (e.cApi === false ? "module_" : "") + cName(e.name);
+
+const header = (comment: string) =>
+  `${comment} Generated by scripts/gen/abi.ts from assembly/constants.json. Do not edit.\n`;
+
+// The transition table packs into one u64: byte `event` holds the mask of states the
+// event may leave (low nibble) and the state it enters (high nibble).
+function transitionTable(): bigint {
+  let table = 0n;
+  for (const [from, event, to] of abi.transitions as [string, string, string][]) {
+    const shift = BigInt(groups.event[event] * 8);
+    const fromBit = 1n << BigInt(groups.state[from]);
+    const existingTo = (table >> (shift + 4n)) & 0xfn;
+    if (existingTo !== 0n && existingTo !== BigInt(groups.state[to])) {
+      throw new Error(`event ${event} enters two states`);
+    }
+    table |= (fromBit | (BigInt(groups.state[to]) << 4n)) << shift;
+  }
+  return table;
+}
+
+/** One comment line per event, beside the packed table: what it leaves and enters. */
+function transitionComments(): string {
+  const nameOfState = (v: number) => Object.keys(groups.state).find((k) => groups.state[k] === v);
+  let out = "";
+  for (const [event, value] of Object.entries(groups.event)) {
+    const rows = (abi.transitions as [string, string, string][]).filter(([, e]) => e === event);
+    const from = rows.map(([f]) => f).join(", ");
+    const to = rows.length > 0 ? rows[0][2] : nameOfState(0);
+    const packed = (transitionTable() >> BigInt(value * 8)) & 0xffn;
+    out += `// byte ${value} = 0x${packed.toString(16).padStart(2, "0")}: ${event}: ${from || "(no state)"} -> ${to}\n`;
+  }
+  return out;
+}
+
+function assemblyView(): string {
+  let out = header("//");
+  out += `\nexport const ABI_VERSION: i32 = ${abi.abiVersion};\n`;
+  for (const g of groupNames) {
+    out += "\n";
+    for (const [name, value] of Object.entries(groups[g])) {
+      const type = value > 0x7fffffff ? "u32" : "i32";
+      out += `export const ${upperSnake(g)}_${name}: ${type} = ${value};\n`;
+    }
+  }
+  out += `\n/** Byte e: mask of states event e may leave (low nibble), state it enters (high nibble). */\n`;
+  out += transitionComments();
+  out += `export const TRANSITION_TABLE: u64 = 0x${transitionTable().toString(16)};\n`;
+  return out;
+}
+
+function typescriptView(): string {
+  let out = header("//");
+  out += `\nexport const ABI_VERSION = ${abi.abiVersion};\n`;
+  for (const g of groupNames) {
+    const type = pascal(g);
+    out += `\nexport const ${type} = {\n`;
+    for (const [name, value] of Object.entries(groups[g])) out += `  ${name}: ${value},\n`;
+    out += `} as const;\nexport type ${type} = (typeof ${type})[keyof typeof ${type}];\n`;
+  }
+  out += `\nexport const TRANSITIONS = [\n`;
+  for (const t of abi.transitions) out += `  [${t.map((s: string) => JSON.stringify(s)).join(", ")}],\n`;
+  out += `] as const;\n`;
+  out += `\n/** Every export of host/library/build/tickretry.wasm with its parameter names, in order. */\n`;
+  out += `export const EXPORTS = {\n`;
+  for (const e of exports) {
+    out += `  ${e.name}: { params: [${e.params.map((p) => JSON.stringify(p.name)).join(", ")}], result: "${e.result}" },\n`;
+  }
+  out += `} as const;\n`;
+  out += `\ntype Fn = (...args: number[]) => number;\n`;
+  out += `\n/**\n * An instance's exports as one object literal, so that every instance has the same fast\n`;
+  out += ` * shape (an object given its properties one by one goes to dictionary mode, and 10,000\n`;
+  out += ` * of those make every call a hash lookup). \`unsigned\` wraps the exports whose result is u32.\n */\n`;
+  out += `export function bindExports(raw: WebAssembly.Exports, unsigned: (fn: Fn, arity: number) => Fn) {\n  return {\n`;
+  for (const e of exports) {
+    const sig = `(${e.params.map((p) => `${p.name}: number`).join(", ")}) => number`;
+    const fn = e.result === "u32" ? `unsigned(raw.${e.name} as Fn, ${e.params.length})` : `raw.${e.name}`;
+    out += `    ${e.name}: ${fn} as ${sig},\n`;
+  }
+  out += `    memory: raw.memory as WebAssembly.Memory,\n  };\n}\n`;
+  return out;
+}
+
+/** The C view's line width (lines of the X-macro leave room for the continuation). */
+const C_WIDTH = 100;
+
+/** Breaks text at spaces into lines of at most C_WIDTH - 2 characters, keeping its own
+ * leading spaces; later lines start with indent. */
+function wrap(text: string, indent: string): string[] {
+  const lead = /^ */.exec(text)![0];
+  const lines: string[] = [];
+  let line = lead;
+  for (const word of text.trimStart().split(" ")) {
+    if (line.trim() && line.length + 1 + word.length > C_WIDTH - 2) {
+      lines.push(line);
+      line = indent + word;
+    } else {
+      line = line.trim() ? `${line} ${word}` : line + word;
+    }
+  }
+  return [...lines, line];
+}
+
+/** The C API's parameters: plain values, then a pointer to the struct, if any. */
+function cParams(e: Export): string {
+  const plain = e.params.filter((p) => p.in === undefined).map((p) => `${cType(p.type)} ${cName(p.name)}`);
+  const struct = structOf(e);
+  if (struct) plain.push(`const tickretry_${struct} *${struct}`);
+  return plain.length ? plain.join(", ") : "void";
+}
+
+/** The export's arguments in ABI order, each after a comma: `, seed_lo, seed_hi`. */
+function cArgs(e: Export): string {
+  return e.params.map((p) => `, ${p.in ? `${p.in}->` : ""}${cName(p.name)}`).join("");
+}
+
+function cView(): string {
+  let out = header("/*").replace(/\n$/, " */\n");
+  out += `#ifndef TICKRETRY_ABI_H\n#define TICKRETRY_ABI_H\n\n#include <stdint.h>\n`;
+  out += `\n#define TICKRETRY_ABI_VERSION ${abi.abiVersion}\n`;
+  for (const g of groupNames) {
+    out += "\n";
+    for (const [name, value] of Object.entries(groups[g])) {
+      const literal = value > 0x7fffffff ? `${value}u` : value < 0 ? `(${value})` : `${value}`;
+      out += `#define TICKRETRY_${upperSnake(g)}_${name} ${literal}\n`;
+    }
+  }
+  for (const e of exports) {
+    const struct = structOf(e);
+    if (!struct) continue;
+    out += `\n/* ${e.name}'s ${struct} fields, in ticks and milli-tokens; fill it with designated\n`;
+    out += ` * initializers, so that a field added to the ABI starts at 0 where it is not named. */\n`;
+    out += `typedef struct tickretry_${struct} {\n`;
+    for (const p of e.params.filter((q) => q.in === struct)) {
+      out += `  ${cType(p.type)} ${cName(p.name)};${p.doc ? ` /* ${p.doc} */` : ""}\n`;
+    }
+    out += `} tickretry_${struct};\n`;
+  }
+  out += `\n#ifdef __cplusplus\nextern "C" {\n#endif\n`;
+  const prototype = (e: Export) =>
+    wrap(`/* ${e.doc} */`, " * ").join("\n") +
+    "\n" +
+    wrap(`${cType(e.result)} tickretry_${cFunction(e)}(${cParams(e)});`, "    ").join("\n") +
+    "\n";
+  out += `\n/* One function per export, calling it with the same arguments (docs/ABI.md). */\n`;
+  for (const e of exports.filter((x) => x.cApi !== false)) out += prototype(e);
+  const wrapped = exports.filter((e) => e.cApi === false);
+  if (wrapped.length) {
+    out += `\n/* The exports the C API wraps (tickretry.h), for the backends and tickretry_image.c. */\n`;
+    for (const e of wrapped) out += prototype(e);
+  }
+  out += `\n#ifdef __cplusplus\n}\n#endif\n`;
+  const arities = exports.map((e) => e.params.length);
+  out += `\n/* For the backends: X(result type, C name, export name, arity, C parameters, arguments in\n`;
+  out += ` * ABI order each after a comma) for every export. A backend defines X to write its\n`;
+  out += ` * tickretry_<C name>; TICKRETRY_UNWRAP strips the parentheses of a list. */\n`;
+  out += `#define TICKRETRY_EXPORTS(X) \\\n`;
+  out += exports
+    .map((e) => {
+      const line = `  X(${cType(e.result)}, ${cFunction(e)}, ${e.name}, ${e.params.length}, (${cParams(e)}), (${cArgs(e)}))`;
+      if (line.length <= C_WIDTH - 2) return line;
+      const head = `  X(${cType(e.result)}, ${cFunction(e)}, ${e.name}, ${e.params.length},`;
+      return [head, ...wrap(`    (${cParams(e)}),`, "    "), ...wrap(`    (${cArgs(e)}))`, "      ")].join(
+        " \\\n",
+      );
+    })
+    .join(" \\\n");
+  out += `\n\n#define TICKRETRY_UNWRAP(...) __VA_ARGS__\n`;
+  out += `\n/* The first n elements of array a as arguments, each after a comma, for a caller that\n`;
+  out += ` * holds them in an array (TICKRETRY_ARRAY_ARGS_##arity(a)); no export takes more than\n`;
+  out += ` * TICKRETRY_ARITY_MAX. */\n#define TICKRETRY_ARITY_MAX ${Math.max(...arities)}\n`;
+  for (let n = 0; n <= Math.max(...arities); n++) {
+    const args = Array.from({ length: n }, (_, i) => `, (a)[${i}]`).join("");
+    out += `#define TICKRETRY_ARRAY_ARGS_${n}(a)${args && ` ${args}`}\n`;
+  }
+  out += `\n#endif\n`;
+  return out;
+}
+
+function markdownTables(): string {
+  let out = "";
+  for (const g of groupNames) {
+    out += `\n### ${g}\n\n| name | value | meaning |\n|---|---|---|\n`;
+    for (const [name, value] of Object.entries(groups[g])) {
+      const meaning = abi.meaning?.[g]?.[name] ?? "";
+      out += `| ${name} | ${value} | ${meaning} |\n`;
+    }
+  }
+  out += `\n### state diagram (from the transition table)\n\n\`\`\`mermaid\nstateDiagram-v2\n  [*] --> FREE\n`;
+  for (const [from, event, to] of abi.transitions) out += `  ${from} --> ${to}: ${event}\n`;
+  out += "```\n";
+  out += `\n### exports\n\n| export | parameters | result | what it does |\n|---|---|---|---|\n`;
+  for (const e of exports) {
+    out += `| ${e.name} | ${e.params.map((p) => `${p.name}: ${p.type}`).join(", ")} | ${e.result} | ${e.doc} |\n`;
+  }
+  return out;
+}
+
+const START = "<!-- generated from assembly/constants.json: start -->";
+const END = "<!-- generated from assembly/constants.json: end -->";
+
+function docView(current: string): string {
+  const a = current.indexOf(START);
+  const b = current.indexOf(END);
+  if (a < 0 || b < a) throw new Error(`docs/ABI.md lacks the ${START} ... ${END} markers`);
+  return current.slice(0, a + START.length) + "\n" + markdownTables() + "\n" + current.slice(b);
+}
+
+try {
+  checkConsistency();
+} catch (e) {
+  console.error(`assembly/constants.json refused: ${(e as Error).message}`);
+  process.exit(2);
+}
+
+const cHeader = option("--c-header");
+if (cHeader) {
+  writeFileSync(cHeader, cView());
+  process.exit(0);
+}
+
+const docPath = join(root, "docs/ABI.md");
+const outputs: [string, string][] = [
+  [join(root, "assembly/generated/constants.ts"), assemblyView()],
+  [join(root, "host/library/src/generated/abi.ts"), typescriptView()],
+  [join(root, "boards/common/generated/tickretry_abi.h"), cView()],
+  [docPath, docView(readFileSync(docPath, "utf8"))],
+];
+
+const check = process.argv.includes("--check");
+let stale = 0;
+for (const [path, text] of outputs) {
+  const current = existsSync(path) ? readFileSync(path, "utf8") : "";
+  if (current === text) continue;
+  if (check) {
+    console.error(`stale: ${path.slice(root.length + 1)} (run npm run gen)`);
+    stale++;
+  } else {
+    writeFileSync(path, text);
+    console.log(`wrote ${path.slice(root.length + 1)}`);
+  }
+}
+process.exit(stale ? 1 : 0);

@@ -1,0 +1,348 @@
+// fast-check generators of scenarios: structured calls a host would make (with current and
+// stale attempt numbers, every outcome, Retry-After or not), saves and restores (into the
+// running instance or a fresh one, with elapsed time, with attempts lost or not, of stored,
+// damaged or forged images), hostile calls with arbitrary 32-bit arguments, and clock moves
+// that include stalls, wraps, jumps near 2^31 and steps back.
+import fc from "fast-check";
+import { EXPORTS, Limit, PolicyFlag, RestoreFlag, State } from "../../../host/library/src/generated/abi.js";
+import { EXPORT_NAMES, NOW, v, type Arg, type ExportName, type RestoreStep, type Step } from "./calls.js";
+import { damageArb } from "./images.js";
+import { HANDLE_QUERIES } from "./snapshot.js";
+
+const TWO31 = 2 ** 31;
+const TWO32 = 2 ** 32;
+
+/** Any 32-bit value, with the edges over-represented. */
+export const anyU32 = fc.oneof(
+  fc.integer({ min: 0, max: TWO32 - 1 }),
+  fc.integer({ min: -TWO31, max: -1 }),
+  fc.constantFrom(0, 1, 2, 7, 8, 14, 15, 16, 255, 256, 999, 1000, 1001, TWO31 - 1, TWO31, TWO32 - 1),
+);
+
+export interface ScenarioOptions {
+  /** Clock moves may go backwards (racy reads within tolerance, and larger faults). */
+  backwards?: boolean;
+  /** Include calls with arbitrary 32-bit arguments to any export (init among them, rarely). */
+  hostile?: boolean;
+  /** setPolicy and setBudget may come between operations' calls (default true). */
+  reconfigure?: boolean;
+  /** restore steps, of any stored image (default true); saves always. */
+  restores?: boolean;
+  /**
+   * Restores of damaged and forged images too (default true). A forged image restore
+   * accepts may hold a state no run reaches (docs/ABI.md checks fields, not histories),
+   * but one whose own image restore accepts again.
+   */
+  damaged?: boolean;
+  /** At most this many random steps after the setup (default 120). */
+  maxLength?: number;
+}
+
+/** How far the host clock moves between calls. */
+export function tickArb(backwards: boolean): fc.Arbitrary<Step> {
+  const forward: fc.WeightedArbitrary<number>[] = [
+    { arbitrary: fc.integer({ min: 0, max: 500 }), weight: 12 },
+    { arbitrary: fc.integer({ min: 0, max: 5000 }), weight: 4 },
+    { arbitrary: fc.integer({ min: 0, max: 50_000 }), weight: 2 },
+    { arbitrary: fc.integer({ min: 0, max: TWO31 - 1 }), weight: 1 },
+    { arbitrary: fc.integer({ min: TWO31 - 3, max: TWO31 - 1 }), weight: 1 },
+  ];
+  const back: fc.WeightedArbitrary<number>[] = [
+    { arbitrary: fc.integer({ min: TWO32 - 1000, max: TWO32 - 1 }), weight: 2 },
+    { arbitrary: fc.integer({ min: TWO32 - 1003, max: TWO32 - 999 }), weight: 1 },
+    { arbitrary: fc.integer({ min: TWO31, max: TWO31 + 3 }), weight: 1 },
+    { arbitrary: fc.integer({ min: TWO31, max: TWO32 - 1 }), weight: 1 },
+  ];
+  return fc.oneof(...forward, ...(backwards ? back : [])).map((tick) => ({ tick }));
+}
+
+const call = (fn: ExportName, ...args: Arg[]): Step => ({ fn, args });
+
+/**
+ * A handle begin returned, a handle poll returned (the ones a host reports on), a recent
+ * handle in a given state (the ones a host would cancel or release), or any value.
+ */
+const handleArg = fc.oneof(
+  { arbitrary: fc.nat(15).map((h): Arg => ({ h })), weight: 4 },
+  {
+    arbitrary: fc
+      .tuple(fc.constantFrom(State.WAITING, State.IN_FLIGHT, State.DONE), fc.nat(3))
+      .map(([inState, k]): Arg => ({ inState, k })),
+    weight: 6,
+  },
+  { arbitrary: fc.constant<Arg>({ polled: 0 }), weight: 4 },
+  { arbitrary: fc.nat(3).map((polled): Arg => ({ polled })), weight: 2 },
+  { arbitrary: anyU32.map(v), weight: 1 },
+);
+
+const small = (max: number) => fc.integer({ min: 0, max });
+
+/** A span up to MAX_SPAN, often near it, where 32-bit arithmetic overflows. */
+const hugeSpan = fc.oneof(
+  fc.integer({ min: TWO31 - 1001, max: TWO31 - 1 }),
+  fc.integer({ min: 0, max: TWO31 - 1 }),
+);
+
+/** A span comparable to the clock moves, sometimes huge. */
+const spanArb = (max: number) =>
+  fc.oneof({ arbitrary: small(max), weight: 8 }, { arbitrary: hugeSpan, weight: 1 });
+
+/** A valid policy for slot `id`. */
+const validPolicyArb = (id: fc.Arbitrary<number>) =>
+  fc
+    .record({
+      id,
+      maxAttempts: fc.oneof(
+        { arbitrary: fc.integer({ min: 1, max: 6 }), weight: 9 },
+        { arbitrary: fc.integer({ min: 1, max: 255 }), weight: 1 },
+      ),
+      timeout: fc.oneof(spanArb(20_000), fc.integer({ min: 1, max: 100 })).map((t) => Math.max(1, t)),
+      delays: fc.tuple(spanArb(2000), spanArb(10_000)),
+      throttle: fc.oneof(fc.constant(0), spanArb(10_000)),
+      deadline: fc.oneof(fc.constant(0), spanArb(100_000)),
+      jitter: small(3),
+      // Three in four idempotent, so that timeouts and AMBIGUOUS failures mostly retry.
+      idempotent: fc.boolean().chain((b) => (b ? fc.constant(true) : fc.boolean())),
+    })
+    .map((p) => {
+      const [base, maxDelay] = [Math.min(...p.delays), Math.max(...p.delays)];
+      const flags = p.jitter | (p.idempotent ? PolicyFlag.IDEMPOTENT : 0);
+      const fields = [p.id, p.maxAttempts, p.timeout, base, maxDelay, p.throttle, p.deadline, flags];
+      return call("setPolicy", ...fields.map(v));
+    });
+
+/** Mostly valid policies, sometimes any fields. */
+const setPolicyArb = fc.oneof(
+  { weight: 9, arbitrary: validPolicyArb(small(7)) },
+  {
+    weight: 1,
+    arbitrary: fc.array(anyU32, { minLength: 8, maxLength: 8 }).map((a) => call("setPolicy", ...a.map(v))),
+  },
+);
+
+/** A budget with every field up to MAX_SPAN, where sums of two fields overflow 32 bits. */
+const hugeBudgetArb = fc
+  .tuple(hugeSpan, fc.array(hugeSpan, { minLength: 5, maxLength: 5 }), fc.nat(100), fc.nat(100), small(1))
+  .map(([capacity, [retry, timeoutRetry, failure, first, success], initialPct, thresholdPct, flags]) => {
+    const pct = (x: number) => Math.floor((capacity * x) / 100);
+    const fields = [
+      capacity,
+      pct(initialPct),
+      retry,
+      timeoutRetry,
+      pct(thresholdPct),
+      failure,
+      first,
+      success,
+      flags,
+    ];
+    return call("setBudget", ...fields.map(v));
+  });
+
+/** Budgets of the three documented styles' shapes, scaled down so they run dry; sometimes huge or any. */
+const setBudgetArb = fc.oneof(
+  { weight: 2, arbitrary: hugeBudgetArb },
+  {
+    weight: 9,
+    arbitrary: fc
+      .record({
+        capacity: fc.oneof(fc.constant(0), small(20_000)),
+        initial: small(100),
+        retryCost: small(5000),
+        timeoutRetryCost: small(10_000),
+        threshold: small(100),
+        failureCost: small(2000),
+        firstAttemptDeposit: small(500),
+        successDeposit: small(1000),
+        flags: small(1),
+      })
+      .map((b) => {
+        const pct = (x: number) => Math.floor((b.capacity * x) / 100);
+        const fields = [
+          b.capacity,
+          pct(b.initial),
+          b.retryCost,
+          b.timeoutRetryCost,
+          pct(b.threshold),
+          b.failureCost,
+          b.firstAttemptDeposit,
+          b.successDeposit,
+          b.flags,
+        ];
+        return call("setBudget", ...fields.map(v));
+      }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.array(anyU32, { minLength: 9, maxLength: 9 }).map((a) => call("setBudget", ...a.map(v))),
+  },
+);
+
+const outcomeArb = fc.oneof(
+  { arbitrary: fc.integer({ min: 1, max: 5 }), weight: 9 },
+  { arbitrary: anyU32, weight: 1 },
+);
+const retryAfterArb = fc.oneof(
+  { arbitrary: fc.constant(0), weight: 6 },
+  { arbitrary: fc.integer({ min: 1, max: 20_000 }), weight: 3 },
+  { arbitrary: anyU32, weight: 1 },
+);
+const attemptArb = (h: Arg) =>
+  fc.oneof(
+    { arbitrary: fc.constant<Arg>({ attemptOf: h, plus: 0 }), weight: 8 },
+    { arbitrary: fc.integer({ min: -2, max: 1 }).map((plus): Arg => ({ attemptOf: h, plus })), weight: 2 },
+    { arbitrary: anyU32.map(v), weight: 1 },
+  );
+
+/** A Retry-After: none, any, or one that ends just before, at or just after the deadline. */
+const retryAfterFor = (h: Arg) =>
+  fc.oneof(
+    { arbitrary: retryAfterArb.map(v), weight: 9 },
+    {
+      arbitrary: fc.integer({ min: -2, max: 1 }).map((plus): Arg => ({ untilDeadline: h, plus })),
+      weight: 1,
+    },
+  );
+
+const reportArb = fc
+  .tuple(handleArg, outcomeArb)
+  .chain(([h, outcome]) =>
+    fc
+      .tuple(attemptArb(h), retryAfterFor(h))
+      .map(([attempt, ra]) => call("report", h, attempt, v(outcome), ra, NOW)),
+  );
+
+const queryArb = fc.oneof(
+  fc.tuple(fc.constantFrom(...HANDLE_QUERIES), handleArg).map(([q, h]) => call(q, h)),
+  fc.oneof(small(15), anyU32).map((id) => call("counter", v(id))),
+  fc.constant(call("tokens")),
+  fc.constant(call("abiVersion")),
+  fc.constant(call("changes")),
+  fc.constant(call("imageAddress")),
+  fc.oneof(small(8), anyU32).map((id) => call("worstCase", v(id))),
+  fc
+    .tuple(fc.oneof(fc.integer({ min: 90, max: 610 }), anyU32), small(1))
+    .map(([s, ra]) => call("classifyHttp", v(s), v(ra))),
+);
+
+/** Any export with arbitrary 32-bit arguments (now included). */
+const hostileCall = (names: ExportName[]) =>
+  fc
+    .constantFrom(...names)
+    .chain((fn) =>
+      fc
+        .array(anyU32, { minLength: EXPORTS[fn].params.length, maxLength: EXPORTS[fn].params.length })
+        .map((args) => call(fn, ...args.map(v))),
+    );
+export const hostileCallArb = hostileCall(EXPORT_NAMES);
+
+const initArb = fc.tuple(anyU32, anyU32).map(([lo, hi]) => call("init", v(lo), v(hi)));
+
+/** An elapsed time: mostly none or short, sometimes up to MAX_SPAN. */
+export const elapsedArb = fc.oneof(
+  { arbitrary: fc.constant(0), weight: 4 },
+  { arbitrary: fc.integer({ min: 0, max: 50_000 }), weight: 4 },
+  { arbitrary: fc.integer({ min: 0, max: Limit.MAX_SPAN }), weight: 1 },
+  { arbitrary: fc.constant(Limit.MAX_SPAN), weight: 1 },
+);
+const lostArb = fc.constantFrom(0, RestoreFlag.ATTEMPTS_LOST);
+
+/**
+ * Restores: mostly the image saved last, undamaged, into the running instance (a module
+ * swap) or a fresh one (a reboot); sometimes with elapsed or flags out of range, or
+ * (`damaged`) of a damaged or forged image: those into the running instance, which must
+ * refuse them or take them as docs/ABI.md says.
+ */
+export function restoreArb(damaged: boolean): fc.Arbitrary<RestoreStep> {
+  const inPlace = (r: Omit<RestoreStep["restore"], "fresh" | "jump">) => ({
+    restore: { ...r, fresh: false, jump: 0 },
+  });
+  const kinds: fc.WeightedArbitrary<RestoreStep>[] = [
+    {
+      weight: 6,
+      arbitrary: fc
+        .record({
+          image: fc.oneof({ arbitrary: fc.constant(0), weight: 4 }, { arbitrary: fc.nat(5), weight: 1 }),
+          fresh: fc.boolean(),
+          jump: fc.oneof(fc.constant(0), anyU32),
+          elapsed: elapsedArb,
+          flags: lostArb,
+        })
+        .map((restore) => ({ restore })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({ image: fc.nat(5), elapsed: anyU32, flags: anyU32 }).map(inPlace),
+    },
+  ];
+  if (damaged) {
+    const damagedArb = fc.record({
+      image: fc.nat(5),
+      elapsed: elapsedArb,
+      flags: lostArb,
+      damage: damageArb,
+    });
+    kinds.push({ weight: 3, arbitrary: damagedArb.map(inPlace) });
+  }
+  return fc.oneof(...kinds);
+}
+
+/** One step of a scenario. */
+export function stepArb(options: ScenarioOptions = {}): fc.Arbitrary<Step> {
+  const steps: fc.WeightedArbitrary<Step>[] = [
+    { arbitrary: tickArb(options.backwards ?? true), weight: 20 },
+    {
+      arbitrary: fc
+        .oneof({ arbitrary: small(3), weight: 9 }, { arbitrary: anyU32, weight: 1 })
+        .map((p) => call("begin", v(p), NOW)),
+      weight: 6,
+    },
+    { arbitrary: fc.constant(call("poll", NOW)), weight: 12 },
+    { arbitrary: reportArb, weight: 20 },
+    { arbitrary: handleArg.map((h) => call("cancel", h, NOW)), weight: 2 },
+    { arbitrary: handleArg.map((h) => call("release", h)), weight: 4 },
+    { arbitrary: fc.constant(call("nextDue", NOW)), weight: 2 },
+    { arbitrary: fc.constant<Step>({ fn: "nextDue", args: [NOW], sleep: true }), weight: 8 },
+    { arbitrary: queryArb, weight: 3 },
+    { arbitrary: fc.constant(call("ended", NOW)), weight: 6 },
+    { arbitrary: fc.constant(call("save", NOW)), weight: 2 },
+  ];
+  if (options.restores ?? true) steps.push({ arbitrary: restoreArb(options.damaged ?? true), weight: 2 });
+  if (options.reconfigure ?? true) {
+    steps.push({ arbitrary: setPolicyArb, weight: 1 }, { arbitrary: setBudgetArb, weight: 1 });
+  }
+  if (options.hostile) {
+    // init wipes the policies and every handle: rare, or little else would happen.
+    const hostile = fc.oneof(
+      { arbitrary: hostileCall(EXPORT_NAMES.filter((n) => n !== "init")), weight: 24 },
+      { arbitrary: initArb, weight: 1 },
+    );
+    steps.push({ arbitrary: hostile, weight: 5 });
+  }
+  return fc.oneof(...steps);
+}
+
+/** init, policies 0 to 3 and maybe a budget: how a scenario starts. */
+export const setupArb: fc.Arbitrary<Step[]> = fc
+  .tuple(
+    fc.oneof(
+      initArb,
+      fc.tuple(small(1000), fc.constant(0)).map(([lo]) => call("init", v(lo), v(0))),
+    ),
+    fc.tuple(...[0, 1, 2, 3].map((id) => validPolicyArb(fc.constant(id)))),
+    fc.option(setBudgetArb),
+  )
+  .map(([init, policies, budget]) => [init, ...policies, ...(budget ? [budget] : [])]);
+
+/** The setup, then random steps. */
+export function scenarioArb(options: ScenarioOptions = {}): fc.Arbitrary<Step[]> {
+  return fc
+    .tuple(setupArb, fc.array(stepArb(options), { minLength: 10, maxLength: options.maxLength ?? 120 }))
+    .map(([setup, rest]) => [...setup, ...rest]);
+}
+
+/** A first host tick: anywhere, or just before the wrap. */
+export const startArb = fc.oneof(
+  fc.integer({ min: 0, max: TWO32 - 1 }),
+  fc.integer({ min: TWO32 - 60_000, max: TWO32 - 1 }),
+);

@@ -1,0 +1,148 @@
+// The firmware's locks in C, built with gcc against Debian's libsodium-dev and
+// libmbedtls-dev (test/boards/page_check.c): the module signature check refuses an
+// unsigned, a tampered and a foreign-signed module and accepts the build key's; the
+// device password's stored form is the simulator's, byte for byte, both ways; the settings
+// checks find the same field wrong as the simulator's on the same bytes.
+import { execFileSync, spawnSync } from "node:child_process";
+import { generateKeyPairSync, randomBytes, sign } from "node:crypto";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { beforeAll, describe, expect, it } from "vitest";
+import { parseForm } from "../../host/tools/src/device/form-body.js";
+import { checkPassword, hashPassword } from "../../host/tools/src/device/security.js";
+import { checkSettings } from "../../host/tools/src/device/settings.js";
+import { WASM_PATH } from "../../host/library/src/tickretry.js";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const CHECK = `${ROOT}build/native/page_check`;
+const dir = mkdtempSync(join(tmpdir(), "tickretry-sign-"));
+
+function run(...args: string[]): { code: number | null; out: string } {
+  const r = spawnSync(CHECK, args, { encoding: "utf8" });
+  return { code: r.status, out: r.stdout.trim() };
+}
+
+beforeAll(() => {
+  execFileSync("make", ["-s", "-C", "test/boards", "page"], { cwd: ROOT });
+}, 120_000);
+
+describe("the module signature check in C (libsodium)", () => {
+  const { privateKey, publicKey } = generateKeyPairSync("ed25519");
+  const keyHex = (publicKey.export({ type: "spki", format: "der" }) as Buffer).subarray(-32).toString("hex");
+  const module = readFileSync(WASM_PATH);
+  const file = (name: string, bytes: Buffer) => {
+    const path = join(dir, name);
+    writeFileSync(path, bytes);
+    return path;
+  };
+  const signed = Buffer.concat([module, sign(null, module, privateKey)]);
+
+  it("accepts a module signed with the build key by node:crypto", () => {
+    expect(run("verify", file("signed.wasm", signed), keyHex)).toEqual({
+      code: 0,
+      out: `accepted ${module.length}`,
+    });
+  });
+
+  it("refuses an unsigned module", () => {
+    expect(run("verify", file("unsigned.wasm", module), keyHex)).toEqual({
+      code: 1,
+      out: "refused: the signature is not the build key's (unsigned, tampered, or signed by another key)",
+    });
+  });
+
+  it("refuses a tampered module and a tampered signature", () => {
+    for (const at of [10, signed.length - 1]) {
+      const tampered = Buffer.from(signed);
+      tampered[at] ^= 0x40;
+      expect(run("verify", file(`tampered-${at}.wasm`, tampered), keyHex).code).toBe(1);
+    }
+  });
+
+  it("refuses a module signed by another key, and one too short to carry a signature", () => {
+    const other = generateKeyPairSync("ed25519").privateKey;
+    const foreign = Buffer.concat([module, sign(null, module, other)]);
+    expect(run("verify", file("foreign.wasm", foreign), keyHex).code).toBe(1);
+    expect(run("verify", file("short.wasm", randomBytes(64)), keyHex)).toEqual({
+      code: 1,
+      out: "refused: too short to carry a signature",
+    });
+  });
+});
+
+describe("the device password in C (mbedTLS PBKDF2)", () => {
+  it("stores the same form as the simulator for the same salt", async () => {
+    const salt = randomBytes(16);
+    const c = run("hash", "correct horse battery", salt.toString("hex"));
+    expect(c.code).toBe(0);
+    expect(c.out).toBe(await hashPassword("correct horse battery", salt));
+  });
+
+  it("checks a hash the simulator made, and the simulator checks one C made", async () => {
+    const stored = await hashPassword("correct horse battery");
+    expect(run("check", stored, "correct horse battery")).toEqual({ code: 0, out: "match" });
+    expect(run("check", stored, "correct horse batterY")).toEqual({ code: 1, out: "no match" });
+    expect(run("check", "md5$1$00$00", "correct horse battery").code).toBe(1);
+    const fromC = run("hash", "another password", randomBytes(16).toString("hex")).out;
+    expect(await checkPassword(fromC, "another password")).toBe(true);
+  });
+});
+
+describe("the settings checks in C agree with the simulator's", () => {
+  const hex = (b: Buffer | string) => Buffer.from(b).toString("hex");
+  /** The field of the simulator's first problem ("" when none), from the bytes a form would carry. */
+  function simulator(ssid: Buffer, password: Buffer, url: Buffer): string {
+    const body = Buffer.concat([
+      Buffer.from("ssid="),
+      Buffer.from(encodeURIComponentBytes(ssid)),
+      Buffer.from("&password="),
+      Buffer.from(encodeURIComponentBytes(password)),
+      Buffer.from("&upstreamUrl="),
+      Buffer.from(encodeURIComponentBytes(url)),
+    ]);
+    const { form, notUtf8 } = parseForm(body);
+    const checked = checkSettings(
+      form,
+      { ssid: "", password: "", upstreamUrl: "http://127.0.0.1/" },
+      notUtf8,
+    );
+    return checked.ok ? "" : (["ssid", "password", "upstreamUrl"].find((f) => f in checked.errors) ?? "?");
+  }
+  const encodeURIComponentBytes = (b: Buffer) =>
+    [...b].map((x) => `%${x.toString(16).padStart(2, "0")}`).join("");
+
+  const URL_OK = Buffer.from("http://192.168.1.10:8080/upload");
+  const cases: [string, Buffer, Buffer, Buffer][] = [
+    ["good", Buffer.from("home"), Buffer.from(""), URL_OK],
+    ["UTF-8 SSID", Buffer.from("café ☕ 𝄞"), Buffer.from("12345678"), Buffer.from("https://example.com/x")],
+    ["32 bytes", Buffer.from("x".repeat(32)), Buffer.from(""), URL_OK],
+    ["33 bytes", Buffer.from("€".repeat(11)), Buffer.from(""), URL_OK],
+    ["empty SSID", Buffer.from(""), Buffer.from(""), URL_OK],
+    ["NUL", Buffer.from("home\0net"), Buffer.from(""), URL_OK],
+    ["CR LF", Buffer.from("home\r\nnet"), Buffer.from(""), URL_OK],
+    ["ESC", Buffer.from("\x1b[31mhome"), Buffer.from(""), URL_OK],
+    ["DEL", Buffer.from("home\x7f"), Buffer.from(""), URL_OK],
+    ["a lone 0xff", Buffer.from([0x68, 0xff]), Buffer.from(""), URL_OK],
+    ["an overlong slash", Buffer.from([0xc0, 0xaf]), Buffer.from(""), URL_OK],
+    ["a surrogate", Buffer.from([0xed, 0xa0, 0x80]), Buffer.from(""), URL_OK],
+    ["a cut sequence", Buffer.from([0x61, 0xe2, 0x82]), Buffer.from(""), URL_OK],
+    ["past U+10FFFF", Buffer.from([0xf4, 0x90, 0x80, 0x80]), Buffer.from(""), URL_OK],
+    ["7-character password", Buffer.from("home"), Buffer.from("1234567"), URL_OK],
+    ["64-character password", Buffer.from("home"), Buffer.from("p".repeat(64)), URL_OK],
+    ["non-ASCII password", Buffer.from("home"), Buffer.from("pässwörd"), URL_OK],
+    ["ftp URL", Buffer.from("home"), Buffer.from(""), Buffer.from("ftp://example.com/")],
+    ["no host", Buffer.from("home"), Buffer.from(""), Buffer.from("http:///upload")],
+    ["scheme only", Buffer.from("home"), Buffer.from(""), Buffer.from("http://")],
+    ["no slashes", Buffer.from("home"), Buffer.from(""), Buffer.from("http:example.com")],
+    ["a space", Buffer.from("home"), Buffer.from(""), Buffer.from("http://exa mple.com/")],
+    ["javascript:", Buffer.from("home"), Buffer.from(""), Buffer.from("javascript:alert(1)")],
+  ];
+
+  it.each(cases)("%s", (_, ssid, password, url) => {
+    const c = run("settings", hex(ssid), hex(password), hex(url));
+    const cField = c.code === 0 ? "" : c.out.split(":")[0];
+    expect(cField).toBe(simulator(ssid, password, url));
+  });
+});

@@ -1,0 +1,128 @@
+/* The setup page's C parts run on the host, for test/boards/page-native.test.ts:
+ *   page_check verify FILE [PUBLIC_KEY_HEX]  a signed module: "accepted N" (exit 0) or
+ *                                            "refused: why" (exit 1); the key defaults to
+ *                                            the build key compiled into the firmware
+ *   page_check hash PASSWORD SALT_HEX        the stored form of a device password
+ *   page_check check STORED PASSWORD         "match" (exit 0) or "no match" (exit 1)
+ *   page_check status                        a status JSON with one of everything
+ *   page_check settings SSID_HEX PASSWORD_HEX URL_HEX
+ *                                            "ok", or the field of the first problem and
+ *                                            its message (exit 1)
+ */
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device_password.h"
+#include "device_settings.h"
+#include "device_status.h"
+#include "module_signature.h"
+#include "generated/tickretry_build_key.h"
+
+static int verify(const char *path, const char *key_hex) {
+  uint8_t key[32];
+  memcpy(key, tickretry_build_key, sizeof key);
+  size_t key_len = 0;
+  if (key_hex && (sodium_hex2bin(key, sizeof key, key_hex, strlen(key_hex), NULL, &key_len, NULL) != 0 ||
+                  key_len != sizeof key)) {
+    fprintf(stderr, "bad key\n");
+    return 2;
+  }
+  FILE *f = fopen(path, "rb");
+  if (!f) return 2;
+  static uint8_t bytes[1 << 16];
+  size_t n = fread(bytes, 1, sizeof bytes, f);
+  fclose(f);
+  size_t module_length = 0;
+  module_signature_result r = module_signature_check(bytes, n, key, &module_length);
+  if (r != MODULE_SIGNATURE_OK) {
+    printf("refused: %s\n", module_signature_meaning(r));
+    return 1;
+  }
+  printf("accepted %zu\n", module_length);
+  return 0;
+}
+
+static int status(void) {
+  status_operation ops[] = {{1234, 3, 7, "WAITING", 2, 5, {1, 300}, {0, 0}, {1, 9000}, "TRANSIENT", "HTTP 503"}};
+  status_ended recent[] = {{1233, 6, "SUCCEEDED", 1, "SUCCESS", "HTTP 200", 42}};
+  status_event events[] = {{1, 100, "begin", 1234, 0, "NONE", "NONE"},
+                           {2, 100, "start", 1234, 1, "NONE", "NONE"},
+                           {3, 130, "answer", 1234, 1, "TRANSIENT", "NONE"}};
+  device_status s = {0};
+  s.name = "tickretry-a1b2c3";
+  s.backend = "wasm3";
+  s.abi_version = TICKRETRY_ABI_VERSION;
+  s.now = 4294967000u;
+  s.passes = 10;
+  s.last_gap_ms = 1.5;
+  s.budget_on = 1;
+  s.tokens_milli = 10000;
+  s.counters[TICKRETRY_COUNTER_BEGUN] = 2;
+  s.operations = ops;
+  s.operation_count = 1;
+  s.recent = recent;
+  s.recent_count = 1;
+  s.events = events;
+  s.event_count = 3;
+  s.ssid = "caf\xc3\xa9 \"quoted\" \\ tab\t";
+  s.upstream_url = "http://***@192.168.1.10:8080/upload";
+  s.device_password_set = 1;
+  s.store_where = "NVS";
+  s.store_writes = 9;
+  s.store_operations_ended = 3;
+  s.store_writes_per_operation = (status_number){1, 3.0};
+  s.power_kind = "deep sleep";
+  s.power_count = 2;
+  s.module_upload = 1;
+  static char json[8192];
+  if (device_status_json(&s, json, sizeof json) == 0) return 1;
+  char tiny[64];
+  if (device_status_json(&s, tiny, sizeof tiny) != 0) return 1; /* must say it did not fit */
+  puts(json);
+  return 0;
+}
+
+/* A hex argument as bytes (which may hold NUL); its length, or -1. */
+static long from_hex(const char *hex, char *out, size_t size) {
+  size_t n = 0;
+  if (sodium_hex2bin((unsigned char *)out, size, hex, strlen(hex), NULL, &n, NULL) != 0) return -1;
+  return (long)n;
+}
+
+static int settings(const char *ssid_hex, const char *password_hex, const char *url_hex) {
+  static char ssid[256], password[256], url[512];
+  long s = from_hex(ssid_hex, ssid, sizeof ssid), p = from_hex(password_hex, password, sizeof password),
+       u = from_hex(url_hex, url, sizeof url);
+  if (s < 0 || p < 0 || u < 0) return 2;
+  device_settings_problem problem = device_settings_check(ssid, (size_t)s, password, (size_t)p, url, (size_t)u);
+  if (problem == DEVICE_SETTINGS_OK) {
+    puts("ok");
+    return 0;
+  }
+  printf("%s: %s\n", device_settings_field(problem), device_settings_meaning(problem));
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  if (argc == 5 && strcmp(argv[1], "settings") == 0) return settings(argv[2], argv[3], argv[4]);
+  if (argc >= 3 && strcmp(argv[1], "verify") == 0) return verify(argv[2], argc > 3 ? argv[3] : NULL);
+  if (argc == 4 && strcmp(argv[1], "hash") == 0) {
+    uint8_t salt[DEVICE_PASSWORD_SALT_BYTES];
+    size_t n = 0;
+    if (sodium_hex2bin(salt, sizeof salt, argv[3], strlen(argv[3]), NULL, &n, NULL) != 0 || n != sizeof salt) return 2;
+    char stored[DEVICE_PASSWORD_STORED_MAX];
+    if (device_password_hash(argv[2], salt, stored, sizeof stored) != 0) return 2;
+    puts(stored);
+    return 0;
+  }
+  if (argc == 4 && strcmp(argv[1], "check") == 0) {
+    int ok = device_password_check(argv[2], argv[3]);
+    puts(ok ? "match" : "no match");
+    return ok ? 0 : 1;
+  }
+  if (argc == 2 && strcmp(argv[1], "status") == 0) return status();
+  fprintf(stderr, "usage: page_check verify|hash|check|status ...\n");
+  return 2;
+}

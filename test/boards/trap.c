@@ -1,0 +1,46 @@
+/* The wasm2c backend's trap guard, on a module whose `poll` traps
+ * (scripts/gen/trap-module.ts): the trap must come back as TICKRETRY_ENGINE_FAILED with
+ * tickretry_error() naming the API function, and every later call must fail the same way
+ * without entering the module, and the device loop must stop on it rather than take it
+ * for NONE. Prints what it saw; test/boards/native.test.ts checks the text. */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "device_loop.h"
+
+static uint32_t no_ticks(void *ctx) {
+  (void)ctx;
+  return 0;
+}
+
+static void no_start(void *ctx, int32_t handle, int32_t attempt, int32_t operation_id) {
+  (void)ctx, (void)handle, (void)attempt, (void)operation_id;
+}
+
+static int no_answers(void *ctx, uint32_t now, device_result *out) {
+  (void)ctx, (void)now, (void)out;
+  return 0;
+}
+
+int main(void) {
+  int32_t opened = tickretry_open();
+  int32_t init = tickretry_init(1, 0);
+  printf("open %" PRId32 " init %" PRId32 "\n", opened, init);
+  int32_t poll = tickretry_poll(0);
+  const char *error = tickretry_error();
+  printf("poll %" PRId32 " error %s\n", poll, error ? error : "(none)");
+  int32_t state = tickretry_state(16);
+  uint32_t next_due = tickretry_next_due(0);
+  printf("after: state %" PRId32 " nextDue %" PRIu32 "\n", state, next_due);
+  const device_hal hal = {.ticks = no_ticks, .start_attempt = no_start, .collect = no_answers};
+  device_loop loop;
+  device_loop_init(&loop, &hal);
+  uint32_t due = device_loop_pass(&loop);
+  printf("loop: pass %" PRIu32 " fault %" PRId32 "\n", due, device_loop_fault(&loop));
+  tickretry_close();
+  int32_t reopened = tickretry_open();
+  error = tickretry_error();
+  printf("reopened %" PRId32 " error %s\n", reopened, error ? error : "(none)");
+  tickretry_close();
+  return 0;
+}

@@ -1,0 +1,216 @@
+// The setup page in real headless Chromium against a running simulated device whose
+// upstream is down: it reads well at 390x844 and 1280x800 without console errors, the
+// live timeline gains operations, the first setup sets the device password, the forms
+// refuse a bad SSID and store a good one, the playground runs the device's module and
+// shows a refusal, the copy buttons give the texts docs/device.md shows, and the page
+// keeps answering during the outage. Screenshots go to out/.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { BrowserContext, Page } from "playwright-core";
+import { launchChromium } from "../../../../scripts/chromium.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Counter } from "../../../../host/library/src/generated/abi.js";
+import { startSimulation, type Simulation } from "../../../../host/tools/src/device/simulation.js";
+import { NEAR_WRAP, QUICK } from "../../../helpers/device.js";
+
+const ROOT = fileURLToPath(new URL("../../../..", import.meta.url));
+const OUT = `${ROOT}out/page`;
+
+let sim: Simulation;
+let context: BrowserContext;
+let page: Page;
+let profile: string;
+const consoleErrors: string[] = [];
+
+beforeAll(async () => {
+  sim = await startSimulation({
+    port: 0,
+    scenario: "outage",
+    // Many attempts, so operations are still retrying whenever the page looks.
+    policy: { ...QUICK, maxAttempts: 100, maxDelay: 300, deadline: 20_000 },
+    uploadEveryMs: 500,
+    // No budget: it would stop the retries after 100 and this test watches them go on.
+    budget: "off",
+    tickStart: NEAR_WRAP,
+  });
+  mkdirSync(OUT, { recursive: true });
+  profile = mkdtempSync(join(tmpdir(), "tickretry-chromium-"));
+  context = await launchChromium(profile, { width: 1280, height: 800 });
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: new URL(sim.url).origin });
+  page = await context.newPage();
+  page.on("console", (m) => m.type() === "error" && consoleErrors.push(m.text()));
+  page.on("pageerror", (e) => consoleErrors.push(e.message));
+}, 30_000);
+
+afterAll(async () => {
+  await context?.close();
+  await sim?.close();
+  rmSync(profile, { recursive: true, force: true });
+});
+
+const view = (name: string) => page.click(`nav button[data-view=${name}]`);
+/** Distinct operations the live timeline draws. */
+const timelineRows = () =>
+  page.$$eval("#timeline text", (t) => t.filter((x) => /^\d+$/.test(x.textContent ?? "")).length);
+
+describe("the page in Chromium", () => {
+  it("reads well at 390x844 and 1280x800, with no console errors", async () => {
+    for (const [width, height] of [
+      [390, 844],
+      [1280, 800],
+    ]) {
+      await page.setViewportSize({ width, height });
+      await page.goto(sim.url);
+      await page.locator("#cards .card").first().waitFor();
+      await page.locator("#timeline rect.attempt").first().waitFor({ timeout: 15_000 });
+      // Nothing sticks out sideways: wide tables scroll inside their own box.
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect([width, overflow]).toEqual([width, 0]);
+      // Text stays legible: the timeline is drawn at the size it is shown.
+      const fontPx = await page.$eval("#timeline text", (t) => t.getBoundingClientRect().height);
+      expect(fontPx).toBeGreaterThanOrEqual(9);
+      await page.screenshot({ path: `${OUT}/status-${width}.png` });
+    }
+    await view("policy");
+    await page.waitForSelector("body[data-playground=ready]");
+    await page.screenshot({ path: `${OUT}/policy-1280.png`, fullPage: true });
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it("the live timeline gains an operation while the device runs", async () => {
+    await page.goto(sim.url);
+    await page.locator("#timeline rect.attempt").first().waitFor({ timeout: 15_000 });
+    const seen = new Set(await page.$$eval("#timeline text", (t) => t.map((x) => x.textContent)));
+    await page.waitForFunction(
+      (before) =>
+        [...document.querySelectorAll("#timeline text")].some(
+          (t) => /^\d+$/.test(t.textContent ?? "") && !before.includes(t.textContent),
+        ),
+      [...seen],
+      { timeout: 10_000 },
+    );
+    expect(await timelineRows()).toBeGreaterThan(0);
+    // Retries show as several attempt bars in a row, with the waits between them.
+    await page.locator("#timeline line.wait").first().waitFor({ state: "attached", timeout: 10_000 });
+  });
+
+  it("sets the device password on first setup, then refuses a bad SSID and stores a good one", async () => {
+    await page.goto(sim.url);
+    await view("setup");
+    await page.fill("#new-device-password", "correct horse battery");
+    await page.click("#password-setup button[type=submit]");
+    await page.waitForFunction(
+      () => document.getElementById("notice")?.textContent === "Device password set.",
+    );
+    expect(sim.password.isSet).toBe(true);
+    await page.locator("#unlock").waitFor();
+
+    const before = { ...sim.device.settings };
+    await page.fill("#ssid", "a-network-name-that-is-far-too-long");
+    await page.click("#settings button[type=submit]");
+    await page.locator("#ssid-error").waitFor();
+    await page.locator("#notice").waitFor();
+    expect(await page.textContent("#ssid-error")).toContain("SSID must be 1 to 32 bytes");
+    expect(await page.textContent("#notice")).toContain("Nothing was stored");
+    expect(sim.device.settings).toEqual(before);
+
+    await page.fill("#ssid", "<b>café</b>");
+    await page.click("#settings button[type=submit]");
+    await page.waitForFunction(() => document.getElementById("notice")?.textContent === "Settings saved.");
+    expect(sim.device.settings.ssid).toBe("<b>café</b>");
+    await page.waitForFunction(() => document.getElementById("stored-ssid")?.textContent === "<b>café</b>");
+  });
+
+  it("refuses a change with a wrong device password", async () => {
+    await page.goto(sim.url);
+    await view("setup");
+    await page.fill("#device-password", "not the password");
+    await page.click("#upload-now");
+    await page.waitForFunction(() => document.getElementById("notice")?.className === "error");
+    expect(await page.textContent("#notice")).toBe("Wrong or missing device password; nothing was changed.");
+  });
+
+  it("the playground draws the waits of the default policy, computed by the module", async () => {
+    await page.goto(sim.url);
+    await view("policy");
+    await page.waitForSelector("body[data-playground=ready]");
+    expect(await page.textContent("#pg-summary")).toContain("worstCase: 49000 ms");
+    const rows = await page.$$eval("#pg-table tbody tr", (trs) =>
+      trs.map((tr) => [...tr.children].map((td) => Number(td.textContent))),
+    );
+    expect(rows.map((r) => r.slice(0, 2))).toEqual([
+      [1, 1000],
+      [2, 2000],
+      [3, 4000],
+      [4, 8000],
+      [5, 16000],
+    ]);
+    // Full jitter: every draw between 0 and the ceiling, and not all alike.
+    for (const [, ceiling, min, median, max] of rows) {
+      expect(0 <= min && min <= median && median <= max && max <= ceiling).toBe(true);
+      expect(max).toBeGreaterThan(min);
+    }
+    expect(await page.$$eval("#pg-waits line.ceiling", (l) => l.length)).toBe(5);
+    expect(await page.$$eval("#pg-waits rect.spread", (r) => r.length)).toBe(5);
+    // Fails 3 times, then succeeds: four attempt bars, three waits, SUCCEEDED.
+    expect(await page.$$eval("#pg-timeline rect.attempt", (r) => r.length)).toBe(4);
+    expect(await page.textContent("#pg-timeline text.end")).toBe("SUCCEEDED");
+  });
+
+  it("the playground shows the module's refusal of an invalid policy, with its code and meaning", async () => {
+    await page.fill("#policy-form input[name=maxAttempts]", "0");
+    await page.locator("#pg-error").waitFor();
+    expect(await page.textContent("#pg-error")).toBe(
+      "setPolicy refused this: BAD_FIELD (-5): a policy or budget field out of its range, or unknown flag bits",
+    );
+    await page.fill("#policy-form input[name=maxAttempts]", "6");
+    await page.fill("#policy-form input[name=attemptTimeout]", "2147483648");
+    await page.waitForFunction(() =>
+      document.getElementById("pg-error")?.textContent?.includes("SPAN_TOO_LARGE"),
+    );
+    expect(await page.textContent("#pg-error")).toBe(
+      "setPolicy refused this: SPAN_TOO_LARGE (-6): a span of 2^31 ticks or more",
+    );
+    await page.fill("#policy-form input[name=attemptTimeout]", "3000");
+    await page.waitForFunction(() => document.getElementById("pg-error")?.hidden);
+  });
+
+  it("the copy buttons give the texts docs/device.md shows", async () => {
+    const doc = readFileSync(`${ROOT}docs/device.md`, "utf8");
+    const block = (lang: string) => new RegExp("```" + lang + "\\n([^`]*)```").exec(doc)![1];
+    await page.goto(sim.url);
+    await view("policy");
+    await page.waitForSelector("body[data-playground=ready]");
+    for (const [button, lang] of [
+      ["#copy-c", "c"],
+      ["#copy-json", "json"],
+    ]) {
+      await page.click(button);
+      await page.waitForFunction(
+        (text) => document.getElementById("copied")?.textContent === text,
+        block(lang),
+      );
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(block(lang));
+    }
+  });
+
+  it("keeps answering during the outage while the device retries", async () => {
+    await page.goto(sim.url);
+    const retriesBefore = sim.device.api.counter(Counter.RETRIES_SCHEDULED);
+    const answers = await page.evaluate(async () => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 30; i++) {
+        const res = await fetch(i % 2 ? "/status.json" : "/", { cache: "no-store" });
+        await res.text();
+        statuses.push(res.status);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return statuses;
+    });
+    expect(answers).toEqual(Array(30).fill(200));
+    expect(sim.upstream!.scenario()).toBe("outage");
+    expect(sim.device.api.counter(Counter.RETRIES_SCHEDULED)).toBeGreaterThan(retriesBefore);
+  });
+});

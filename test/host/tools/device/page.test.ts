@@ -1,0 +1,158 @@
+// The setup page's posts over real HTTP: form checks, the body limit, the fault and power
+// controls, and what the page serves (its files from boards/page/, gzip when asked, the module).
+import { readFileSync } from "node:fs";
+import { gunzipSync } from "node:zlib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BODY_LIMIT } from "../../../../host/tools/src/device/form-body.js";
+import { pageFiles, ROOT } from "../../../../scripts/embed/page-files.js";
+import { startSimulation, type Simulation } from "../../../../host/tools/src/device/simulation.js";
+import { WASM_PATH } from "../../../../host/library/src/tickretry.js";
+import { QUICK, waitFor } from "../../../helpers/device.js";
+import { post as postTo, setUp } from "../../../helpers/page.js";
+
+let sim: Simulation;
+beforeAll(async () => {
+  sim = await startSimulation({ port: 0, scenario: "healthy", policy: QUICK, uploadEveryMs: 0 });
+  await setUp(sim);
+});
+afterAll(() => sim.close());
+
+const GOOD = { ssid: "home", password: "", upstreamUrl: "http://127.0.0.1:1/upload" };
+const post = (path: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>
+  postTo(sim, path, fields, headers);
+
+async function refused(fields: Record<string, string>, field: string): Promise<string> {
+  const before = { ...sim.device.settings };
+  const res = await post("/settings", { ...GOOD, ...fields });
+  const answer = await res.json();
+  expect(res.status).toBe(400);
+  expect(answer.ok).toBe(false);
+  expect(Object.keys(answer.fields)).toContain(field);
+  expect(sim.device.settings).toEqual(before);
+  return answer.fields[field];
+}
+
+describe("the settings form", () => {
+  it("stores good settings and says so", async () => {
+    const res = await post("/settings", { ...GOOD, password: "12345678" });
+    expect([res.status, await res.json()]).toEqual([200, { ok: true, message: "Settings saved." }]);
+    expect(sim.device.settings).toEqual({ ...GOOD, password: "12345678" });
+  });
+
+  it("refuses an SSID that is empty or over 32 bytes (counted in UTF-8)", async () => {
+    await refused({ ssid: "" }, "ssid");
+    expect(await refused({ ssid: "€".repeat(11) }, "ssid")).toContain("this one is 33 bytes");
+    await refused({ ssid: "x".repeat(33) }, "ssid");
+  });
+
+  it("refuses a password of 1 to 7 or over 63 characters", async () => {
+    await refused({ password: "1234567" }, "password");
+    await refused({ password: "p".repeat(64) }, "password");
+  });
+
+  it("refuses a URL that is not http or https", async () => {
+    await refused({ upstreamUrl: "ftp://example.com/" }, "upstreamUrl");
+    await refused({ upstreamUrl: "javascript:alert(1)" }, "upstreamUrl");
+    await refused({ upstreamUrl: "not a url" }, "upstreamUrl");
+  });
+
+  it("refuses a body over the limit with 413 and stores nothing", async () => {
+    const before = { ...sim.device.settings };
+    const res = await post("/settings", { ...GOOD, ssid: "big", pad: "x".repeat(BODY_LIMIT) });
+    expect(res.status).toBe(413);
+    expect((await res.json()).error).toContain("nothing was stored");
+    expect(sim.device.settings).toEqual(before);
+  });
+
+  it("hands a stored SSID back as data in the status, never as markup", async () => {
+    const evil = `<img src=x onerror=alert(1)>"'&`;
+    expect((await post("/settings", { ...GOOD, ssid: evil.slice(0, 32) })).status).toBe(200);
+    const status = await (await fetch(new URL("/status.json", sim.url))).json();
+    expect(status.settings.ssid).toBe(evil.slice(0, 32));
+    // The page is a fixed file: nothing stored ever reaches its HTML.
+    expect(await (await fetch(sim.url)).text()).toBe(readFileSync(ROOT + "boards/page/index.html", "utf8"));
+  });
+});
+
+describe("the fault controls", () => {
+  it("switch the upstream scenario and refuse an unknown one", async () => {
+    expect((await post("/fault/scenario", { scenario: "outage" })).status).toBe(200);
+    expect(sim.upstream!.scenario()).toBe("outage");
+    expect((await post("/fault/scenario", { scenario: "<b>nope</b>" })).status).toBe(400);
+    expect(sim.upstream!.scenario()).toBe("outage");
+    sim.upstream!.setScenario("healthy");
+  });
+
+  it("block the main loop for the time asked, and refuse a stall out of range", async () => {
+    expect((await post("/fault/stall", { ms: "0" })).status).toBe(400);
+    expect((await post("/fault/stall", { ms: "250" })).status).toBe(200);
+    // The stall runs in the loop's next pass, which may come after this status answer.
+    const loop = await waitFor("the stall", async () => {
+      const status = await (await fetch(new URL("/status.json", sim.url))).json();
+      return status.loop.maxStalledGapMs > 0 && status.loop;
+    });
+    expect(loop.stalls).toBe(1);
+    expect(loop.maxStalledGapMs).toBeGreaterThanOrEqual(250);
+  });
+});
+
+describe("the power controls", () => {
+  it("Reboot brings the module back from the stored image at the next pass", async () => {
+    const count = sim.device.boot.count;
+    expect((await post("/power/reboot", {})).status).toBe(200);
+    await waitFor("the reboot", () => sim.device.boot.count === count + 1);
+    expect(sim.device.boot.kind).toBe("reboot");
+  });
+
+  it("Deep sleep refuses a time out of range or not in plain digits, and sleeps for one in range", async () => {
+    const count = sim.device.boot.count;
+    for (const s of ["0", "3601", "0x10", "1e1", " 5"]) {
+      expect([s, (await post("/power/sleep", { s })).status]).toEqual([s, 400]);
+    }
+    expect(sim.device.boot.count).toBe(count);
+    expect((await post("/power/sleep", { s: "1" })).status).toBe(200);
+    await waitFor("the sleep", async () => {
+      const status = await (await fetch(new URL("/status.json", sim.url))).json();
+      return status.power.asleepForMs > 0;
+    });
+    await waitFor("the wake", () => sim.device.boot.kind === "deep sleep");
+  });
+});
+
+describe("the page server", () => {
+  it("serves every page file from its one source, gzip when asked, with a content security policy", async () => {
+    for (const asset of pageFiles().values()) {
+      const source = asset.raw;
+      const plain = await fetch(new URL(asset.path, sim.url), { headers: { "accept-encoding": "identity" } });
+      expect(Buffer.from(await plain.arrayBuffer()).equals(source)).toBe(true);
+      expect(plain.headers.get("content-type")).toBe(asset.type);
+      expect(plain.headers.get("content-security-policy")).toContain("script-src 'self' 'wasm-unsafe-eval'");
+      const gz = await new Promise<Buffer>((resolve, reject) => {
+        import("node:http").then(({ get }) =>
+          get(new URL(asset.path, sim.url), { headers: { "accept-encoding": "gzip" } }, (res) => {
+            const chunks: Buffer[] = [];
+            res.on("data", (c: Buffer) => chunks.push(c));
+            res.on("end", () =>
+              res.headers["content-encoding"] === "gzip"
+                ? resolve(Buffer.concat(chunks))
+                : reject(new Error("not gzip")),
+            );
+          }).on("error", reject),
+        );
+      });
+      expect(gunzipSync(gz).equals(source)).toBe(true);
+    }
+  });
+
+  it("serves the module it runs for the playground", async () => {
+    const res = await fetch(new URL("/tickretry.wasm", sim.url));
+    expect(res.headers.get("content-type")).toBe("application/wasm");
+    expect(Buffer.from(await res.arrayBuffer()).equals(readFileSync(WASM_PATH))).toBe(true);
+  });
+
+  it("serves the status as JSON without the Wi-Fi password", async () => {
+    const status = await (await fetch(new URL("/status.json", sim.url))).json();
+    expect(status.settings).not.toHaveProperty("password");
+    expect(JSON.stringify(status)).not.toContain("12345678");
+  });
+});

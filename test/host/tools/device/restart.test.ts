@@ -1,0 +1,201 @@
+// The device's state across restarts, reboots and deep sleeps, against the real upstream:
+// what one upload costs in state-file writes, a new process going on with the operations
+// and readings the last one left, Reboot and Deep sleep restoring the stored image, the
+// queue of readings that found every slot taken, and a state file that is refused.
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterEach, describe, expect, it } from "vitest";
+import { EndReason } from "../../../../host/library/src/generated/abi.js";
+import { Device, type DeviceOptions, type EndedOperation } from "../../../../host/tools/src/device/loop.js";
+import type { LogEvent, ReadingsLog } from "../../../../host/tools/src/device/readings-log.js";
+import {
+  fileStore,
+  memoryStore,
+  StateFileError,
+  type StateStore,
+} from "../../../../host/tools/src/device/state-file.js";
+import { deviceStatus } from "../../../../host/tools/src/device/status.js";
+import type { PolicyFields } from "../../../../host/library/src/policy.js";
+import type { ScenarioName, Timing } from "../../../../host/tools/src/upstream/scenarios.js";
+import { startUpstream, type Upstream } from "../../../../host/tools/src/upstream/server.js";
+import { NEAR_WRAP, QUICK, waitFor } from "../../../helpers/device.js";
+
+const dir = mkdtempSync(join(tmpdir(), "tickretry-restart-"));
+let upstream: Upstream;
+let devices: Device[] = [];
+let ended: EndedOperation[];
+let log: LogEvent[];
+
+/** Collects the log's lines in memory (the file form is the chaos run's). */
+const memoryLog: ReadingsLog = { append: (events) => void log.push(...events) };
+
+async function startUpstreamWith(scenario: ScenarioName, timing: Partial<Timing> = {}): Promise<void> {
+  upstream = await startUpstream({ scenario, timing: { latencyMs: 2, ...timing } });
+  ended = [];
+  log = [];
+}
+
+function boot(store: StateStore, policy: PolicyFields = QUICK, options: Partial<DeviceOptions> = {}): Device {
+  const device = new Device({
+    upstreamUrl: upstream.url,
+    seed: 5n,
+    tickStart: NEAR_WRAP,
+    policy,
+    uploadEveryMs: 0,
+    store,
+    log: memoryLog,
+    onEnd: (e) => ended.push(e),
+    ...options,
+  });
+  devices.push(device);
+  device.start();
+  return device;
+}
+
+afterEach(async () => {
+  for (const d of devices) d.stop();
+  devices = [];
+  await upstream.close();
+});
+
+/** The readings stored by the upstream, by the key they were stored under. */
+const storedReadings = () =>
+  upstream.stored().map((s) => [s.key, (JSON.parse(s.body) as { reading: number }).reading]);
+
+describe("state-file writes", () => {
+  it("cost two per upload that succeeds at once: the begin with its first attempt, and the end", async () => {
+    await startUpstreamWith("healthy");
+    const device = boot(memoryStore());
+    for (let i = 1; i <= 3; i++) {
+      device.requestUpload();
+      await waitFor("the upload to end", () => ended.length === i);
+    }
+    expect(ended.map((e) => e.endReason)).toEqual(Array(3).fill(EndReason.SUCCEEDED));
+    expect(device.figures).toMatchObject({ writes: 6, operationsEnded: 3 });
+    expect(deviceStatus(device).store.writesPerOperation).toBe(2);
+    // No change, no write: an idle device writes nothing however long it runs.
+    await sleep(100);
+    expect(device.figures.writes).toBe(6);
+  });
+});
+
+describe("a restarted process", () => {
+  it("goes on with the operations and readings the last one left, under the same operation ids", async () => {
+    await startUpstreamWith("outage");
+    const path = join(dir, "restart.json");
+    const long = { ...QUICK, maxAttempts: 50, deadline: 30_000 };
+    const first = boot(fileStore(path), long, { queueLimit: 4 });
+    for (let i = 0; i < 3; i++) first.requestUpload();
+    const live = await waitFor("three retrying uploads", () => {
+      const ops = deviceStatus(first).operations;
+      return ops.length === 3 && ops.every((o) => o.attempt >= 2) && ops;
+    });
+    first.stop(); // as a kill does: no goodbye write
+    upstream.setScenario("healthy");
+
+    const second = boot(fileStore(path), QUICK);
+    expect(second.boot).toMatchObject({ kind: "restart", restoredOperations: 3 });
+    expect(second.policy).toEqual(long); // the stored scheduler's policy, not the one asked for
+    await waitFor("the three uploads to end", () => ended.length === 3);
+    expect(new Set(ended.map((e) => e.operationId))).toEqual(new Set(live.map((o) => o.operationId)));
+    expect(ended.every((e) => e.endReason === EndReason.SUCCEEDED)).toBe(true);
+    expect(storedReadings().sort()).toEqual(live.map((o) => [String(o.operationId), o.reading]).sort());
+    // Each reading's begin and end were logged once each (a line may repeat after a kill, not here).
+    expect(log.filter((e) => e.event === "began")).toHaveLength(3);
+    expect(log.filter((e) => e.event === "ended")).toHaveLength(3);
+  });
+
+  it("refuses a state file it cannot read, says which and why, and leaves it alone", async () => {
+    await startUpstreamWith("healthy");
+    const path = join(dir, "broken.json");
+    writeFileSync(path, '{"format":1,"savedAtMs":"yesterday"}');
+    expect(() => boot(fileStore(path))).toThrow(StateFileError);
+    expect(() => boot(fileStore(path))).toThrow(`state file ${path}: field savedAtMs is not a time`);
+    expect(readFileSync(path, "utf8")).toBe('{"format":1,"savedAtMs":"yesterday"}');
+  });
+
+  it("refuses an image the module refuses, naming the module's error", async () => {
+    await startUpstreamWith("healthy");
+    const store = memoryStore();
+    const device = boot(store);
+    device.requestUpload();
+    await waitFor("the upload to end", () => ended.length === 1);
+    device.stop();
+    const state = store.load()!;
+    state.image[state.image.length - 1] ^= 1;
+    store.save(state);
+    expect(() => boot(store)).toThrow("the module refused its image (IMAGE_CRC)");
+  });
+});
+
+describe("Reboot and Deep sleep", () => {
+  it("Reboot: a fresh instance from the stored image; the attempt in flight is retried under the same id", async () => {
+    await startUpstreamWith("hang", { hangMs: 60_000 });
+    const device = boot(memoryStore(), { ...QUICK, attemptTimeout: 5000 });
+    device.requestUpload();
+    await waitFor("the first attempt to hang", () => upstream.stats().holding === 1);
+    const [op] = deviceStatus(device).operations;
+    upstream.setScenario("healthy");
+    const before = device.api;
+    device.requestReboot();
+    const end = await waitFor("the upload to end", () => ended[0]);
+    expect(device.api).not.toBe(before);
+    expect(device.boot).toMatchObject({ kind: "reboot", count: 2, restoredOperations: 1 });
+    expect(end).toMatchObject({ operationId: op.operationId, endReason: EndReason.SUCCEEDED, attempts: 2 });
+    expect(upstream.log().map((s) => [s.key, s.attempt])).toEqual([
+      [String(op.operationId), "1"],
+      [String(op.operationId), "2"],
+    ]);
+  });
+
+  it("Deep sleep: nothing runs for the time asked, then the image comes back with that time passed", async () => {
+    await startUpstreamWith("outage");
+    const device = boot(memoryStore(), { ...QUICK, maxAttempts: 50, maxDelay: 100, deadline: 30_000 });
+    device.requestUpload();
+    await waitFor("a retry", () => deviceStatus(device).operations[0]?.attempt >= 2);
+    device.requestDeepSleep(1000);
+    await waitFor("sleep", () => device.asleepForMs() !== undefined);
+    const requests = upstream.stats().requests;
+    await sleep(500);
+    expect(upstream.stats().requests).toBe(requests);
+    expect(deviceStatus(device).power.asleepForMs).toBeGreaterThan(0);
+    await waitFor("the wake", () => device.boot.kind === "deep sleep");
+    expect(device.boot.elapsedMs).toBeGreaterThanOrEqual(1000);
+    expect(device.boot.restoredOperations).toBe(1);
+    upstream.setScenario("healthy");
+    expect((await waitFor("the upload to end", () => ended[0])).endReason).toBe(EndReason.SUCCEEDED);
+  });
+
+  it("an operation whose deadline passes during a deep sleep ends DEADLINE at the wake", async () => {
+    await startUpstreamWith("outage");
+    const device = boot(memoryStore(), { ...QUICK, maxAttempts: 50, deadline: 800 });
+    device.requestUpload();
+    await waitFor("the first attempt", () => upstream.stats().requests >= 1);
+    device.requestDeepSleep(1200);
+    const end = await waitFor("the upload to end", () => ended[0]);
+    expect(end.endReason).toBe(EndReason.DEADLINE);
+    expect(device.boot).toMatchObject({ kind: "deep sleep", restoredOperations: 1 });
+  });
+});
+
+describe("the queue of readings", () => {
+  it("holds readings that find every slot taken, begins them as slots free, and drops the oldest when full", async () => {
+    await startUpstreamWith("hang", { hangMs: 60_000 });
+    const device = boot(memoryStore(), { ...QUICK, attemptTimeout: 1500, maxAttempts: 1 }, { queueLimit: 4 });
+    for (let i = 0; i < 22; i++) device.requestUpload();
+    await waitFor("sixteen operations", () => device.ops.size === 16);
+    expect(deviceStatus(device).readings).toEqual({ queued: 4, queueLimit: 4, dropped: 2 });
+    expect(log.filter((e) => e.event === "dropped").map((e) => e.reading)).toEqual([16, 17]);
+    await waitFor("every reading to end", () => ended.length === 20, 15_000);
+    expect(ended.map((e) => e.reading).sort((a, b) => a - b)).toEqual([
+      ...Array.from({ length: 16 }, (_, i) => i),
+      18,
+      19,
+      20,
+      21,
+    ]);
+    expect(deviceStatus(device).readings.queued).toBe(0);
+  });
+});

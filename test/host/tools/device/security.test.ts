@@ -1,0 +1,224 @@
+// The device's locks in the simulator, as the firmware has them: a device password set on
+// first setup and needed for every change, stored only hashed; posts from other sites
+// refused; an uploaded module accepted only with the build key's Ed25519 signature.
+import { generateKeyPairSync, sign, type KeyObject } from "node:crypto";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { checkPassword } from "../../../../host/tools/src/device/security.js";
+import { startSimulation, type Simulation } from "../../../../host/tools/src/device/simulation.js";
+import { fileStore } from "../../../../host/tools/src/device/state-file.js";
+import { WASM_PATH } from "../../../../host/library/src/tickretry.js";
+import { QUICK, waitFor } from "../../../helpers/device.js";
+import { DEVICE_PASSWORD, post, setUp } from "../../../helpers/page.js";
+
+let sim: Simulation;
+let buildKey: { privateKey: KeyObject; publicKey: KeyObject };
+const GOOD = { ssid: "home", password: "", upstreamUrl: "http://127.0.0.1:1/upload" };
+
+async function boot(uploadEveryMs = 0): Promise<Simulation> {
+  buildKey = generateKeyPairSync("ed25519");
+  sim = await startSimulation({
+    port: 0,
+    scenario: "healthy",
+    policy: QUICK,
+    uploadEveryMs,
+    buildKey: buildKey.publicKey,
+  });
+  return sim;
+}
+afterEach(() => sim?.close());
+
+const signed = (module: Buffer, key = buildKey.privateKey) =>
+  Buffer.concat([module, sign(null, module, key)]);
+const answer = async (res: Response) => [res.status, (await res.json()).error ?? "ok"];
+
+describe("the device password", () => {
+  it("must be set first; until then every change is refused", async () => {
+    await boot();
+    const before = { ...sim.device.settings };
+    expect(await answer(await post(sim, "/settings", GOOD))).toEqual([
+      403,
+      "Set a device password first; nothing was changed.",
+    ]);
+    expect(sim.device.settings).toEqual(before);
+    expect((await post(sim, "/password", { password: "short" })).status).toBe(400);
+    expect(sim.password.isSet).toBe(false);
+    await setUp(sim);
+    expect((await post(sim, "/settings", GOOD)).status).toBe(200);
+  });
+
+  it("is stored as a salted PBKDF2 hash, never as itself", async () => {
+    await boot();
+    await setUp(sim);
+    const stored = sim.password.hash!;
+    expect(stored).toMatch(/^pbkdf2-sha256\$10000\$[0-9a-f]{32}\$[0-9a-f]{64}$/);
+    expect(stored).not.toContain(DEVICE_PASSWORD);
+    expect(await checkPassword(stored, DEVICE_PASSWORD)).toBe(true);
+    expect(await checkPassword(stored, "wrong horse battery")).toBe(false);
+  });
+
+  it("is needed for every change: a wrong or missing one changes nothing", async () => {
+    await boot();
+    await setUp(sim);
+    const before = { ...sim.device.settings };
+    const paths: [string, Record<string, string>][] = [
+      ["/settings", GOOD],
+      ["/fault/scenario", { scenario: "outage" }],
+      ["/fault/stall", { ms: "100" }],
+      ["/upload", {}],
+      ["/loop/reset", {}],
+      ["/password", { password: "a new password" }],
+    ];
+    for (const [path, form] of paths) {
+      for (const headers of [{ "x-device-password": "wrong horse battery" }, { "x-device-password": "" }]) {
+        expect([path, ...(await answer(await post(sim, path, form, headers)))]).toEqual([
+          path,
+          401,
+          "Wrong or missing device password; nothing was changed.",
+        ]);
+      }
+    }
+    expect(sim.device.settings).toEqual(before);
+    expect(sim.upstream!.scenario()).toBe("healthy");
+    expect(await sim.password.check(DEVICE_PASSWORD)).toBe(true);
+    expect(sim.device.loopStats.snapshot().stalls).toBe(0);
+  });
+
+  it("changes only with the current one, and the old one stops working", async () => {
+    await boot();
+    await setUp(sim);
+    expect(await answer(await post(sim, "/password", { password: "a new password" }))).toEqual([200, "ok"]);
+    const old = await post(sim, "/upload", {});
+    expect(old.status).toBe(401);
+    expect((await post(sim, "/upload", {}, { "x-device-password": "a new password" })).status).toBe(200);
+  });
+
+  it("is kept across a restart, beside the state file (NVS on a board), and a bad stored hash is refused", async () => {
+    const state = join(mkdtempSync(join(tmpdir(), "tickretry-password-")), "state.json");
+    const start = () =>
+      startSimulation({ port: 0, scenario: "healthy", policy: QUICK, store: fileStore(state) });
+    sim = await start();
+    await setUp(sim);
+    await sim.close();
+    sim = await start();
+    expect(sim.password.isSet).toBe(true);
+    expect((await post(sim, "/password", { password: "short" })).status).toBe(400);
+    expect((await post(sim, "/upload", {}, { "x-device-password": "wrong horse battery" })).status).toBe(401);
+    expect((await post(sim, "/upload", {})).status).toBe(200);
+    await sim.close();
+    writeFileSync(`${state}.password`, "correct horse battery\n");
+    await expect(start()).rejects.toThrow(/password file .*not a stored password hash/);
+  });
+
+  it("is shown as set in the status, never its hash", async () => {
+    await boot();
+    await setUp(sim);
+    const text = await (await fetch(new URL("/status.json", sim.url))).text();
+    expect(JSON.parse(text).security.devicePasswordSet).toBe(true);
+    expect(text).not.toContain(sim.password.hash!.split("$")[3]);
+  });
+});
+
+describe("cross-site posts", () => {
+  it("are refused by Origin, Referer or Sec-Fetch-Site, even with the password", async () => {
+    await boot();
+    await setUp(sim);
+    const before = { ...sim.device.settings };
+    const own = new URL(sim.url).origin;
+    const cases: Record<string, string>[] = [
+      { origin: "http://evil.example" },
+      { origin: "null" },
+      { origin: `${own}.evil.example` },
+      { origin: "", referer: "http://evil.example/page" },
+      { origin: own, "sec-fetch-site": "cross-site" },
+      { origin: own, "sec-fetch-site": "same-site" },
+    ];
+    for (const headers of cases) {
+      const res = await post(sim, "/settings", { ...GOOD, ssid: "csrf" }, headers);
+      expect([JSON.stringify(headers), res.status]).toEqual([JSON.stringify(headers), 403]);
+    }
+    expect(sim.device.settings).toEqual(before);
+    const fromPage = await post(
+      sim,
+      "/settings",
+      { ...GOOD, ssid: "mine" },
+      { origin: "", referer: `${own}/` },
+    );
+    expect(fromPage.status).toBe(200);
+    expect(sim.device.settings.ssid).toBe("mine");
+  });
+});
+
+describe("module upload", () => {
+  const module = readFileSync(WASM_PATH);
+
+  it("refuses an unsigned, a tampered and a foreign-signed module, and keeps running its own", async () => {
+    await boot();
+    await setUp(sim);
+    const api = sim.device.api;
+    const tampered = signed(module);
+    tampered[100] ^= 1;
+    const foreign = signed(module, generateKeyPairSync("ed25519").privateKey);
+    for (const body of [module, tampered, foreign, Buffer.from("short")]) {
+      const [status, error] = await answer(await post(sim, "/module", body));
+      expect(status).toBe(422);
+      expect(error).toMatch(/^Module refused: /);
+    }
+    expect(sim.device.api).toBe(api);
+  });
+
+  it("refuses a signed upload that is no module of this ABI", async () => {
+    await boot();
+    await setUp(sim);
+    const [status, error] = await answer(
+      await post(sim, "/module", signed(Buffer.from("not a wasm module"))),
+    );
+    expect(status).toBe(422);
+    expect(error).toMatch(/^Module refused: /);
+  });
+
+  it("accepts the build key's signature, runs the module and serves it", async () => {
+    await boot();
+    await setUp(sim);
+    const before = sim.device.api;
+    expect(await answer(await post(sim, "/module", signed(module)))).toEqual([200, "ok"]);
+    expect(sim.device.api).not.toBe(before);
+    sim.device.requestUpload();
+    await waitFor("an upload through the new instance", () => sim.upstream!.stats().stored >= 1);
+    const served = Buffer.from(await (await fetch(new URL("/tickretry.wasm", sim.url))).arrayBuffer());
+    expect(served.equals(module)).toBe(true);
+  });
+
+  it("carries the running operations across the swap, as the firmware does", async () => {
+    await boot();
+    await setUp(sim);
+    sim.upstream!.setScenario("outage");
+    sim.device.requestUpload();
+    const [op] = await waitFor("a retrying upload", () => {
+      const ops = [...sim.device.ops.values()];
+      return ops.length === 1 && sim.device.api.attempt(ops[0].handle) >= 2 && ops;
+    });
+    expect(await answer(await post(sim, "/module", signed(module)))).toEqual([200, "ok"]);
+    expect(sim.device.api.operationId(op.handle)).toBe(op.operationId);
+    sim.upstream!.setScenario("healthy");
+    await waitFor("the upload to succeed on the new instance", () => sim.upstream!.stats().stored >= 1);
+  });
+
+  it("refuses every module when the device has no build key", async () => {
+    sim = await startSimulation({
+      port: 0,
+      scenario: "healthy",
+      policy: QUICK,
+      uploadEveryMs: 0,
+      buildKey: null,
+    });
+    await setUp(sim);
+    const [status, error] = await answer(await post(sim, "/module", module));
+    expect([status, error]).toEqual([
+      422,
+      "Module refused: this device has no build key; it accepts no module.",
+    ]);
+  });
+});

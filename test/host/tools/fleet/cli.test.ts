@@ -1,0 +1,173 @@
+// `tickretry fleet` end to end: the JSON rows it promises, policy files, the report, and
+// exit code 2 with a clear message for bad arguments.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { run } from "../../../../host/tools/src/fleet/cli.js";
+
+const dir = mkdtempSync(join(tmpdir(), "fleet-cli-"));
+
+function fleet(...args: string[]) {
+  const r = spawnSync(process.execPath, ["host/tools/bin/tickretry.js", "fleet", ...args], {
+    encoding: "utf8",
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** The command in this process (spawning one per case would cost a second each). */
+async function fleetHere(...args: string[]) {
+  const out = vi.spyOn(console, "log").mockImplementation(() => {});
+  const err = vi.spyOn(console, "error").mockImplementation(() => {});
+  const code = await run(args);
+  const text = (spy: typeof out) => spy.mock.calls.map((c) => c.join(" ")).join("\n");
+  const result = { code, stdout: text(out), stderr: text(err) };
+  vi.restoreAllMocks();
+  return result;
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+function file(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+describe("tickretry fleet", () => {
+  it("prints one JSON row per strategy with the promised numeric keys", () => {
+    const r = fleet("--devices", "40", "--seeds", "42", "--strategies", "A,B,C,D", "--json");
+    expect(r.code).toBe(0);
+    const rows = JSON.parse(r.stdout) as Record<string, unknown>[];
+    expect(rows.map((row) => row.strategy)).toEqual(["A", "B", "C", "D"]);
+    for (const row of rows) {
+      expect(row.arrivals).toBe("open");
+      for (const key of [
+        "successRate",
+        "totalRequests",
+        "retriesSent",
+        "retriesDenied",
+        "peak1s",
+        "peak100ms",
+        "tableFull",
+      ]) {
+        expect(typeof row[key]).toBe("number");
+      }
+      for (const key of ["p95Ms", "p99Ms", "recoveryMs"]) expect(typeof row[key]).toBe("number");
+      expect(row.successRate).toBeGreaterThanOrEqual(0);
+      expect(row.successRate).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it("runs a policy file, writes the report with both charts, gives min and max over seeds", () => {
+    // The same policy as C, from a file: its figures must be C's.
+    const policy = file("c-again.json", JSON.stringify({ policy: { jitter: "FULL" } }));
+    const report = join(dir, "fleet.html");
+    const r = fleet(
+      "--devices",
+      "40",
+      "--seeds",
+      "1,2",
+      "--strategies",
+      "C",
+      "--policy",
+      policy,
+      "--json",
+      "--report",
+      report,
+    );
+    expect(r.code).toBe(0);
+    const [c, again] = JSON.parse(r.stdout);
+    expect(again.strategy).toBe("c-again");
+    expect({ ...again, strategy: "C" }).toEqual(c);
+    expect(c.seeds).toBe(2);
+    expect(c.min.peak100ms).toBeLessThanOrEqual(c.peak100ms);
+    expect(c.max.peak100ms).toBeGreaterThanOrEqual(c.peak100ms);
+    const html = readFileSync(report, "utf8");
+    expect(html.match(/<svg/g)).toHaveLength(2);
+    // The model that ran, in the report's text and in both charts' subtitles.
+    expect(html.match(/open arrivals \(upload timer/g)!.length).toBeGreaterThanOrEqual(4);
+    expect(html).not.toMatch(/<script/);
+  });
+
+  it("runs the closed loop on request, and says so in every row and the table", async () => {
+    const json = await fleetHere("--devices", "20", "--strategies", "C", "--arrivals", "closed", "--json");
+    expect(JSON.parse(json.stdout)[0].arrivals).toBe("closed");
+    const table = await fleetHere("--devices", "20", "--strategies", "C", "--arrivals", "closed");
+    expect(table.stdout).toMatch(/closed loop \(one operation at a time/);
+  });
+
+  it("runs a power cut once per boot mode, with its figures and its chart in the report", async () => {
+    const report = join(dir, "power-cut.html");
+    const args = ["--devices", "40", "--strategies", "C", "--power-cut", "9000:3000", "--json"];
+    const r = await fleetHere(...args, "--report", report);
+    expect(r.code).toBe(0);
+    const rows = JSON.parse(r.stdout) as Record<string, number | string>[];
+    expect(rows.map((row) => row.strategy)).toEqual(["C/restore", "C/afresh"]);
+    for (const row of rows) {
+      for (const key of ["peak100msAfterBoot", "pendingAtCut", "pendingSuccessRate"]) {
+        expect(typeof row[key]).toBe("number");
+      }
+    }
+    expect(readFileSync(report, "utf8").match(/<svg/g)).toHaveLength(3);
+    const all = await fleetHere(...args, "--boot", "restore-no-clock,afresh,restore");
+    expect(JSON.parse(all.stdout).map((row: { strategy: string }) => row.strategy)).toEqual([
+      "C/restore-no-clock",
+      "C/afresh",
+      "C/restore",
+    ]);
+    // Without a power cut the rows have none of its keys.
+    const plain = await fleetHere("--devices", "20", "--strategies", "C", "--json");
+    expect(JSON.parse(plain.stdout)[0]).not.toHaveProperty("peak100msAfterBoot");
+  });
+
+  it("exits 2 from the real binary for a bad argument", () => {
+    const r = fleet("--devices", "-3");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/tickretry fleet: .*--devices/);
+  });
+
+  it("prints its options for --help", async () => {
+    const r = await fleetHere("--help");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/--devices N/);
+  });
+
+  it.each([
+    [["--devices", "0"], /--devices "0"/],
+    [["--devices", "ten"], /--devices "ten"/],
+    [["--seeds", "1,x"], /--seeds "x"/],
+    [["--strategies", "A,Z"], /unknown strategy "Z"/],
+    [["--clocks", "sideways"], /--clocks "sideways"/],
+    [["--think", "gauss:10"], /--think "gauss:10"/],
+    [["--think", "fixed:0"], /at least 1/],
+    [["--arrivals", "sideways"], /--arrivals "sideways"/],
+    [["--interval", "exp:0"], /--interval "exp:0"/],
+    [["--power-cut", "9000"], /--power-cut "9000"/],
+    [["--power-cut", "9000:0"], /--power-cut "9000:0"/],
+    [["--power-cut", "29000:2000"], /power must come back before --duration/],
+    [["--power-cut", "9000:3000", "--boot", "reboot"], /--boot "reboot"/],
+    [["--recovery-threshold", "2"], /--recovery-threshold "2"/],
+    [["--frobnicate"], /frobnicate/],
+    [["--policy", "/nonexistent/p.json"], /--policy \/nonexistent\/p.json/],
+  ])("exits 2 with a clear message for %j", async (args, message) => {
+    const r = await fleetHere(...args);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stdout).toBe("");
+  });
+
+  it.each([
+    ['{"policy": {"maxAttempts": 0}}', /setPolicy refused it: BAD_FIELD/],
+    ['{"policy": {"deadline": 2147483648}}', /setPolicy refused it: SPAN_TOO_LARGE/],
+    ['{"budget": {"initial": 20000}}', /setBudget refused it: BAD_FIELD/],
+    ['{"policy": {"jitter": "SOMETIMES"}}', /jitter must be one of/],
+    ['{"policy": {"retries": 3}}', /unknown field "retries"/],
+    ["{not json", /--policy/],
+  ])("exits 2 for a policy file the module or the parser refuses: %s", async (text, message) => {
+    const r = await fleetHere("--devices", "10", "--policy", file("bad.json", text));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+  });
+});

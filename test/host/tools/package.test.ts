@@ -1,0 +1,87 @@
+// The tools package (host/tools) as a user gets it: both packages packed in a clean copy
+// of the repository and installed from their tarballs into a copy of examples/cli. The
+// installed CLI runs from compiled code, from another directory, with no tsx anywhere in
+// the install, and its device serves the page from the files the package carries.
+import { spawn } from "node:child_process";
+import { cpSync, existsSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { run } from "../../helpers/command.js";
+import { waitFor } from "../../helpers/device.js";
+import { copyRepository, NO_COLOR, NPM, pack, ROOT, type Packed } from "../../helpers/pack.js";
+
+const ALLOWED = [
+  /^package\.json$/,
+  /^README\.md$/,
+  /^LICENSE$/,
+  /^bin\/tickretry\.js$/,
+  /^dist\/.+\.(js|d\.ts)$/,
+  // The setup page the simulated device serves, the ABI its playground reads, the build key.
+  /^assets\/boards\/page\/.+/,
+  /^assets\/boards\/keys\/build-key\.pub$/,
+  /^assets\/assembly\/constants\.json$/,
+];
+
+const { work, source } = copyRepository("tickretry-tools-package-");
+const example = join(work, "example");
+const bin = join(example, "node_modules/.bin/tickretry");
+let tools: Packed;
+
+beforeAll(() => {
+  const library = pack(work, source, "host/library");
+  tools = pack(work, source, "host/tools");
+  cpSync(join(ROOT, "examples/cli"), example, {
+    recursive: true,
+    filter: (src) => !/[/\\](node_modules|[^/\\]+\.tgz)$/.test(src),
+  });
+  cpSync(library.tarball, join(example, "tickretry.tgz"));
+  cpSync(tools.tarball, join(example, "tickretry-tools.tgz"));
+  run(NPM, ["install", "--no-audit", "--no-fund", "--prefer-offline"], example, NO_COLOR);
+}, 600_000);
+
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe("the tools package", () => {
+  test("packs the command line, its compiled code and the files it serves", () => {
+    expect(tools.files.filter((p) => !ALLOWED.some((re) => re.test(p)))).toEqual([]);
+    for (const needed of [
+      "bin/tickretry.js",
+      "dist/cli.js",
+      "assets/boards/page/index.html",
+      "assets/boards/page/manifest.json",
+      "assets/boards/keys/build-key.pub",
+      "assets/assembly/constants.json",
+      "README.md",
+      "LICENSE",
+    ]) {
+      expect(tools.files).toContain(needed);
+    }
+  });
+
+  test("the installed CLI runs from compiled code, from any directory, without tsx", () => {
+    expect(existsSync(join(example, "node_modules/tsx"))).toBe(false);
+    expect(run(bin, ["--help"], work, NO_COLOR)).toMatch(/^usage: tickretry <command>/);
+    const rows = JSON.parse(
+      run(bin, ["fleet", "--devices", "20", "--seeds", "1", "--strategies", "C", "--json"], work, NO_COLOR),
+    );
+    expect(rows).toMatchObject([{ strategy: "C", successRate: expect.any(Number) }]);
+    expect(rows[0].totalRequests).toBeGreaterThan(0);
+  }, 60_000);
+
+  test("the installed CLI's device serves the setup page, its scripts and its module", async () => {
+    const child = spawn(bin, ["device", "--port", "0", "--state", "none", "--quiet"], { cwd: work });
+    let out = "";
+    child.stdout.on("data", (c: Buffer) => (out += c));
+    child.stderr.on("data", (c: Buffer) => (out += c));
+    try {
+      const url = await waitFor("the page's URL", () => /setup page (http:\S+)/.exec(out)?.[1], 20_000);
+      for (const path of ["/", "/page.js", "/playground.js", "/loader.js", "/abi.json", "/tickretry.wasm"]) {
+        expect([path, (await fetch(new URL(path, url))).status]).toEqual([path, 200]);
+      }
+      const status = await (await fetch(new URL("/status.json", url))).json();
+      expect(status.device.name).toBe("simulator");
+    } finally {
+      child.kill("SIGINT");
+    }
+  }, 60_000);
+});

@@ -201,7 +201,12 @@ export class Device {
       imageBytes: 0,
       maxWriteMs: 0,
     };
-    this.settings = { ssid: "", password: "", upstreamUrl: options.upstreamUrl };
+    // Saved settings win over the command line's URL, as NVS does on a board.
+    this.settings = this.store.settings.load() ?? {
+      ssid: "",
+      password: "",
+      upstreamUrl: options.upstreamUrl,
+    };
     this.powerOn("power-on", 0);
   }
 

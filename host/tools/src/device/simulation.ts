@@ -8,6 +8,7 @@ import { Device, type DeviceOptions } from "./loop.js";
 import type { KeyObject } from "node:crypto";
 import { DevicePassword, loadBuildKey } from "./security.js";
 import { guardedServer } from "./connection-guard.js";
+import type { GuessLimit } from "./guess-limit.js";
 import { createSetupServer, MAX_CONNECTIONS, MAX_PIPELINED } from "./setup-server.js";
 
 export interface SimulationOptions extends Omit<DeviceOptions, "upstreamUrl"> {
@@ -24,6 +25,8 @@ export interface SimulationOptions extends Omit<DeviceOptions, "upstreamUrl"> {
   stallEveryMs?: number;
   /** The build key an uploaded module must be signed with (default boards/keys/build-key.pub; null: none). */
   buildKey?: KeyObject | null;
+  /** The device password's brute-force limit (default: the real one on performance.now). */
+  guessLimit?: GuessLimit;
 }
 
 export interface Simulation {
@@ -52,7 +55,14 @@ export async function startSimulation(options: SimulationOptions = {}): Promise<
   try {
     device = new Device({ ...options, upstreamUrl: options.upstreamUrl ?? upstream!.url });
     password = new DevicePassword(device.store.password);
-    server = createSetupServer({ device, upstream, bindHost: host, password, buildKey });
+    server = createSetupServer({
+      device,
+      upstream,
+      bindHost: host,
+      password,
+      buildKey,
+      guessLimit: options.guessLimit,
+    });
     front = guardedServer(server, MAX_CONNECTIONS, MAX_PIPELINED);
     address = await listen(front, host, options.port);
   } catch (err) {

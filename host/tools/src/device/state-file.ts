@@ -8,6 +8,7 @@
 import {
   closeSync,
   existsSync,
+  fchmodSync,
   fsyncSync,
   mkdirSync,
   openSync,
@@ -23,6 +24,7 @@ import type { BudgetName } from "./policies.js";
 import type { Reading } from "./readings.js";
 import type { LogEvent } from "./readings-log.js";
 import { isPasswordHash, type PasswordKeeper } from "./security.js";
+import type { Settings } from "./settings.js";
 
 /** A reading begun under an operation: the module's handle for it survives a restore. */
 export interface PendingReading {
@@ -59,10 +61,18 @@ export interface StateStore {
   readonly where: string;
   /** The device password's hash, kept apart from the state (its own NVS key on a board). */
   readonly password: PasswordKeeper;
+  /** The setup form's settings (their own NVS keys on a board); saved before the page says so. */
+  readonly settings: SettingsKeeper;
   /** The stored state, or undefined when there is none yet; throws StateFileError for a bad one. */
   load(): DeviceState | undefined;
   /** Stores `state` durably before returning; returns its size in bytes. */
   save(state: DeviceState): number;
+}
+
+export interface SettingsKeeper {
+  load(): Settings | undefined;
+  /** Throws when the settings could not be stored (a full disk): nothing changed then. */
+  save(settings: Settings): void;
 }
 
 export class StateFileError extends Error {}
@@ -203,8 +213,11 @@ function claim(path: string): void {
  */
 function writeDurably(path: string, bytes: Buffer): void {
   const temp = `${path}.tmp`;
-  const fd = openSync(temp, "w");
+  // Owner only: the state, the password's hash and the Wi-Fi password are nobody else's
+  // (fchmod too, for a temporary file a kill left with another mode).
+  const fd = openSync(temp, "w", 0o600);
   try {
+    fchmodSync(fd, 0o600);
     writeSync(fd, bytes);
     fsyncSync(fd);
   } finally {
@@ -237,13 +250,38 @@ function passwordFile(path: string): PasswordKeeper {
   };
 }
 
-/** A state file at `path`, written atomically, and the password's file beside it. */
+const isSettings = (v: unknown): v is Settings =>
+  typeof v === "object" &&
+  v !== null &&
+  ["ssid", "password", "upstreamUrl"].every((k) => typeof (v as Record<string, unknown>)[k] === "string");
+
+/** The settings in the file `path` (absent until the form saved them). */
+function settingsFile(path: string): SettingsKeeper {
+  return {
+    load() {
+      if (!existsSync(path)) return undefined;
+      let v: unknown;
+      try {
+        v = JSON.parse(readFileSync(path, "utf8"));
+      } catch (err) {
+        throw new StateFileError(`settings file ${path}: not JSON (${(err as Error).message}); move it away`);
+      }
+      if (!isSettings(v))
+        throw new StateFileError(`settings file ${path}: not ssid, password and upstreamUrl; move it away`);
+      return { ssid: v.ssid, password: v.password, upstreamUrl: v.upstreamUrl };
+    },
+    save: (s) => writeDurably(path, Buffer.from(JSON.stringify(s) + "\n")),
+  };
+}
+
+/** A state file at `path`, written atomically, and the password's and settings' files beside it. */
 export function fileStore(path: string): StateStore {
   mkdirSync(dirname(path), { recursive: true });
   claim(path);
   return {
     where: path,
     password: passwordFile(`${path}.password`),
+    settings: settingsFile(`${path}.settings`),
     load: () => readStateFile(path),
     save(state) {
       const bytes = Buffer.from(encode(state));
@@ -257,9 +295,11 @@ export function fileStore(path: string): StateStore {
 export function memoryStore(): StateStore {
   let text: string | undefined;
   let hash: string | undefined;
+  let settings: Settings | undefined;
   return {
     where: "memory",
     password: { load: () => hash, save: (h) => (hash = h) },
+    settings: { load: () => settings, save: (s) => (settings = { ...s }) },
     load: () => (text === undefined ? undefined : decode(text, "memory")),
     save(state) {
       text = encode(state);

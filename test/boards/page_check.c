@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device_kept.h"
 #include "device_password.h"
 #include "device_settings.h"
 #include "device_status.h"
@@ -71,6 +72,7 @@ static int status(void) {
   s.device_password_set = 1;
   s.store_where = "NVS";
   s.store_writes = 9;
+  s.store_write_failures = 2;
   s.store_operations_ended = 3;
   s.store_writes_per_operation = (status_number){1, 3.0};
   s.power_kind = "deep sleep";
@@ -123,6 +125,10 @@ int main(int argc, char **argv) {
     return ok ? 0 : 1;
   }
   if (argc == 2 && strcmp(argv[1], "status") == 0) return status();
+  if (argc == 3 && strcmp(argv[1], "crc32") == 0) {
+    printf("%08lx\n", (unsigned long)device_crc32(argv[2], strlen(argv[2])));
+    return 0;
+  }
   if (argc >= 2 && strcmp(argv[1], "guesses") == 0) {
     /* guesses W:t ... C:t: a wrong guess at t, or the wait a check meets at t */
     device_guess_limit limit = {{0}, 0};

@@ -23,6 +23,7 @@ class String {
   explicit String(int value);
   explicit String(long value);
   explicit String(unsigned long value);
+  explicit String(unsigned int value);
   String &operator=(const String &other);
   String &operator+=(const String &other);
   String &operator+=(const char *other);

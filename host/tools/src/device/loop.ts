@@ -38,7 +38,7 @@ import { UPLOAD, UPLOAD_POLICY, type BudgetName } from "./policies.js";
 import { QUEUE_LIMIT, ReadingQueue, takeReading, uploadBody, type Reading } from "./readings.js";
 import type { LogEvent, ReadingsLog } from "./readings-log.js";
 import type { Settings } from "./settings.js";
-import { memoryStore, type StateStore } from "./state-file.js";
+import { memoryStore, type DeviceState, type StateStore } from "./state-file.js";
 import { WallTick } from "./wall-tick.js";
 
 /** The longest main-loop stall the page or the command line may ask for, ms. */
@@ -123,6 +123,8 @@ export interface StoreFigures {
   where: string;
   /** State-file writes over the device's life (kept in the state itself). */
   writes: number;
+  /** Writes the store refused (a full disk) since this process started; each is tried again. */
+  writeFailures: number;
   /** Operations ended over the device's life. */
   operationsEnded: number;
   /** The last write's size, and the image's inside it, bytes. */
@@ -196,6 +198,7 @@ export class Device {
     this.figures = {
       where: this.store.where,
       writes: 0,
+      writeFailures: 0,
       operationsEnded: 0,
       bytes: 0,
       imageBytes: 0,
@@ -313,8 +316,9 @@ export class Device {
     for (let h = api.poll(now); h >= 0; h = api.poll(now)) starting.push(h);
     this.dropStale();
     this.retireEnded(now);
-    this.writeState(now, wallMs);
-    for (const h of starting) this.startRequest(h, now);
+    // Persist before send: attempts whose state did not reach the store are not sent (the
+    // module times them out and retries; the next pass writes again).
+    if (this.writeState(now, wallMs)) for (const h of starting) this.startRequest(h, now);
 
     const stall = this.stallAsked;
     this.stallAsked = 0;
@@ -496,15 +500,15 @@ export class Device {
    * Writes the state file when changes() moved or the readings changed, then appends the
    * log lines it made durable. A pass that changed nothing durable writes nothing.
    */
-  private writeState(now: number, wallMs: number): void {
+  private writeState(now: number, wallMs: number): boolean {
     const api = this.api;
-    if (api.changes() === this.writtenChanges && !this.readingsChanged) return;
+    if (api.changes() === this.writtenChanges && !this.readingsChanged) return true;
     this.crash?.("before-write");
     const image = saveImage(api, now);
     if (typeof image === "number") throw new Error(`save refused: ${errorName(image)}`);
     const f = this.figures;
     const t0 = performance.now();
-    f.bytes = this.store.save({
+    const state: DeviceState = {
       savedAtMs: wallMs,
       image,
       policy: this.policy,
@@ -520,7 +524,14 @@ export class Device {
       outbox: this.outbox,
       writes: f.writes + 1,
       ended: f.operationsEnded,
-    });
+    };
+    try {
+      f.bytes = this.store.save(state);
+    } catch {
+      // A full or failing disk: counted and shown; everything stays to be written again.
+      f.writeFailures++;
+      return false;
+    }
     this.crash?.("after-write");
     f.maxWriteMs = Math.max(f.maxWriteMs, performance.now() - t0);
     f.writes++;
@@ -529,6 +540,7 @@ export class Device {
     this.readingsChanged = false;
     this.log?.append(this.outbox);
     this.outbox = [];
+    return true;
   }
 
   private startRequest(h: number, now: number): void {

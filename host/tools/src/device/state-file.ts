@@ -9,6 +9,7 @@ import {
   closeSync,
   existsSync,
   fchmodSync,
+  fstatSync,
   fsyncSync,
   mkdirSync,
   openSync,
@@ -217,7 +218,7 @@ function writeDurably(path: string, bytes: Buffer): void {
   // (fchmod too, for a temporary file a kill left with another mode).
   const fd = openSync(temp, "w", 0o600);
   try {
-    fchmodSync(fd, 0o600);
+    if (fstatSync(fd).isFile()) fchmodSync(fd, 0o600);
     writeSync(fd, bytes);
     fsyncSync(fd);
   } finally {

@@ -35,7 +35,15 @@ import { EventLog } from "./events.js";
 import { keepAliveAgents, startAttempt, type Agents, type AttemptResult } from "./http-attempt.js";
 import { LoopStats } from "./loop-stats.js";
 import { UPLOAD, UPLOAD_POLICY, type BudgetName } from "./policies.js";
-import { QUEUE_LIMIT, ReadingQueue, takeReading, uploadBody, type Reading } from "./readings.js";
+import {
+  QUEUE_LIMIT,
+  READINGS_PER_EPOCH,
+  ReadingQueue,
+  readingId,
+  takeReading,
+  uploadBody,
+  type Reading,
+} from "./readings.js";
 import type { LogEvent, ReadingsLog } from "./readings-log.js";
 import type { Settings } from "./settings.js";
 import { memoryStore, type DeviceState, type StateStore } from "./state-file.js";
@@ -169,7 +177,11 @@ export class Device {
   private readonly log?: ReadingsLog;
   private readonly crash?: (point: CrashPoint) => void;
   private agents!: Agents;
+  /** This boot's reading epoch and the next number within it (readings.ts, readingId). */
+  private epoch = 0;
   private nextReading = 0;
+  /** The epoch is on flash: only then may a reading take a number of it. */
+  private epochStored = false;
   /** Log lines of changes not yet in the state file; appended to the log once they are. */
   private outbox: LogEvent[] = [];
   /** changes() as of the last write, and whether the readings moved since. */
@@ -347,14 +359,18 @@ export class Device {
     this.agents = keepAliveAgents();
     this.ops.clear();
     this.queue = new ReadingQueue(this.queueLimit, s?.queue);
-    this.nextReading = s?.nextReading ?? 0;
+    // A new epoch each boot, stored by the first pass before any reading is numbered in
+    // it: readings a kill lost in memory took numbers no later boot can take again.
+    this.epoch = (s?.epoch ?? 0) + 1;
+    this.nextReading = 0;
+    this.epochStored = false;
     this.dropped = s?.dropped ?? 0;
     this.figures.writes = s?.writes ?? 0;
     this.figures.operationsEnded = s?.ended ?? 0;
     this.nextUploadAt = undefined;
     this.outbox = [];
     this.writtenChanges = this.api.changes();
-    this.readingsChanged = false;
+    this.readingsChanged = true; // the new epoch
     const bootKind = kind === "power-on" && s !== undefined ? "restart" : kind;
     if (s !== undefined) {
       this.policy = s.policy;
@@ -461,16 +477,25 @@ export class Device {
     }
     // A free slot takes the oldest queued reading before a new one joins the queue, so
     // a reading is dropped only when every slot is taken and the queue is full.
-    for (; this.uploadsAsked > 0; this.uploadsAsked--) {
+    for (; this.uploadsAsked > 0 && this.epochStored; this.uploadsAsked--) {
       this.beginQueued(now);
-      const dropped = this.queue.push(takeReading(this.nextReading++));
-      this.readingsChanged = true;
+      const reading = takeReading(readingId(this.epoch, this.nextReading++));
+      if (this.nextReading === READINGS_PER_EPOCH) this.nextEpoch();
+      this.record({ event: "taken", reading: reading.id });
+      const dropped = this.queue.push(reading);
       if (dropped !== undefined) {
         this.dropped++;
         this.record({ event: "dropped", reading: dropped.id });
       }
     }
     this.beginQueued(now);
+  }
+
+  /** This epoch's numbers are used up: the next ones wait for the next epoch to be stored. */
+  private nextEpoch(): void {
+    this.epoch++;
+    this.nextReading = 0;
+    this.epochStored = false;
   }
 
   private beginQueued(now: number): void {
@@ -513,6 +538,7 @@ export class Device {
       image,
       policy: this.policy,
       budget: this.budget,
+      epoch: this.epoch,
       nextReading: this.nextReading,
       pending: [...this.ops.values()].map((op) => ({
         operationId: op.operationId,
@@ -533,6 +559,7 @@ export class Device {
       return false;
     }
     this.crash?.("after-write");
+    this.epochStored = true;
     f.maxWriteMs = Math.max(f.maxWriteMs, performance.now() - t0);
     f.writes++;
     f.imageBytes = image.length;

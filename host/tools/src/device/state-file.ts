@@ -19,6 +19,7 @@ import {
   writeFileSync,
   writeSync,
 } from "node:fs";
+import { createHash } from "node:crypto";
 import { dirname } from "node:path";
 import { Jitter, type PolicyFields } from "tickretry";
 import type { BudgetName } from "./policies.js";
@@ -42,7 +43,9 @@ export interface DeviceState {
   /** The policy and budget inside the image, for people (the image is what counts). */
   policy: PolicyFields;
   budget: BudgetName;
-  /** The next reading's number. */
+  /** The reading epoch of the boot that wrote this state (readings.ts, readingId). */
+  epoch: number;
+  /** The next reading's place in that epoch. */
   nextReading: number;
   pending: PendingReading[];
   queue: Reading[];
@@ -78,14 +81,26 @@ export interface SettingsKeeper {
 
 export class StateFileError extends Error {}
 
-const FORMAT = 1;
+const FORMAT = 2;
+
+/**
+ * The file: the state's JSON inside an envelope that carries its SHA-256, so that a flipped
+ * bit anywhere (not only in the image, which has its own CRC) is refused rather than
+ * taken up as other content: `{"sha256":"<hex>","state":<the state's JSON>}`.
+ */
+export function seal(stateJson: string): string {
+  return `{"sha256":"${createHash("sha256").update(stateJson).digest("hex")}","state":${stateJson}}`;
+}
+
+const SEALED = /^\{"sha256":"([0-9a-f]{64})","state":([\s\S]*)\}$/;
 
 function encode(s: DeviceState): string {
-  return JSON.stringify({ format: FORMAT, ...s, image: Buffer.from(s.image).toString("base64") });
+  return seal(JSON.stringify({ format: FORMAT, ...s, image: Buffer.from(s.image).toString("base64") }));
 }
 
 const isU32 = (v: unknown): v is number =>
   Number.isInteger(v) && (v as number) >= 0 && (v as number) < 2 ** 32;
+const isId = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
 const isI32 = (v: unknown): v is number => Number.isInteger(v) && Math.abs(v as number) < 2 ** 31;
 
 /** Reads a state back, checking every field; the message names the first that is wrong. */
@@ -95,10 +110,16 @@ export function decode(text: string, where: string): DeviceState {
   };
   let raw: Record<string, unknown>;
   try {
-    raw = JSON.parse(text);
+    JSON.parse(text);
   } catch (err) {
     return fail(`not JSON (${(err as Error).message})`);
   }
+  const sealed = SEALED.exec(text);
+  if (sealed === null) return fail("no checksum (not a state file of this device)");
+  if (createHash("sha256").update(sealed[2]).digest("hex") !== sealed[1]) {
+    return fail("its checksum does not match its content (damaged)");
+  }
+  raw = JSON.parse(sealed[2]);
   if (typeof raw !== "object" || raw === null) return fail("not an object");
   if (raw.format !== FORMAT) return fail(`format ${String(raw.format)}, this device reads ${FORMAT}`);
   const field = <T>(name: string, ok: (v: unknown) => v is T, what: string): T => {
@@ -106,10 +127,7 @@ export function decode(text: string, where: string): DeviceState {
     return ok(v) ? v : fail(`field ${name} is not ${what}`);
   };
   const reading = (v: unknown): v is Reading =>
-    typeof v === "object" &&
-    v !== null &&
-    isU32((v as Reading).id) &&
-    Number.isFinite((v as Reading).celsius);
+    typeof v === "object" && v !== null && isId((v as Reading).id) && Number.isFinite((v as Reading).celsius);
   const pending = (v: unknown): v is PendingReading =>
     typeof v === "object" &&
     v !== null &&
@@ -120,8 +138,8 @@ export function decode(text: string, where: string): DeviceState {
   const event = (v: unknown): v is LogEvent =>
     typeof v === "object" &&
     v !== null &&
-    ["began", "ended", "dropped"].includes((v as LogEvent).event) &&
-    isU32((v as LogEvent).reading);
+    ["taken", "began", "ended", "dropped"].includes((v as LogEvent).event) &&
+    isId((v as LogEvent).reading);
   const arrayOf =
     <T>(ok: (v: unknown) => v is T) =>
     (v: unknown): v is T[] =>
@@ -143,6 +161,7 @@ export function decode(text: string, where: string): DeviceState {
     image: new Uint8Array(Buffer.from(field("image", base64, "base64"), "base64")),
     policy: field("policy", policy, "a policy"),
     budget: field("budget", (v): v is BudgetName => v === "aws" || v === "off", "aws or off"),
+    epoch: field("epoch", isU32, "a u32"),
     nextReading: field("nextReading", isU32, "a u32"),
     pending: field("pending", arrayOf(pending), "a list of begun readings"),
     queue: field("queue", arrayOf(reading), "a list of readings"),
@@ -153,6 +172,8 @@ export function decode(text: string, where: string): DeviceState {
   };
   const ids = new Set(state.pending.map((p) => p.operationId));
   if (ids.size !== state.pending.length) fail("field pending holds an operation id twice");
+  const readings = [...state.pending.map((p) => p.reading.id), ...state.queue.map((r) => r.id)];
+  if (new Set(readings).size !== readings.length) fail("fields pending and queue hold a reading twice");
   return state;
 }
 

@@ -134,30 +134,34 @@ export function createSetupServer(options: SetupServerOptions): Server {
   const allowed = allowedHosts(options.bindHost);
   const pending = new WeakMap<Socket, number>();
 
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const socket = req.socket;
-    const waiting = (pending.get(socket) ?? 0) + 1;
-    pending.set(socket, waiting);
-    res.once("close", () => pending.set(socket, (pending.get(socket) ?? 1) - 1));
-    // A client that sends request after request and reads no answer would make this
-    // process hold every answer: its connection goes instead.
-    if (waiting > MAX_PIPELINED || socket.writableLength > MAX_UNSENT_BYTES) return socket.destroy();
-    const guard = guardRequest(req, allowed);
-    if (!guard.ok) {
-      req.resume();
-      return send(res, text(guard.status, guard.message));
-    }
-    Promise.resolve(answer(req, guard.path, guard.host, served))
-      .then((a) => {
-        if (a.status >= 400) req.resume();
-        send(res, a);
-      })
-      .catch((err: Error) => {
-        if (!res.headersSent) send(res, refuseText(500, err.message));
-      });
-  });
-  // A connection that never finishes its headers holds a slot: not for long.
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 15_000;
+  const server = createServer(
+    { connectionsCheckingInterval: 1000 },
+    (req: IncomingMessage, res: ServerResponse) => {
+      const socket = req.socket;
+      const waiting = (pending.get(socket) ?? 0) + 1;
+      pending.set(socket, waiting);
+      res.once("close", () => pending.set(socket, (pending.get(socket) ?? 1) - 1));
+      // A client that sends request after request and reads no answer would make this
+      // process hold every answer: its connection goes instead.
+      if (waiting > MAX_PIPELINED || socket.writableLength > MAX_UNSENT_BYTES) return socket.destroy();
+      const guard = guardRequest(req, allowed);
+      if (!guard.ok) {
+        req.resume();
+        return send(res, text(guard.status, guard.message));
+      }
+      Promise.resolve(answer(req, guard.path, guard.host, served))
+        .then((a) => {
+          if (a.status >= 400) req.resume();
+          send(res, a);
+        })
+        .catch((err: Error) => {
+          if (!res.headersSent) send(res, refuseText(500, err.message));
+        });
+    },
+  );
+  // A connection that never finishes its headers holds a slot: not for long, checked every
+  // second rather than on Node's 30 s sweep.
+  server.headersTimeout = 5_000;
+  server.requestTimeout = 10_000;
   return server;
 }

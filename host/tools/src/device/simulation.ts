@@ -6,6 +6,7 @@ import { startUpstream, type Upstream } from "../upstream/server.js";
 import { listen, urlOf } from "./listen.js";
 import { Device, type DeviceOptions } from "./loop.js";
 import type { KeyObject } from "node:crypto";
+import type { Server } from "node:http";
 import { DevicePassword, loadBuildKey } from "./security.js";
 import { guardedServer } from "./connection-guard.js";
 import type { GuessLimit } from "./guess-limit.js";
@@ -37,6 +38,8 @@ export interface Simulation {
   device: Device;
   /** The device password, as the device keeps it (hashed). */
   password: DevicePassword;
+  /** The setup page's HTTP server (behind the connection guard), for tests that watch its requests. */
+  http: Server;
   close(): Promise<void>;
 }
 
@@ -80,6 +83,7 @@ export async function startSimulation(options: SimulationOptions = {}): Promise<
     upstream,
     device,
     password,
+    http: server,
     async close() {
       clearInterval(stalls);
       device.stop();

@@ -7,7 +7,6 @@
 import {
   Counter,
   Limit,
-  State,
   RestoreFlag,
   Result,
   restoreImage,
@@ -58,7 +57,7 @@ export function bootModule(
   const r = restoreImage(api, stored.image, now, elapsedMs, RestoreFlag.ATTEMPTS_LOST);
   if (r !== Result.OK) refuse(`the module refused its image (${errorName(r)})`);
   for (const p of stored.pending) {
-    if (api.operationId(p.handle) !== p.operationId || api.state(p.handle) === State.DONE) {
+    if (api.operationId(p.handle) !== p.operationId) {
       refuse(
         `reading ${p.reading.id} is under operation ${p.operationId}, which handle ${p.handle} does not hold`,
       );

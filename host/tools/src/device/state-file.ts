@@ -16,6 +16,7 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
   writeFileSync,
   writeSync,
 } from "node:fs";
@@ -296,10 +297,55 @@ function settingsFile(path: string): SettingsKeeper {
   };
 }
 
+const REASONS: Record<string, string> = {
+  ENOTDIR: "it runs through a file that is not a folder",
+  EACCES: "permission denied",
+  EROFS: "the file system is read-only",
+  ENOENT: "the folder cannot be created there",
+};
+
+/** A StateFileError naming `path`, what was being done and why it failed, in words. */
+const storeError = (path: string, doing: string, err: unknown) =>
+  new StateFileError(
+    `state file ${path}: cannot ${doing}: ${REASONS[(err as NodeJS.ErrnoException).code ?? ""] ?? (err as Error).message}; ` +
+      "pass --state with another path",
+  );
+
+/**
+ * Creates the folders `dir` lacks, one level at a time from the nearest that exists
+ * (mkdirSync's recursive mode never returns under /proc), refusing in words a path
+ * through a file or one the system will not create.
+ */
+function ensureFolder(dir: string, path: string): void {
+  const missing: string[] = [];
+  for (let at = dir; ; at = dirname(at)) {
+    try {
+      if (!statSync(at).isDirectory()) throw Object.assign(new Error(at), { code: "ENOTDIR" });
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT")
+        throw storeError(path, `use the folder ${dir}`, err);
+      missing.unshift(at);
+      if (dirname(at) === at) break;
+    }
+  }
+  for (const folder of missing) {
+    try {
+      mkdirSync(folder);
+    } catch (err) {
+      throw storeError(path, `create the folder ${folder}`, err);
+    }
+  }
+}
+
 /** A state file at `path`, written atomically, and the password's and settings' files beside it. */
 export function fileStore(path: string): StateStore {
-  mkdirSync(dirname(path), { recursive: true });
-  claim(path);
+  ensureFolder(dirname(path), path);
+  try {
+    claim(path);
+  } catch (err) {
+    throw err instanceof StateFileError ? err : storeError(path, "take its lock file", err);
+  }
   return {
     where: path,
     password: passwordFile(`${path}.password`),

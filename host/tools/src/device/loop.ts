@@ -144,6 +144,9 @@ export interface StoreFigures {
 
 const RECENT = 20;
 
+/** The module broke its contract (a save refused): a bug of the built one, a fault of an uploaded one. */
+class ModuleFault extends Error {}
+
 /** The module a boot loads, as the firmware's flash holds it. */
 const BUILT_MODULE = readFileSync(WASM_PATH);
 
@@ -164,6 +167,8 @@ export class Device {
   queue!: ReadingQueue;
   /** Readings dropped over the device's life because the queue was full. */
   dropped = 0;
+  /** Uploaded modules that trapped at run time and were replaced by the built one (this process). */
+  moduleTraps = 0;
   boot!: BootInfo;
   readonly store: StateStore;
   readonly figures: StoreFigures;
@@ -313,7 +318,25 @@ export class Device {
     }
   }
 
+  /**
+   * One pass; an uploaded module that traps in it (a RuntimeError) or refuses to save is dropped for the
+   * built one, which takes up the stored state as a reboot does: nothing since the last
+   * state write is lost, the process runs on. A trap of the built module is a bug: thrown.
+   */
   private readonly pass = (): void => {
+    try {
+      this.runPass();
+    } catch (err) {
+      const fault = err instanceof WebAssembly.RuntimeError || err instanceof ModuleFault;
+      if (!fault || this.moduleBytes === BUILT_MODULE) throw err;
+      this.moduleTraps++;
+      this.powerDown();
+      this.powerOn("reboot", this.boot.count);
+      this.schedule(0);
+    }
+  };
+
+  private runPass(): void {
     this.loopStats.passStarted(performance.now());
     if (this.powerAsked !== undefined) return this.cyclePower(this.powerAsked);
     const api = this.api;
@@ -342,7 +365,7 @@ export class Device {
     if (this.nextUploadAt !== undefined)
       sleep = Math.min(sleep, Math.max(0, ticksUntil(now, this.nextUploadAt)));
     this.schedule(sleep);
-  };
+  }
 
   /** Loads the stored state into a new module instance (or starts a new one) and the loop's own records. */
   private powerOn(kind: BootKind, count: number): void {
@@ -530,7 +553,7 @@ export class Device {
     if (api.changes() === this.writtenChanges && !this.readingsChanged) return true;
     this.crash?.("before-write");
     const image = saveImage(api, now);
-    if (typeof image === "number") throw new Error(`save refused: ${errorName(image)}`);
+    if (typeof image === "number") throw new ModuleFault(`save refused: ${errorName(image)}`);
     const f = this.figures;
     const t0 = performance.now();
     const state: DeviceState = {

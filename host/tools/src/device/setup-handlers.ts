@@ -5,7 +5,8 @@
 // power) or read-only queries (status), and answers in the contract's words.
 import type { IncomingMessage } from "node:http";
 import type { KeyObject } from "node:crypto";
-import { ABI_VERSION, Result, errorName, instantiate } from "tickretry";
+import { ABI_VERSION, Result, errorName, instantiate, saveImage } from "tickretry";
+import { trialRun } from "./module-trial.js";
 import { isScenarioName } from "../upstream/scenarios.js";
 import type { Upstream } from "../upstream/server.js";
 import { MAX_SLEEP_S, MAX_STALL_MS, type Device } from "./loop.js";
@@ -86,7 +87,7 @@ function sleep(ctx: SetupContext, { form }: Input): Answer {
   return ok("sleep");
 }
 
-function module(ctx: SetupContext, { bytes }: Input): Answer {
+async function module(ctx: SetupContext, { bytes }: Input): Promise<Answer> {
   const refused = (reason: string) => refuseText(422, `${message("moduleRefused")}${reason}.`);
   const signed = verifySignedModule(bytes, ctx.buildKey);
   if (!signed.ok) return refused(signed.reason);
@@ -98,6 +99,12 @@ function module(ctx: SetupContext, { bytes }: Input): Answer {
   }
   if (abiVersion !== ABI_VERSION)
     return refused(`ABI version ${abiVersion}, this firmware has ${ABI_VERSION}`);
+  const now = ctx.device.tick.read();
+  const image = saveImage(ctx.device.api, now);
+  if (typeof image === "number")
+    return refused(`the running module would not save its state (${errorName(image)})`);
+  const failed = await trialRun(signed.module, image, now);
+  if (failed !== undefined) return refused(failed);
   const swapped = ctx.device.replaceModule(signed.module);
   if (swapped !== Result.OK) return refused(`its restore of the running state said ${errorName(swapped)}`);
   return ok("moduleReplaced");

@@ -17,6 +17,8 @@ import { fileStore } from "../../../../host/tools/src/device/state-file.js";
 import { WASM_PATH } from "../../../../host/library/src/tickretry.js";
 import { QUICK, waitFor } from "../../../helpers/device.js";
 import { DEVICE_PASSWORD, post, setUp } from "../../../helpers/page.js";
+import { stubModule } from "../../../helpers/stub-module.js";
+import { TRIAL_LIMIT_MS } from "../../../../host/tools/src/device/module-trial.js";
 
 let sim: Simulation;
 let buildKey: { privateKey: KeyObject; publicKey: KeyObject };
@@ -218,6 +220,46 @@ describe("module upload", () => {
       expect(error).toMatch(/^Module refused: /);
     }
     expect(sim.device.api).toBe(api);
+  });
+
+  it("refuses a signed module whose trial run traps or loops, and keeps running its own (issue 20, defect 15)", async () => {
+    await boot(50);
+    await setUp(sim);
+    const api = sim.device.api;
+    const traps = stubModule({ poll: "unreachable" });
+    const loops = stubModule({ poll: "(loop $forever (br $forever)) i32.const -1" });
+    expect(await answer(await post(sim, "/module", signed(traps)))).toEqual([
+      422,
+      expect.stringMatching(/^Module refused: it trapped in its trial run \(unreachable/),
+    ]);
+    expect(await answer(await post(sim, "/module", signed(loops)))).toEqual([
+      422,
+      `Module refused: it was still running after ${TRIAL_LIMIT_MS} ms of its trial run (a loop?).`,
+    ]);
+    expect(sim.device.api).toBe(api);
+    const stored = sim.upstream!.stats().stored;
+    await waitFor("uploads to go on", () => sim.upstream!.stats().stored > stored + 2);
+  });
+
+  it("drops an uploaded module that traps at run time for the built one, and runs on", async () => {
+    await boot(50);
+    await setUp(sim);
+    // Passes its trial (one call of ended per tick), then traps on the device, whose pass
+    // calls ended twice at one tick.
+    const later = stubModule(
+      {
+        ended:
+          "global.get $calls (if (then local.get 0 global.get $last i32.eq (if (then unreachable)))) " +
+          "local.get 0 global.set $last i32.const 1 global.set $calls i32.const -1",
+      },
+      "  (global $calls (mut i32) (i32.const 0))\n  (global $last (mut i32) (i32.const 0))\n",
+    );
+    expect(await answer(await post(sim, "/module", signed(later)))).toEqual([200, "ok"]);
+    await waitFor("the fallback", () => sim.device.moduleTraps === 1);
+    expect(sim.device.moduleBytes.equals(module)).toBe(true);
+    expect(sim.device.boot.kind).toBe("reboot");
+    const stored = sim.upstream!.stats().stored;
+    await waitFor("uploads to go on", () => sim.upstream!.stats().stored > stored + 2);
   });
 
   it("refuses a signed upload that is no module of this ABI", async () => {

@@ -75,6 +75,7 @@ static int status(void) {
   s.store_write_failures = 2;
   s.store_operations_ended = 3;
   s.store_writes_per_operation = (status_number){1, 3.0};
+  s.store_flash_life_years = (status_number){1, 13.8};
   s.power_kind = "deep sleep";
   s.power_count = 2;
   s.module_upload = 1;

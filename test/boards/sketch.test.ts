@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { routeTable, ROUTES } from "../../host/tools/src/device/routes.js";
 import { HANDLERS } from "../../host/tools/src/device/setup-handlers.js";
+import { KEPT_BYTES } from "../../host/tools/src/device/nvs-wear.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const SKETCH = readFileSync(`${ROOT}boards/esp32/src/main.cpp`, "utf8");
@@ -46,6 +47,12 @@ describe("the sketch", () => {
       expect(r.status).toBe(0);
     },
   );
+
+  it("keeps the state the flash-life model assumes (sizeof(Kept) is nvs-wear.ts's KEPT_BYTES)", () => {
+    const r = typeCheck("WASM3", [`-DKEPT_BYTES_EXPECTED=${KEPT_BYTES}`]);
+    expect(r.stderr).toBe("");
+    expect(typeCheck("WASM3", [`-DKEPT_BYTES_EXPECTED=${KEPT_BYTES + 4}`]).stderr).toContain("KEPT_BYTES");
+  });
 
   it("fails to build when the contract names a handler it lacks", () => {
     // A route added to routes.json reaches the sketch as a table row naming handle_<name>.

@@ -175,10 +175,12 @@ static int32_t transport_outcome(int error) {
 // Flash wear (docs/device.md has the figures): the ~3.1 KB of it change at every begin,
 // answer and end, and NVS wears out at about 100,000 erases a page. So RTC memory, which
 // survives a deep sleep and every software reset (panic, watchdog, ESP.restart()), takes
-// every change, and NVS takes the state at most every NVS_EVERY_MS. What that costs is a
+// every change, and NVS takes the state at most every NVS_EVERY_MS (20 min). What that costs is a
 // power cut's only: the readings begun since the last NVS write, and those then come
 // back under older operation ids, which the boot epoch in each key keeps apart from the
 // new ones (see begin_upload). A write NVS refuses is counted, shown, and retried.
+// The flash-life model's blob (host/tools/src/device/nvs-wear.ts, KEPT_BYTES) is this struct;
+// test/boards/sketch.test.ts passes its size in to hold the two together.
 struct Kept {
   uint32_t crc;     // device_crc32 of every byte after it: a torn or corrupt copy is refused whole
   uint32_t magic;   // KEPT_MAGIC once the fields below hold a saved state
@@ -191,13 +193,16 @@ struct Kept {
   uint32_t sleep_ms;        // the deep sleep the board went into
   uint32_t next_upload_in;  // ms from the start of that sleep to the next reading
 };
+#ifdef KEPT_BYTES_EXPECTED
+static_assert(sizeof(Kept) == KEPT_BYTES_EXPECTED, "nvs-wear.ts's KEPT_BYTES is not sizeof(Kept)");
+#endif
 #define KEPT_MAGIC 0x6b747232u
 #define KEPT_KEY "kept"
 #define EPOCH_KEY "epoch"
 #define WIFI_FAILS_KEY "wififails"  // failed Wi-Fi connects in a row (wifi_watch)
 // At most one NVS write of the kept state this often; a refused one is tried again after
 // NVS_RETRY_MS.
-#define NVS_EVERY_MS 600000u
+#define NVS_EVERY_MS 1200000u
 #define NVS_RETRY_MS 5000u
 
 RTC_NOINIT_ATTR static Kept kept;  // power-on garbage until a CRC says otherwise
@@ -530,6 +535,7 @@ static void status_store(device_status *s) {
   s->store_write_failures = kept_write_failures;
   s->store_operations_ended = operations_ended;
   s->store_writes_per_operation = {operations_ended > 0, operations_ended ? double(kept_writes) / operations_ended : 0};
+  s->store_flash_life_years = {false, 0};  // the simulator's NVS model computes it (docs/device.md)
   s->store_bytes = sizeof kept;
   s->store_image_bytes = kept.length;
   s->store_max_write_ms = max_write_ms;

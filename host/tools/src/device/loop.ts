@@ -199,6 +199,8 @@ export class Device {
   private asleepUntil: number | undefined;
   private cancelNextPass: (() => void) | undefined;
   private running = false;
+  private readonly startedMs = performance.now();
+  private writesAtStart = 0;
 
   constructor(options: DeviceOptions) {
     this.seed = options.seed ?? crypto.getRandomValues(new BigUint64Array(1))[0];
@@ -228,6 +230,7 @@ export class Device {
       upstreamUrl: options.upstreamUrl,
     };
     this.powerOn("power-on", 0);
+    this.writesAtStart = this.figures.writes;
   }
 
   start(): void {
@@ -300,6 +303,12 @@ export class Device {
     this.api = api;
     this.moduleBytes = bytes;
     return Result.OK;
+  }
+
+  /** State writes a day since this process started (each a change of the kept state); undefined before one. */
+  writesPerDay(): number | undefined {
+    const writes = this.figures.writes - this.writesAtStart;
+    return writes === 0 ? undefined : writes / ((performance.now() - this.startedMs) / 86_400_000);
   }
 
   /** True when the operation has an overall deadline (HAS_DEADLINE). */

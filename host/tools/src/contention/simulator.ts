@@ -163,12 +163,15 @@ export function runContention(
   const row = new Row(new Network(new Rng(deriveSeed(runSeed, -1, Stream.NETWORK))));
   const hostRng = new Rng(deriveSeed(runSeed, -1, Stream.HOST_WAIT));
   const uniform = () => hostRng.next();
-  const all = prepareInstances(clients).map((api, i) => {
-    api.init(deriveSeed(runSeed, i, Stream.SEED_LO), deriveSeed(runSeed, i, Stream.SEED_HI));
-    configure(api, `strategy ${strategy.name}`, POLICY_ID, strategy.policy);
-    const offset = tickAfter(0, -(new Rng(deriveSeed(runSeed, i, Stream.CLOCK)).nextU32() % 1_000_000));
-    return new Client(i, api, offset, row);
-  });
+  // The pool may hold more instances than this run has clients.
+  const all = prepareInstances(clients)
+    .slice(0, clients)
+    .map((api, i) => {
+      api.init(deriveSeed(runSeed, i, Stream.SEED_LO), deriveSeed(runSeed, i, Stream.SEED_HI));
+      configure(api, `strategy ${strategy.name}`, POLICY_ID, strategy.policy);
+      const offset = tickAfter(0, -(new Rng(deriveSeed(runSeed, i, Stream.CLOCK)).nextU32() % 1_000_000));
+      return new Client(i, api, offset, row);
+    });
   for (const c of all) c.pass(0);
   const popped = row.events.popped;
   while (row.events.pop()) {

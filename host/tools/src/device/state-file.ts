@@ -46,6 +46,8 @@ export interface DeviceState {
   budget: BudgetName;
   /** The reading epoch of the boot that wrote this state (readings.ts, readingId). */
   epoch: number;
+  /** The highest module version the device accepted (anti-rollback). */
+  moduleVersion: number;
   /** The next reading's place in that epoch. */
   nextReading: number;
   pending: PendingReading[];
@@ -163,6 +165,7 @@ export function decode(text: string, where: string): DeviceState {
     policy: field("policy", policy, "a policy"),
     budget: field("budget", (v): v is BudgetName => v === "aws" || v === "off", "aws or off"),
     epoch: field("epoch", isU32, "a u32"),
+    moduleVersion: field("moduleVersion", isU32, "a u32"),
     nextReading: field("nextReading", isU32, "a u32"),
     pending: field("pending", arrayOf(pending), "a list of begun readings"),
     queue: field("queue", arrayOf(reading), "a list of readings"),

@@ -775,9 +775,23 @@ static void handle_module() {
   scheduler_ok = tickretry_error() == nullptr;
 }
 
+// An uploaded module that traps (wasm3 reports it as the call's error) is dropped for the
+// embedded one, which takes up the state RTC memory kept at the last pass, as a reset
+// would. One that loops never returns to here: the task watchdog resets the board, and
+// the reset leaves the upload behind (it lived in RAM), so the embedded module resumes.
+static void fall_back_to_embedded() {
+  if (!active) return;
+  Serial.println("the uploaded module failed: back to the embedded one");
+  tickretry_close();
+  free(active);
+  active = nullptr;
+  start_scheduler();
+}
+
 static const uint8_t *active_module() { return active ? active : tickretry_wasm; }
 static size_t active_module_size() { return active ? active_size : TICKRETRY_WASM_LEN; }
 #else
+static void fall_back_to_embedded() {}  // the module is compiled in: nothing to fall back to
 static const uint8_t *active_module() { return tickretry_wasm; }
 static size_t active_module_size() { return TICKRETRY_WASM_LEN; }
 #endif
@@ -1084,6 +1098,7 @@ void loop() {
     if (device_loop_fault(&uploads) != 0) {
       scheduler_ok = false;
       Serial.println(tickretry_error() ? tickretry_error() : "scheduler stopped");
+      fall_back_to_embedded();
     }
   } else {
     server.handleClient();

@@ -1,6 +1,7 @@
 // The tickretry command line: one subcommand per job, each in the file named for it.
 import { runDevice } from "./device/command.js";
 import * as contention from "./contention/cli.js";
+import * as consumer from "./mqtt/command.js";
 import * as fleet from "./fleet/cli.js";
 import * as upstream from "./upstream/command.js";
 
@@ -12,6 +13,7 @@ const commands: Record<string, { summary: string; run: (args: string[]) => Promi
   fleet,
   contention,
   upstream,
+  consumer,
 };
 
 function usage(): string {

@@ -15,7 +15,7 @@ import {
   seedHalves,
   type TickRetryApi,
 } from "tickretry";
-import { configureUpload, type BudgetName } from "./policies.js";
+import { configureBroker, configureUpload, type BudgetName } from "./policies.js";
 import { StateFileError, type DeviceState, type StateStore } from "./state-file.js";
 
 export interface Booted {
@@ -30,13 +30,14 @@ export interface Booted {
 export function bootModule(
   store: StateStore,
   now: number,
-  fresh: { seed: bigint; policy: PolicyFields; budget: BudgetName },
+  fresh: { seed: bigint; policy: PolicyFields; budget: BudgetName; broker?: PolicyFields },
 ): Booted {
   const stored = store.load();
   const api = instantiate();
   if (stored === undefined) {
     api.init(...seedHalves(fresh.seed));
     configureUpload(api, fresh.policy, fresh.budget);
+    if (fresh.broker) configureBroker(api, fresh.broker);
     return { api, elapsedMs: 0 };
   }
   const refuse = (what: string): never => {
@@ -51,6 +52,14 @@ export function bootModule(
         `reading ${p.reading.id} is under operation ${p.operationId}, which handle ${p.handle} does not hold`,
       );
     }
+  }
+  if (fresh.broker === undefined && stored.session !== undefined) {
+    refuse("it holds an MQTT broker session; start it with --transport mqtt");
+  }
+  // A state an HTTP device wrote has no broker policy yet.
+  if (fresh.broker !== undefined && stored.session === undefined) configureBroker(api, fresh.broker);
+  if (stored.session !== undefined && api.operationId(stored.session.handle) !== stored.session.operationId) {
+    refuse(`the broker session ${stored.session.operationId} is not under handle ${stored.session.handle}`);
   }
   return { api, restored: stored, elapsedMs };
 }

@@ -8,7 +8,6 @@
 // Everything else (the setup page) runs in the event loop between passes, as it would
 // between loop() calls.
 import { readFileSync } from "node:fs";
-import type { ClientRequest } from "node:http";
 import {
   Error as AbiError,
   Limit,
@@ -30,10 +29,12 @@ import {
   ticksUntil,
 } from "tickretry";
 import { bootModule } from "./boot.js";
+import { BrokerSession } from "./broker-session.js";
 import { crasher, type CrashAt, type CrashPoint } from "./crash-points.js";
 import { EventLog } from "./events.js";
 import { keepAliveAgents, startAttempt, type Agents, type AttemptResult } from "./http-attempt.js";
 import { LoopStats } from "./loop-stats.js";
+import { publishReading, type MqttTransport } from "./mqtt-transport.js";
 import { UPLOAD, UPLOAD_POLICY, type BudgetName } from "./policies.js";
 import { QUEUE_LIMIT, ReadingQueue, takeReading, uploadBody, type Reading } from "./readings.js";
 import type { LogEvent, ReadingsLog } from "./readings-log.js";
@@ -70,11 +71,14 @@ export interface DeviceOptions {
   queueLimit?: number;
   /** Fault injection: SIGKILL this process at a point of the pass (the chaos run's). */
   crashAt?: CrashAt;
+  /** Upload over MQTT through this broker connection instead of HTTP (mqtt-transport.ts). */
+  mqtt?: MqttTransport;
 }
 
 interface Flight {
   attempt: number;
-  req: ClientRequest;
+  /** The HTTP request or the MQTT publish; destroy() gives it up. */
+  req: { destroy(): void };
   result?: AttemptResult;
 }
 
@@ -157,6 +161,8 @@ export class Device {
   boot!: BootInfo;
   readonly store: StateStore;
   readonly figures: StoreFigures;
+  /** The broker connection's session (MQTT transport only). */
+  readonly session?: BrokerSession;
 
   private readonly seed: bigint;
   private readonly tickStart?: number;
@@ -166,6 +172,7 @@ export class Device {
   private readonly onEnd?: (op: EndedOperation) => void;
   private readonly log?: ReadingsLog;
   private readonly crash?: (point: CrashPoint) => void;
+  private readonly mqtt?: MqttTransport;
   private agents!: Agents;
   private nextReading = 0;
   /** Log lines of changes not yet in the state file; appended to the log once they are. */
@@ -202,6 +209,8 @@ export class Device {
       maxWriteMs: 0,
     };
     this.settings = { ssid: "", password: "", upstreamUrl: options.upstreamUrl };
+    this.mqtt = options.mqtt;
+    if (this.mqtt) this.session = new BrokerSession(this.mqtt.link, this.api);
     this.powerOn("power-on", 0);
   }
 
@@ -301,15 +310,20 @@ export class Device {
     // The RTC's reading at `now`: the image's spans count from here.
     const wallMs = Date.now();
 
+    this.session?.reportAnswers(now);
     this.reportAnswers(now);
     this.retireEnded(now);
     this.takeReadings(now);
     const starting: number[] = [];
     for (let h = api.poll(now); h >= 0; h = api.poll(now)) starting.push(h);
     this.dropStale();
+    this.session?.dropStale();
     this.retireEnded(now);
     this.writeState(now, wallMs);
-    for (const h of starting) this.startRequest(h, now);
+    for (const h of starting) {
+      if (this.session?.owns(h)) this.session.start();
+      else this.startRequest(h, now);
+    }
 
     const stall = this.stallAsked;
     this.stallAsked = 0;
@@ -330,6 +344,7 @@ export class Device {
       seed: this.seed,
       policy: this.policy,
       budget: this.budget,
+      broker: this.mqtt?.policy,
     });
     const s = booted.restored;
     this.api = booted.api;
@@ -347,6 +362,7 @@ export class Device {
     this.writtenChanges = this.api.changes();
     this.readingsChanged = false;
     const bootKind = kind === "power-on" && s !== undefined ? "restart" : kind;
+    this.session?.boot(this.api, this.tick.read(), s?.session);
     if (s !== undefined) {
       this.policy = s.policy;
       this.budget = s.budget;
@@ -368,6 +384,7 @@ export class Device {
 
   /** Every connection dies and the instance with it; only the state store remains. */
   private powerDown(): void {
+    this.session?.powerDown();
     for (const op of this.ops.values()) op.flight?.req.destroy();
     this.ops.clear();
     this.agents.http.destroy();
@@ -414,6 +431,10 @@ export class Device {
    */
   private retireEnded(now: number): void {
     for (let h = this.api.ended(now); h !== Result.NONE; h = this.api.ended(now)) {
+      if (this.session?.owns(h)) {
+        this.session.retire(h);
+        continue;
+      }
       const op = this.ops.get(h);
       if (op === undefined)
         throw new Error(`ended() handed out ${h} (${errorName(h)}), which this loop does not hold`);
@@ -465,6 +486,9 @@ export class Device {
   }
 
   private beginQueued(now: number): void {
+    // The MQTT gate (docs/device.md): a reading begins only while the broker connection is
+    // up; until then it waits in the queue, spending no attempt, budget or deadline.
+    if (this.session !== undefined && !this.session.up) return;
     for (
       let r = this.queue.peek();
       r !== undefined && this.ops.size < Limit.OPERATIONS;
@@ -512,6 +536,7 @@ export class Device {
       })),
       queue: this.queue.toArray(),
       dropped: this.dropped,
+      session: this.session?.stored(),
       outbox: this.outbox,
       writes: f.writes + 1,
       ended: f.operationsEnded,
@@ -530,19 +555,22 @@ export class Device {
     const op = this.ops.get(h)!;
     const attempt = this.api.attempt(h);
     this.events.add(now, "start", op.operationId, attempt);
+    const done = (result: AttemptResult) => (flight.result = result);
     const flight: Flight = {
       attempt,
-      req: startAttempt(
-        {
-          url: this.settings.upstreamUrl,
-          operationId: op.operationId,
-          attempt,
-          body: uploadBody(op.reading),
-          classifyHttp: this.api.classifyHttp,
-          agents: this.agents,
-        },
-        (result) => (flight.result = result),
-      ),
+      req: this.mqtt
+        ? publishReading(this.mqtt, op.operationId, op.reading, done)
+        : startAttempt(
+            {
+              url: this.settings.upstreamUrl,
+              operationId: op.operationId,
+              attempt,
+              body: uploadBody(op.reading),
+              classifyHttp: this.api.classifyHttp,
+              agents: this.agents,
+            },
+            done,
+          ),
     };
     op.flight = flight;
     this.host.requestsStarted++;

@@ -9,8 +9,11 @@ import type { KeyObject } from "node:crypto";
 import { DevicePassword, loadBuildKey } from "./security.js";
 import { guardedServer } from "./connection-guard.js";
 import { createSetupServer, MAX_CONNECTIONS, MAX_PIPELINED } from "./setup-server.js";
+import { startMqtt, type MqttOptions, type MqttSide } from "./mqtt-simulation.js";
 
-export interface SimulationOptions extends Omit<DeviceOptions, "upstreamUrl"> {
+export interface SimulationOptions extends Omit<DeviceOptions, "upstreamUrl" | "mqtt"> {
+  /** Upload over MQTT instead of HTTP (the upstream is then not started). */
+  mqtt?: MqttOptions;
   /** Setup page port: undefined for 8080 or the next free one, 0 for any free port. */
   port?: number;
   /** Address the setup page binds (default 127.0.0.1). */
@@ -34,13 +37,16 @@ export interface Simulation {
   device: Device;
   /** The device password, as the device keeps it (hashed). */
   password: DevicePassword;
+  /** The MQTT side: the broker (embedded unless one was named) and the consumer started here. */
+  mqtt: MqttSide | undefined;
   close(): Promise<void>;
 }
 
 export async function startSimulation(options: SimulationOptions = {}): Promise<Simulation> {
   const host = options.host ?? "127.0.0.1";
+  const mqtt = options.mqtt && (await startMqtt(options.mqtt));
   const upstream =
-    options.upstreamUrl === undefined
+    options.upstreamUrl === undefined && mqtt === undefined
       ? await startUpstream({ port: options.upstreamPort, scenario: options.scenario ?? "flaky" })
       : undefined;
   const buildKey = options.buildKey === undefined ? loadBuildKey() : (options.buildKey ?? undefined);
@@ -50,13 +56,18 @@ export async function startSimulation(options: SimulationOptions = {}): Promise<
   let address;
   let server;
   try {
-    device = new Device({ ...options, upstreamUrl: options.upstreamUrl ?? upstream!.url });
+    device = new Device({
+      ...options,
+      upstreamUrl: options.upstreamUrl ?? upstream?.url ?? "",
+      mqtt: mqtt?.transport,
+    });
     password = new DevicePassword(device.store.password);
     server = createSetupServer({ device, upstream, bindHost: host, password, buildKey });
     front = guardedServer(server, MAX_CONNECTIONS, MAX_PIPELINED);
     address = await listen(front, host, options.port);
   } catch (err) {
     await upstream?.close();
+    await mqtt?.close();
     throw err;
   }
   device.start();
@@ -70,6 +81,7 @@ export async function startSimulation(options: SimulationOptions = {}): Promise<
     upstream,
     device,
     password,
+    mqtt,
     async close() {
       clearInterval(stalls);
       device.stop();
@@ -77,6 +89,7 @@ export async function startSimulation(options: SimulationOptions = {}): Promise<
       server.close();
       await new Promise<void>((resolve) => front.close(() => resolve()));
       await upstream?.close();
+      await mqtt?.close();
     },
   };
 }

@@ -4,6 +4,7 @@
 // restart closes the listener and every client's socket but keeps the one Aedes instance,
 // whose in-memory persistence then plays the part of a broker's persistence file.
 import { createServer, type Server, type Socket } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Aedes, type AuthenticateError } from "aedes";
 import type { Broker, BrokerCredentials } from "./broker.js";
 
@@ -56,8 +57,9 @@ export async function startAedes(options: AedesOptions = {}): Promise<Broker> {
     kind: "aedes",
     url: `mqtt://127.0.0.1:${port}`,
     port,
-    async restart() {
+    async restart(downMs = 0) {
       await stopListening();
+      await sleep(downMs);
       server = serve();
       await listenOn(server, port);
       restarts++;

@@ -10,8 +10,8 @@ export interface Broker {
   /** mqtt://127.0.0.1:PORT */
   url: string;
   port: number;
-  /** Stops the broker (every client drops) and starts it again on the same port. */
-  restart(): Promise<void>;
+  /** Stops the broker (every client drops), waits `downMs` (default 0) and starts it again on the same port. */
+  restart(downMs?: number): Promise<void>;
   /** Restarts so far. */
   restarts(): number;
   close(): Promise<void>;

@@ -7,6 +7,7 @@ import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
 import { join } from "node:path";
 import { waitForPort, type Broker, type BrokerCredentials } from "./broker.js";
 
@@ -99,8 +100,9 @@ export async function startMosquitto(options: MosquittoOptions = {}): Promise<Br
     kind: "mosquitto",
     url: `mqtt://127.0.0.1:${port}`,
     port,
-    async restart() {
+    async restart(downMs = 0) {
       await halt();
+      await sleep(downMs);
       await launch();
       restarts++;
     },

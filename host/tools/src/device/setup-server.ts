@@ -18,6 +18,7 @@ import { allowedHosts, guardRequest, sameOrigin } from "./request-guard.js";
 import { DevicePassword, passwordProblem, verifySignedModule } from "./security.js";
 import { checkSettings } from "./settings.js";
 import { deviceStatus } from "./status.js";
+import type { MqttSide } from "./mqtt-simulation.js";
 
 const SECURITY_HEADERS = {
   "content-security-policy":
@@ -41,6 +42,8 @@ export interface SetupServerOptions {
   device: Device;
   /** The loopback upstream, when the page may switch its scenario. */
   upstream?: Upstream;
+  /** The MQTT side, when the device uploads over MQTT (its embedded broker the page may restart). */
+  mqtt?: MqttSide;
   /**
    * The address the server is bound to: only requests whose Host names it (or a loopback
    * name, for a loopback address) are answered, so a page elsewhere cannot reach it by
@@ -113,6 +116,12 @@ export function createSetupServer(options: SetupServerOptions): Server {
         if (upstream === undefined || !isScenarioName(name)) return refuse(400, "No such upstream scenario.");
         upstream.setScenario(name);
         return ok("Upstream scenario switched.");
+      }
+      case "/fault/broker-restart": {
+        const broker = options.mqtt?.broker;
+        if (broker === undefined) return refuse(400, "No broker started here to restart.");
+        await broker.restart();
+        return ok("Broker restarted: every client dropped; the device's session reconnects.");
       }
       case "/fault/stall": {
         const text = form.get("ms") ?? "";
@@ -196,7 +205,11 @@ export function createSetupServer(options: SetupServerOptions): Server {
       return send(res, 405, "text/plain; charset=utf-8", "GET or POST\n", { allow: "GET, HEAD, POST" });
     }
     if (guard.path === "/status.json") {
-      const status = deviceStatus(device, { upstream, devicePasswordSet: password.isSet });
+      const status = deviceStatus(device, {
+        upstream,
+        mqtt: options.mqtt,
+        devicePasswordSet: password.isSet,
+      });
       return send(res, 200, "application/json", JSON.stringify(status));
     }
     if (guard.path === "/tickretry.wasm") return send(res, 200, "application/wasm", device.moduleBytes);

@@ -62,7 +62,7 @@ export async function startSimulation(options: SimulationOptions = {}): Promise<
       mqtt: mqtt?.transport,
     });
     password = new DevicePassword(device.store.password);
-    server = createSetupServer({ device, upstream, bindHost: host, password, buildKey });
+    server = createSetupServer({ device, upstream, mqtt, bindHost: host, password, buildKey });
     front = guardedServer(server, MAX_CONNECTIONS, MAX_PIPELINED);
     address = await listen(front, host, options.port);
   } catch (err) {

@@ -1,7 +1,6 @@
 // The tickretry command line: one subcommand per job, each in the file named for it.
 import { runDevice } from "./device/command.js";
 import * as contention from "./contention/cli.js";
-import * as consumer from "./mqtt/command.js";
 import * as fleet from "./fleet/cli.js";
 import * as upstream from "./upstream/command.js";
 
@@ -13,7 +12,11 @@ const commands: Record<string, { summary: string; run: (args: string[]) => Promi
   fleet,
   contention,
   upstream,
-  consumer,
+  // Loaded only when asked for: MQTT.js would cost every other command its start-up time.
+  consumer: {
+    summary: "an MQTT subscriber that stores readings by operation id (the MQTT upstream)",
+    run: async (args) => (await import("./mqtt/command.js")).run(args),
+  },
 };
 
 function usage(): string {

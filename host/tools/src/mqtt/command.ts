@@ -10,8 +10,6 @@ import { parseBrokerUrl } from "./broker-url.js";
 import { startConsumer, type Consumer } from "./consumer.js";
 import { TOPIC } from "./payload.js";
 
-export const summary = "an MQTT subscriber that stores readings by operation id (the MQTT upstream)";
-
 const HELP = `usage: tickretry consumer --broker mqtt://host:port [options]
 
 Subscribes to ${TOPIC} with QoS 1 under a persistent session, stores each reading by

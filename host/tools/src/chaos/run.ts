@@ -165,7 +165,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     device = undefined;
     if (how !== 0) throw new Error(`the last device exited with ${how}`);
 
-    return { ...tally(readLog(logPath), await sink.stored()), kills, dir };
+    const stored = await sink.stored();
+    const last = readStateFile(statePath);
+    const owed = {
+      pending: last?.pending.map((p) => p.reading.id) ?? [],
+      queued: last?.queue.map((r) => r.id) ?? [],
+    };
+    return { ...tally(readLog(logPath), stored, owed), kills, dir };
   } finally {
     if (device !== undefined) await stop(device, "SIGKILL");
     await sink.close();

@@ -6,8 +6,10 @@ import { startUpstream, type Upstream } from "../upstream/server.js";
 import { listen, urlOf } from "./listen.js";
 import { Device, type DeviceOptions } from "./loop.js";
 import type { KeyObject } from "node:crypto";
+import type { Server } from "node:http";
 import { DevicePassword, loadBuildKey } from "./security.js";
 import { guardedServer } from "./connection-guard.js";
+import type { GuessLimit } from "./guess-limit.js";
 import { createSetupServer, MAX_CONNECTIONS, MAX_PIPELINED } from "./setup-server.js";
 import type { MqttOptions, MqttSide } from "./mqtt-simulation.js";
 
@@ -27,6 +29,8 @@ export interface SimulationOptions extends Omit<DeviceOptions, "upstreamUrl" | "
   stallEveryMs?: number;
   /** The build key an uploaded module must be signed with (default boards/keys/build-key.pub; null: none). */
   buildKey?: KeyObject | null;
+  /** The device password's brute-force limit (default: the real one on performance.now). */
+  guessLimit?: GuessLimit;
 }
 
 export interface Simulation {
@@ -39,6 +43,8 @@ export interface Simulation {
   password: DevicePassword;
   /** The MQTT side: the broker (embedded unless one was named) and the consumer started here. */
   mqtt: MqttSide | undefined;
+  /** The setup page's HTTP server (behind the connection guard), for tests that watch its requests. */
+  http: Server;
   close(): Promise<void>;
 }
 
@@ -63,7 +69,15 @@ export async function startSimulation(options: SimulationOptions = {}): Promise<
       mqtt: mqtt?.transport,
     });
     password = new DevicePassword(device.store.password);
-    server = createSetupServer({ device, upstream, mqtt, bindHost: host, password, buildKey });
+    server = createSetupServer({
+      device,
+      upstream,
+      mqtt,
+      bindHost: host,
+      password,
+      buildKey,
+      guessLimit: options.guessLimit,
+    });
     front = guardedServer(server, MAX_CONNECTIONS, MAX_PIPELINED);
     address = await listen(front, host, options.port);
   } catch (err) {
@@ -83,6 +97,7 @@ export async function startSimulation(options: SimulationOptions = {}): Promise<
     device,
     password,
     mqtt,
+    http: server,
     async close() {
       clearInterval(stalls);
       device.stop();

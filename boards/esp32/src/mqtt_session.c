@@ -1,4 +1,6 @@
-/* esp-mqtt's events onto the module (mqtt_session.h says which becomes what). */
+/* esp-mqtt's events onto the module (mqtt_session.h says which becomes what). Built only
+ * with the build flag UPLOAD_MQTT (PlatformIO compiles every file of src/). */
+#if UPLOAD_MQTT
 #include "mqtt_session.h"
 
 #include <string.h>
@@ -141,3 +143,4 @@ void mqtt_session_apply(mqtt_session *s, uint32_t now, mqtt_finished_fn finished
   uint32_t head = __atomic_load_n(&s->head, __ATOMIC_ACQUIRE);
   for (; s->tail != head; s->tail++) apply_one(s, &s->ring[s->tail % MQTT_SEEN_RING], now, finished, ctx);
 }
+#endif /* UPLOAD_MQTT */

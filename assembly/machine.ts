@@ -100,8 +100,8 @@ export function find(handle: i32): Operation | null {
 
 function move(op: Operation, event: i32): bool {
   const entry = (<u32>(TRANSITION_TABLE >> (<u64>event * 8))) & 0xff;
-  if ((entry & 0xf & (1 << op.state)) == 0) return false;
-  op.state = entry >> 4;
+  if ((entry & 0x1f & (1 << op.state)) == 0) return false;
+  op.state = entry >> 5;
   Schedule.stale = true;
   touch();
   return true;

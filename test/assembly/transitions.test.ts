@@ -27,7 +27,7 @@ describe("the packed table in assembly/generated/constants.ts", () => {
         const allowed = ((entry >> BigInt(State[state])) & 1n) === 1n;
         const to = expected(state, event);
         expect(allowed).toBe(to !== undefined);
-        if (to !== undefined) expect(Number(entry >> 4n)).toBe(State[to as Name<typeof State>]);
+        if (to !== undefined) expect(Number(entry >> 5n)).toBe(State[to as Name<typeof State>]);
       });
     }
   }

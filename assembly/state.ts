@@ -1,9 +1,9 @@
 // Where the module's durable state lives: one block of static memory of u32 words, laid
 // out in the order of the image (docs/ABI.md, Image format), field for field, so that
-// save and restore walk it word by word (image.ts). restore builds a whole new state in a second block of the
-// same layout (the shadow), checks it there, and only then copies it over, so a refused
-// image changes nothing. The clock, the next operation id and the schedule summary are
-// globals beside it.
+// save and restore walk it word by word (image.ts). restore first reads the whole image
+// record by record into a scratch record and checks it there, and only then reads it again
+// into the state, so a refused image changes nothing without a second copy of the state.
+// The clock and the schedule summary are globals beside it.
 import { COUNTER_COUNT, LIMIT_OPERATIONS, LIMIT_POLICIES } from "./generated/constants";
 
 /** One slot of the operation table (machine.ts), in the image's order. */
@@ -22,6 +22,8 @@ export class Operation {
   deadline: u32;
   previousDelay: u32;
   lastRetryCost: u32;
+  /** The backoff level: failed attempts and drops since begin or since last stable. */
+  level: u32;
 }
 
 /** One slot of the policy table (policy.ts): isSet, then the image's order. */
@@ -35,6 +37,16 @@ export class Policy {
   maxDelay: u32;
   throttleBaseDelay: u32;
   deadline: u32;
+  stableAfter: u32;
+  spread: u32;
+  breakAfter: u32;
+  breakBase: u32;
+  breakCap: u32;
+  // The policy's circuit breaker (breaker.ts).
+  breakerState: u32;
+  breakerFailures: u32;
+  breakerOpens: u32;
+  breakEnds: u32;
 }
 
 /** The bucket's fields, in setBudget's order with the tokens in initial's place (the image's). */
@@ -80,5 +92,6 @@ export function copyWords(to: usize, from: usize, mask: u32, bytes: usize): void
 
 /** The live state. */
 export const STATE: usize = memory.data(<i32>STATE_BYTES, 4);
-/** Where restore builds and checks the state an image describes. */
-export const SHADOW: usize = memory.data(<i32>STATE_BYTES, 4);
+/** Where restore checks one record of an image (the largest record: the prefix). */
+export const SCRATCH_BYTES: usize = POLICIES_AT;
+export const SCRATCH: usize = memory.data(<i32>SCRATCH_BYTES, 4);

@@ -60,6 +60,7 @@ export const OP_FLAG_HANDED_OUT: i32 = 4;
 export const OP_FLAG_SESSION: i32 = 8;
 export const OP_FLAG_PROBE: i32 = 16;
 export const OP_FLAG_DROPPED: i32 = 32;
+export const OP_FLAG_HELD: i32 = 64;
 
 export const BREAKER_CLOSED: i32 = 0;
 export const BREAKER_OPEN: i32 = 1;
@@ -127,3 +128,6 @@ export const RESTORE_FLAG_ATTEMPTS_LOST: i32 = 1;
 // byte 5 = 0x84: CONNECT: IN_FLIGHT -> UP
 // byte 6 = 0x30: DROP: UP -> WAITING
 export const TRANSITION_TABLE: u64 = 0x30840876244221;
+
+/** Byte s: the opFlags state s allows (stateFlags). */
+export const STATE_FLAGS: u64 = 0x282e3a6b00;

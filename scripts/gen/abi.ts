@@ -17,8 +17,12 @@ const option = (name: string) => {
 const abi = JSON.parse(readFileSync(option("--constants") ?? join(root, "assembly/constants.json"), "utf8"));
 
 type Group = Record<string, number>;
+// The constant groups: objects of numbers (stateFlags, meaning and the lists are not).
 const groupNames = Object.keys(abi).filter(
-  (k) => typeof abi[k] === "object" && !Array.isArray(abi[k]) && k !== "meaning",
+  (k) =>
+    typeof abi[k] === "object" &&
+    !Array.isArray(abi[k]) &&
+    Object.values(abi[k]).every((v) => typeof v === "number"),
 );
 const groups: Record<string, Group> = Object.fromEntries(groupNames.map((g) => [g, abi[g]]));
 
@@ -35,6 +39,10 @@ function checkConsistency(): void {
     if (counter[`ENDED_${name}`] !== expected) {
       throw new Error(`counter.ENDED_${name} must be ${expected}, beside endReason.${name} = ${value}`);
     }
+  }
+  const states = Object.values(groups.state);
+  if (states.length > 5 || Math.max(...states) > 7) {
+    throw new Error("the transition table packs at most 5 states, numbered below 8");
   }
   const ended = Object.keys(counter).filter((name) => name.startsWith("ENDED_"));
   const stray = ended.filter((name) => !(name.slice("ENDED_".length) in endReason));
@@ -62,6 +70,8 @@ interface Param {
   type: WasmType;
   in?: string;
   doc?: string;
+  /** A trailing parameter a caller may leave out (it reads 0): added in a later ABI version. */
+  optional?: boolean;
 }
 interface Export {
   name: string;
@@ -120,6 +130,21 @@ function transitionTable(): bigint {
   return table;
 }
 
+// What each state allows in opFlags packs into one u64 too: byte `state` is the mask.
+function stateFlagsTable(): bigint {
+  let table = 0n;
+  for (const [state, flags] of Object.entries(abi.stateFlags as Record<string, string[]>)) {
+    if (!(state in groups.state)) throw new Error(`stateFlags: ${state} is not a state`);
+    let mask = 0n;
+    for (const flag of flags) {
+      if (!(flag in groups.opFlag)) throw new Error(`stateFlags.${state}: ${flag} is not an opFlag`);
+      mask |= BigInt(groups.opFlag[flag]);
+    }
+    table |= mask << BigInt(groups.state[state] * 8);
+  }
+  return table;
+}
+
 /** One comment line per event, beside the packed table: what it leaves and enters. */
 function transitionComments(): string {
   const nameOfState = (v: number) => Object.keys(groups.state).find((k) => groups.state[k] === v);
@@ -147,6 +172,8 @@ function assemblyView(): string {
   out += `\n/** Byte e: mask of states event e may leave (low five bits), state it enters (high three). */\n`;
   out += transitionComments();
   out += `export const TRANSITION_TABLE: u64 = 0x${transitionTable().toString(16)};\n`;
+  out += `\n/** Byte s: the opFlags state s allows (stateFlags). */\n`;
+  out += `export const STATE_FLAGS: u64 = 0x${stateFlagsTable().toString(16)};\n`;
   return out;
 }
 
@@ -174,7 +201,7 @@ function typescriptView(): string {
   out += ` * of those make every call a hash lookup). \`unsigned\` wraps the exports whose result is u32.\n */\n`;
   out += `export function bindExports(raw: WebAssembly.Exports, unsigned: (fn: Fn, arity: number) => Fn) {\n  return {\n`;
   for (const e of exports) {
-    const sig = `(${e.params.map((p) => `${p.name}: number`).join(", ")}) => number`;
+    const sig = `(${e.params.map((p) => `${p.name}${p.optional ? "?" : ""}: number`).join(", ")}) => number`;
     const fn = e.result === "u32" ? `unsigned(raw.${e.name} as Fn, ${e.params.length})` : `raw.${e.name}`;
     out += `    ${e.name}: ${fn} as ${sig},\n`;
   }
@@ -290,6 +317,10 @@ function markdownTables(): string {
   out += `\n### state diagram (from the transition table)\n\n\`\`\`mermaid\nstateDiagram-v2\n  [*] --> FREE\n`;
   for (const [from, event, to] of abi.transitions) out += `  ${from} --> ${to}: ${event}\n`;
   out += "```\n";
+  out += `\n### opFlags each state allows\n\n| state | opFlags |\n|---|---|\n`;
+  for (const [state, flags] of Object.entries(abi.stateFlags as Record<string, string[]>)) {
+    out += `| ${state} | ${flags.length ? flags.join(", ") : "none"} |\n`;
+  }
   out += `\n### exports\n\n| export | parameters | result | what it does |\n|---|---|---|---|\n`;
   for (const e of exports) {
     out += `| ${e.name} | ${e.params.map((p) => `${p.name}: ${p.type}`).join(", ")} | ${e.result} | ${e.doc} |\n`;

@@ -85,6 +85,7 @@ export const OpFlag = {
   SESSION: 8,
   PROBE: 16,
   DROPPED: 32,
+  HELD: 64,
 } as const;
 export type OpFlag = (typeof OpFlag)[keyof typeof OpFlag];
 
@@ -228,7 +229,7 @@ type Fn = (...args: number[]) => number;
 export function bindExports(raw: WebAssembly.Exports, unsigned: (fn: Fn, arity: number) => Fn) {
   return {
     init: raw.init as (seedLo: number, seedHi: number) => number,
-    setPolicy: raw.setPolicy as (id: number, maxAttempts: number, attemptTimeout: number, baseDelay: number, maxDelay: number, throttleBaseDelay: number, deadline: number, flags: number, stableAfter: number, spread: number, breakAfter: number, breakBase: number, breakCap: number) => number,
+    setPolicy: raw.setPolicy as (id: number, maxAttempts: number, attemptTimeout: number, baseDelay: number, maxDelay: number, throttleBaseDelay: number, deadline: number, flags: number, stableAfter?: number, spread?: number, breakAfter?: number, breakBase?: number, breakCap?: number) => number,
     setBudget: raw.setBudget as (capacity: number, initial: number, retryCost: number, timeoutRetryCost: number, threshold: number, failureCost: number, firstAttemptDeposit: number, successDeposit: number, flags: number) => number,
     begin: raw.begin as (policy: number, now: number) => number,
     poll: raw.poll as (now: number) => number,

@@ -139,16 +139,6 @@ export function breakerState(policy: u32): i32 {
   return breakerQuery(policy, offsetof<Policy>("breakerState"), false);
 }
 
-/** Consecutive failed attempts the CLOSED breaker has counted, or NOT_INITIALIZED, BAD_POLICY. */
-export function breakerFailures(policy: u32): i32 {
-  return breakerQuery(policy, offsetof<Policy>("breakerFailures"), false);
-}
-
-/** Breaks since the breaker last closed, or NOT_INITIALIZED, BAD_POLICY. */
-export function breakerOpens(policy: u32): i32 {
-  return breakerQuery(policy, offsetof<Policy>("breakerOpens"), false);
-}
-
 /** Tick at which the current or last break ends; 0 before init or for a bad policy. */
 export function breakEnds(policy: u32): u32 {
   return breakerQuery(policy, offsetof<Policy>("breakEnds"), true);

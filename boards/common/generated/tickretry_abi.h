@@ -207,10 +207,6 @@ uint32_t tickretry_deadline(int32_t handle);
 int32_t tickretry_backoff_level(int32_t handle);
 /* The policy's breaker state (CLOSED, OPEN, HALF_OPEN, PROBING). */
 int32_t tickretry_breaker_state(uint32_t policy);
-/* Consecutive failed attempts the CLOSED breaker has counted. */
-int32_t tickretry_breaker_failures(uint32_t policy);
-/* Breaks since the breaker last closed (the n of the break's ceiling). */
-int32_t tickretry_breaker_opens(uint32_t policy);
 /* Tick at which the current (or last) break ends; 0 for a bad policy. */
 uint32_t tickretry_break_ends(uint32_t policy);
 /* Worst-case ticks from begin to end without Retry-After, bounded by the deadline; saturates at
@@ -281,8 +277,6 @@ int32_t tickretry_module_restore(uint32_t length, uint32_t now, uint32_t elapsed
   X(uint32_t, deadline, deadline, 1, (int32_t handle), (, handle)) \
   X(int32_t, backoff_level, backoffLevel, 1, (int32_t handle), (, handle)) \
   X(int32_t, breaker_state, breakerState, 1, (uint32_t policy), (, policy)) \
-  X(int32_t, breaker_failures, breakerFailures, 1, (uint32_t policy), (, policy)) \
-  X(int32_t, breaker_opens, breakerOpens, 1, (uint32_t policy), (, policy)) \
   X(uint32_t, break_ends, breakEnds, 1, (uint32_t policy), (, policy)) \
   X(int32_t, worst_case, worstCase, 1, (uint32_t policy), (, policy)) \
   X(int32_t, classify_http, classifyHttp, 2, \

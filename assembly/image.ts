@@ -41,6 +41,7 @@ import { touch } from "./changes";
 import { crc32 } from "./crc32";
 import { flagsAllowed } from "./machine";
 import { restoreMachine, spreadDue } from "./operations";
+import { policyRecord } from "./policy";
 import { isInitialized } from "./ready";
 import { advance, loseAttempts } from "./scan";
 import {
@@ -158,6 +159,12 @@ export function save(now: u32): i32 {
   if (!isInitialized()) return ERROR_NOT_INITIALIZED;
   advance(now);
   origin = now;
+  // Only an OPEN breaker's end is a timer; the others are written as 0 (an image does not
+  // depend on where the tick counter stood).
+  for (let id: u32 = 0; id < <u32>LIMIT_POLICIES; id++) {
+    const p = policyRecord(id);
+    if (p.breakerState != BREAKER_OPEN) p.breakEnds = now;
+  }
   startWriting(AREA + IMAGE_HEADER_BYTES);
   put(<u32>ticksUntil(now, Clock.now));
   walk(STATE, false);

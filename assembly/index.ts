@@ -2,6 +2,7 @@
 // Logic lives in the files beside this one; docs/ABI.md is the contract.
 import {
   ABI_VERSION,
+  BREAKER_OPEN,
   COUNTER_COUNT,
   LIMIT_SLOT_BITS,
   ERROR_BAD_COUNTER,
@@ -139,9 +140,9 @@ export function breakerState(policy: u32): i32 {
   return breakerQuery(policy, offsetof<Policy>("breakerState"), false);
 }
 
-/** Tick at which the current or last break ends; 0 before init or for a bad policy. */
+/** Tick at which the OPEN breaker's break ends; 0 when not OPEN, before init or for a bad policy. */
 export function breakEnds(policy: u32): u32 {
-  return breakerQuery(policy, offsetof<Policy>("breakEnds"), true);
+  return breakerState(policy) == BREAKER_OPEN ? breakerQuery(policy, offsetof<Policy>("breakEnds"), true) : 0;
 }
 
 /** The outcome of an HTTP status, or BAD_STATUS. */

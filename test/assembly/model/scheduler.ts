@@ -163,10 +163,14 @@ export class SchedulerModel {
       fault = true;
       if (this.ops.some(isLive)) this.count(Counter.CLOCK_FAULTS);
     }
+    this.visitBreakers(fault);
+    for (const op of this.ops) this.visit(op, fault, false);
+  }
+
+  private visitBreakers(fault: boolean): void {
     this.breakers.forEach((b, id) => {
       if (b.state === Breaker.OPEN && (fault || this.expired(b.breakEnds))) this.halfOpen(id);
     });
-    for (const op of this.ops) this.visit(op, fault, false);
   }
 
   private expired(t: number): boolean {
@@ -655,7 +659,8 @@ export class SchedulerModel {
   }
   breakEnds(policy: number): number {
     const p = this.initialized && u32(policy) < Limit.POLICIES ? this.policies[policy] : undefined;
-    return p === undefined ? 0 : this.breakers[policy].breakEnds;
+    const b = this.breakers[policy];
+    return p === undefined || b.state !== Breaker.OPEN ? 0 : b.breakEnds;
   }
 
   worstCase(policy: number): number {
@@ -722,7 +727,10 @@ export class SchedulerModel {
     const lost = (flags & RestoreFlag.ATTEMPTS_LOST) !== 0;
     // One visit per slot at the saved clock: lost attempts fail, connections drop, reached
     // waits apply.
-    if (lost) for (const op of this.ops) this.visit(op, false, true);
+    if (lost) {
+      this.visitBreakers(false);
+      for (const op of this.ops) this.visit(op, false, true);
+    }
     this.advance(now);
     if (lost) {
       for (const op of this.ops) {
@@ -754,7 +762,7 @@ export class SchedulerModel {
       b.state,
       b.failures,
       b.opens,
-      rel(b.breakEnds),
+      b.state === Breaker.OPEN ? rel(b.breakEnds) : 0,
     ];
     const slot = (op: Op): SavedSlot | undefined =>
       op.generation === 0

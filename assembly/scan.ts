@@ -58,8 +58,9 @@ function scan(fault: bool, lost: bool): void {
     if (state == STATE_WAITING) visitWaiting(op, fault);
     else if (state == STATE_IN_FLIGHT) visitInFlight(op, fault, lost);
     else if (state == STATE_UP) visitUp(op, policyOf(op), fault, lost);
-    summarise(op);
   }
+  // A breaker that a later slot opened may hold an earlier one: summarise after all visits.
+  for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) summarise(slotAt(slot));
   if (fault && live) count(COUNTER_CLOCK_FAULTS);
   Schedule.stale = false;
 }

@@ -214,7 +214,7 @@ function expectRefused(bytes: Uint8Array, code: number, args: [number, number, n
 describe("refused images change nothing", () => {
   const image = saved(busyScene(START));
 
-  test("every single-bit flip", () => {
+  test("every single-bit flip", { timeout: 120_000 }, () => {
     for (let bit = 0; bit < image.length * 8; bit++) {
       const flipped = image.slice();
       flipped[bit >> 3] ^= 1 << (bit & 7);

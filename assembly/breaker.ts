@@ -24,8 +24,8 @@ import { touch } from "./changes";
 import { count } from "./counters";
 import { spreadDraw } from "./spread";
 import { Operation, Policy } from "./state";
-import { Schedule, setDue, slotAt } from "./table";
-import { Clock, tickAfter } from "./ticks";
+import { markStale, noteTimer, setDue, slotAt } from "./table";
+import { clock, tickAfter } from "./ticks";
 
 /** True when the policy's breaker lets an attempt start (CLOSED or HALF_OPEN). */
 export function letsStart(p: Policy): bool {
@@ -34,10 +34,10 @@ export function letsStart(p: Policy): bool {
 
 /** A waiting operation starts `wait` ticks from now: DUE (or HELD) at once when wait is 0. */
 export function startAt(op: Operation, p: Policy, wait: u32): void {
-  op.nextAttemptAt = tickAfter(Clock.now, wait);
+  op.nextAttemptAt = tickAfter(clock.now, wait);
   op.flags &= ~(OP_FLAG_DUE | OP_FLAG_HELD);
   if (wait == 0) op.flags |= letsStart(p) ? OP_FLAG_DUE : OP_FLAG_HELD;
-  Schedule.stale = true;
+  markStale();
 }
 
 // Every operation of policy id with one of the flags `from` gets `to` instead (DUE, HELD
@@ -47,7 +47,7 @@ function swapFlags(id: u32, from: u32, to: u32): void {
     const op = slotAt(slot);
     if (op.policy == id && op.flags & from) op.flags = (op.flags & ~from) | to;
   }
-  Schedule.stale = true;
+  markStale();
 }
 
 /** The break is over (its end passed, or linkUp): the next attempt to start is the probe. */
@@ -103,8 +103,8 @@ function open(id: u32, p: Policy): void {
   p.breakerFailures = 0;
   p.breakerOpens = min(p.breakerOpens + 1, LIMIT_MAX_ATTEMPTS);
   const wait = jitteredDelay(JITTER_EQUAL, p.breakBase, p.breakCap, p.breakerOpens, 0);
-  p.breakEnds = tickAfter(Clock.now, wait);
-  Schedule.noteTimer(p.breakEnds); // within a scan; outside one the summary is stale anyway
+  p.breakEnds = tickAfter(clock.now, wait);
+  noteTimer(p.breakEnds); // within a scan; outside one the summary is stale anyway
   count(COUNTER_BREAKER_OPENS);
   swapFlags(id, OP_FLAG_DUE, OP_FLAG_HELD);
 }

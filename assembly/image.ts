@@ -54,7 +54,7 @@ import {
   STATE_BYTES,
   copyWords,
 } from "./state";
-import { Clock, isSpan, tickAfter, ticksUntil } from "./ticks";
+import { Clock, clock, isSpan, tickAfter, ticksUntil } from "./ticks";
 import { position, put, readCleanly, refuse, startReading, startWriting, take, writing } from "./varint";
 
 const AREA: usize = memory.data(IMAGE_AREA_BYTES, 4);
@@ -166,7 +166,7 @@ export function save(now: u32): i32 {
     if (p.breakerState != BREAKER_OPEN) p.breakEnds = now;
   }
   startWriting(AREA + IMAGE_HEADER_BYTES);
-  put(<u32>ticksUntil(now, Clock.now));
+  put(<u32>ticksUntil(now, clock.now));
   walk(STATE, false);
   const body = <u32>(position() - AREA);
   // The header: format version, ABI version, u16 length, little-endian in one word.

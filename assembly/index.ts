@@ -18,7 +18,7 @@ import { resetMachine } from "./operations";
 import { policyAt } from "./policy";
 import { seedRandom } from "./random";
 import { isInitialized } from "./ready";
-import { Operation, Policy, STATE, STATE_BYTES, copyWords } from "./state";
+import { BLOCK, BLOCK_BYTES, Operation, Policy, STATE, STATE_BYTES, copyWords } from "./state";
 import { find } from "./table";
 import { Clock } from "./ticks";
 
@@ -160,6 +160,16 @@ export function counter(id: u32): i32 {
 export function tokens(): i32 {
   if (!isInitialized()) return ERROR_NOT_INITIALIZED;
   return <i32>budgetTokens();
+}
+
+/** Byte offset of the state block (docs/ABI.md, State block) in linear memory. */
+export function stateAddress(): u32 {
+  return <u32>BLOCK;
+}
+
+/** Length of the state block in bytes. */
+export function stateBytes(): u32 {
+  return <u32>BLOCK_BYTES;
 }
 
 /** The ABI version of this module. */

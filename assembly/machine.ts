@@ -23,14 +23,14 @@ import {
 import { touch } from "./changes";
 import { count } from "./counters";
 import { Operation } from "./state";
-import { Schedule } from "./table";
+import { markStale } from "./table";
 
 /** Takes op through `event` if its state allows it; false (and no change) otherwise. */
 export function move(op: Operation, event: i32): bool {
   const entry = (<u32>(TRANSITION_TABLE >> (<u64>event * 8))) & 0xff;
   if ((entry & 0x1f & (1 << op.state)) == 0) return false;
   op.state = entry >> 5;
-  Schedule.stale = true;
+  markStale();
   touch();
   return true;
 }

@@ -59,8 +59,8 @@ import { dropSession, fail } from "./retry";
 import { advance } from "./scan";
 import { spreadDraw } from "./spread";
 import { NEXT_ID_AT, Operation, Policy, STATE, copyWords } from "./state";
-import { DUE, Schedule, TIMER, find, handleOf, slotAt } from "./table";
-import { Clock, isSpan, tickAfter, ticksUntil } from "./ticks";
+import { DUE, TIMER, find, handleOf, markStale, schedule, slotAt } from "./table";
+import { clock, isSpan, tickAfter, ticksUntil } from "./ticks";
 
 const GENERATION_MASK: u32 = 0xffff;
 /** The id the next begin takes (a word of the state: the image holds it). */
@@ -69,7 +69,7 @@ const NEXT_ID: usize = STATE + NEXT_ID_AT;
 /** After restore put a whole state in place: the module counts as initialised. */
 export function restoreMachine(): void {
   markInitialized();
-  Schedule.stale = true;
+  markStale();
 }
 
 /** Forgets every operation and reseeds the operation ids (init). */
@@ -89,7 +89,7 @@ export function begin(policy: u32, now: u32): i32 {
   if (slot == LIMIT_OPERATIONS) return ERROR_TABLE_FULL;
   advance(now);
   const op = slotAt(slot);
-  const t = Clock.now;
+  const t = clock.now;
   // Every field after the generation starts at 0 (FREE, attempt and level 0, outcome and
   // end reason NONE, no delay or cost drawn) unless set below (mask 0: STATE is only read).
   copyWords(changetype<usize>(op) + 4, STATE, 0, offsetof<Operation>() - 4);
@@ -112,12 +112,12 @@ export function begin(policy: u32, now: u32): i32 {
 export function poll(now: u32): i32 {
   if (!isInitialized()) return ERROR_NOT_INITIALIZED;
   advance(now);
-  if (!(Schedule.summary & DUE)) return RESULT_NONE;
+  if (!(schedule.summary & DUE)) return RESULT_NONE;
   let slot = 0;
   while (!(slotAt(slot).flags & OP_FLAG_DUE)) slot++;
   const op = slotAt(slot);
   const p = policyOf(op);
-  const t = Clock.now;
+  const t = clock.now;
   move(op, EVENT_START);
   op.flags &= ~OP_FLAG_DUE;
   // After 2^31 - 1 attempts (only without an attempt limit) the count starts again at 1.
@@ -161,7 +161,7 @@ function succeed(op: Operation): void {
     return;
   }
   move(op, EVENT_CONNECT);
-  op.nextAttemptAt = Clock.now;
+  op.nextAttemptAt = clock.now;
   if (p.stableAfter == 0) op.level = 0;
   if (op.flags & OP_FLAG_DROPPED) count(COUNTER_RECONNECTS);
 }
@@ -208,7 +208,7 @@ export function linkUp(now: u32): i32 {
     const p = policyOf(op);
     if (!(op.flags & OP_FLAG_SESSION) && !(p.flags & POLICY_FLAG_KICK)) continue;
     const wait = spreadDraw(p);
-    if (ticksUntil(tickAfter(Clock.now, wait), op.nextAttemptAt) > 0) {
+    if (ticksUntil(tickAfter(clock.now, wait), op.nextAttemptAt) > 0) {
       startAt(op, p, wait);
       count(COUNTER_KICKS);
     }
@@ -253,8 +253,8 @@ export function ended(now: u32): i32 {
 export function nextDue(now: u32): u32 {
   if (!isInitialized()) return NEXT_DUE_IDLE;
   advance(now);
-  if (Schedule.summary & DUE) return 0;
-  if (!(Schedule.summary & TIMER)) return NEXT_DUE_IDLE;
+  if (schedule.summary & DUE) return 0;
+  if (!(schedule.summary & TIMER)) return NEXT_DUE_IDLE;
   // After the advance every timer lies ahead of the clock.
-  return <u32>ticksUntil(Clock.now, Schedule.nextTimer);
+  return <u32>ticksUntil(clock.now, schedule.nextTimer);
 }

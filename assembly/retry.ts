@@ -29,7 +29,7 @@ import { count } from "./counters";
 import { end, move } from "./machine";
 import { isIdempotent, jitterOf, policyOf } from "./policy";
 import { Operation, Policy } from "./state";
-import { Clock, ticksUntil } from "./ticks";
+import { clock, ticksUntil } from "./ticks";
 
 function raiseLevel(op: Operation): void {
   op.level = min(op.level + 1, LIMIT_MAX_ATTEMPTS);
@@ -70,7 +70,7 @@ function retryOrEnd(op: Operation, p: Policy, outcome: i32, retryAfter: u32, fau
   if (p.maxAttempts != 0 && op.level >= p.maxAttempts) return END_REASON_EXHAUSTED;
   const wait = max(drawWait(op, p, outcome == OUTCOME_THROTTLED), retryAfter);
   const hasDeadline = (op.flags & OP_FLAG_HAS_DEADLINE) != 0;
-  if (hasDeadline && (fault || <i32>wait >= ticksUntil(Clock.now, op.deadline))) {
+  if (hasDeadline && (fault || <i32>wait >= ticksUntil(clock.now, op.deadline))) {
     return END_REASON_DEADLINE;
   }
   if (request) {

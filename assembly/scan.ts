@@ -24,13 +24,17 @@ import { end } from "./machine";
 import { policyOf, policyRecord } from "./policy";
 import { dropSession, fail } from "./retry";
 import { Operation, Policy } from "./state";
-import { DUE, Schedule, slotAt } from "./table";
-import { Clock, tickAfter, tickReached } from "./ticks";
+import { DUE, noteTimer, schedule, slotAt, startSummary } from "./table";
+import { Clock, clock, tickAfter, tickReached } from "./ticks";
 
 /** Brings the clock to now and applies what has expired. */
 export function advance(now: u32): void {
+  // The schedule is read before the clock is written: a compiler that cannot tell the two
+  // apart (wasm2c) then loads each word once.
+  const scanned = schedule.scanned;
+  const timer = schedule.nextTimer;
   const fault = Clock.advance(now);
-  if (fault || Schedule.stale || tickReached(Clock.now, Schedule.nextTimer)) scan(fault, false);
+  if (fault || !scanned || tickReached(clock.now, timer)) scan(fault, false);
 }
 
 /** Every attempt in flight fails AMBIGUOUS and every UP session drops, in slot order (restore). */
@@ -43,13 +47,13 @@ export function loseAttempts(): void {
 // `lost`, attempts and connections are lost instead of timed out (restore).
 function scan(fault: bool, lost: bool): void {
   let live = false;
-  Schedule.start();
+  startSummary();
   // A policy never set has a CLOSED breaker (all its words are 0).
   for (let id: u32 = 0; id < <u32>LIMIT_POLICIES; id++) {
     const p = policyRecord(id);
     if (p.breakerState != BREAKER_OPEN) continue;
     if (Clock.hasExpired(p.breakEnds, fault)) halfOpen(id, p);
-    else Schedule.noteTimer(p.breakEnds);
+    else noteTimer(p.breakEnds);
   }
   for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
     const op = slotAt(slot);
@@ -62,7 +66,7 @@ function scan(fault: bool, lost: bool): void {
   // A breaker that a later slot opened may hold an earlier one: summarise after all visits.
   for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) summarise(slotAt(slot));
   if (fault && live) count(COUNTER_CLOCK_FAULTS);
-  Schedule.stale = false;
+  schedule.scanned = 1;
 }
 
 function visitWaiting(op: Operation, fault: bool): void {
@@ -92,12 +96,12 @@ function visitUp(op: Operation, p: Policy, fault: bool, lost: bool): void {
 function summarise(op: Operation): void {
   const state = op.state;
   if (state == STATE_WAITING) {
-    if (op.flags & OP_FLAG_DUE) Schedule.summary |= DUE;
-    else if (!(op.flags & OP_FLAG_HELD)) Schedule.noteTimer(op.nextAttemptAt);
-    if (op.flags & OP_FLAG_HAS_DEADLINE) Schedule.noteTimer(op.deadline);
+    if (op.flags & OP_FLAG_DUE) schedule.summary |= DUE;
+    else if (!(op.flags & OP_FLAG_HELD)) noteTimer(op.nextAttemptAt);
+    if (op.flags & OP_FLAG_HAS_DEADLINE) noteTimer(op.deadline);
   } else if (state == STATE_IN_FLIGHT) {
-    Schedule.noteTimer(op.attemptDeadline);
+    noteTimer(op.attemptDeadline);
   } else if (state == STATE_UP && op.level != 0) {
-    Schedule.noteTimer(tickAfter(op.nextAttemptAt, policyOf(op).stableAfter));
+    noteTimer(tickAfter(op.nextAttemptAt, policyOf(op).stableAfter));
   }
 }

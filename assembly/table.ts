@@ -2,8 +2,8 @@
 // schedule summary that keeps an idle poll O(1). A handle is (generation << SLOT_BITS) |
 // slot, so a released or reused slot refuses its old handles.
 import { LIMIT_MAX_SPAN, LIMIT_SLOT_BITS, OP_FLAG_DUE, STATE_FREE } from "./generated/constants";
-import { OPERATIONS_AT, Operation, STATE } from "./state";
-import { Clock, tickAfter, ticksUntil } from "./ticks";
+import { BLOCK, OPERATIONS_AT, Operation, SCHEDULE_AT, STATE, ScheduleWords } from "./state";
+import { clock, tickAfter, ticksUntil } from "./ticks";
 
 const OPERATIONS: usize = STATE + OPERATIONS_AT;
 const SLOT_MASK: i32 = (1 << LIMIT_SLOT_BITS) - 1;
@@ -32,30 +32,31 @@ export function setDue(op: Operation): void {
 }
 
 /**
- * What is due and when the next timer fires: a summary of the table and the breakers, so
- * that an idle poll costs O(1) whatever they hold. It is stale after every transition and
- * every change of a breaker or of DUE outside the scan; the next advance then scans again
- * (scan.ts). HANDED_OUT (ended) is not summarised.
+ * What is due and when the next timer fires: a summary of the table and the breakers (in the
+ * state block), so that an idle poll costs O(1) whatever they hold. It is stale (`scanned`
+ * 0) after every transition and every change of a breaker or of DUE outside the scan; the
+ * next advance then scans again (scan.ts). HANDED_OUT (ended) is not summarised. summary
+ * holds TIMER when a timer is pending, DUE when an operation is due; nextTimer the earliest
+ * timer, with none MAX_SPAN after the clock (a scan then finds nothing).
  */
-export class Schedule {
-  static stale: bool = true;
-  /** TIMER when a timer is pending, DUE when an operation is due. */
-  static summary: u32 = 0;
-  /** The earliest timer; with none, MAX_SPAN after the clock (a scan then finds nothing). */
-  static nextTimer: u32 = 0;
+export const schedule = changetype<ScheduleWords>(BLOCK + SCHEDULE_AT);
 
-  /** Starts a summary at the clock. */
-  static start(): void {
-    Schedule.summary = 0;
-    Schedule.nextTimer = tickAfter(Clock.now, LIMIT_MAX_SPAN);
-  }
-
-  static noteTimer(t: u32): void {
-    Schedule.summary |= TIMER;
-    if (ticksUntil(Schedule.nextTimer, t) < 0) Schedule.nextTimer = t;
-  }
+/** The summary no longer holds: the next advance scans. */
+export function markStale(): void {
+  schedule.scanned = 0;
 }
 
-// Schedule.summary's bits.
+/** Starts a summary at the clock. */
+export function startSummary(): void {
+  schedule.summary = 0;
+  schedule.nextTimer = tickAfter(clock.now, LIMIT_MAX_SPAN);
+}
+
+export function noteTimer(t: u32): void {
+  schedule.summary |= TIMER;
+  if (ticksUntil(schedule.nextTimer, t) < 0) schedule.nextTimer = t;
+}
+
+// schedule.summary's bits.
 export const TIMER: u32 = 1;
 export const DUE: u32 = 2;

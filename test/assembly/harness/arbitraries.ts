@@ -236,6 +236,8 @@ const queryArb = fc.oneof(
   fc.constant(call("abiVersion")),
   fc.constant(call("changes")),
   fc.constant(call("imageAddress")),
+  fc.constant(call("stateAddress")),
+  fc.constant(call("stateBytes")),
   fc.oneof(small(8), anyU32).map((id) => call("worstCase", v(id))),
   fc.oneof(small(8), anyU32).map((id) => call("breakerState", v(id))),
   fc.oneof(small(8), anyU32).map((id) => call("breakEnds", v(id))),

@@ -79,6 +79,10 @@ static int status(void) {
   s.power_kind = "deep sleep";
   s.power_count = 2;
   s.module_upload = 1;
+  status_session sessions[] = {{"wifi", "up", 77, 1, 0, 0, {1, 5000}, {0, 0}, "NONE", "SUCCESS", "got IP"},
+                               {"mqtt", "backing off", 78, 3, 1, 0, {0, 0}, {1, 800}, "NONE", "TRANSIENT", "ECONNREFUSED"}};
+  s.sessions = sessions;
+  s.session_count = 2;
   static char json[8192];
   if (device_status_json(&s, json, sizeof json) == 0) return 1;
   char tiny[64];

@@ -45,6 +45,32 @@ static void number_or_null(out *o, status_number v) {
 
 #define BOOL(b) ((b) ? "true" : "false")
 
+static void put_sessions(out *o, const device_status *s) {
+  put(o, "," STATUS_KEY_SESSIONS "[");
+  for (uint32_t i = 0; i < s->session_count; i++) {
+    const status_session *v = &s->sessions[i];
+    put(o, "%s{" STATUS_KEY_SESSIONS_NAME, i ? "," : "");
+    str(o, v->name);
+    put(o, "," STATUS_KEY_SESSIONS_STATE);
+    str(o, v->state);
+    put(o,
+        "," STATUS_KEY_SESSIONS_OPERATION_ID "%ld," STATUS_KEY_SESSIONS_ATTEMPTS "%lu," STATUS_KEY_SESSIONS_DROPS
+        "%lu," STATUS_KEY_SESSIONS_RECONNECTS "%lu," STATUS_KEY_SESSIONS_UP_FOR_MS,
+        (long)v->operation_id, (unsigned long)v->attempts, (unsigned long)v->drops, (unsigned long)v->reconnects);
+    ms_or_null(o, v->up_for);
+    put(o, "," STATUS_KEY_SESSIONS_NEXT_TRY_IN_MS);
+    ms_or_null(o, v->next_try_in);
+    put(o, "," STATUS_KEY_SESSIONS_END_REASON);
+    str(o, v->end_reason);
+    put(o, "," STATUS_KEY_SESSIONS_LAST_OUTCOME);
+    str(o, v->last_outcome);
+    put(o, "," STATUS_KEY_SESSIONS_DETAIL);
+    str(o, v->detail);
+    put(o, "}");
+  }
+  put(o, "]");
+}
+
 /* The groups from device to readings. */
 static void put_figures(out *o, const device_status *s) {
   static const char *const counter_names[] = STATUS_COUNTER_NAMES;
@@ -163,7 +189,7 @@ static void put_settings(out *o, const device_status *s) {
           "%s}",
       BOOL(s->device_password_set), BOOL(s->module_upload));
   put(o, "," STATUS_KEY_FAULTS "{" STATUS_KEY_FAULTS_SCENARIOS "[]," STATUS_KEY_FAULTS_SCENARIO "\"\"}");
-  put(o, "," STATUS_KEY_UPSTREAM "null}");
+  put(o, "," STATUS_KEY_UPSTREAM "null");
 }
 
 size_t device_status_json(const device_status *s, char *buffer, size_t size) {
@@ -173,5 +199,7 @@ size_t device_status_json(const device_status *s, char *buffer, size_t size) {
   put_operations(&o, s);
   put_history(&o, s);
   put_settings(&o, s);
+  put_sessions(&o, s);
+  put(&o, "," STATUS_KEY_BROKER "null," STATUS_KEY_CONSUMER "null}");
   return o.full ? 0 : o.len;
 }

@@ -16,10 +16,13 @@ import { DevicePassword, passwordProblem, verifySignedModule } from "./security.
 import { checkSettings } from "./settings.js";
 import { deviceStatus } from "./status.js";
 import { ok, refuse, refuseText, type Answer } from "./setup-answers.js";
+import type { MqttSide } from "./mqtt-simulation.js";
 
 export interface SetupContext {
   device: Device;
   upstream?: Upstream;
+  /** The MQTT side, when the device uploads over MQTT (its embedded broker the page may restart). */
+  mqtt?: MqttSide;
   password: DevicePassword;
   buildKey?: KeyObject;
 }
@@ -74,6 +77,13 @@ function scenario(ctx: SetupContext, { form }: Input): Answer {
   return ok("scenarioSwitched");
 }
 
+async function brokerRestart(ctx: SetupContext): Promise<Answer> {
+  const broker = ctx.mqtt?.broker;
+  if (broker === undefined) return refuse(400, "noBroker");
+  await broker.restart();
+  return ok("brokerRestarted");
+}
+
 function stall(ctx: SetupContext, { form }: Input): Answer {
   const ms = decimal(form.get("ms") ?? "", 6, 1, MAX_STALL_MS);
   if (ms === undefined) return refuse(400, "stallRule");
@@ -117,7 +127,13 @@ async function module(ctx: SetupContext, { bytes }: Input): Promise<Answer> {
 export const HANDLERS: Record<string, Handler> = {
   status: (ctx) => ({
     status: 200,
-    body: { ...deviceStatus(ctx.device, { upstream: ctx.upstream, devicePasswordSet: ctx.password.isSet }) },
+    body: {
+      ...deviceStatus(ctx.device, {
+        upstream: ctx.upstream,
+        mqtt: ctx.mqtt,
+        devicePasswordSet: ctx.password.isSet,
+      }),
+    },
   }),
   module_bytes: (ctx) => ({ status: 200, type: "application/wasm", bytes: ctx.device.moduleBytes }),
   password,
@@ -129,4 +145,5 @@ export const HANDLERS: Record<string, Handler> = {
   module,
   scenario,
   stall,
+  broker_restart: brokerRestart,
 };

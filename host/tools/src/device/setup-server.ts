@@ -18,6 +18,7 @@ import { routeTable, type Route } from "./routes.js";
 import { DevicePassword } from "./security.js";
 import { refuse, refuseText, send, text, type Answer } from "./setup-answers.js";
 import { HANDLERS, type Handler, type Input, type SetupContext } from "./setup-handlers.js";
+import type { MqttSide } from "./mqtt-simulation.js";
 
 /** Connections at once (connection-guard.ts): a device has a handful of sockets; more are closed at accept. */
 export const MAX_CONNECTIONS = 32;
@@ -32,6 +33,8 @@ export interface SetupServerOptions {
   device: Device;
   /** The loopback upstream, when the page may switch its scenario. */
   upstream?: Upstream;
+  /** The MQTT side, when the device uploads over MQTT (its embedded broker the page may restart). */
+  mqtt?: MqttSide;
   /**
    * The address the server is bound to: only requests whose Host names it (or a loopback
    * name, for a loopback address) are answered, so a page elsewhere cannot reach it by

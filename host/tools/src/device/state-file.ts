@@ -27,6 +27,7 @@ import type { BudgetName } from "./policies.js";
 import type { Reading } from "./readings.js";
 import type { LogEvent } from "./readings-log.js";
 import { isPasswordHash, type PasswordKeeper } from "./security.js";
+import type { StoredSession } from "./broker-session.js";
 import type { Settings } from "./settings.js";
 
 /** A reading begun under an operation: the module's handle for it survives a restore. */
@@ -60,6 +61,8 @@ export interface DeviceState {
   writes: number;
   /** Operations ended so far (for writes per operation). */
   ended: number;
+  /** The broker connection's session (MQTT transport only). */
+  session?: StoredSession;
 }
 
 /** Where the device keeps its state: a file, or memory (gone with the process). */
@@ -179,6 +182,15 @@ export function decode(text: string, where: string): DeviceState {
     writes: field("writes", isU32, "a count"),
     ended: field("ended", isU32, "a count"),
   };
+  if (raw.session !== undefined) {
+    const session = (v: unknown): v is StoredSession =>
+      typeof v === "object" &&
+      v !== null &&
+      isI32((v as StoredSession).operationId) &&
+      isI32((v as StoredSession).handle) &&
+      (v as StoredSession).handle >= 0;
+    state.session = field("session", session, "a broker session");
+  }
   const ids = new Set(state.pending.map((p) => p.operationId));
   if (ids.size !== state.pending.length) fail("field pending holds an operation id twice");
   const readings = [...state.pending.map((p) => p.reading.id), ...state.queue.map((r) => r.id)];

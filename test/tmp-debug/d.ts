@@ -14,10 +14,26 @@ for (const t of [mod, model] as any[]) {
   writeImage(t, bytes);
   console.log("restore", t.restore(bytes.length, now, 2147483647, 1));
   for (let s = 0; s < 16; s++) {
-    for (let g = 1; g < 70000; g++) { const hh = (g << 4) | s; if (t.state(hh) >= 0) { console.log(s, t.state(hh), t.opFlags(hh), t.nextAttemptAt(hh), t.attempt(hh), t.backoffLevel(hh), t.lastOutcome(hh), t.endReason(hh)); break; } }
+    for (let g = 1; g < 70000; g++) {
+      const hh = (g << 4) | s;
+      if (t.state(hh) >= 0) {
+        console.log(
+          s,
+          t.state(hh),
+          t.opFlags(hh),
+          t.nextAttemptAt(hh),
+          t.attempt(hh),
+          t.backoffLevel(hh),
+          t.lastOutcome(hh),
+          t.endReason(hh),
+        );
+        break;
+      }
+    }
   }
   for (let p = 0; p < 8; p++) console.log("pol", p, t.breakerState(p), t.breakEnds(p));
   const h = t.begin(3, now);
   console.log("begin", h, t.nextAttemptAt(h), t.opFlags(h));
-  const n = t.save(now); console.log("save", n, Buffer.from(new Uint8Array(t.memory.buffer, t.imageAddress(), n)).toString("hex"));
+  const n = t.save(now);
+  console.log("save", n, Buffer.from(new Uint8Array(t.memory.buffer, t.imageAddress(), n)).toString("hex"));
 }

@@ -1,0 +1,141 @@
+// The rules of sessions, the breaker and the spread (docs/ABI.md, Sessions, Circuit
+// breaker, Link-up kick and recovery spread) as properties of random runs, read from what
+// a host can observe after every call (the model, run alongside, tells the module's clock).
+import { test } from "@fast-check/vitest";
+import { describe, expect } from "vitest";
+import { Breaker, EndReason, OpFlag, Result, State } from "../../host/library/src/generated/abi.js";
+import { ticksUntil } from "../../host/library/src/ticks.js";
+import { scenarioArb, startArb } from "./harness/arbitraries.js";
+import { runs } from "./harness/runs.js";
+import { runTrace, type TraceEntry } from "./harness/trace.js";
+import { SchedulerModel } from "./model/scheduler.js";
+
+const RUNS = runs(150);
+// One history: no restores (an earlier image turns time back), no policy changes (each
+// operation keeps the policy it began with).
+const steady = scenarioArb({ restores: false, reconfigure: false });
+
+/** The policies the setup set: setPolicy's arguments after the id, by id. */
+function policiesOf(trace: TraceEntry[]): Map<number, number[]> {
+  const policies = new Map<number, number[]>();
+  for (const e of trace)
+    if (e.fn === "setPolicy" && e.result === Result.OK) policies.set(e.args[0], e.args.slice(1));
+  return policies;
+}
+const isSession = (flags: number) => (flags & OpFlag.SESSION) !== 0;
+
+describe("sessions", () => {
+  test.prop([steady, startArb], RUNS)(
+    "a session ends only by cancel, PERMANENT or its attempt limit",
+    (steps, start) => {
+      const trace = runTrace(steps, start);
+      const policy = new Map<number, number>();
+      for (const e of trace) {
+        if (e.fn === "begin" && e.result >= 0) policy.set(e.result, e.args[0]);
+        for (const [key, reason] of Object.entries(e.after)) {
+          const m = /^endReason\((\d+)\)$/.exec(key);
+          if (!m || reason <= EndReason.NONE || !isSession(e.after[`opFlags(${m[1]})`])) continue;
+          const allowed: number[] = [EndReason.CANCELLED, EndReason.PERMANENT, EndReason.EXHAUSTED];
+          expect(allowed, `session ${m[1]} ended ${reason}`).toContain(reason);
+          if (reason === EndReason.EXHAUSTED) {
+            const maxAttempts = policiesOf(trace).get(policy.get(Number(m[1]))!)![0];
+            expect(maxAttempts, "EXHAUSTED without an attempt limit").toBeGreaterThan(0);
+          }
+        }
+      }
+    },
+  );
+
+  test.prop([steady, startArb], RUNS)(
+    "the backoff level never resets before the session stayed UP for stableAfter",
+    (steps, start) => {
+      const model = new SchedulerModel();
+      const upSince = new Map<number, number>();
+      const policy = new Map<number, number>();
+      let policies = new Map<number, number[]>();
+      const trace: TraceEntry[] = [];
+      runTrace(steps, start, {
+        shadow: model,
+        observe: (e, before) => {
+          trace.push(e);
+          policies = policiesOf(trace);
+          if (e.fn === "begin" && e.result >= 0) policy.set(e.result, e.args[0]);
+          for (const h of policy.keys()) {
+            const [was, is] = [before[`state(${h})`], e.after[`state(${h})`]];
+            if (is === State.UP && was !== State.UP) upSince.set(h, e.after[`nextAttemptAt(${h})`]);
+            const [from, to] = [before[`backoffLevel(${h})`], e.after[`backoffLevel(${h})`]];
+            if (!(from > 0 && to === 0)) continue;
+            // Reset: UP, and stableAfter ticks after it came up (a clock fault expires it too).
+            expect(is, `level of ${h} reset while not UP`).toBe(State.UP);
+            const stableAfter = policies.get(policy.get(h)!)![7];
+            const up = ticksUntil(upSince.get(h)!, model.clock!);
+            const fault = e.after["counter(6)"] > before["counter(6)"];
+            if (!fault)
+              expect(up, `level of ${h} reset after ${up} of ${stableAfter} ticks UP`).toBeGreaterThanOrEqual(
+                stableAfter,
+              );
+          }
+        },
+      });
+    },
+  );
+});
+
+describe("the breaker", () => {
+  test.prop([steady, startArb], RUNS)(
+    "at most one probe in flight per breaker; no attempt of an OPEN breaker's policy starts",
+    (steps, start) => {
+      const policy = new Map<number, number>();
+      runTrace(steps, start, {
+        observe: (e, before) => {
+          if (e.fn === "begin" && e.result >= 0) policy.set(e.result, e.args[0]);
+          const probes = new Map<number, number>();
+          for (const [h, id] of policy) {
+            const flags = e.after[`opFlags(${h})`];
+            if (e.after[`state(${h})`] === State.IN_FLIGHT && flags & OpFlag.PROBE) {
+              probes.set(id, (probes.get(id) ?? 0) + 1);
+              expect(e.after[`breakerState(${id})`]).toBe(Breaker.PROBING);
+            }
+          }
+          for (const n of probes.values()) expect(n, "probes in flight").toBe(1);
+          if (e.fn === "poll" && e.result >= 0) {
+            const id = policy.get(e.result)!;
+            expect(before[`breakerState(${id})`], "an attempt started under OPEN").not.toBe(Breaker.OPEN);
+            expect(before[`breakerState(${id})`], "a second attempt under PROBING").not.toBe(Breaker.PROBING);
+          }
+        },
+      });
+    },
+  );
+});
+
+describe("the spread", () => {
+  test.prop([steady, startArb], RUNS)("every spread draw lies within its window", (steps, start) => {
+    const model = new SchedulerModel();
+    const policy = new Map<number, number>();
+    const trace: TraceEntry[] = [];
+    runTrace(steps, start, {
+      shadow: model,
+      observe: (e, before) => {
+        trace.push(e);
+        if (e.fn === "begin" && e.result >= 0) policy.set(e.result, e.args[0]);
+        // A first attempt (spread under SPREAD_FIRST, else at once), and every start linkUp
+        // moved, lie within [0, spread] of the clock.
+        const moved =
+          e.fn === "linkUp"
+            ? [...policy.keys()].filter(
+                (h) => e.after[`nextAttemptAt(${h})`] !== before[`nextAttemptAt(${h})`],
+              )
+            : e.fn === "begin" && e.result >= 0
+              ? [e.result]
+              : [];
+        for (const h of moved) {
+          const spread = policiesOf(trace).get(policy.get(h)!)![8];
+          const wait = ticksUntil(model.clock!, e.after[`nextAttemptAt(${h})`]);
+          expect(wait, `start of ${h}`).toBeGreaterThanOrEqual(0);
+          expect(wait, `start of ${h}`).toBeLessThanOrEqual(spread);
+        }
+      },
+    });
+  });
+});

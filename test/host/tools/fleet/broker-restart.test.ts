@@ -1,0 +1,75 @@
+// tickretry fleet --scenario broker-restart: the real binary's JSON rows, and what the
+// experiment must show about lockstep and jitter (host/tools/src/fleet/broker/).
+import { spawnSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { runBrokerRestart, DEFAULT_BROKER_SETTINGS } from "../../../../host/tools/src/fleet/broker/run.js";
+import { BROKER_STRATEGIES } from "../../../../host/tools/src/fleet/broker/strategies.js";
+
+function fleet(...args: string[]) {
+  const r = spawnSync(process.execPath, ["host/tools/bin/tickretry.js", "fleet", ...args], {
+    encoding: "utf8",
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const SMALL = ["--devices", "100", "--restart", "10000:5000", "--duration", "120000"];
+
+describe("tickretry fleet --scenario broker-restart", () => {
+  it("prints a row per strategy with the promised keys", () => {
+    const r = fleet("--scenario", "broker-restart", "--seeds", "42", "--json", ...SMALL);
+    expect(r.code).toBe(0);
+    const rows = JSON.parse(r.stdout) as Record<string, unknown>[];
+    expect(rows.map((row) => row.strategy)).toEqual(BROKER_STRATEGIES.map((s) => s.name));
+    for (const row of rows) {
+      for (const key of ["peakConnects100ms", "connectAttempts", "overloadedMs"]) {
+        expect(typeof row[key]).toBe("number");
+      }
+      expect(row.reconnected99Ms === null || typeof row.reconnected99Ms === "number").toBe(true);
+    }
+  });
+
+  it.each([
+    [["--restart", "10000"], /--restart "10000": want AT:MS/],
+    [["--restart", "100000:250000"], /must be back before --duration/],
+    [["--connect-cost", "0"], /--connect-cost/],
+  ])("exits 2 with a clear message for %j", (args, message) => {
+    const r = fleet("--scenario", "broker-restart", ...args);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+  });
+
+  it("exits 2 for an unknown scenario", () => {
+    const r = fleet("--scenario", "earthquake");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--scenario "earthquake": want outage or broker-restart/);
+  });
+});
+
+describe("the broker restart, 300 devices", () => {
+  const settings = { ...DEFAULT_BROKER_SETTINGS, devices: 300, durationMs: 200_000 };
+  const row = (name: string) =>
+    runBrokerRestart(
+      settings,
+      BROKER_STRATEGIES.find((s) => s.name.startsWith(name))!,
+      42,
+    ).row;
+
+  it("esp-mqtt's fixed wait reconnects in lockstep: one burst of nearly every device", () => {
+    expect(row("esp-mqtt").peakConnects100ms).toBeGreaterThan(0.8 * settings.devices);
+  });
+
+  it("full jitter, in the module as in backoffAlgorithm, spreads the burst and gets 99% back", () => {
+    for (const name of ["backoffAlgorithm", "tickretry session, full jitter"]) {
+      const r = row(name);
+      expect(r.peakConnects100ms).toBeLessThan(row("esp-mqtt").peakConnects100ms / 2);
+      expect(r.reconnected99Ms).not.toBeNull();
+    }
+  });
+
+  it("the breaker sends fewer connects than full jitter alone", () => {
+    const alone = row("tickretry session, full jitter");
+    const breaker = row("tickretry session, full jitter + spread + breaker");
+    expect(breaker.connectAttempts).toBeLessThan(alone.connectAttempts);
+    expect(breaker.reconnected99Ms).not.toBeNull();
+  });
+});

@@ -7,7 +7,8 @@ import { SCENARIOS, SCENARIO_NAMES, isScenarioName } from "../upstream/scenarios
 import { DEFAULT_PORT } from "./listen.js";
 import type { EndedOperation } from "./loop.js";
 import { endReasonName, outcomeName } from "tickretry";
-import { UPLOAD, UPLOAD_POLICY, scaled, type BudgetName } from "./policies.js";
+import { BROKER, UPLOAD, UPLOAD_POLICY, scaled, type BudgetName } from "./policies.js";
+import { mqttOptions } from "./mqtt-options.js";
 import { MAX_STALL_MS } from "./loop.js";
 import { CRASH_POINTS, parseCrashAt } from "./crash-points.js";
 import { fileLog } from "./readings-log.js";
@@ -35,6 +36,9 @@ options:
   --seed N          module seed (default random, as a board seeds from its RNG)
   --upstream-port N upstream port (default 0: any free port)
   --upstream-url U  upload to an upstream that runs elsewhere (tickretry upstream) instead
+  --transport T     http (default) or mqtt: each reading a QoS 1 publish through a broker
+  --broker URL      with --transport mqtt: the broker (mqtt://[user:password@]host:port);
+                    default: an embedded aedes broker on loopback, with a consumer
   --state FILE      the state file standing in for NVS (default ${DEFAULT_STATE}; none: memory only)
   --log FILE        append one JSON line per reading begun, ended or dropped (default: none)
   --crash-at P:N    fault injection: SIGKILL itself the Nth time the pass reaches point P:
@@ -75,6 +79,8 @@ function parse(args: string[]) {
         seed: { type: "string" },
         "upstream-port": { type: "string" },
         "upstream-url": { type: "string" },
+        transport: { type: "string" },
+        broker: { type: "string" },
         state: { type: "string" },
         log: { type: "string" },
         "crash-at": { type: "string" },
@@ -110,6 +116,7 @@ function deviceOptions(values: Exclude<ReturnType<typeof parse>, number>) {
       throw new Error(`--upstream-url wants an http or https URL, got "${upstreamUrl}"`);
     }
   }
+  const mqtt = mqttOptions(values, scaled(BROKER, scale));
   const state = values.state ?? DEFAULT_STATE;
   return {
     port: numberOption("port", values.port, 0, 65535),
@@ -124,6 +131,7 @@ function deviceOptions(values: Exclude<ReturnType<typeof parse>, number>) {
     seed,
     upstreamPort: numberOption("upstream-port", values["upstream-port"], 0, 65535),
     upstreamUrl,
+    mqtt,
     store: state === "none" ? memoryStore() : fileStore(state),
     log: values.log === undefined ? undefined : fileLog(values.log),
     crashAt: values["crash-at"] === undefined ? undefined : parseCrashAt(values["crash-at"]),
@@ -143,9 +151,11 @@ function printBanner(sim: Simulation): void {
   const p = device.policy;
   console.log(`tickretry device: setup page ${sim.url}`);
   console.log(
-    sim.upstream
-      ? `upstream ${sim.upstream.url} (scenario ${sim.upstream.scenario()})`
-      : `upstream ${device.settings.upstreamUrl}`,
+    sim.mqtt
+      ? `broker ${sim.mqtt.transport.brokerUrl} (${sim.mqtt.broker ? "embedded aedes, with a consumer" : "named by --broker"})`
+      : sim.upstream
+        ? `upstream ${sim.upstream.url} (scenario ${sim.upstream.scenario()})`
+        : `upstream ${device.settings.upstreamUrl}`,
   );
   const boot = device.boot;
   console.log(

@@ -15,7 +15,7 @@ let upstream: Upstream;
 let device: Device;
 let ended: EndedOperation[];
 let rig: VirtualRig;
-const waitFor = <T>(what: string, check: () => T | undefined | false) => runUntil(rig, what, check);
+const until = <T>(what: string, check: () => T | undefined | false) => runUntil(rig, what, check);
 
 async function boot(scenario: ScenarioName, timing: Partial<Timing> = {}, policy = QUICK): Promise<void> {
   upstream = await startUpstream({ scenario, timing: { latencyMs: 2, ...timing } });
@@ -40,18 +40,18 @@ afterEach(async () => {
 });
 
 const attemptsSeen = (opId: number) => upstream.log().filter((s) => s.key === String(opId));
-const endOf = (what: string) => waitFor(what, () => ended[0]);
+const endOf = (what: string) => until(what, () => ended[0]);
 
 describe("the device loop", () => {
   it("retries through an outage with the same Idempotency-Key and succeeds when the upstream recovers", async () => {
     await boot("outage", {}, { ...QUICK, maxAttempts: 50 });
     device.requestUpload();
-    const op = await waitFor("a second attempt", () =>
+    const op = await until("a second attempt", () =>
       deviceStatus(device).operations.find((o) => o.attempt >= 2),
     );
     expect(op.lastOutcome).toBe("TRANSIENT");
     // Recover only after the tick wrapped, so the operation lives across the wrap.
-    await waitFor("the tick to wrap", () => device.tick.wraps >= 1);
+    await until("the tick to wrap", () => device.tick.wraps >= 1);
     upstream.setScenario("healthy");
     const end = await endOf("the upload to end");
     expect(end).toMatchObject({ operationId: op.operationId, endReason: EndReason.SUCCEEDED });
@@ -73,7 +73,7 @@ describe("the device loop", () => {
   it("retries a reset (AMBIGUOUS, idempotent policy) and the upstream stores the upload once", async () => {
     await boot("reset", {}, { ...QUICK, maxAttempts: 50 });
     device.requestUpload();
-    await waitFor("the first reset", () => upstream.stats().resets >= 1);
+    await until("the first reset", () => upstream.stats().resets >= 1);
     upstream.setScenario("healthy");
     const end = await endOf("the upload to end");
     expect(end.endReason).toBe(EndReason.SUCCEEDED);
@@ -89,13 +89,13 @@ describe("the device loop", () => {
     expect(end).toMatchObject({ endReason: EndReason.EXHAUSTED, attempts: 2, lastOutcome: Outcome.TIMEOUT });
     expect(device.api.counter(Counter.ATTEMPT_TIMEOUTS)).toBe(2);
     expect(device.host.requestsAbandoned).toBe(2);
-    await waitFor("the upstream to see both requests closed", () => upstream.stats().holding === 0);
+    await until("the upstream to see both requests closed", () => upstream.stats().holding === 0);
   });
 
   it("waits at least the Retry-After before the next attempt", async () => {
     await boot("busy"); // 503 with Retry-After: 2
     device.requestUpload();
-    await waitFor("the first attempt", () => upstream.stats().requests >= 1);
+    await until("the first attempt", () => upstream.stats().requests >= 1);
     upstream.setScenario("healthy");
     expect((await endOf("the upload to end")).endReason).toBe(EndReason.SUCCEEDED);
     expect(upstream.log()).toHaveLength(2);
@@ -129,15 +129,15 @@ describe("the device loop", () => {
     device = new Device({ upstreamUrl: upstream.url, seed: 3n, policy: QUICK, uploadEveryMs: 100, clock });
     rig = { clock, device, upstream };
     device.start();
-    await waitFor("three uploads", () => upstream.stats().stored >= 3);
+    await until("three uploads", () => upstream.stats().stored >= 3);
     expect(clock.nowMs()).toBeGreaterThanOrEqual(200); // the third reading, 100 ms apart
   });
 
   it("keeps an injected stall out of the loop's max gap and counts it apart", async () => {
     await boot("healthy");
-    await waitFor("a few passes", () => device.loopStats.snapshot().passes >= 5);
+    await until("a few passes", () => device.loopStats.snapshot().passes >= 5);
     device.requestStall(400);
-    await waitFor("the pass after the stall", () => device.loopStats.snapshot().maxStalledGapMs > 0);
+    await until("the pass after the stall", () => device.loopStats.snapshot().maxStalledGapMs > 0);
     const loop = device.loopStats.snapshot();
     expect(loop.stalls).toBe(1);
     expect(loop.maxStalledGapMs).toBeGreaterThanOrEqual(400);

@@ -33,7 +33,7 @@ let log: LogEvent[];
 let clock: VirtualClock;
 /** The device booted last, on the one clock. */
 let rig: VirtualRig;
-const waitFor = <T>(what: string, check: () => T | undefined | false) => runUntil(rig, what, check);
+const until = <T>(what: string, check: () => T | undefined | false) => runUntil(rig, what, check);
 const sleep = (ms: number) => runFor(rig, ms);
 
 /** Collects the log's lines in memory (the file form is the chaos run's). */
@@ -81,7 +81,7 @@ describe("state-file writes", () => {
     const device = boot(memoryStore());
     for (let i = 1; i <= 3; i++) {
       device.requestUpload();
-      await waitFor("the upload to end", () => ended.length === i);
+      await until("the upload to end", () => ended.length === i);
     }
     expect(ended.map((e) => e.endReason)).toEqual(Array(3).fill(EndReason.SUCCEEDED));
     // One write for the boot's reading epoch (stored before the boot numbers a reading), then two per upload.
@@ -100,7 +100,7 @@ describe("a restarted process", () => {
     const long = { ...QUICK, maxAttempts: 50, deadline: 30_000 };
     const first = boot(fileStore(path), long, { queueLimit: 4 });
     for (let i = 0; i < 3; i++) first.requestUpload();
-    const live = await waitFor("three retrying uploads", () => {
+    const live = await until("three retrying uploads", () => {
       const ops = deviceStatus(first).operations;
       return ops.length === 3 && ops.every((o) => o.attempt >= 2) && ops;
     });
@@ -110,7 +110,7 @@ describe("a restarted process", () => {
     const second = boot(fileStore(path), QUICK);
     expect(second.boot).toMatchObject({ kind: "restart", restoredOperations: 3 });
     expect(second.policy).toEqual(long); // the stored scheduler's policy, not the one asked for
-    await waitFor("the three uploads to end", () => ended.length === 3);
+    await until("the three uploads to end", () => ended.length === 3);
     expect(new Set(ended.map((e) => e.operationId))).toEqual(new Set(live.map((o) => o.operationId)));
     expect(ended.every((e) => e.endReason === EndReason.SUCCEEDED)).toBe(true);
     expect(storedReadings().sort()).toEqual(live.map((o) => [String(o.operationId), o.reading]).sort());
@@ -135,7 +135,7 @@ describe("a restarted process", () => {
     const store = memoryStore();
     const device = boot(store);
     device.requestUpload();
-    await waitFor("the upload to end", () => ended.length === 1);
+    await until("the upload to end", () => ended.length === 1);
     device.stop();
     const state = store.load()!;
     state.image[state.image.length - 1] ^= 1;
@@ -149,13 +149,13 @@ describe("Reboot and Deep sleep", () => {
     await startUpstreamWith("hang", { hangMs: 60_000 });
     const device = boot(memoryStore(), { ...QUICK, attemptTimeout: 5000 });
     device.requestUpload();
-    await waitFor("the first attempt to hang", () => upstream.stats().holding === 1);
+    await until("the first attempt to hang", () => upstream.stats().holding === 1);
     const [op] = deviceStatus(device).operations;
     const before = device.api;
     device.requestReboot();
-    await waitFor("the reboot", () => device.boot.kind === "reboot");
+    await until("the reboot", () => device.boot.kind === "reboot");
     upstream.setScenario("healthy"); // the hung request died with the power
-    const end = await waitFor("the upload to end", () => ended[0]);
+    const end = await until("the upload to end", () => ended[0]);
     expect(device.api).not.toBe(before);
     expect(device.boot).toMatchObject({ kind: "reboot", count: 2, restoredOperations: 1 });
     expect(end).toMatchObject({ operationId: op.operationId, endReason: EndReason.SUCCEEDED, attempts: 2 });
@@ -169,27 +169,27 @@ describe("Reboot and Deep sleep", () => {
     await startUpstreamWith("outage");
     const device = boot(memoryStore(), { ...QUICK, maxAttempts: 50, maxDelay: 100, deadline: 30_000 });
     device.requestUpload();
-    await waitFor("a retry", () => deviceStatus(device).operations[0]?.attempt >= 2);
+    await until("a retry", () => deviceStatus(device).operations[0]?.attempt >= 2);
     device.requestDeepSleep(1000);
-    await waitFor("sleep", () => device.asleepForMs() !== undefined);
+    await until("sleep", () => device.asleepForMs() !== undefined);
     const requests = upstream.stats().requests;
     await sleep(500);
     expect(upstream.stats().requests).toBe(requests);
     expect(deviceStatus(device).power.asleepForMs).toBeGreaterThan(0);
-    await waitFor("the wake", () => device.boot.kind === "deep sleep");
+    await until("the wake", () => device.boot.kind === "deep sleep");
     expect(device.boot.elapsedMs).toBeGreaterThanOrEqual(1000);
     expect(device.boot.restoredOperations).toBe(1);
     upstream.setScenario("healthy");
-    expect((await waitFor("the upload to end", () => ended[0])).endReason).toBe(EndReason.SUCCEEDED);
+    expect((await until("the upload to end", () => ended[0])).endReason).toBe(EndReason.SUCCEEDED);
   });
 
   it("an operation whose deadline passes during a deep sleep ends DEADLINE at the wake", async () => {
     await startUpstreamWith("outage");
     const device = boot(memoryStore(), { ...QUICK, maxAttempts: 50, deadline: 800 });
     device.requestUpload();
-    await waitFor("the first attempt", () => upstream.stats().requests >= 1);
+    await until("the first attempt", () => upstream.stats().requests >= 1);
     device.requestDeepSleep(1200);
-    const end = await waitFor("the upload to end", () => ended[0]);
+    const end = await until("the upload to end", () => ended[0]);
     expect(end.endReason).toBe(EndReason.DEADLINE);
     expect(device.boot).toMatchObject({ kind: "deep sleep", restoredOperations: 1 });
   });
@@ -200,12 +200,12 @@ describe("the queue of readings", () => {
     await startUpstreamWith("hang", { hangMs: 60_000 });
     const device = boot(memoryStore(), { ...QUICK, attemptTimeout: 1500, maxAttempts: 1 }, { queueLimit: 4 });
     for (let i = 0; i < 22; i++) device.requestUpload();
-    await waitFor("sixteen operations", () => device.ops.size === 16);
+    await until("sixteen operations", () => device.ops.size === 16);
     expect(deviceStatus(device).readings).toEqual({ queued: 4, queueLimit: 4, dropped: 2 });
     // Readings are numbered within the boot's epoch (readings.ts, readingId).
     const seq = (reading: number) => reading % READINGS_PER_EPOCH;
     expect(log.filter((e) => e.event === "dropped").map((e) => seq(e.reading))).toEqual([16, 17]);
-    await waitFor("every reading to end", () => ended.length === 20);
+    await until("every reading to end", () => ended.length === 20);
     expect(ended.map((e) => seq(e.reading)).sort((a, b) => a - b)).toEqual([
       ...Array.from({ length: 16 }, (_, i) => i),
       18,

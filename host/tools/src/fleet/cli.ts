@@ -2,7 +2,8 @@
 // rows or an HTML report. Bad arguments exit with code 2 and say what was wrong.
 import { Presets, SingleBar } from "cli-progress";
 import { choiceArg, integerArg, parseOptions, planOrExit, UsageError } from "../usage.js";
-import { runExperiment, type ExperimentResult } from "./experiment.js";
+import type { ExperimentResult } from "./experiment.js";
+import { defaultThreads, runExperimentParallel } from "./parallel.js";
 import { writeReport } from "./report.js";
 import { experimentSettings, parseGap, parsePowerCut, type FleetSettings } from "./settings.js";
 import { create } from "tickretry";
@@ -46,6 +47,8 @@ options:
                            counts as recovered (default 0.95)
   --recovery-latency MS  mean time in the dependency of those answers that counts as
                            recovered (default 200)
+  --threads N            worker threads for the runs (seeds x strategies; default one
+                           per core, here ${defaultThreads()}); the rows are the same for any N
   --json                 print the rows as JSON instead of the table
   --report FILE          also write an HTML report with charts
   -h, --help             this text
@@ -57,6 +60,7 @@ interface Plan {
   seeds: number[];
   json: boolean;
   report?: string;
+  threads: number;
 }
 
 function plan(args: string[]): Plan | "help" {
@@ -75,6 +79,7 @@ function plan(args: string[]): Plan | "help" {
     ties: { type: "string", default: "fifo" },
     "recovery-threshold": { type: "string", default: "0.95" },
     "recovery-latency": { type: "string", default: "200" },
+    threads: { type: "string", default: String(defaultThreads()) },
     json: { type: "boolean", default: false },
     report: { type: "string" },
     help: { type: "boolean", short: "h", default: false },
@@ -132,7 +137,8 @@ function plan(args: string[]): Plan | "help" {
     .split(",")
     .map((b) => choiceArg("boot", b.trim(), ["restore", "restore-no-clock", "afresh"] as const));
   const runs = cut ? strategies.flatMap((s) => boots.map((b) => withBoot(s, b))) : strategies;
-  return { settings, strategies: runs, seeds, json: v.json, report: v.report };
+  const threads = integerArg("threads", v.threads, 1, 64);
+  return { settings, strategies: runs, seeds, json: v.json, report: v.report, threads };
 }
 
 function jsonRows(e: ExperimentResult): object[] {
@@ -152,7 +158,7 @@ export async function run(args: string[]): Promise<number> {
   // Permille of the runs, so that one long run moves the bar too. Drawn only on a terminal.
   bar.start(1000, 0);
   const runs = p.strategies.length * p.seeds.length;
-  const experiment = runExperiment(p.settings, p.strategies, p.seeds, (done) =>
+  const experiment = await runExperimentParallel(p.settings, p.strategies, p.seeds, p.threads, (done) =>
     bar.update(Math.floor((1000 * done) / runs)),
   );
   bar.stop();

@@ -199,7 +199,7 @@ static char *body_of(int32_t handle) {
 
 static uint32_t hal_ticks(void *) { return millis(); }
 
-static void hal_start_attempt(void *, int32_t handle, int32_t attempt, int32_t operation_id) {
+static void hal_start_attempt(void *, int32_t handle, int32_t attempt, int32_t operation_id, uint32_t) {
   UploadRequest request = {handle, attempt, operation_id, {0}};
   strlcpy(request.body, body_of(handle), sizeof request.body);
   if (xQueueSend(requests, &request, 0) == pdTRUE) return;
@@ -222,6 +222,16 @@ static int hal_collect(void *, uint32_t, device_result *out) {
   return 1;
 }
 
+static void begin_due(uint32_t now);
+static void keep_state(bool always, uint32_t now);
+
+// Inside the pass, after it released what ended: a full table frees a slot first, and
+// the upload's first attempt leaves in this pass, after persist.
+static void hal_begin_due(void *, device_loop *, uint32_t now) { begin_due(now); }
+
+// Before any attempt of the pass leaves (the persist-before-send rule).
+static void hal_persist(void *, uint32_t now) { keep_state(false, now); }
+
 static WebServer server(80);
 
 static void hal_serve(void *) { server.handleClient(); }
@@ -237,10 +247,12 @@ static void hal_on_event(void *, const device_event *event) {
 static const device_hal hal = {
     .ctx = nullptr,
     .ticks = hal_ticks,
-    .start_attempt = hal_start_attempt,
     .collect = hal_collect,
-    .serve = hal_serve,
+    .begin_due = hal_begin_due,
+    .persist = hal_persist,
+    .start_attempt = hal_start_attempt,
     .on_event = hal_on_event,
+    .serve = hal_serve,
 };
 
 // ---- The setup page -----------------------------------------------------------------
@@ -690,10 +702,10 @@ static uint32_t next_upload_at;
 
 // Saves the image when tickretry_changes() moved (or when `always`), into RTC memory and,
 // when it moved, NVS.
-static void keep_state(bool always) {
+static void keep_state(bool always, uint32_t now) {
   bool moved = tickretry_changes() != kept_changes;
   if (!moved && !always) return;
-  int32_t length = tickretry_save(millis(), kept.image, sizeof kept.image);
+  int32_t length = tickretry_save(now, kept.image, sizeof kept.image);
   if (length < 0) {
     Serial.printf("save refused: %ld\n", long(length));
     return;
@@ -765,8 +777,8 @@ static void start_scheduler() {
   Serial.printf("scheduler ready, worst case per upload %ld ms\n", long(tickretry_worst_case(0)));
 }
 
-static void begin_upload() {
-  int32_t handle = device_loop_begin(&uploads, 0);
+static void begin_upload(uint32_t now) {
+  int32_t handle = device_loop_begin(&uploads, 0, now);
   if (handle < 0) {
     Serial.printf("upload not begun: %ld\n", long(handle));
     uploads_dropped++;
@@ -777,7 +789,19 @@ static void begin_upload() {
   add_event("begin", tickretry_operation_id(handle), 0, 0, 0);
   // The body is fixed at begin: every attempt of one operation sends the same bytes.
   snprintf(body_of(handle), BODY_BYTES, "{\"device\":\"%s\",\"seq\":%lu,\"uptime_ms\":%lu}", device_id,
-           (unsigned long)++kept.upload_seq, (unsigned long)millis());
+           (unsigned long)++kept.upload_seq, (unsigned long)now);
+}
+
+// The timer's reading, and "Upload now" on the page (the HAL's begin_due).
+static void begin_due(uint32_t now) {
+  if (WiFi.getMode() == WIFI_STA && tickretry_tick_reached(now, next_upload_at)) {
+    next_upload_at = tickretry_tick_after(next_upload_at, UPLOAD_EVERY_MS);
+    begin_upload(now);
+  }
+  if (upload_asked) {
+    upload_asked = false;
+    begin_upload(now);
+  }
 }
 
 void setup() {
@@ -829,7 +853,7 @@ void setup() {
 // AMBIGUOUS and the idempotent upload retries them.
 static void deep_sleep_for(uint32_t sleep_ms) {
   int32_t until_upload = tickretry_ticks_until(millis(), next_upload_at);
-  keep_state(true);
+  keep_state(true, millis());
   kept.sleep_ms = sleep_ms;
   kept.next_upload_in = until_upload > 0 ? uint32_t(until_upload) : 0;
   Serial.printf("deep sleep for %lu ms\n", (unsigned long)sleep_ms);
@@ -866,19 +890,6 @@ void loop() {
   } else {
     server.handleClient();
   }
-  // After the pass, which has released what ended: a full table frees a slot first.
-  bool station = WiFi.getMode() == WIFI_STA;
-  if (scheduler_ok && station && tickretry_tick_reached(millis(), next_upload_at)) {
-    next_upload_at = tickretry_tick_after(next_upload_at, UPLOAD_EVERY_MS);
-    begin_upload();
-    due = 0;  // its first attempt is due now
-  }
-  if (scheduler_ok && upload_asked) {  // "Upload now" on the page
-    upload_asked = false;
-    begin_upload();
-    due = 0;
-  }
-  if (scheduler_ok) keep_state(false);
   if (restart_pending && tickretry_tick_reached(millis(), restart_at)) ESP.restart();
   if (sleep_asked_ms && tickretry_tick_reached(millis(), restart_at)) deep_sleep_for(sleep_asked_ms);
 #if DEEP_SLEEP

@@ -1,13 +1,13 @@
-// A test driver in virtual time: runs operations against a module instance the way a
-// main loop would (report answers, poll and start attempts, take ends from ended(),
-// release under the late-answer rule of docs/ABI.md), jumping the simulated clock
-// straight to the next thing that can happen, with a bound on steps.
-import { EndReason, Outcome, Result } from "./generated/abi.js";
+// A test driver in virtual time: runs operations through the main loop (loop.ts) against
+// a module instance, with a HAL whose attempts meet scripted fates, jumping the simulated
+// clock straight to the next thing that can happen, with a bound on steps.
+import { EndReason, Error as AbiError, NextDue, Outcome } from "./generated/abi.js";
 import { SimClock } from "./clock.js";
 import { nameOf } from "./names.js";
 import { FaultScript } from "./faults.js";
+import { Loop, type AttemptAnswer, type LoopEvent, type LoopHal } from "./loop.js";
 import type { TickRetryApi } from "./tickretry.js";
-import { tickAfter, ticksUntil } from "./ticks.js";
+import { tickAfter, tickReached, ticksUntil } from "./ticks.js";
 
 export type TraceEvent =
   | { t: number; kind: "start"; handle: number; attempt: number; attemptDeadline: number }
@@ -16,11 +16,11 @@ export type TraceEvent =
   | { t: number; kind: "note"; text: string };
 
 interface Pending {
-  handle: number;
-  attempt: number;
+  answer: AttemptAnswer;
+  /** Arrival tick. */
   at: number;
-  outcome: number;
-  retryAfter: number;
+  /** Start order, which breaks ties in arrival. */
+  seq: number;
 }
 
 /** One line per event, the same text the native trace prints. */
@@ -53,6 +53,9 @@ export interface RunOptions {
    * reboot, a deep sleep, a module swap), returning the instance to go on with, whether
    * the answers in flight were lost with it, and a line for the trace. */
   restart?: (api: TickRetryApi, clock: SimClock, step: number) => Restart | undefined;
+  /** Also trace each pass's answer (what nextDue said) as a note: the differential test
+   * compares two loops pass by pass. */
+  tracePasses?: boolean;
 }
 
 export interface Restart {
@@ -61,74 +64,81 @@ export interface Restart {
   note: string;
 }
 
-/** Begins the operations at clock.now, in order, and runs until all have ended. */
-export function runOperations(api: TickRetryApi, clock: SimClock, options: RunOptions): TraceEvent[] {
-  const trace: TraceEvent[] = [];
-  const handles = options.operations.map((op) => api.begin(op.policy, clock.now));
-  if (handles.some((h) => h < 0)) throw new Error(`begin refused: ${handles}`);
-  const scriptOf = new Map(handles.map((h, i) => [h, options.operations[i].script]));
-  const pending: Pending[] = [];
-  const ended = new Set<number>();
-  // Ended operations not yet released: released once none of their attempts is pending.
-  const unreleased = new Set<number>();
-  const maxSteps = options.maxSteps ?? 10_000;
+/** The driver's world: answers on their way, each operation's script, the trace. */
+class Sim implements LoopHal {
+  readonly pending: Pending[] = [];
+  readonly trace: TraceEvent[] = [];
+  private seq = 0;
+  constructor(
+    readonly clock: SimClock,
+    readonly scriptOf: Map<number, FaultScript>,
+    private readonly attemptDeadline: (handle: number) => number,
+  ) {}
 
-  for (let step = 0; ended.size < handles.length; step++) {
+  ticks(): number {
+    return this.clock.now;
+  }
+
+  /** The earliest answer that has arrived by now (ties: the one started first). */
+  collect(now: number): AttemptAnswer | undefined {
+    let best = -1;
+    for (let i = 0; i < this.pending.length; i++) {
+      const p = this.pending[i];
+      if (!tickReached(now, p.at)) continue;
+      const b = this.pending[best];
+      const d = ticksUntil(now, p.at);
+      if (best < 0 || d < ticksUntil(now, b.at) || (d === ticksUntil(now, b.at) && p.seq < b.seq)) best = i;
+    }
+    return best < 0 ? undefined : this.pending.splice(best, 1)[0].answer;
+  }
+
+  startAttempt(handle: number, attempt: number, _operationId: number, now: number): void {
+    const fate = this.scriptOf.get(handle)!.next();
+    if ("hang" in fate) return;
+    const answer = { handle, attempt, outcome: Outcome[fate.outcome], retryAfter: fate.retryAfter ?? 0 };
+    this.pending.push({ answer, at: tickAfter(now, fate.latency), seq: this.seq++ });
+  }
+
+  onEvent(e: LoopEvent): void {
+    if (e.kind === "start") this.trace.push({ ...e, attemptDeadline: this.attemptDeadline(e.handle) });
+    else if (e.kind === "report") this.trace.push(e);
+    else this.trace.push({ t: e.t, kind: "end", handle: e.handle, reason: e.reason, attempts: e.attempt });
+  }
+
+  /** Ticks from now to whichever comes first: the module's next due time or the next answer. */
+  wait(due: number): number {
+    let wait = due === NextDue.IDLE ? Infinity : due;
+    for (const p of this.pending) wait = Math.min(wait, Math.max(0, ticksUntil(this.clock.now, p.at)));
+    if (wait === Infinity) throw new Error("nothing left to wait for, yet operations are live");
+    return wait;
+  }
+}
+
+/** Begins the operations at clock.now, in order, and runs the loop (host/library/src/loop.ts)
+ * until all have ended. */
+export function runOperations(api: TickRetryApi, clock: SimClock, options: RunOptions): TraceEvent[] {
+  const scriptOf = new Map<number, FaultScript>();
+  const sim = new Sim(clock, scriptOf, (h) => loop.api.attemptDeadline(h));
+  const loop = new Loop(api, sim);
+  for (const op of options.operations) {
+    const h = loop.begin(op.policy, clock.now);
+    if (h < 0) throw new Error(`begin refused: ${h}`);
+    scriptOf.set(h, op.script);
+  }
+  const maxSteps = options.maxSteps ?? 10_000;
+  for (let step = 0; loop.slots.live > 0; step++) {
     if (step >= maxSteps) throw new Error(`no end after ${maxSteps} steps`);
     options.beforeStep?.(clock, step);
-    const restart = options.restart?.(api, clock, step);
+    const restart = options.restart?.(loop.api, clock, step);
     if (restart) {
-      api = restart.api;
-      if (restart.attemptsLost) pending.length = 0;
-      trace.push({ t: clock.now, kind: "note", text: restart.note });
+      if (restart.attemptsLost) sim.pending.length = 0;
+      loop.resume(restart.api, loop.slots, restart.attemptsLost);
+      sim.trace.push({ t: clock.now, kind: "note", text: restart.note });
     }
-    const now = clock.now;
-    // Answers that have arrived by now, in arrival order.
-    pending.sort((a, b) => ticksUntil(now, a.at) - ticksUntil(now, b.at));
-    while (pending.length && ticksUntil(now, pending[0].at) <= 0) {
-      const p = pending.shift()!;
-      const result = api.report(p.handle, p.attempt, p.outcome, p.retryAfter, now);
-      trace.push({
-        t: now,
-        kind: "report",
-        handle: p.handle,
-        attempt: p.attempt,
-        outcome: p.outcome,
-        result,
-      });
-    }
-    for (let h = api.poll(now); h >= 0; h = api.poll(now)) {
-      const attempt = api.attempt(h);
-      trace.push({ t: now, kind: "start", handle: h, attempt, attemptDeadline: api.attemptDeadline(h) });
-      const fate = scriptOf.get(h)!.next();
-      if ("hang" in fate) continue;
-      pending.push({
-        handle: h,
-        attempt,
-        at: tickAfter(now, fate.latency),
-        outcome: Outcome[fate.outcome],
-        retryAfter: fate.retryAfter ?? 0,
-      });
-    }
-    for (let h = api.ended(now); h !== Result.NONE; h = api.ended(now)) {
-      if (h < 0) throw new Error(`ended failed: ${h}`);
-      ended.add(h);
-      unreleased.add(h);
-      trace.push({ t: now, kind: "end", handle: h, reason: api.endReason(h), attempts: api.attempt(h) });
-    }
-    for (const h of unreleased) {
-      if (pending.some((p) => p.handle === h)) continue;
-      const released = api.release(h);
-      if (released !== Result.OK) throw new Error(`release refused: ${released}`);
-      unreleased.delete(h);
-    }
-    if (ended.size === handles.length) break;
-    // Jump to whichever comes first: the module's next due time or the next answer.
-    const due = api.nextDue(now);
-    let wait = due === 0xffff_ffff ? Infinity : due;
-    for (const p of pending) wait = Math.min(wait, Math.max(0, ticksUntil(now, p.at)));
-    if (wait === Infinity) throw new Error("nothing left to wait for, yet operations are live");
-    clock.advance(wait);
+    const due = loop.pass();
+    if (loop.fault !== 0) throw new Error(`the loop stopped: ${nameOf(AbiError, loop.fault)}`);
+    if (options.tracePasses) sim.trace.push({ t: clock.now, kind: "note", text: `pass -> ${due}` });
+    if (loop.slots.live > 0) clock.advance(sim.wait(due));
   }
-  return trace;
+  return sim.trace;
 }

@@ -31,6 +31,8 @@ export function bootModule(
   store: StateStore,
   now: number,
   fresh: { seed: bigint; policy: PolicyFields; budget: BudgetName },
+  /** The RTC's reading at `now`: how long the stored image waited is measured by it. */
+  wallMs: number,
 ): Booted {
   const stored = store.load();
   const api = instantiate();
@@ -42,7 +44,7 @@ export function bootModule(
   const refuse = (what: string): never => {
     throw new StateFileError(`state file ${store.where}: ${what}; move it away to start afresh`);
   };
-  const elapsedMs = Math.min(Limit.MAX_SPAN, Math.max(0, Math.round(Date.now() - stored.savedAtMs)));
+  const elapsedMs = Math.min(Limit.MAX_SPAN, Math.max(0, Math.round(wallMs - stored.savedAtMs)));
   const r = restoreImage(api, stored.image, now, elapsedMs, RestoreFlag.ATTEMPTS_LOST);
   if (r !== Result.OK) refuse(`the module refused its image (${errorName(r)})`);
   for (const p of stored.pending) {

@@ -28,30 +28,49 @@ export function prepareInstances(n: number): TickRetryApi[] {
   return instances;
 }
 
-/** Bytes of one device's state in the pool: its module state block. */
-export function stateBytesPerDevice(): number {
-  return prepareInstances(1)[0].stateBytes();
+/** Bytes of each device's block the pool keeps in its buffer; a device whose block has
+ * anything past them (one that has used more of its operation slots) keeps a whole copy
+ * instead. A block ends in zeros for the slots a device never used, and most devices of
+ * the experiment use a few: 640 bytes hold the blocks of 96% of them (5,000 devices, C,
+ * seed 42). */
+export const KEPT_BYTES = 640;
+
+/** True when every word of `words` is 0. */
+function allZero(words: Uint32Array): boolean {
+  for (let i = 0; i < words.length; i++) if (words[i] !== 0) return false;
+  return true;
 }
 
 /**
  * One instance, `devices` state blocks. The instance holds one device's block at a time
- * (the one entered last); entering another copies that one back to its place in the
- * buffer and the new one's in. A block of zeros is a fresh instance, so the buffer starts
- * as `devices` fresh instances.
+ * (the one entered last); entering another copies that one back and the new one's in.
+ * The buffer keeps the first `keptBytes` of each block, the rest being zeros; a device
+ * whose block ever reaches past them moves to a whole copy of its own for good. A block
+ * of zeros is a fresh instance, so the buffer starts as `devices` fresh instances.
  */
 export class StatePool implements Instances {
   private readonly shared: TickRetryApi;
-  /** The instance's block, as words. */
+  /** The instance's block, as words: all of it, the part kept, the rest. */
   private readonly live: Uint32Array;
+  private readonly head: Uint32Array;
+  private readonly tail: Uint32Array;
+  private readonly kept: number;
   private readonly states: Uint32Array;
-  private readonly words: number;
+  private readonly whole = new Map<number, Uint32Array>();
+  /** The tail may hold a whole copy's words: the next kept device clears it. */
+  private tailDirty = false;
   private current = -1;
 
-  constructor(devices: number) {
+  constructor(devices: number, keptBytes = KEPT_BYTES) {
     this.shared = prepareInstances(1)[0];
-    this.words = this.shared.stateBytes() / 4;
-    this.live = new Uint32Array(this.shared.memory.buffer, this.shared.stateAddress(), this.words);
-    this.states = new Uint32Array(devices * this.words);
+    const words = this.shared.stateBytes() / 4;
+    this.kept = Math.min(words, Math.floor(keptBytes / 4));
+    this.live = new Uint32Array(this.shared.memory.buffer, this.shared.stateAddress(), words);
+    this.head = this.live.subarray(0, this.kept);
+    this.tail = this.live.subarray(this.kept);
+    this.states = new Uint32Array(devices * this.kept);
+    // The instance may hold an earlier run's device: no device of this one.
+    this.tailDirty = true;
   }
 
   api(): TickRetryApi {
@@ -59,11 +78,33 @@ export class StatePool implements Instances {
   }
 
   enter(i: number): void {
-    const current = this.current;
-    if (i === current) return;
-    const words = this.words;
-    if (current >= 0) this.states.set(this.live, current * words);
-    this.live.set(this.states.subarray(i * words, i * words + words));
+    if (i === this.current) return;
+    if (this.current >= 0) this.leave(this.current);
+    const whole = this.whole.get(i);
+    if (whole !== undefined) {
+      this.live.set(whole);
+      this.tailDirty = true;
+    } else {
+      const at = i * this.kept;
+      this.head.set(this.states.subarray(at, at + this.kept));
+      if (this.tailDirty) this.tail.fill(0);
+      this.tailDirty = false;
+    }
     this.current = i;
+  }
+
+  /** Bytes the pool holds for its devices' states, copies of whole blocks included. */
+  bytes(): number {
+    return this.states.byteLength + this.whole.size * this.live.byteLength;
+  }
+
+  private leave(d: number): void {
+    const whole = this.whole.get(d);
+    if (whole !== undefined) whole.set(this.live);
+    else if (allZero(this.tail)) this.states.set(this.head, d * this.kept);
+    else {
+      this.whole.set(d, this.live.slice());
+      this.tailDirty = true;
+    }
   }
 }

@@ -1,10 +1,12 @@
 // The image: the whole scheduler written out as bytes and read back (docs/ABI.md, Saving
-// and restoring). save() walks the state (state.ts) and writes each field; restore()
-// walks the same way reading each field into the shadow, checks the shadow, and only
-// then copies it over the live state, so a refused image changes nothing. Ticks are
-// stored as spans from `now`, so an image does not depend on where the tick counter stood.
+// and restoring). save() walks the state (state.ts) and writes each field. restore() walks
+// the image twice: first record by record into a scratch record, checking each, then (only
+// when all was good) into the state, so a refused image changes nothing. Ticks are stored
+// as spans from `now`, so an image does not depend on where the tick counter stood.
 import {
   ABI_VERSION,
+  BREAKER_OPEN,
+  BREAKER_PROBING,
   END_REASON_NONE,
   ERROR_BAD_FIELD,
   ERROR_IMAGE_ABI,
@@ -19,45 +21,45 @@ import {
   IMAGE_FORMAT_VERSION,
   IMAGE_HEADER_BYTES,
   LIMIT_BACKSTEP_TOLERANCE,
-  LIMIT_MAX_ATTEMPTS,
-  LIMIT_MAX_SPAN,
   LIMIT_OPERATIONS,
   LIMIT_POLICIES,
+  OP_FLAG_DROPPED,
   OP_FLAG_DUE,
-  OP_FLAG_HANDED_OUT,
   OP_FLAG_HAS_DEADLINE,
+  OP_FLAG_HELD,
+  OP_FLAG_PROBE,
+  OP_FLAG_SESSION,
   OUTCOME_TIMEOUT,
   RESTORE_FLAG_ATTEMPTS_LOST,
   RESULT_OK,
   STATE_DONE,
   STATE_FREE,
   STATE_IN_FLIGHT,
-  STATE_WAITING,
+  STATE_UP,
 } from "./generated/constants";
 import { touch } from "./changes";
 import { crc32 } from "./crc32";
-import * as machine from "./machine";
+import { flagsAllowed } from "./machine";
+import { restoreMachine, spreadDue } from "./operations";
+import { policyRecord } from "./policy";
+import { isInitialized } from "./ready";
+import { advance, loseAttempts } from "./scan";
 import {
-  OPERATIONS_AT,
   Operation,
   POLICIES_AT,
   Policy,
-  SHADOW,
+  SCRATCH,
+  SCRATCH_BYTES,
   STATE,
   STATE_BYTES,
   copyWords,
 } from "./state";
-import { Clock, clock, isSpan, tickAfter, tickReached, ticksUntil } from "./ticks";
+import { Clock, clock, isSpan, tickAfter, ticksUntil } from "./ticks";
 import { position, put, readCleanly, refuse, startReading, startWriting, take, writing } from "./varint";
 
 const AREA: usize = memory.data(IMAGE_AREA_BYTES, 4);
 const SMALLEST: u32 = IMAGE_HEADER_BYTES + IMAGE_CRC_BYTES;
 const ANY: u32 = 0xffffffff;
-// The opFlags each state allows, four bits per state.
-const FLAGS_ALLOWED: u32 =
-  ((OP_FLAG_DUE | OP_FLAG_HAS_DEADLINE) << (STATE_WAITING * 4)) |
-  (OP_FLAG_HAS_DEADLINE << (STATE_IN_FLIGHT * 4)) |
-  ((OP_FLAG_HAS_DEADLINE | OP_FLAG_HANDED_OUT) << (STATE_DONE * 4));
 
 // The walk's field kinds, one byte per word of a record (docs/ABI.md, restore, item 8):
 // the low five bits are 32 less the field's width in bits (its largest value is
@@ -71,9 +73,11 @@ const NONZERO: u8 = 0x80;
 const U32: u8 = 0; // any u32
 const SPAN: u8 = 1; // MAX_SPAN
 const U16: u8 = 16; // generations
-const U8: u8 = 24; // LIMIT_MAX_ATTEMPTS
-const U3: u8 = 29; // policy flags, opFlags, POLICIES - 1, end reasons, outcomes (below)
-const U2: u8 = 30; // states
+const U8: u8 = 24; // LIMIT_MAX_ATTEMPTS, breakAfter, the breaker's counts, the level
+const U7: u8 = 25; // opFlags
+const U6: u8 = 26; // policy flags
+const U3: u8 = 29; // states, POLICIES - 1, end reasons, outcomes (checked below)
+const U2: u8 = 30; // breaker states
 const U1: u8 = 31; // isSet, the budget's flags
 const PREFIX_WORDS: usize = POLICIES_AT >> 2;
 const POLICY_WORDS: usize = offsetof<Policy>() >> 2;
@@ -83,14 +87,18 @@ const KINDS = memory.data<u8>([
   // record of PREFIX_WORDS.
   SPAN, U32, U32, U32, U32,
   SPAN, SPAN, SPAN, SPAN, SPAN, SPAN, SPAN, SPAN, U1,
-  U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32,
-  // A policy: isSet, maxAttempts, flags, attemptTimeout, the four other spans.
-  U1 | LEAD, U8 | NONZERO, U3, SPAN | NONZERO, SPAN, SPAN, SPAN, SPAN,
+  U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32,
+  // A policy: isSet, maxAttempts, flags, attemptTimeout, the eight other spans (breakAfter
+  // between them), then its breaker: state, failures, opens, breakEnds.
+  U1 | LEAD, U8, U6, SPAN | NONZERO, SPAN, SPAN, SPAN, SPAN, SPAN, SPAN, U8, SPAN, SPAN,
+  U2, U8, U8, U32 | TICK,
   // A slot: generation, state, policy, attempt, lastOutcome, endReason, opFlags,
-  // operationId, nextAttemptAt, attemptDeadline, deadline, previousWait, lastRetryCost.
-  U16 | LEAD, U2 | LEAD, U3, U8, U3, U3, U3,
-  SPAN, U32 | TICK, U32 | TICK, U32 | TICK, SPAN, SPAN,
+  // operationId, nextAttemptAt, attemptDeadline, deadline, previousWait, lastRetryCost, level.
+  U16 | LEAD, U3 | LEAD, U3, SPAN, U3, U3, U7,
+  SPAN, U32 | TICK, U32 | TICK, U32 | TICK, SPAN, SPAN, U8,
 ]);
+const POLICY_KINDS: usize = KINDS + PREFIX_WORDS;
+const SLOT_KINDS: usize = POLICY_KINDS + POLICY_WORDS;
 
 /** Byte offset of the image area in linear memory. */
 export function imageAddress(): u32 {
@@ -111,41 +119,55 @@ function value(v: u32, max: u32): u32 {
   return v;
 }
 
-// The state at `base` in image order, from the next operation id on (docs/ABI.md, Image format).
-function walk(base: usize): void {
-  records(
-    records(records(base, 1, KINDS, POLICIES_AT), LIMIT_POLICIES, KINDS + PREFIX_WORDS, offsetof<Policy>()),
-    LIMIT_OPERATIONS,
-    KINDS + PREFIX_WORDS + POLICY_WORDS,
-    offsetof<Operation>(),
-  );
+// The state at `base` in image order, from the next operation id on (docs/ABI.md, Image
+// format). `checking`, every record goes to the scratch instead and is checked there.
+function walk(base: usize, checking: bool): void {
+  let at = records(base, 1, KINDS, POLICIES_AT, checking);
+  at = records(at, LIMIT_POLICIES, POLICY_KINDS, offsetof<Policy>(), checking);
+  records(at, LIMIT_OPERATIONS, SLOT_KINDS, offsetof<Operation>(), checking);
 }
 
 // `count` records of `bytes` each at `at`, word by word as `kinds` says; returns the end.
-function records(at: usize, count: i32, kinds: usize, bytes: usize): usize {
-  for (let end = at + <usize>count * bytes; at < end; at += bytes) {
-    for (let w: usize = 0; w < bytes; w += 4) {
-      const kind = <u32>load<u8>(kinds + (w >> 2));
-      const from = kind & TICK ? origin : 0;
-      const v = value(load<u32>(at + w) - from, ANY >>> kind);
-      store<u32>(at + w, v + from);
-      if (v == 0) {
-        if (kind & NONZERO) refuse();
-        if (kind & LEAD) break;
-      }
-    }
+function records(at: usize, count: i32, kinds: usize, bytes: usize, checking: bool): usize {
+  for (let i = 0; i < count; i++, at += bytes) {
+    const to = checking ? SCRATCH : at;
+    if (checking) copyWords(SCRATCH, SCRATCH, 0, SCRATCH_BYTES);
+    fields(to, kinds, bytes);
+    if (!checking) continue;
+    if (kinds == POLICY_KINDS) notePolicy(<u32>i, changetype<Policy>(SCRATCH));
+    if (kinds == SLOT_KINDS) checkSlot(changetype<Operation>(SCRATCH));
   }
   return at;
 }
 
+// One record's fields at `at`.
+function fields(at: usize, kinds: usize, bytes: usize): void {
+  for (let w: usize = 0; w < bytes; w += 4) {
+    const kind = <u32>load<u8>(kinds + (w >> 2));
+    const from = kind & TICK ? origin : 0;
+    const v = value(load<u32>(at + w) - from, ANY >>> kind);
+    store<u32>(at + w, v + from);
+    if (v == 0) {
+      if (kind & NONZERO) refuse();
+      if (kind & LEAD) break;
+    }
+  }
+}
+
 /** Applies what is due by now, writes the image and returns its length, or NOT_INITIALIZED. */
 export function save(now: u32): i32 {
-  if (!machine.isInitialized()) return ERROR_NOT_INITIALIZED;
-  machine.advance(now);
+  if (!isInitialized()) return ERROR_NOT_INITIALIZED;
+  advance(now);
   origin = now;
+  // Only an OPEN breaker's end is a timer; the others are written as 0 (an image does not
+  // depend on where the tick counter stood).
+  for (let id: u32 = 0; id < <u32>LIMIT_POLICIES; id++) {
+    const p = policyRecord(id);
+    if (p.breakerState != BREAKER_OPEN) p.breakEnds = now;
+  }
   startWriting(AREA + IMAGE_HEADER_BYTES);
   put(<u32>ticksUntil(now, clock.now));
-  walk(STATE);
+  walk(STATE, false);
   const body = <u32>(position() - AREA);
   // The header: format version, ABI version, u16 length, little-endian in one word.
   store<u32>(AREA, IMAGE_FORMAT_VERSION | (ABI_VERSION << 8) | ((body + IMAGE_CRC_BYTES) << 16));
@@ -166,44 +188,80 @@ export function restore(length: u32, now: u32, elapsed: u32, flags: u32): i32 {
   if (<u32>load<u16>(AREA + 2) != length) return ERROR_IMAGE_LENGTH;
   const body = length - IMAGE_CRC_BYTES;
   if (load<u32>(AREA + body) != crc32(AREA, body)) return ERROR_IMAGE_CRC;
-  copyWords(SHADOW, SHADOW, 0, STATE_BYTES);
   origin = tickAfter(now, 0 - elapsed); // elapsed ticks before now
-  startReading(AREA + IMAGE_HEADER_BYTES, AREA + body);
-  const savedClock = tickAfter(origin, value(0, LIMIT_BACKSTEP_TOLERANCE));
-  walk(SHADOW);
-  checkShadow(savedClock);
+  const clock = readBody(body, true);
   if (!readCleanly()) return ERROR_IMAGE_FIELD;
-  copyWords(STATE, SHADOW, ANY, STATE_BYTES);
-  Clock.restore(savedClock);
-  machine.restoreMachine();
-  if (flags) machine.loseAttempts();
-  machine.advance(now);
+  copyWords(STATE, STATE, 0, STATE_BYTES);
+  readBody(body, false);
+  Clock.restore(clock);
+  restoreMachine();
+  if (flags) loseAttempts();
+  advance(now);
+  if (flags) spreadDue();
   touch();
   return RESULT_OK;
 }
 
-// The checks between fields (docs/ABI.md, restore, item 8), on the shadow. A timer already
+// Reads the body (checking: into the scratch, with every check); returns the saved clock.
+function readBody(body: u32, checking: bool): u32 {
+  startReading(AREA + IMAGE_HEADER_BYTES, AREA + body);
+  savedClock = tickAfter(origin, value(0, LIMIT_BACKSTEP_TOLERANCE));
+  setPolicies = 0;
+  holding = 0;
+  probing = 0;
+  probes = 0;
+  walk(STATE, checking);
+  if (probes != probing) refuse();
+  return savedClock;
+}
+
+// What the check pass learned of the policies before the slots: which are set, which
+// breakers hold their operations (OPEN, PROBING), which probe; and which have a probe in
+// flight. One bit per policy.
+let savedClock: u32 = 0;
+let setPolicies: u32 = 0;
+let holding: u32 = 0;
+let probing: u32 = 0;
+let probes: u32 = 0;
+
+function notePolicy(id: u32, p: Policy): void {
+  if (!p.isSet) return;
+  const bit: u32 = 1 << id;
+  setPolicies |= bit;
+  const state = p.breakerState;
+  if (state == BREAKER_OPEN || state == BREAKER_PROBING) holding |= bit;
+  if (state == BREAKER_PROBING) probing |= bit;
+}
+
+// The checks between fields of one slot (docs/ABI.md, restore, item 8). A timer already
 // reached at the saved clock needs none: restore's advance applies it, as any call's would.
-function checkShadow(clock: u32): void {
-  for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
-    const op = changetype<Operation>(SHADOW + OPERATIONS_AT + <usize>slot * offsetof<Operation>());
-    const state = op.state;
-    if (state == STATE_FREE) continue;
-    // A policy id out of range was refused by the walk; masked, it still reads the shadow.
-    const id = <usize>(op.policy & (LIMIT_POLICIES - 1));
-    const policy = changetype<Policy>(SHADOW + POLICIES_AT + id * offsetof<Policy>());
-    const flags = op.flags;
-    if (
-      !policy.isSet ||
-      (op.endReason == END_REASON_NONE) != (state != STATE_DONE) ||
-      op.lastOutcome > <u32>OUTCOME_TIMEOUT || // three bits allow 7
-      flags & ~(FLAGS_ALLOWED >> (state << 2)) ||
-      (state == STATE_WAITING && op.attempt == LIMIT_MAX_ATTEMPTS) ||
-      // poll clips every attempt to the deadline: it times out by then.
-      (state == STATE_IN_FLIGHT &&
-        flags & OP_FLAG_HAS_DEADLINE &&
-        ticksUntil(clock, op.attemptDeadline) > ticksUntil(clock, op.deadline))
-    )
-      refuse();
+function checkSlot(op: Operation): void {
+  const state = op.state;
+  if (state == STATE_FREE) return;
+  const bit: u32 = 1 << (op.policy & (LIMIT_POLICIES - 1)); // out of range: refused by the walk
+  const flags = op.flags;
+  const session = (flags & OP_FLAG_SESSION) != 0;
+  const probe = (flags & OP_FLAG_PROBE) != 0;
+  if (probe) {
+    if (probes & bit) refuse();
+    probes |= bit;
   }
+  if (
+    state > <u32>STATE_UP ||
+    !(setPolicies & bit) ||
+    (op.endReason == END_REASON_NONE) != (state != STATE_DONE) ||
+    op.lastOutcome > <u32>OUTCOME_TIMEOUT || // three bits allow 7
+    flags & ~flagsAllowed(state) ||
+    (state == STATE_UP && !session) ||
+    (session && flags & OP_FLAG_HAS_DEADLINE) ||
+    (!session && flags & OP_FLAG_DROPPED) ||
+    (flags & OP_FLAG_DUE && (holding & bit || flags & OP_FLAG_HELD)) ||
+    (flags & OP_FLAG_HELD && !(holding & bit)) ||
+    (probe && !(probing & bit)) ||
+    // poll clips every attempt to the deadline: it times out by then.
+    (state == STATE_IN_FLIGHT &&
+      flags & OP_FLAG_HAS_DEADLINE &&
+      ticksUntil(savedClock, op.attemptDeadline) > ticksUntil(savedClock, op.deadline))
+  )
+    refuse();
 }

@@ -1,4 +1,5 @@
-// The policy table: LIMIT_POLICIES slots in static memory, set through setPolicy.
+// The policy table: LIMIT_POLICIES slots in static memory, set through setPolicy. Each
+// slot also holds its destination's circuit breaker (breaker.ts).
 import {
   ERROR_BAD_FIELD,
   ERROR_BAD_POLICY,
@@ -9,12 +10,23 @@ import {
   LIMIT_POLICIES,
   POLICY_FLAG_IDEMPOTENT,
   POLICY_FLAG_JITTER_MASK,
+  POLICY_FLAG_KICK,
+  POLICY_FLAG_SESSION,
+  POLICY_FLAG_SPREAD_FIRST,
   RESULT_OK,
 } from "./generated/constants";
+import { resetBreaker } from "./breaker";
 import { touch } from "./changes";
-import { isInitialized } from "./machine";
+import { isInitialized } from "./ready";
 import { isSpan } from "./ticks";
-import { POLICIES_AT, Policy, STATE } from "./state";
+import { Operation, POLICIES_AT, Policy, STATE } from "./state";
+
+const FLAGS: u32 =
+  POLICY_FLAG_JITTER_MASK |
+  POLICY_FLAG_IDEMPOTENT |
+  POLICY_FLAG_SESSION |
+  POLICY_FLAG_KICK |
+  POLICY_FLAG_SPREAD_FIRST;
 
 const POLICIES: usize = STATE + POLICIES_AT;
 
@@ -23,6 +35,16 @@ export function policyAt(id: u32): Policy | null {
   if (id >= <u32>LIMIT_POLICIES) return null;
   const p = changetype<Policy>(POLICIES + id * offsetof<Policy>());
   return p.isSet ? p : null;
+}
+
+/** The record of policy slot id (0 to POLICIES - 1), set or not. */
+export function policyRecord(id: u32): Policy {
+  return changetype<Policy>(POLICIES + id * offsetof<Policy>());
+}
+
+/** The policy of a live operation (set: an operation's policy is never unset). */
+export function policyOf(op: Operation): Policy {
+  return policyRecord(op.policy);
 }
 
 /** The code setPolicy answers for these fields: OK, or why it refuses them. */
@@ -35,17 +57,24 @@ export function checkPolicy(
   throttleBaseDelay: u32,
   deadline: u32,
   flags: u32,
+  stableAfter: u32,
+  spread: u32,
+  breakAfter: u32,
+  breakBase: u32,
+  breakCap: u32,
 ): i32 {
   if (id >= <u32>LIMIT_POLICIES) return ERROR_BAD_POLICY;
-  if (!isSpan(attemptTimeout | baseDelay | maxDelay | throttleBaseDelay | deadline)) {
-    return ERROR_SPAN_TOO_LARGE;
-  }
-  // maxAttempts 1 to 255: maxAttempts - 1 wraps above 254 when 0.
+  const waits = attemptTimeout | baseDelay | maxDelay | throttleBaseDelay | deadline;
+  if (!isSpan(waits | stableAfter | spread | breakBase | breakCap)) return ERROR_SPAN_TOO_LARGE;
+  // A session has no overall deadline: it ends only by cancel, PERMANENT or its attempt limit.
   const bad =
-    (maxAttempts - 1 > <u32>LIMIT_MAX_ATTEMPTS - 1) |
+    (maxAttempts > <u32>LIMIT_MAX_ATTEMPTS) |
     (attemptTimeout == 0) |
     (baseDelay > maxDelay) |
-    (flags > <u32>(POLICY_FLAG_JITTER_MASK | POLICY_FLAG_IDEMPOTENT));
+    (flags > FLAGS) |
+    ((flags & POLICY_FLAG_SESSION) != 0 && deadline != 0) |
+    (breakAfter > <u32>LIMIT_MAX_ATTEMPTS) |
+    (breakBase > breakCap);
   return bad ? ERROR_BAD_FIELD : RESULT_OK;
 }
 
@@ -59,6 +88,11 @@ export function setPolicy(
   throttleBaseDelay: u32,
   deadline: u32,
   flags: u32,
+  stableAfter: u32,
+  spread: u32,
+  breakAfter: u32,
+  breakBase: u32,
+  breakCap: u32,
 ): i32 {
   if (!isInitialized()) return ERROR_NOT_INITIALIZED;
   const refusal = checkPolicy(
@@ -70,6 +104,11 @@ export function setPolicy(
     throttleBaseDelay,
     deadline,
     flags,
+    stableAfter,
+    spread,
+    breakAfter,
+    breakBase,
+    breakCap,
   );
   if (refusal != RESULT_OK) return refusal;
   touch();
@@ -82,6 +121,12 @@ export function setPolicy(
   p.maxDelay = maxDelay;
   p.throttleBaseDelay = throttleBaseDelay;
   p.deadline = deadline;
+  p.stableAfter = stableAfter;
+  p.spread = spread;
+  p.breakAfter = breakAfter;
+  p.breakBase = breakBase;
+  p.breakCap = breakCap;
+  resetBreaker(id, p);
   return RESULT_OK;
 }
 
@@ -106,6 +151,8 @@ export function worstCase(id: u32): i32 {
   const found = policyAt(id);
   if (found == null) return ERROR_BAD_POLICY;
   const p = changetype<Policy>(found);
+  // Without an attempt limit only the deadline bounds it.
+  if (p.maxAttempts == 0) return p.deadline != 0 ? <i32>p.deadline : 0x7fffffff;
   const cap = <u64>p.maxDelay;
   const base = min(<u64>max(p.baseDelay, p.throttleBaseDelay), cap);
   // Retry n's bound is min(cap, base * 2^(n-1)); a decorrelated wait may be three times

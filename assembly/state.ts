@@ -3,9 +3,10 @@
 // copying its block in and out. The block opens with the words no image holds (the
 // clock, the schedule summary, changes()), then the durable state, laid out in the order
 // of the image (docs/ABI.md, Image format), field for field, so that save and restore walk
-// it word by word (image.ts). restore builds a whole new durable state in a second area of
-// the same layout (the shadow), checks it there, and only then copies it over, so a
-// refused image changes nothing. All zeros is a fresh instance's state.
+// it word by word (image.ts). restore first reads the whole image record by record into a
+// scratch record and checks it there, and only then reads it again into the state, so a
+// refused image changes nothing without a second copy of the state. All zeros is a fresh
+// instance's state.
 import { COUNTER_COUNT, LIMIT_OPERATIONS, LIMIT_POLICIES } from "./generated/constants";
 
 /** One slot of the operation table (machine.ts), in the image's order. */
@@ -24,6 +25,8 @@ export class Operation {
   deadline: u32;
   previousDelay: u32;
   lastRetryCost: u32;
+  /** The backoff level: failed attempts and drops since begin or since last stable. */
+  level: u32;
 }
 
 /** One slot of the policy table (policy.ts): isSet, then the image's order. */
@@ -37,6 +40,16 @@ export class Policy {
   maxDelay: u32;
   throttleBaseDelay: u32;
   deadline: u32;
+  stableAfter: u32;
+  spread: u32;
+  breakAfter: u32;
+  breakBase: u32;
+  breakCap: u32;
+  // The policy's circuit breaker (breaker.ts).
+  breakerState: u32;
+  breakerFailures: u32;
+  breakerOpens: u32;
+  breakEnds: u32;
 }
 
 /** The bucket's fields, in setBudget's order with the tokens in initial's place (the image's). */
@@ -69,7 +82,7 @@ export class ClockWords {
   started: u32;
 }
 
-/** Whether init or restore has run, and the table's summary (machine.ts, Schedule). */
+/** Whether init or restore has run (ready.ts), and the table's summary (table.ts). */
 @unmanaged
 export class ScheduleWords {
   initialized: u32;
@@ -115,5 +128,6 @@ export const BLOCK_BYTES: usize = DURABLE_AT + STATE_BYTES;
 export const BLOCK: usize = memory.data(<i32>BLOCK_BYTES, 4);
 /** The live durable state. */
 export const STATE: usize = BLOCK + DURABLE_AT;
-/** Where restore builds and checks the state an image describes. */
-export const SHADOW: usize = memory.data(<i32>STATE_BYTES, 4);
+/** Where restore checks one record of an image (the largest record: the prefix). */
+export const SCRATCH_BYTES: usize = POLICIES_AT;
+export const SCRATCH: usize = memory.data(<i32>SCRATCH_BYTES, 4);

@@ -3,6 +3,7 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect } from "vitest";
 import {
+  Breaker,
   ABI_VERSION,
   Counter,
   EndReason,
@@ -26,10 +27,14 @@ import { runTrace, type TraceEntry } from "./harness/trace.js";
 
 const RUNS = runs(150);
 /** The longest image docs/ABI.md allows (16 operations, 8 policies, every field at its widest). */
-const MAX_IMAGE_BYTES = 1018;
+const MAX_IMAGE_BYTES = 1379;
 const ABSOLUTE_TICKS = ["nextAttemptAt", "attemptDeadline", "deadline"];
 const stateOf = (s: Snapshot, h: number) => s[`state(${h})`];
-const live = (state: number) => state === State.WAITING || state === State.IN_FLIGHT;
+const live = (state: number) => state === State.WAITING || state === State.IN_FLIGHT || state === State.UP;
+/** True when `name(h)` answered an absolute tick: an operation's timers, an OPEN breaker's end. */
+const isAbsolute = (name: string, h: number, after: Snapshot) =>
+  (ABSOLUTE_TICKS.includes(name) && stateOf(after, h) > 0) ||
+  (name === "breakEnds" && after[`breakerState(${h})`] === Breaker.OPEN);
 const ENDED = [...Array(Counter.ENDED_CANCELLED - Counter.ENDED_SUCCEEDED + 1).keys()].map(
   (i) => Counter.ENDED_SUCCEEDED + i,
 );
@@ -45,7 +50,7 @@ describe("wrap invariance", () => {
       const b = runTrace(steps, (start + k) >>> 0);
       // An absolute tick (a query's answer or result) shifts by k, unless it is the 0 of a bad handle.
       const shifted = (name: string, h: number, after: Snapshot, value: number) =>
-        ABSOLUTE_TICKS.includes(name) && stateOf(after, h) > 0 ? (value + k) >>> 0 : value;
+        isAbsolute(name, h, after) ? (value + k) >>> 0 : value;
       for (let i = 0; i < a.length; i++) {
         const { fn, args, result, after } = a[i];
         expect(b[i].result, `${fn} #${i}`).toBe(shifted(fn, args[0], after, result));
@@ -344,14 +349,19 @@ describe("no trap", () => {
     poll: handleOrErrors(NI, Result.NONE),
     report: codes(Result.OK, NI, BH, Err.BAD_OUTCOME, Err.SPAN_TOO_LARGE, Err.STALE_REPORT),
     cancel: codes(Result.OK, NI, BH, Err.NOT_LIVE),
+    drop: codes(Result.OK, NI, BH, Err.NOT_UP),
+    linkUp: codes(Result.OK, NI),
+    backoffLevel: within(0, 255, BH),
+    breakerState: within(Breaker.CLOSED, Breaker.PROBING, NI, Err.BAD_POLICY),
+    breakEnds: any,
     release: codes(Result.OK, NI, BH, Err.STILL_LIVE),
     nextDue: (r) => r <= 0x7fffffff || r === 0xffffffff,
-    state: within(State.WAITING, State.DONE, BH),
-    attempt: within(0, 255, BH),
+    state: within(State.WAITING, State.UP, BH),
+    attempt: within(0, 0x7fffffff, BH),
     endReason: within(EndReason.NONE, EndReason.CANCELLED, BH),
     lastOutcome: within(0, 6, BH),
     operationId: within(0, 0x7fffffff, BH),
-    opFlags: within(0, OpFlag.DUE | OpFlag.HAS_DEADLINE | OpFlag.HANDED_OUT, BH),
+    opFlags: within(0, 127, BH),
     nextAttemptAt: any,
     attemptDeadline: any,
     deadline: any,

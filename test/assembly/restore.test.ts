@@ -4,6 +4,8 @@
 import { fc, test as propTest } from "@fast-check/vitest";
 import { describe, expect, test } from "vitest";
 import {
+  ABI_VERSION,
+  Breaker,
   Counter,
   EndReason,
   Error as Err,
@@ -212,7 +214,7 @@ function expectRefused(bytes: Uint8Array, code: number, args: [number, number, n
 describe("refused images change nothing", () => {
   const image = saved(busyScene(START));
 
-  test("every single-bit flip", () => {
+  test("every single-bit flip", { timeout: 120_000 }, () => {
     for (let bit = 0; bit < image.length * 8; bit++) {
       const flipped = image.slice();
       flipped[bit >> 3] ^= 1 << (bit & 7);
@@ -251,10 +253,10 @@ describe("refused images change nothing", () => {
     expectRefused(new Uint8Array(Image.AREA_BYTES + 1), Err.IMAGE_LENGTH);
     expectRefused(image.slice(0, 7), Err.IMAGE_LENGTH);
     const other = image.slice();
-    other[0] = 2;
+    other[0] = Image.FORMAT_VERSION + 1;
     expectRefused(withCrc(other), Err.IMAGE_FORMAT);
-    other[0] = 1;
-    other[1] = 1;
+    other[0] = Image.FORMAT_VERSION;
+    other[1] = ABI_VERSION - 1;
     expectRefused(withCrc(other), Err.IMAGE_ABI);
     const padded = new Uint8Array(image.length + 1);
     padded.set(image);
@@ -263,11 +265,12 @@ describe("refused images change nothing", () => {
 
   describe("a field out of range, with a correct CRC: IMAGE_FIELD", () => {
     const fields = decodeImage(image).fields;
-    const WORDS = 2 + 4 + 9 + 14; // clockAhead, nextOperationId, PRNG, budget, counters
-    const policy0 = WORDS; // isSet of policy 0, then its seven fields
-    const policy1 = policy0 + 8;
+    const WORDS = 2 + 4 + 9 + Counter.COUNT; // clockAhead, nextOperationId, PRNG, budget, counters
+    const POLICY = 17; // isSet, twelve fields, the breaker's four
+    const policy0 = WORDS;
+    const policy1 = policy0 + POLICY;
     // Slots of busyScene: 0 WAITING, 1 IN_FLIGHT, 2 DONE handed out, 3 DONE, 4 WAITING DUE.
-    const slot = (s: number) => policy1 + 1 + 1 + 8 + 4 + s * 13;
+    const slot = (s: number) => policy1 + 1 + 1 + POLICY + 4 + s * 14;
     const changed = (at: number, value: number) => fields.map((f, i) => (i === at ? value : f));
     const cases: [string, number[]][] = [
       ["clockAhead above BACKSTEP_TOLERANCE", changed(0, 1001)],
@@ -275,24 +278,32 @@ describe("refused images change nothing", () => {
       ["a budget number above MAX_SPAN", changed(6, 2 ** 31)],
       ["budget flags 2", changed(14, 2)],
       ["isSet 2", changed(policy0, 2)],
-      ["maxAttempts 0", changed(policy0 + 1, 0)],
       ["maxAttempts 256", changed(policy0 + 1, 256)],
-      ["policy flags 8", changed(policy0 + 2, 8)],
+      ["policy flags 64", changed(policy0 + 2, 64)],
       ["attemptTimeout 0", changed(policy0 + 3, 0)],
       ["a span above MAX_SPAN", changed(policy0 + 5, 2 ** 31)],
+      ["spread above MAX_SPAN", changed(policy0 + 9, 2 ** 31)],
+      ["breakAfter 256", changed(policy0 + 10, 256)],
+      ["breakerState 4", changed(policy0 + 13, 4)],
+      ["breakerOpens 256", changed(policy0 + 15, 256)],
+      ["a PROBING breaker without its probe", changed(policy0 + 13, Breaker.PROBING)],
       ["generation 65536", changed(slot(0), 65536)],
-      ["state 4", changed(slot(0) + 1, 4)],
+      ["state 5", changed(slot(0) + 1, 5)],
       ["policy 8", changed(slot(0) + 2, 8)],
       ["a policy never set", changed(slot(0) + 2, 1)],
-      ["attempt 256", changed(slot(1) + 3, 256)],
-      ["attempt 255 while WAITING", changed(slot(0) + 3, 255)],
+      ["attempt 2^31", changed(slot(1) + 3, 2 ** 31)],
+      ["UP without SESSION", changed(slot(1) + 1, State.UP)],
+      ["HELD while the breaker is CLOSED", changed(slot(0) + 6, OpFlag.HELD)],
+      ["PROBE while the breaker is CLOSED", changed(slot(1) + 6, OpFlag.PROBE)],
+      ["DROPPED without SESSION", changed(slot(0) + 6, OpFlag.DROPPED)],
+      ["level 256", changed(slot(0) + 13, 256)],
       ["lastOutcome 7", changed(slot(0) + 4, 7)],
       ["endReason 8", changed(slot(3) + 5, 8)],
       ["endReason while live", changed(slot(0) + 5, EndReason.SUCCEEDED)],
       ["no endReason when DONE", changed(slot(3) + 5, EndReason.NONE)],
       ["DUE while IN_FLIGHT", changed(slot(1) + 6, 3)],
       ["HANDED_OUT while WAITING", changed(slot(0) + 6, 6)],
-      ["opFlags 8", changed(slot(3) + 6, 8)],
+      ["opFlags 128", changed(slot(3) + 6, 128)],
       ["operationId above 2^31 - 1", changed(slot(0) + 7, 2 ** 31)],
       ["previousWait above MAX_SPAN", changed(slot(0) + 11, 2 ** 31)],
       ["lastRetryCost above MAX_SPAN", changed(slot(0) + 12, 2 ** 31)],
@@ -344,7 +355,7 @@ describe("refused images change nothing", () => {
       const build = (prefix: number[], rest: Uint8Array) => {
         const length = Image.HEADER_BYTES + prefix.length + rest.length + Image.CRC_BYTES;
         const bytes = new Uint8Array(length);
-        bytes.set([1, 2, length & 0xff, length >> 8, ...prefix]);
+        bytes.set([Image.FORMAT_VERSION, ABI_VERSION, length & 0xff, length >> 8, ...prefix]);
         bytes.set(rest, Image.HEADER_BYTES + prefix.length);
         return withCrc(bytes);
       };
@@ -370,14 +381,15 @@ describe("an attempt in flight past its operation's deadline", () => {
   // accept it, and the image save wrote a tick later was then refused (IMAGE_FIELD).
   const forged = Uint8Array.from(
     Buffer.from(
-      "010252000000010000000000000000000000000000000000000000000000000000010304e80764e807000000000000" +
-        "0000000102000100000205000a0100000000000000000000000000000000001284bf76",
+      "0203610000000100000000000000000000000000000000000000000000000000000000000000010304e80764e807" +
+        "0000000000000000000000000000000000000102000100000205000a0100000000000000000000000000000000" +
+        "00002830f349",
       "hex",
     ),
   );
 
   test("is refused IMAGE_FIELD, with nothing changed", () => {
-    expect(forged.length).toBe(82);
+    expect(forged.length).toBe(97);
     const api = instantiate();
     expect(restoreImage(api, forged, 1000)).toBe(Err.IMAGE_FIELD);
     expect(api.save(1001)).toBe(Err.NOT_INITIALIZED);
@@ -412,8 +424,9 @@ describe("a wait the image holds exactly 2^31 ticks ahead, with ATTEMPTS_LOST", 
     2 ** 31,
     100,
     0,
+    1,
   ];
-  const policy0 = [1, 5, 0, 1000, 100, 1000, 100, 5000];
+  const policy0 = [1, 5, 0, 1000, 100, 1000, 100, 5000, ...Array(9).fill(0)];
   const fields = [
     0,
     8,
@@ -421,7 +434,7 @@ describe("a wait the image holds exactly 2^31 ticks ahead, with ATTEMPTS_LOST", 
     2,
     3,
     4,
-    ...Array(9 + 14).fill(0),
+    ...Array(9 + Counter.COUNT).fill(0),
     ...policy0,
     ...Array(7).fill(0),
     ...slot0,

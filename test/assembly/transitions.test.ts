@@ -27,7 +27,7 @@ describe("the packed table in assembly/generated/constants.ts", () => {
         const allowed = ((entry >> BigInt(State[state])) & 1n) === 1n;
         const to = expected(state, event);
         expect(allowed).toBe(to !== undefined);
-        if (to !== undefined) expect(Number(entry >> 4n)).toBe(State[to as Name<typeof State>]);
+        if (to !== undefined) expect(Number(entry >> 5n)).toBe(State[to as Name<typeof State>]);
       });
     }
   }
@@ -38,12 +38,14 @@ describe("the packed table in assembly/generated/constants.ts", () => {
   });
 });
 
-/** An operation put in `state` (FREE: begun, ended and released), and its handle. */
+/** An operation put in `state` (FREE: begun, ended and released), and its handle: a
+ * session, so that every state (UP too) is reachable. */
 function operationIn(state: Name<typeof State>): { api: TickRetryApi; h: number } {
   const api = create(5n);
-  setPolicy(api, 0, { maxAttempts: 3, baseDelay: 0, maxDelay: 0 });
+  setPolicy(api, 0, { maxAttempts: 3, baseDelay: 0, maxDelay: 0, session: true });
   const h = api.begin(0, 10);
-  if (state === "IN_FLIGHT" || state === "DONE") api.poll(10);
+  if (state === "IN_FLIGHT" || state === "DONE" || state === "UP") api.poll(10);
+  if (state === "UP") api.report(h, 1, Outcome.SUCCESS, 0, 10);
   if (state === "DONE" || state === "FREE") api.cancel(h, 10);
   if (state === "FREE") api.release(h);
   return { api, h };
@@ -57,6 +59,8 @@ const ask: Record<Name<typeof Event>, (api: TickRetryApi, h: number) => boolean>
   RETRY: (api, h) => api.report(h, api.attempt(h), Outcome.TRANSIENT, 0, 10) === Result.OK,
   END: (api, h) => api.cancel(h, 10) === Result.OK,
   RELEASE: (api, h) => api.release(h) === Result.OK,
+  CONNECT: (api, h) => api.report(h, api.attempt(h), Outcome.SUCCESS, 0, 10) === Result.OK,
+  DROP: (api, h) => api.drop(h, 10) === Result.OK,
 };
 
 describe("the module, driven through every (state, event) pair", () => {

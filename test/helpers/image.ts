@@ -2,7 +2,7 @@
 // the ULEB128 body fields and the CRC, so tests check the bytes against the contract
 // rather than against the module's own reader.
 import { crc32 } from "node:zlib";
-import { Image } from "../../host/library/src/generated/abi.js";
+import { ABI_VERSION, Image } from "../../host/library/src/generated/abi.js";
 
 /** The header, the body fields as numbers and whether the CRC matches. */
 export interface DecodedImage {
@@ -51,7 +51,7 @@ export function leb128(value: number): number[] {
 }
 
 /** An image with the given body fields, a correct header and CRC. */
-export function encodeImage(fields: number[], format = Image.FORMAT_VERSION, abi = 2): Uint8Array {
+export function encodeImage(fields: number[], format = Image.FORMAT_VERSION, abi = ABI_VERSION): Uint8Array {
   const body = fields.flatMap(leb128);
   const length = Image.HEADER_BYTES + body.length + Image.CRC_BYTES;
   const bytes = new Uint8Array(length);

@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#define TICKRETRY_ABI_VERSION 2
+#define TICKRETRY_ABI_VERSION 3
 
 #define TICKRETRY_LIMIT_OPERATIONS 16
 #define TICKRETRY_LIMIT_POLICIES 8
@@ -18,12 +18,15 @@
 #define TICKRETRY_STATE_WAITING 1
 #define TICKRETRY_STATE_IN_FLIGHT 2
 #define TICKRETRY_STATE_DONE 3
+#define TICKRETRY_STATE_UP 4
 
 #define TICKRETRY_EVENT_BEGIN 0
 #define TICKRETRY_EVENT_START 1
 #define TICKRETRY_EVENT_RETRY 2
 #define TICKRETRY_EVENT_END 3
 #define TICKRETRY_EVENT_RELEASE 4
+#define TICKRETRY_EVENT_CONNECT 5
+#define TICKRETRY_EVENT_DROP 6
 
 #define TICKRETRY_OUTCOME_NONE 0
 #define TICKRETRY_OUTCOME_SUCCESS 1
@@ -49,12 +52,24 @@
 
 #define TICKRETRY_POLICY_FLAG_JITTER_MASK 3
 #define TICKRETRY_POLICY_FLAG_IDEMPOTENT 4
+#define TICKRETRY_POLICY_FLAG_SESSION 8
+#define TICKRETRY_POLICY_FLAG_KICK 16
+#define TICKRETRY_POLICY_FLAG_SPREAD_FIRST 32
 
 #define TICKRETRY_BUDGET_FLAG_REFUND_ON_SUCCESS 1
 
 #define TICKRETRY_OP_FLAG_DUE 1
 #define TICKRETRY_OP_FLAG_HAS_DEADLINE 2
 #define TICKRETRY_OP_FLAG_HANDED_OUT 4
+#define TICKRETRY_OP_FLAG_SESSION 8
+#define TICKRETRY_OP_FLAG_PROBE 16
+#define TICKRETRY_OP_FLAG_DROPPED 32
+#define TICKRETRY_OP_FLAG_HELD 64
+
+#define TICKRETRY_BREAKER_CLOSED 0
+#define TICKRETRY_BREAKER_OPEN 1
+#define TICKRETRY_BREAKER_HALF_OPEN 2
+#define TICKRETRY_BREAKER_PROBING 3
 
 #define TICKRETRY_COUNTER_BEGUN 0
 #define TICKRETRY_COUNTER_ATTEMPTS_STARTED 1
@@ -70,7 +85,12 @@
 #define TICKRETRY_COUNTER_ENDED_BUDGET 11
 #define TICKRETRY_COUNTER_ENDED_AMBIGUOUS 12
 #define TICKRETRY_COUNTER_ENDED_CANCELLED 13
-#define TICKRETRY_COUNTER_COUNT 14
+#define TICKRETRY_COUNTER_DROPS 14
+#define TICKRETRY_COUNTER_RECONNECTS 15
+#define TICKRETRY_COUNTER_KICKS 16
+#define TICKRETRY_COUNTER_BREAKER_OPENS 17
+#define TICKRETRY_COUNTER_PROBES 18
+#define TICKRETRY_COUNTER_COUNT 19
 
 #define TICKRETRY_RESULT_OK 0
 #define TICKRETRY_RESULT_NONE (-1)
@@ -92,11 +112,12 @@
 #define TICKRETRY_ERROR_IMAGE_ABI (-16)
 #define TICKRETRY_ERROR_IMAGE_CRC (-17)
 #define TICKRETRY_ERROR_IMAGE_FIELD (-18)
+#define TICKRETRY_ERROR_NOT_UP (-19)
 
 #define TICKRETRY_NEXT_DUE_IDLE 4294967295u
 
-#define TICKRETRY_IMAGE_FORMAT_VERSION 1
-#define TICKRETRY_IMAGE_AREA_BYTES 1024
+#define TICKRETRY_IMAGE_FORMAT_VERSION 2
+#define TICKRETRY_IMAGE_AREA_BYTES 1408
 #define TICKRETRY_IMAGE_HEADER_BYTES 4
 #define TICKRETRY_IMAGE_CRC_BYTES 4
 
@@ -105,13 +126,18 @@
 /* setPolicy's policy fields, in ticks and milli-tokens; fill it with designated
  * initializers, so that a field added to the ABI starts at 0 where it is not named. */
 typedef struct tickretry_policy {
-  uint32_t max_attempts; /* counts the first attempt, 1 to MAX_ATTEMPTS */
+  uint32_t max_attempts; /* counts the first attempt, 1 to MAX_ATTEMPTS; 0: no limit */
   uint32_t attempt_timeout; /* an attempt not reported by then fails TIMEOUT */
   uint32_t base_delay; /* ceiling of the first retry's wait */
   uint32_t max_delay; /* cap of every wait */
   uint32_t throttle_base_delay; /* base after THROTTLED; 0: Retry-After only */
-  uint32_t deadline; /* from begin; 0: none */
-  uint32_t flags; /* jitter mode | IDEMPOTENT */
+  uint32_t deadline; /* from begin; 0: none (a session has none) */
+  uint32_t flags; /* jitter mode | IDEMPOTENT | SESSION | KICK | SPREAD_FIRST */
+  uint32_t stable_after; /* a session UP this long is stable: its backoff level resets */
+  uint32_t spread; /* window of the recovery spread (restore, linkUp, a closing breaker, SPREAD_FIRST) */
+  uint32_t break_after; /* consecutive failed attempts that open the breaker; 0: no breaker */
+  uint32_t break_base; /* ceiling of the first break */
+  uint32_t break_cap; /* cap of every break */
 } tickretry_policy;
 
 /* setBudget's budget fields, in ticks and milli-tokens; fill it with designated
@@ -135,7 +161,8 @@ extern "C" {
 /* One function per export, calling it with the same arguments (docs/ABI.md). */
 /* Wipes all state and seeds the PRNG; call once at start-up with a per-device seed. */
 int32_t tickretry_init(uint32_t seed_lo, uint32_t seed_hi);
-/* Sets policy slot id. deadline 0 means none; flags = jitter mode | IDEMPOTENT. */
+/* Sets policy slot id and closes its breaker. deadline 0 means none; breakAfter 0 means no
+ * breaker. */
 int32_t tickretry_set_policy(uint32_t id, const tickretry_policy *policy);
 /* Sets the device-wide retry budget in milli-tokens; capacity 0 turns it off. */
 int32_t tickretry_set_budget(const tickretry_budget *budget);
@@ -148,6 +175,11 @@ int32_t tickretry_report(int32_t handle, int32_t attempt, int32_t outcome, uint3
     uint32_t now);
 /* Ends a live operation CANCELLED. */
 int32_t tickretry_cancel(int32_t handle, uint32_t now);
+/* Says an UP session's connection went down: it goes back to retrying. */
+int32_t tickretry_drop(int32_t handle, uint32_t now);
+/* Says the link is back: waiting sessions and KICK requests fall due within their spread window;
+ * OPEN breakers end their break. */
+int32_t tickretry_link_up(uint32_t now);
 /* Frees the slot of an ended operation; its handle becomes invalid. */
 int32_t tickretry_release(int32_t handle);
 /* Ticks until poll has work (0 when due now), IDLE when nothing is live. */
@@ -170,6 +202,13 @@ uint32_t tickretry_next_attempt_at(int32_t handle);
 uint32_t tickretry_attempt_deadline(int32_t handle);
 /* Tick of the overall deadline (see HAS_DEADLINE); 0 for a bad handle. */
 uint32_t tickretry_deadline(int32_t handle);
+/* The backoff level (the n of the ceiling): failed attempts and drops since begin or since the
+ * session was last stable. */
+int32_t tickretry_backoff_level(int32_t handle);
+/* The policy's breaker state (CLOSED, OPEN, HALF_OPEN, PROBING). */
+int32_t tickretry_breaker_state(uint32_t policy);
+/* Tick at which the current (or last) break ends; 0 for a bad policy. */
+uint32_t tickretry_break_ends(uint32_t policy);
 /* Worst-case ticks from begin to end without Retry-After, bounded by the deadline; saturates at
  * MAX_SPAN. */
 int32_t tickretry_worst_case(uint32_t policy);
@@ -212,10 +251,11 @@ uint32_t tickretry_module_state_bytes(void);
  * tickretry_<C name>; TICKRETRY_UNWRAP strips the parentheses of a list. */
 #define TICKRETRY_EXPORTS(X) \
   X(int32_t, init, init, 2, (uint32_t seed_lo, uint32_t seed_hi), (, seed_lo, seed_hi)) \
-  X(int32_t, set_policy, setPolicy, 8, \
+  X(int32_t, set_policy, setPolicy, 13, \
     (uint32_t id, const tickretry_policy *policy), \
     (, id, policy->max_attempts, policy->attempt_timeout, policy->base_delay, policy->max_delay, \
-      policy->throttle_base_delay, policy->deadline, policy->flags)) \
+      policy->throttle_base_delay, policy->deadline, policy->flags, policy->stable_after, \
+      policy->spread, policy->break_after, policy->break_base, policy->break_cap)) \
   X(int32_t, set_budget, setBudget, 9, \
     (const tickretry_budget *budget), \
     (, budget->capacity, budget->initial, budget->retry_cost, budget->timeout_retry_cost, \
@@ -227,6 +267,8 @@ uint32_t tickretry_module_state_bytes(void);
     (int32_t handle, int32_t attempt, int32_t outcome, uint32_t retry_after, uint32_t now), \
     (, handle, attempt, outcome, retry_after, now)) \
   X(int32_t, cancel, cancel, 2, (int32_t handle, uint32_t now), (, handle, now)) \
+  X(int32_t, drop, drop, 2, (int32_t handle, uint32_t now), (, handle, now)) \
+  X(int32_t, link_up, linkUp, 1, (uint32_t now), (, now)) \
   X(int32_t, release, release, 1, (int32_t handle), (, handle)) \
   X(uint32_t, next_due, nextDue, 1, (uint32_t now), (, now)) \
   X(int32_t, state, state, 1, (int32_t handle), (, handle)) \
@@ -238,6 +280,9 @@ uint32_t tickretry_module_state_bytes(void);
   X(uint32_t, next_attempt_at, nextAttemptAt, 1, (int32_t handle), (, handle)) \
   X(uint32_t, attempt_deadline, attemptDeadline, 1, (int32_t handle), (, handle)) \
   X(uint32_t, deadline, deadline, 1, (int32_t handle), (, handle)) \
+  X(int32_t, backoff_level, backoffLevel, 1, (int32_t handle), (, handle)) \
+  X(int32_t, breaker_state, breakerState, 1, (uint32_t policy), (, policy)) \
+  X(uint32_t, break_ends, breakEnds, 1, (uint32_t policy), (, policy)) \
   X(int32_t, worst_case, worstCase, 1, (uint32_t policy), (, policy)) \
   X(int32_t, classify_http, classifyHttp, 2, \
     (int32_t status, int32_t has_retry_after), \
@@ -261,7 +306,7 @@ uint32_t tickretry_module_state_bytes(void);
 /* The first n elements of array a as arguments, each after a comma, for a caller that
  * holds them in an array (TICKRETRY_ARRAY_ARGS_##arity(a)); no export takes more than
  * TICKRETRY_ARITY_MAX. */
-#define TICKRETRY_ARITY_MAX 9
+#define TICKRETRY_ARITY_MAX 13
 #define TICKRETRY_ARRAY_ARGS_0(a)
 #define TICKRETRY_ARRAY_ARGS_1(a) , (a)[0]
 #define TICKRETRY_ARRAY_ARGS_2(a) , (a)[0], (a)[1]
@@ -272,5 +317,9 @@ uint32_t tickretry_module_state_bytes(void);
 #define TICKRETRY_ARRAY_ARGS_7(a) , (a)[0], (a)[1], (a)[2], (a)[3], (a)[4], (a)[5], (a)[6]
 #define TICKRETRY_ARRAY_ARGS_8(a) , (a)[0], (a)[1], (a)[2], (a)[3], (a)[4], (a)[5], (a)[6], (a)[7]
 #define TICKRETRY_ARRAY_ARGS_9(a) , (a)[0], (a)[1], (a)[2], (a)[3], (a)[4], (a)[5], (a)[6], (a)[7], (a)[8]
+#define TICKRETRY_ARRAY_ARGS_10(a) , (a)[0], (a)[1], (a)[2], (a)[3], (a)[4], (a)[5], (a)[6], (a)[7], (a)[8], (a)[9]
+#define TICKRETRY_ARRAY_ARGS_11(a) , (a)[0], (a)[1], (a)[2], (a)[3], (a)[4], (a)[5], (a)[6], (a)[7], (a)[8], (a)[9], (a)[10]
+#define TICKRETRY_ARRAY_ARGS_12(a) , (a)[0], (a)[1], (a)[2], (a)[3], (a)[4], (a)[5], (a)[6], (a)[7], (a)[8], (a)[9], (a)[10], (a)[11]
+#define TICKRETRY_ARRAY_ARGS_13(a) , (a)[0], (a)[1], (a)[2], (a)[3], (a)[4], (a)[5], (a)[6], (a)[7], (a)[8], (a)[9], (a)[10], (a)[11], (a)[12]
 
 #endif

@@ -18,6 +18,20 @@ export interface PolicyFields {
   /** By name ("FULL") or by value (Jitter.FULL). */
   jitter: JitterName | Jitter;
   idempotent: boolean;
+  /** Sessions (ABI v3; each 0 or false when left out): operations of this policy supervise a connection. */
+  session?: boolean;
+  /** linkUp() kicks this policy's waiting requests too. */
+  kick?: boolean;
+  /** begin draws the first attempt within the spread window. */
+  spreadFirst?: boolean;
+  /** Ticks a session must stay UP before its backoff level resets. */
+  stableAfter?: number;
+  /** The recovery spread window. */
+  spread?: number;
+  /** Consecutive failed attempts that open the circuit breaker; 0: none. */
+  breakAfter?: number;
+  breakBase?: number;
+  breakCap?: number;
 }
 
 /** setBudget's fields, by name, in milli-tokens. */
@@ -59,14 +73,46 @@ export const NO_BUDGET: BudgetFields = {
   refundOnSuccess: false,
 };
 
-type Seven = [number, number, number, number, number, number, number];
+type Twelve = [
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+];
 type Nine = [number, number, number, number, number, number, number, number, number];
 
 /** setPolicy's arguments after the id: `api.setPolicy(id, ...policyArgs(p))`. */
-export function policyArgs(p: PolicyFields): Seven {
+export function policyArgs(p: PolicyFields): Twelve {
   const jitter = typeof p.jitter === "number" ? p.jitter : Jitter[p.jitter];
-  const flags = jitter | (p.idempotent ? PolicyFlag.IDEMPOTENT : 0);
-  return [p.maxAttempts, p.attemptTimeout, p.baseDelay, p.maxDelay, p.throttleBaseDelay, p.deadline, flags];
+  const flags =
+    jitter |
+    (p.idempotent ? PolicyFlag.IDEMPOTENT : 0) |
+    (p.session ? PolicyFlag.SESSION : 0) |
+    (p.kick ? PolicyFlag.KICK : 0) |
+    (p.spreadFirst ? PolicyFlag.SPREAD_FIRST : 0);
+  const { stableAfter = 0, spread = 0, breakAfter = 0, breakBase = 0, breakCap = 0 } = p;
+  return [
+    p.maxAttempts,
+    p.attemptTimeout,
+    p.baseDelay,
+    p.maxDelay,
+    p.throttleBaseDelay,
+    p.deadline,
+    flags,
+    stableAfter,
+    spread,
+    breakAfter,
+    breakBase,
+    breakCap,
+  ];
 }
 
 /** setBudget's arguments: `api.setBudget(...budgetArgs(b))`. */

@@ -66,7 +66,7 @@ const handleArg = fc.oneof(
   { arbitrary: fc.nat(15).map((h): Arg => ({ h })), weight: 4 },
   {
     arbitrary: fc
-      .tuple(fc.constantFrom(State.WAITING, State.IN_FLIGHT, State.DONE), fc.nat(3))
+      .tuple(fc.constantFrom(State.WAITING, State.IN_FLIGHT, State.DONE, State.UP), fc.nat(3))
       .map(([inState, k]): Arg => ({ inState, k })),
     weight: 6,
   },
@@ -94,7 +94,7 @@ const validPolicyArb = (id: fc.Arbitrary<number>) =>
       id,
       maxAttempts: fc.oneof(
         { arbitrary: fc.integer({ min: 1, max: 6 }), weight: 9 },
-        { arbitrary: fc.integer({ min: 1, max: 255 }), weight: 1 },
+        { arbitrary: fc.integer({ min: 0, max: 255 }), weight: 1 },
       ),
       timeout: fc.oneof(spanArb(20_000), fc.integer({ min: 1, max: 100 })).map((t) => Math.max(1, t)),
       delays: fc.tuple(spanArb(2000), spanArb(10_000)),
@@ -103,12 +103,29 @@ const validPolicyArb = (id: fc.Arbitrary<number>) =>
       jitter: small(3),
       // Three in four idempotent, so that timeouts and AMBIGUOUS failures mostly retry.
       idempotent: fc.boolean().chain((b) => (b ? fc.constant(true) : fc.boolean())),
+      // One in three a session policy; KICK and SPREAD_FIRST each one in four.
+      session: fc.nat(2).map((n) => n === 0),
+      kick: fc.nat(3).map((n) => n === 0),
+      spreadFirst: fc.nat(3).map((n) => n === 0),
+      stableAfter: fc.oneof(fc.constant(0), spanArb(5000)),
+      spread: fc.oneof(fc.constant(0), spanArb(3000)),
+      // Half with a breaker: few failures open it, breaks comparable to the waits.
+      breakAfter: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 4 }), small(255)),
+      breaks: fc.tuple(spanArb(3000), spanArb(20_000)),
     })
     .map((p) => {
       const [base, maxDelay] = [Math.min(...p.delays), Math.max(...p.delays)];
-      const flags = p.jitter | (p.idempotent ? PolicyFlag.IDEMPOTENT : 0);
-      const fields = [p.id, p.maxAttempts, p.timeout, base, maxDelay, p.throttle, p.deadline, flags];
-      return call("setPolicy", ...fields.map(v));
+      const flags =
+        p.jitter |
+        (p.idempotent ? PolicyFlag.IDEMPOTENT : 0) |
+        (p.session ? PolicyFlag.SESSION : 0) |
+        (p.kick ? PolicyFlag.KICK : 0) |
+        (p.spreadFirst ? PolicyFlag.SPREAD_FIRST : 0);
+      const deadline = p.session ? 0 : p.deadline;
+      const [breakBase, breakCap] = [Math.min(...p.breaks), Math.max(...p.breaks)];
+      const fields = [p.id, p.maxAttempts, p.timeout, base, maxDelay, p.throttle, deadline, flags];
+      const session = [p.stableAfter, p.spread, p.breakAfter, breakBase, breakCap];
+      return call("setPolicy", ...[...fields, ...session].map(v));
     });
 
 /** Mostly valid policies, sometimes any fields. */
@@ -116,7 +133,7 @@ const setPolicyArb = fc.oneof(
   { weight: 9, arbitrary: validPolicyArb(small(7)) },
   {
     weight: 1,
-    arbitrary: fc.array(anyU32, { minLength: 8, maxLength: 8 }).map((a) => call("setPolicy", ...a.map(v))),
+    arbitrary: fc.array(anyU32, { minLength: 13, maxLength: 13 }).map((a) => call("setPolicy", ...a.map(v))),
   },
 );
 
@@ -222,6 +239,8 @@ const queryArb = fc.oneof(
   fc.constant(call("stateAddress")),
   fc.constant(call("stateBytes")),
   fc.oneof(small(8), anyU32).map((id) => call("worstCase", v(id))),
+  fc.oneof(small(8), anyU32).map((id) => call("breakerState", v(id))),
+  fc.oneof(small(8), anyU32).map((id) => call("breakEnds", v(id))),
   fc
     .tuple(fc.oneof(fc.integer({ min: 90, max: 610 }), anyU32), small(1))
     .map(([s, ra]) => call("classifyHttp", v(s), v(ra))),
@@ -302,6 +321,14 @@ export function stepArb(options: ScenarioOptions = {}): fc.Arbitrary<Step> {
     { arbitrary: fc.constant(call("poll", NOW)), weight: 12 },
     { arbitrary: reportArb, weight: 20 },
     { arbitrary: handleArg.map((h) => call("cancel", h, NOW)), weight: 2 },
+    // A session's connection drops: mostly one that is UP.
+    {
+      arbitrary: fc
+        .oneof({ arbitrary: fc.nat(3).map((k): Arg => ({ inState: State.UP, k })), weight: 4 }, handleArg)
+        .map((h) => call("drop", h, NOW)),
+      weight: 5,
+    },
+    { arbitrary: fc.constant(call("linkUp", NOW)), weight: 2 },
     { arbitrary: handleArg.map((h) => call("release", h)), weight: 4 },
     { arbitrary: fc.constant(call("nextDue", NOW)), weight: 2 },
     { arbitrary: fc.constant<Step>({ fn: "nextDue", args: [NOW], sleep: true }), weight: 8 },

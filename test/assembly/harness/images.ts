@@ -4,15 +4,24 @@
 // an image written field by field, in range or just out of it).
 import fc from "fast-check";
 import {
+  Breaker,
   Counter,
   EndReason,
   Image,
   Limit,
   OpFlag,
   Outcome,
+  PolicyFlag,
   State,
 } from "../../../host/library/src/generated/abi.js";
-import { bodyFields, encodeFields, sealImage, type Saved, type SavedSlot } from "../model/image.js";
+import {
+  BREAKER_STATE_FIELD,
+  bodyFields,
+  encodeFields,
+  sealImage,
+  type Saved,
+  type SavedSlot,
+} from "../model/image.js";
 
 /** What a target has: a memory and the image area's address in it. */
 interface Imaging {
@@ -80,66 +89,80 @@ const span = fc.oneof(
 );
 const u32 = fc.oneof(fc.integer({ min: 0, max: 5000 }), fc.integer({ min: 0, max: 2 ** 32 - 1 }));
 
-/** A policy's image fields, in range. */
+/** A policy's image fields, in range (its breaker CLOSED, OPEN or HALF_OPEN: a PROBING one needs its probe). */
 const policyArb = fc
-  .tuple(
-    fc.integer({ min: 1, max: 255 }),
-    fc.nat(7),
-    fc.integer({ min: 1, max: 5000 }),
-    span,
-    span,
-    span,
-    span,
-  )
-  .map(([maxAttempts, flags, timeout, a, b, throttle, deadline]) => [
-    maxAttempts,
-    flags,
-    timeout,
-    Math.min(a, b),
-    Math.max(a, b),
-    throttle,
-    deadline,
+  .record({
+    maxAttempts: fc.nat(255),
+    flags: fc.nat(63),
+    timeout: fc.integer({ min: 1, max: 5000 }),
+    delays: fc.tuple(span, span),
+    throttle: span,
+    deadline: span,
+    session: fc.tuple(span, span, fc.nat(255)),
+    breaks: fc.tuple(span, span),
+    breaker: fc.tuple(fc.nat(Breaker.HALF_OPEN), fc.nat(255), fc.nat(255), u32),
+  })
+  .map((p) => [
+    p.maxAttempts,
+    p.flags,
+    p.timeout,
+    Math.min(...p.delays),
+    Math.max(...p.delays),
+    p.throttle,
+    p.flags & PolicyFlag.SESSION ? 0 : p.deadline,
+    ...p.session,
+    Math.min(...p.breaks),
+    Math.max(...p.breaks),
+    ...p.breaker,
   ]);
 
 /** A slot's image record, in range, its timers ahead of clockAhead (an attempt's not past the deadline). */
-const slotArb = (policyIds: number[], clockAhead: number) =>
+const slotArb = (policies: (number[] | undefined)[], clockAhead: number) =>
   fc
     .record({
       generation: fc.integer({ min: 1, max: 0xffff }),
-      state: fc.nat(State.DONE),
-      policy: fc.constantFrom(...policyIds),
-      attempt: fc.nat(Limit.MAX_ATTEMPTS),
+      state: fc.nat(State.UP),
+      policy: fc.constantFrom(...policies.flatMap((p, id) => (p === undefined ? [] : [id]))),
+      attempt: fc.nat(300),
       lastOutcome: fc.nat(Outcome.TIMEOUT),
       endReason: fc.nat(EndReason.CANCELLED - EndReason.SUCCEEDED),
-      opFlags: fc.nat(OpFlag.DUE | OpFlag.HAS_DEADLINE | OpFlag.HANDED_OUT),
+      opFlags: fc.nat(127),
       operationId: fc.nat(MAX_SPAN),
       ahead: fc.tuple(span, span, span),
       previousWait: span,
       lastRetryCost: span,
+      level: fc.nat(255),
     })
     .map(({ ahead, ...s }): SavedSlot => {
-      const waiting = s.state === State.WAITING;
-      const done = s.state === State.DONE;
       const [next, attemptSpan, deadline] = ahead.map((x) => (clockAhead + 1 + x) >>> 0);
+      const breaker = policies[s.policy]![BREAKER_STATE_FIELD];
+      const session = s.state === State.UP || (s.opFlags & OpFlag.SESSION) !== 0;
+      const opFlags = slotFlags(s.state, s.opFlags, session, breaker === Breaker.OPEN);
       // An attempt in flight ends by its operation's deadline, if it has one (poll clips it).
-      const clipped = s.state === State.IN_FLIGHT && (s.opFlags & OpFlag.HAS_DEADLINE) !== 0;
-      const attempt = clipped ? Math.min(attemptSpan, deadline) : attemptSpan;
+      const clipped = s.state === State.IN_FLIGHT && (opFlags & OpFlag.HAS_DEADLINE) !== 0;
       return {
         ...s,
-        attempt:
-          s.state === State.IN_FLIGHT
-            ? Math.max(1, s.attempt)
-            : waiting
-              ? Math.min(Limit.MAX_ATTEMPTS - 1, s.attempt)
-              : s.attempt,
-        endReason: done ? EndReason.SUCCEEDED + s.endReason : EndReason.NONE,
-        opFlags:
-          s.opFlags & (OpFlag.HAS_DEADLINE | (waiting ? OpFlag.DUE : 0) | (done ? OpFlag.HANDED_OUT : 0)),
+        attempt: s.state === State.IN_FLIGHT ? Math.max(1, s.attempt) : s.attempt,
+        endReason: s.state === State.DONE ? EndReason.SUCCEEDED + s.endReason : EndReason.NONE,
+        opFlags,
         nextAttemptAt: next,
-        attemptDeadline: attempt,
+        attemptDeadline: clipped ? Math.min(attemptSpan, deadline) : attemptSpan,
         deadline,
       };
     });
+
+/** The opFlags of `bits` a slot in `state` may have (restore, item 8). */
+function slotFlags(state: number, bits: number, session: boolean, holding: boolean): number {
+  const kept = {
+    [State.FREE]: 0,
+    [State.WAITING]: holding ? OpFlag.HELD : OpFlag.DUE,
+    [State.IN_FLIGHT]: 0,
+    [State.DONE]: OpFlag.HANDED_OUT,
+    [State.UP]: 0,
+  }[state]!;
+  const own = session ? OpFlag.SESSION | (bits & OpFlag.DROPPED) : bits & OpFlag.HAS_DEADLINE;
+  return (bits & kept) | (state === State.FREE ? 0 : own);
+}
 
 /** A whole image body in range: restore accepts it. */
 export const savedArb: fc.Arbitrary<Saved> = fc
@@ -158,11 +181,10 @@ export const savedArb: fc.Arbitrary<Saved> = fc
     }),
   })
   .chain((s) => {
-    const policyIds = s.policies.flatMap((p, id) => (p === null ? [] : [id]));
-    const slot =
-      policyIds.length === 0
-        ? fc.constant(undefined)
-        : fc.option(slotArb(policyIds, s.clockAhead), { freq: 2, nil: undefined });
+    const policies = s.policies.map((p) => p ?? undefined);
+    const slot = policies.every((p) => p === undefined)
+      ? fc.constant(undefined)
+      : fc.option(slotArb(policies, s.clockAhead), { freq: 2, nil: undefined });
     return fc
       .array(slot, { minLength: Limit.OPERATIONS, maxLength: Limit.OPERATIONS })
       .map((slots): Saved => {
@@ -184,7 +206,7 @@ export const savedArb: fc.Arbitrary<Saved> = fc
             s.budgetFlags,
           ],
           counters: s.counters,
-          policies: s.policies.map((p) => p ?? undefined),
+          policies,
           slots,
         };
       });

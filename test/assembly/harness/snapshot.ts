@@ -1,6 +1,6 @@
 // Everything a host can observe without moving the module's clock: counters, tokens and
 // every query of every handle it has seen. Two snapshots are compared key by key.
-import { Counter } from "../../../host/library/src/generated/abi.js";
+import { Counter, Limit } from "../../../host/library/src/generated/abi.js";
 import type { Target } from "./calls.js";
 
 export const HANDLE_QUERIES = [
@@ -13,6 +13,7 @@ export const HANDLE_QUERIES = [
   "nextAttemptAt",
   "attemptDeadline",
   "deadline",
+  "backoffLevel",
   "slot",
 ] as const;
 
@@ -25,6 +26,10 @@ export type Snapshot = Record<string, number>;
 export function snapshot(t: Target, handles: readonly number[], limit = Infinity): Snapshot {
   const s: Snapshot = { tokens: t.tokens(), changes: t.changes() };
   for (let id = 0; id < Counter.COUNT; id++) s[`counter(${id})`] = t.counter(id);
+  for (let id = 0; id < Limit.POLICIES; id++) {
+    s[`breakerState(${id})`] = t.breakerState(id);
+    s[`breakEnds(${id})`] = t.breakEnds(id);
+  }
   for (const h of handles.slice(-limit)) {
     for (const q of HANDLE_QUERIES) s[`${q}(${h})`] = t[q](h);
   }

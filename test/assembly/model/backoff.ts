@@ -11,6 +11,11 @@ export interface Policy {
   throttleBaseDelay: number;
   deadline: number;
   flags: number;
+  stableAfter: number;
+  spread: number;
+  breakAfter: number;
+  breakBase: number;
+  breakCap: number;
 }
 
 /** min(cap, b * growth^(n-1)), without overflow (n >= 1). */
@@ -27,8 +32,8 @@ export function retryBase(p: Policy, outcome: number): number {
 }
 
 /**
- * The wait drawn for retry n (after attempt n failed with `outcome`); `prev` is the
- * operation's previous drawn wait, 0 when it has none.
+ * The wait drawn at backoff level n (for a request: after attempt n failed with `outcome`);
+ * `prev` is the operation's previous drawn wait, 0 when it has none.
  */
 export function drawWait(p: Policy, outcome: number, n: number, prev: number, prng: Prng): number {
   const b = retryBase(p, outcome);
@@ -51,6 +56,7 @@ export function drawWait(p: Policy, outcome: number, n: number, prev: number, pr
 
 /** worstCase(policy): attempts * timeout + the retry ceilings, bounded by the deadline, saturated. */
 export function worstCase(p: Policy): number {
+  if (p.maxAttempts === 0) return p.deadline !== 0 ? p.deadline : Limit.MAX_SPAN;
   const b = Math.min(Math.max(p.baseDelay, p.throttleBaseDelay), p.maxDelay);
   const decorrelated = (p.flags & PolicyFlag.JITTER_MASK) === Jitter.DECORRELATED;
   // Retry n's bound: min(cap, b * 2^(n-1)), or min(cap, b * 3^n) under DECORRELATED.

@@ -3,6 +3,7 @@
 // images with it); decodeImage applies every check restore makes, in the documented order.
 import {
   ABI_VERSION,
+  Breaker,
   BudgetFlag,
   Counter,
   EndReason,
@@ -31,6 +32,7 @@ export interface SavedSlot {
   deadline: number;
   previousWait: number;
   lastRetryCost: number;
+  level: number;
 }
 
 /** The whole body, field by field. */
@@ -42,7 +44,11 @@ export interface Saved {
   /** capacity, tokens, retryCost, timeoutRetryCost, threshold, failureCost, firstAttemptDeposit, successDeposit, flags. */
   budget: number[];
   counters: number[];
-  /** Per policy id: maxAttempts, flags, attemptTimeout, baseDelay, maxDelay, throttleBaseDelay, deadline; undefined when never set. */
+  /**
+   * Per policy id: maxAttempts, flags, attemptTimeout, baseDelay, maxDelay, throttleBaseDelay,
+   * deadline, stableAfter, spread, breakAfter, breakBase, breakCap, then the breaker:
+   * breakerState, breakerFailures, breakerOpens, breakEnds (relative); undefined when never set.
+   */
   policies: (number[] | undefined)[];
   /** Per slot; undefined for a slot never begun (generation 0). */
   slots: (SavedSlot | undefined)[];
@@ -60,6 +66,7 @@ const TIMER_AND_AFTER = [
   "deadline",
   "previousWait",
   "lastRetryCost",
+  "level",
 ] as const;
 
 function uleb(out: number[], value: number): void {
@@ -153,26 +160,40 @@ const upTo = (r: BodyReader, max: number) => {
   return v;
 };
 
+const ALL_POLICY_FLAGS =
+  PolicyFlag.JITTER_MASK |
+  PolicyFlag.IDEMPOTENT |
+  PolicyFlag.SESSION |
+  PolicyFlag.KICK |
+  PolicyFlag.SPREAD_FIRST;
+
 function readPolicy(r: BodyReader): number[] | undefined {
   if (upTo(r, 1) === 0) return undefined;
   const maxAttempts = upTo(r, Limit.MAX_ATTEMPTS);
-  const flags = upTo(r, PolicyFlag.JITTER_MASK | PolicyFlag.IDEMPOTENT);
-  const spans = Array.from({ length: 5 }, () => upTo(r, Limit.MAX_SPAN));
-  check(maxAttempts !== 0 && spans[0] !== 0);
-  return [maxAttempts, flags, ...spans];
+  const flags = upTo(r, ALL_POLICY_FLAGS);
+  const spans = Array.from({ length: 7 }, () => upTo(r, Limit.MAX_SPAN));
+  const breakAfter = upTo(r, 255);
+  const breakSpans = [upTo(r, Limit.MAX_SPAN), upTo(r, Limit.MAX_SPAN)];
+  const breaker = [upTo(r, Breaker.PROBING), upTo(r, 255), upTo(r, 255), r.next()];
+  check(spans[0] !== 0);
+  return [maxAttempts, flags, ...spans, breakAfter, ...breakSpans, ...breaker];
 }
+
+/** Index of breakerState in a saved policy's fields. */
+export const BREAKER_STATE_FIELD = 12;
 
 /** The opFlags bits each state allows. */
 const ALLOWED_FLAGS: Record<number, number> = {
-  [State.WAITING]: OpFlag.DUE | OpFlag.HAS_DEADLINE,
-  [State.IN_FLIGHT]: OpFlag.HAS_DEADLINE,
-  [State.DONE]: OpFlag.HAS_DEADLINE | OpFlag.HANDED_OUT,
+  [State.WAITING]: OpFlag.DUE | OpFlag.HAS_DEADLINE | OpFlag.SESSION | OpFlag.DROPPED | OpFlag.HELD,
+  [State.IN_FLIGHT]: OpFlag.HAS_DEADLINE | OpFlag.SESSION | OpFlag.PROBE | OpFlag.DROPPED,
+  [State.DONE]: OpFlag.HAS_DEADLINE | OpFlag.HANDED_OUT | OpFlag.SESSION | OpFlag.DROPPED,
+  [State.UP]: OpFlag.SESSION | OpFlag.DROPPED,
 };
 
 function readSlot(r: BodyReader, policies: Saved["policies"], clockAhead: number): SavedSlot | undefined {
   const generation = upTo(r, 0xffff);
   if (generation === 0) return undefined;
-  const state = upTo(r, State.DONE);
+  const state = upTo(r, State.UP);
   const slot = { generation, state } as SavedSlot;
   if (state === State.FREE) {
     for (const k of TIMER_AND_AFTER) slot[k] = 0;
@@ -180,30 +201,58 @@ function readSlot(r: BodyReader, policies: Saved["policies"], clockAhead: number
   }
   const largest: Record<(typeof TIMER_AND_AFTER)[number], number> = {
     policy: Limit.POLICIES - 1,
-    attempt: Limit.MAX_ATTEMPTS,
+    attempt: Limit.MAX_SPAN,
     lastOutcome: Outcome.TIMEOUT,
     endReason: EndReason.CANCELLED,
-    opFlags: OpFlag.DUE | OpFlag.HAS_DEADLINE | OpFlag.HANDED_OUT,
+    opFlags: 127,
     operationId: Limit.MAX_SPAN,
     nextAttemptAt: 0xffffffff,
     attemptDeadline: 0xffffffff,
     deadline: 0xffffffff,
     previousWait: Limit.MAX_SPAN,
     lastRetryCost: Limit.MAX_SPAN,
+    level: 255,
   };
   for (const k of TIMER_AND_AFTER) slot[k] = upTo(r, largest[k]);
-  const waiting = state === State.WAITING;
   const inFlight = state === State.IN_FLIGHT;
-  check(policies[slot.policy] !== undefined);
-  check((slot.endReason === EndReason.NONE) === (waiting || inFlight));
-  check((slot.opFlags & ~ALLOWED_FLAGS[state]) === 0);
-  check(!(waiting && slot.attempt === Limit.MAX_ATTEMPTS));
+  const policy = policies[slot.policy];
+  check(policy !== undefined);
+  check((slot.endReason === EndReason.NONE) === (state !== State.DONE));
+  checkSlotFlags(slot, policy![BREAKER_STATE_FIELD]);
   // An attempt never runs past its operation's deadline. (A timer already reached is fine:
   // restore's advance applies it.)
   if (inFlight && (slot.opFlags & OpFlag.HAS_DEADLINE) !== 0) {
     check(ahead(slot.attemptDeadline, clockAhead) <= ahead(slot.deadline, clockAhead));
   }
   return slot;
+}
+
+/** The flags rules of restore, item 8: by state, by being a session, by the breaker. */
+function checkSlotFlags(slot: SavedSlot, breaker: number): void {
+  const f = slot.opFlags;
+  const has = (flag: number) => (f & flag) !== 0;
+  const holding = breaker === Breaker.OPEN || breaker === Breaker.PROBING;
+  check((f & ~ALLOWED_FLAGS[slot.state]) === 0);
+  check(slot.state !== State.UP || has(OpFlag.SESSION));
+  check(!(has(OpFlag.SESSION) && has(OpFlag.HAS_DEADLINE)));
+  check(!has(OpFlag.DROPPED) || has(OpFlag.SESSION));
+  check(!has(OpFlag.DUE) || (!holding && !has(OpFlag.HELD)));
+  check(!has(OpFlag.HELD) || holding);
+  check(!has(OpFlag.PROBE) || breaker === Breaker.PROBING);
+}
+
+/** A PROBING breaker has exactly one probe in flight; no other breaker has one. */
+function checkProbes(s: Pick<Saved, "policies" | "slots">): void {
+  s.policies.forEach((p, id) => {
+    const probes = s.slots.filter(
+      (slot) =>
+        slot !== undefined &&
+        slot.state !== State.FREE &&
+        slot.policy === id &&
+        (slot.opFlags & OpFlag.PROBE) !== 0,
+    ).length;
+    check(probes === (p !== undefined && p[BREAKER_STATE_FIELD] === Breaker.PROBING ? 1 : 0));
+  });
 }
 
 function readBody(r: BodyReader): Saved {
@@ -217,6 +266,7 @@ function readBody(r: BodyReader): Saved {
   const counters = r.fields(Counter.COUNT);
   const policies = Array.from({ length: Limit.POLICIES }, () => readPolicy(r));
   const slots = Array.from({ length: Limit.OPERATIONS }, () => readSlot(r, policies, clockAhead));
+  checkProbes({ policies, slots });
   check(r.atEnd());
   return { clockAhead, nextOperationId, prng, budget, counters, policies, slots };
 }

@@ -3,6 +3,7 @@
 // Model-based tests run it beside the module and compare after every call.
 import {
   ABI_VERSION,
+  Breaker,
   BudgetFlag,
   Counter,
   EndReason,
@@ -18,7 +19,7 @@ import {
   State,
 } from "../../../host/library/src/generated/abi.js";
 import { tickAfter, tickReached, ticksUntil } from "../../../host/library/src/ticks.js";
-import { drawWait, worstCase, type Policy } from "./backoff.js";
+import { ceiling, drawWait, worstCase, type Policy } from "./backoff.js";
 import { Budget } from "./budget.js";
 import { decodeImage, encodeImage, type Saved, type SavedSlot } from "./image.js";
 import { Prng } from "./prng.js";
@@ -42,7 +43,25 @@ interface Op {
   prev: number;
   /** The cost withdrawn by the last retry; 0 before the first retry. */
   lastRetryCost: number;
+  /** The backoff level: failed attempts and drops since begin or since last stable. */
+  level: number;
+  session: boolean;
+  /** WAITING, its wait over, held by its breaker. */
+  held: boolean;
+  /** IN_FLIGHT: the attempt is its breaker's probe. */
+  probe: boolean;
+  dropped: boolean;
 }
+
+/** A policy's circuit breaker (docs/ABI.md, Circuit breaker). */
+interface BreakerState {
+  state: number;
+  failures: number;
+  opens: number;
+  breakEnds: number;
+}
+
+const closedBreaker = (): BreakerState => ({ state: Breaker.CLOSED, failures: 0, opens: 0, breakEnds: 0 });
 
 const freeOp = (generation: number): Op => ({
   state: State.FREE,
@@ -60,15 +79,32 @@ const freeOp = (generation: number): Op => ({
   id: 0,
   prev: 0,
   lastRetryCost: 0,
+  level: 0,
+  session: false,
+  held: false,
+  probe: false,
+  dropped: false,
 });
 
 const u32 = (x: number) => x >>> 0;
+const ALL_POLICY_FLAGS =
+  PolicyFlag.JITTER_MASK |
+  PolicyFlag.IDEMPOTENT |
+  PolicyFlag.SESSION |
+  PolicyFlag.KICK |
+  PolicyFlag.SPREAD_FIRST;
 const isSpan = (x: number) => u32(x) <= Limit.MAX_SPAN;
-const isLive = (op: Op) => op.state === State.WAITING || op.state === State.IN_FLIGHT;
+const isLive = (op: Op) =>
+  op.state === State.WAITING || op.state === State.IN_FLIGHT || op.state === State.UP;
 const opFlagsOf = (op: Op) =>
   (op.due ? OpFlag.DUE : 0) |
   (op.hasDeadline ? OpFlag.HAS_DEADLINE : 0) |
-  (op.handedOut ? OpFlag.HANDED_OUT : 0);
+  (op.handedOut ? OpFlag.HANDED_OUT : 0) |
+  (op.session ? OpFlag.SESSION : 0) |
+  (op.probe ? OpFlag.PROBE : 0) |
+  (op.dropped ? OpFlag.DROPPED : 0) |
+  (op.held ? OpFlag.HELD : 0);
+const FAILED = new Set<number>([Outcome.TRANSIENT, Outcome.THROTTLED, Outcome.AMBIGUOUS, Outcome.TIMEOUT]);
 /** Counter of the end reason `reason` (ENDED_SUCCEEDED is reason SUCCEEDED's). */
 const endedCounter = (reason: number) => Counter.ENDED_SUCCEEDED + reason - EndReason.SUCCEEDED;
 
@@ -85,6 +121,7 @@ export class SchedulerModel {
   private prng = new Prng();
   private nextId = 0;
   private policies: (Policy | undefined)[] = [];
+  private breakers: BreakerState[] = [];
   private budget = new Budget();
   private ops: Op[] = [];
   private counters: number[] = [];
@@ -102,6 +139,7 @@ export class SchedulerModel {
     this.clock = undefined;
     this.nextId = 0;
     this.policies = new Array(Limit.POLICIES).fill(undefined);
+    this.breakers = Array.from({ length: Limit.POLICIES }, closedBreaker);
     this.budget = new Budget();
     this.ops = Array.from({ length: Limit.OPERATIONS }, () => freeOp(0));
     this.counters = new Array(Counter.COUNT).fill(0);
@@ -122,23 +160,115 @@ export class SchedulerModel {
       this.clock = now;
     } else if (step < -Limit.BACKSTEP_TOLERANCE) {
       this.clock = now;
-      fault = this.ops.some(isLive);
-      if (fault) this.count(Counter.CLOCK_FAULTS);
+      fault = true;
+      if (this.ops.some(isLive)) this.count(Counter.CLOCK_FAULTS);
     }
-    for (const op of this.ops) this.visit(op, fault);
+    this.visitBreakers(fault);
+    for (const op of this.ops) this.visit(op, fault, false);
+  }
+
+  private visitBreakers(fault: boolean): void {
+    this.breakers.forEach((b, id) => {
+      if (b.state === Breaker.OPEN && (fault || this.expired(b.breakEnds))) this.halfOpen(id);
+    });
   }
 
   private expired(t: number): boolean {
     return tickReached(this.clock!, t);
   }
 
-  private visit(op: Op, fault: boolean): void {
+  private visit(op: Op, fault: boolean, lost: boolean): void {
     if (op.state === State.WAITING) {
       if (op.hasDeadline && (fault || this.expired(op.deadline))) this.end(op, EndReason.DEADLINE);
-      else if (!op.due && (fault || this.expired(op.nextAttemptAt))) op.due = true;
+      else if (!op.due && !op.held && (fault || this.expired(op.nextAttemptAt))) this.makeDue(op);
+    } else if (op.state === State.IN_FLIGHT && lost) {
+      this.fail(op, Outcome.AMBIGUOUS, 0, false);
     } else if (op.state === State.IN_FLIGHT && (fault || this.expired(op.attemptDeadline))) {
       this.count(Counter.ATTEMPT_TIMEOUTS);
       this.fail(op, Outcome.TIMEOUT, 0, fault);
+    } else if (op.state === State.UP) {
+      const stableAt = tickAfter(op.nextAttemptAt, this.policies[op.policy]!.stableAfter);
+      if (op.level > 0 && (fault || this.expired(stableAt))) op.level = 0;
+      if (lost) this.drop_(op);
+    }
+  }
+
+  // ---- the breaker and the spread -----------------------------------------------------
+
+  private lets(policy: number): boolean {
+    const s = this.breakers[policy].state;
+    return s === Breaker.CLOSED || s === Breaker.HALF_OPEN;
+  }
+
+  /** A waiting operation whose wait is over: DUE, or HELD by its breaker. */
+  private makeDue(op: Op): void {
+    op.due = this.lets(op.policy);
+    op.held = !op.due;
+  }
+
+  /** The operation starts `wait` ticks from the clock. */
+  private startAt(op: Op, wait: number): void {
+    op.nextAttemptAt = tickAfter(this.clock!, wait);
+    op.due = op.held = false;
+    if (wait === 0) this.makeDue(op);
+  }
+
+  private spreadDraw(policy: number): number {
+    const spread = this.policies[policy]!.spread;
+    if (spread === 0) return 0;
+    this.changed = true;
+    return this.prng.uniform(0, spread);
+  }
+
+  private opsOf(policy: number): Op[] {
+    return this.ops.filter((op) => op.state === State.WAITING && op.policy === policy);
+  }
+
+  private halfOpen(policy: number): void {
+    this.breakers[policy].state = Breaker.HALF_OPEN;
+    for (const op of this.opsOf(policy)) if (op.held) [op.held, op.due] = [false, true];
+  }
+
+  private open(policy: number): void {
+    const b = this.breakers[policy];
+    const p = this.policies[policy]!;
+    b.state = Breaker.OPEN;
+    b.failures = 0;
+    b.opens = Math.min(b.opens + 1, 255);
+    const c = ceiling(Math.min(p.breakBase, p.breakCap), b.opens, p.breakCap);
+    const half = Math.floor(c / 2);
+    b.breakEnds = tickAfter(this.clock!, c - half + this.prng.uniform(0, half));
+    this.count(Counter.BREAKER_OPENS);
+    for (const op of this.opsOf(policy)) if (op.due) [op.held, op.due] = [true, false];
+  }
+
+  private close(policy: number): void {
+    const b = this.breakers[policy];
+    b.state = Breaker.CLOSED;
+    b.opens = 0;
+    this.changed = true;
+    for (const op of this.opsOf(policy)) if (op.due || op.held) this.startAt(op, this.spreadDraw(policy));
+  }
+
+  /** The breaker's rules for an attempt of op that ended with `outcome`. */
+  private attemptEnded(op: Op, outcome: number): void {
+    const b = this.breakers[op.policy];
+    const probe = op.probe;
+    op.probe = false;
+    if (outcome === Outcome.SUCCESS) {
+      b.failures = 0;
+      if (b.state !== Breaker.CLOSED) this.close(op.policy);
+    } else if (outcome === Outcome.PERMANENT) {
+      if (probe) this.halfOpen(op.policy);
+    } else if (probe) {
+      this.open(op.policy);
+    } else if (
+      b.state === Breaker.CLOSED &&
+      this.policies[op.policy]!.breakAfter !== 0 &&
+      FAILED.has(outcome)
+    ) {
+      b.failures++;
+      if (b.failures >= this.policies[op.policy]!.breakAfter) this.open(op.policy);
     }
   }
 
@@ -152,34 +282,51 @@ export class SchedulerModel {
   private end(op: Op, reason: number): void {
     op.state = State.DONE;
     op.endReason = reason;
-    op.due = false;
+    op.due = op.held = op.probe = false;
     this.count(endedCounter(reason));
+  }
+
+  /** An UP session's connection went down. */
+  private drop_(op: Op): void {
+    const p = this.policies[op.policy]!;
+    op.state = State.WAITING;
+    op.dropped = true;
+    op.level = Math.min(op.level + 1, 255);
+    const drawn = drawWait(p, Outcome.TRANSIENT, op.level, op.prev, this.prng);
+    op.prev = drawn;
+    this.startAt(op, drawn);
+    this.count(Counter.DROPS);
   }
 
   /** "Failure" in docs/ABI.md: a reported failure or a timeout, at the current clock. */
   private fail(op: Op, outcome: number, retryAfter: number, fault: boolean): void {
     op.lastOutcome = outcome;
+    op.level = Math.min(op.level + 1, 255);
+    this.attemptEnded(op, outcome);
     if (outcome === Outcome.PERMANENT) return this.end(op, EndReason.PERMANENT);
-    this.budget.onFailure();
+    const request = !op.session;
+    if (request) this.budget.onFailure();
     const p = this.policies[op.policy]!;
     const mayHaveRun = outcome === Outcome.AMBIGUOUS || outcome === Outcome.TIMEOUT;
-    if (mayHaveRun && (p.flags & PolicyFlag.IDEMPOTENT) === 0) return this.end(op, EndReason.AMBIGUOUS);
-    if (op.attempt >= p.maxAttempts) return this.end(op, EndReason.EXHAUSTED);
-    const drawn = drawWait(p, outcome, op.attempt, op.prev, this.prng);
+    if (request && mayHaveRun && (p.flags & PolicyFlag.IDEMPOTENT) === 0)
+      return this.end(op, EndReason.AMBIGUOUS);
+    if (p.maxAttempts !== 0 && op.level >= p.maxAttempts) return this.end(op, EndReason.EXHAUSTED);
+    const drawn = drawWait(p, outcome, op.level, op.prev, this.prng);
     op.prev = drawn;
     const wait = Math.max(drawn, retryAfter);
     if (op.hasDeadline && (fault || wait >= ticksUntil(this.clock!, op.deadline))) {
       return this.end(op, EndReason.DEADLINE);
     }
-    const cost = outcome === Outcome.TIMEOUT ? this.budget.timeoutRetryCost : this.budget.retryCost;
-    if (!this.budget.allowRetry(cost)) {
-      this.count(Counter.RETRIES_DENIED);
-      return this.end(op, EndReason.BUDGET);
+    if (request) {
+      const cost = outcome === Outcome.TIMEOUT ? this.budget.timeoutRetryCost : this.budget.retryCost;
+      if (!this.budget.allowRetry(cost)) {
+        this.count(Counter.RETRIES_DENIED);
+        return this.end(op, EndReason.BUDGET);
+      }
+      op.lastRetryCost = cost;
     }
-    op.lastRetryCost = cost;
     op.state = State.WAITING;
-    op.nextAttemptAt = tickAfter(this.clock!, wait);
-    op.due = wait === 0;
+    this.startAt(op, wait);
     this.count(Counter.RETRIES_SCHEDULED);
   }
 
@@ -216,14 +363,21 @@ export class SchedulerModel {
     throttleBaseDelay: number,
     deadline: number,
     flags: number,
+    stableAfter = 0,
+    spread = 0,
+    breakAfter = 0,
+    breakBase = 0,
+    breakCap = 0,
   ): number {
     if (!this.initialized) return Err.NOT_INITIALIZED;
     if (u32(id) >= Limit.POLICIES) return Err.BAD_POLICY;
-    const spans = [attemptTimeout, baseDelay, maxDelay, throttleBaseDelay, deadline];
-    if (!spans.every(isSpan)) return Err.SPAN_TOO_LARGE;
-    if (u32(maxAttempts) < 1 || u32(maxAttempts) > Limit.MAX_ATTEMPTS) return Err.BAD_FIELD;
-    if (attemptTimeout === 0 || baseDelay > maxDelay) return Err.BAD_FIELD;
-    if ((u32(flags) & ~(PolicyFlag.JITTER_MASK | PolicyFlag.IDEMPOTENT)) !== 0) return Err.BAD_FIELD;
+    const spans = [attemptTimeout, baseDelay, maxDelay, throttleBaseDelay, deadline, stableAfter, spread];
+    if (![...spans, breakBase, breakCap].every(isSpan)) return Err.SPAN_TOO_LARGE;
+    if (u32(maxAttempts) > Limit.MAX_ATTEMPTS || attemptTimeout === 0 || baseDelay > maxDelay)
+      return Err.BAD_FIELD;
+    if ((u32(flags) & ~ALL_POLICY_FLAGS) !== 0) return Err.BAD_FIELD;
+    if ((flags & PolicyFlag.SESSION) !== 0 && deadline !== 0) return Err.BAD_FIELD;
+    if (u32(breakAfter) > 255 || breakBase > breakCap) return Err.BAD_FIELD;
     this.changed = true;
     this.policies[id] = {
       maxAttempts,
@@ -233,7 +387,19 @@ export class SchedulerModel {
       throttleBaseDelay,
       deadline,
       flags,
+      stableAfter,
+      spread,
+      breakAfter,
+      breakBase,
+      breakCap,
     };
+    const b = this.breakers[id];
+    Object.assign(b, { state: Breaker.CLOSED, failures: 0, opens: 0 });
+    for (const op of this.ops) {
+      if (op.policy !== id) continue;
+      if (op.held) [op.held, op.due] = [false, true];
+      op.probe = false;
+    }
     return Result.OK;
   }
 
@@ -290,14 +456,14 @@ export class SchedulerModel {
     Object.assign(op, {
       state: State.WAITING,
       policy,
-      nextAttemptAt: clock,
       attemptDeadline: clock,
       deadline: tickAfter(clock, p.deadline),
       hasDeadline: p.deadline !== 0,
-      due: true,
+      session: (p.flags & PolicyFlag.SESSION) !== 0,
       id: this.nextId,
     });
     this.ops[slot] = op;
+    this.startAt(op, (p.flags & PolicyFlag.SPREAD_FIRST) !== 0 ? this.spreadDraw(policy) : 0);
     this.nextId = (this.nextId + 1) & 0x7fffffff;
     this.count(Counter.BEGUN);
     return this.handleOf(op);
@@ -312,13 +478,20 @@ export class SchedulerModel {
     const clock = this.clock!;
     op.state = State.IN_FLIGHT;
     op.due = false;
-    op.attempt++;
+    op.attempt = op.attempt === 0x7fffffff ? 1 : op.attempt + 1;
+    const b = this.breakers[op.policy];
+    if (b.state === Breaker.HALF_OPEN) {
+      op.probe = true;
+      b.state = Breaker.PROBING;
+      this.count(Counter.PROBES);
+      for (const other of this.opsOf(op.policy)) if (other.due) [other.held, other.due] = [true, false];
+    }
     const timeout = op.hasDeadline
       ? Math.min(p.attemptTimeout, ticksUntil(clock, op.deadline))
       : p.attemptTimeout;
     op.attemptDeadline = tickAfter(clock, timeout);
     this.count(Counter.ATTEMPTS_STARTED);
-    if (op.attempt === 1) this.budget.deposit(this.budget.firstAttemptDeposit);
+    if (op.attempt === 1 && !op.session) this.budget.deposit(this.budget.firstAttemptDeposit);
     return this.handleOf(op);
   }
 
@@ -335,12 +508,25 @@ export class SchedulerModel {
     }
     if (outcome === Outcome.SUCCESS) {
       op.lastOutcome = Outcome.SUCCESS;
-      this.budget.onSuccess(op.attempt > 1 ? op.lastRetryCost : undefined);
-      this.end(op, EndReason.SUCCEEDED);
+      this.attemptEnded(op, Outcome.SUCCESS);
+      if (op.session) this.connect(op);
+      else {
+        this.budget.onSuccess(op.attempt > 1 ? op.lastRetryCost : undefined);
+        this.end(op, EndReason.SUCCEEDED);
+      }
     } else {
       this.fail(op, outcome, outcome === Outcome.PERMANENT ? 0 : retryAfter, false);
     }
     return Result.OK;
+  }
+
+  /** Sessions: the connect attempt succeeded. */
+  private connect(op: Op): void {
+    op.state = State.UP;
+    op.nextAttemptAt = this.clock!;
+    if (this.policies[op.policy]!.stableAfter === 0) op.level = 0;
+    if (op.dropped) this.count(Counter.RECONNECTS);
+    this.changed = true;
   }
 
   cancel(handle: number, now: number): number {
@@ -349,7 +535,40 @@ export class SchedulerModel {
     if (op === undefined) return Err.BAD_HANDLE;
     this.advance(now);
     if (!isLive(op)) return Err.NOT_LIVE;
+    const probe = op.probe;
     this.end(op, EndReason.CANCELLED);
+    if (probe) this.halfOpen(op.policy);
+    return Result.OK;
+  }
+
+  drop(handle: number, now: number): number {
+    if (!this.initialized) return Err.NOT_INITIALIZED;
+    const op = this.find(handle);
+    if (op === undefined) return Err.BAD_HANDLE;
+    this.advance(now);
+    if (op.state !== State.UP) return Err.NOT_UP;
+    this.drop_(op);
+    return Result.OK;
+  }
+
+  linkUp(now: number): number {
+    if (!this.initialized) return Err.NOT_INITIALIZED;
+    this.advance(now);
+    this.breakers.forEach((b, id) => {
+      if (b.state !== Breaker.OPEN) return;
+      this.halfOpen(id);
+      this.changed = true;
+    });
+    for (const op of this.ops) {
+      if (op.state !== State.WAITING || op.due || op.held) continue;
+      const p = this.policies[op.policy]!;
+      if (!op.session && (p.flags & PolicyFlag.KICK) === 0) continue;
+      const d = this.spreadDraw(op.policy);
+      if (ticksUntil(tickAfter(this.clock!, d), op.nextAttemptAt) > 0) {
+        this.startAt(op, d);
+        this.count(Counter.KICKS);
+      }
+    }
     return Result.OK;
   }
 
@@ -386,12 +605,15 @@ export class SchedulerModel {
     const consider = (t: number) => (best = Math.min(best, ticksUntil(this.clock!, t)));
     for (const op of this.ops) {
       if (op.state === State.WAITING) {
-        consider(op.nextAttemptAt);
+        if (!op.held) consider(op.nextAttemptAt);
         if (op.hasDeadline) consider(op.deadline);
       } else if (op.state === State.IN_FLIGHT) {
         consider(op.attemptDeadline);
+      } else if (op.state === State.UP && op.level > 0) {
+        consider(tickAfter(op.nextAttemptAt, this.policies[op.policy]!.stableAfter));
       }
     }
+    for (const b of this.breakers) if (b.state === Breaker.OPEN) consider(b.breakEnds);
     return best === Infinity ? NextDue.IDLE : u32(best);
   }
 
@@ -425,6 +647,20 @@ export class SchedulerModel {
   }
   deadline(handle: number): number {
     return this.find(handle)?.deadline ?? 0;
+  }
+  backoffLevel(handle: number): number {
+    return this.find(handle)?.level ?? Err.BAD_HANDLE;
+  }
+
+  breakerState(policy: number): number {
+    if (!this.initialized) return Err.NOT_INITIALIZED;
+    const p = u32(policy) < Limit.POLICIES ? this.policies[policy] : undefined;
+    return p === undefined ? Err.BAD_POLICY : this.breakers[policy].state;
+  }
+  breakEnds(policy: number): number {
+    const p = this.initialized && u32(policy) < Limit.POLICIES ? this.policies[policy] : undefined;
+    const b = this.breakers[policy];
+    return p === undefined || b.state !== Breaker.OPEN ? 0 : b.breakEnds;
   }
 
   worstCase(policy: number): number {
@@ -500,14 +736,21 @@ export class SchedulerModel {
     );
     if (typeof saved === "number") return saved;
     this.load(saved, u32(now - elapsed));
-    if ((flags & RestoreFlag.ATTEMPTS_LOST) !== 0) {
-      // One visit per slot at the saved clock: lost attempts fail, reached waits apply.
-      for (const op of this.ops) {
-        if (op.state === State.IN_FLIGHT) this.fail(op, Outcome.AMBIGUOUS, 0, false);
-        else this.visit(op, false);
-      }
+    const lost = (flags & RestoreFlag.ATTEMPTS_LOST) !== 0;
+    // One visit per slot at the saved clock: lost attempts fail, connections drop, reached
+    // waits apply.
+    if (lost) {
+      this.visitBreakers(false);
+      for (const op of this.ops) this.visit(op, false, true);
     }
     this.advance(now);
+    if (lost) {
+      for (const op of this.ops) {
+        if (op.state === State.WAITING && op.due && this.policies[op.policy]!.spread !== 0) {
+          this.startAt(op, this.spreadDraw(op.policy));
+        }
+      }
+    }
     return Result.OK;
   }
 
@@ -515,7 +758,7 @@ export class SchedulerModel {
   private saved(now: number): Saved {
     const rel = (t: number) => u32(t - now);
     const b = this.budget;
-    const policyFields = (p: Policy) => [
+    const policyFields = (p: Policy, b: BreakerState) => [
       p.maxAttempts,
       p.flags,
       p.attemptTimeout,
@@ -523,6 +766,15 @@ export class SchedulerModel {
       p.maxDelay,
       p.throttleBaseDelay,
       p.deadline,
+      p.stableAfter,
+      p.spread,
+      p.breakAfter,
+      p.breakBase,
+      p.breakCap,
+      b.state,
+      b.failures,
+      b.opens,
+      b.state === Breaker.OPEN ? rel(b.breakEnds) : 0,
     ];
     const slot = (op: Op): SavedSlot | undefined =>
       op.generation === 0
@@ -541,6 +793,7 @@ export class SchedulerModel {
             deadline: rel(op.deadline),
             previousWait: op.prev,
             lastRetryCost: op.lastRetryCost,
+            level: op.level,
           };
     return {
       clockAhead: rel(this.clock!),
@@ -558,7 +811,9 @@ export class SchedulerModel {
         b.flags,
       ],
       counters: [...this.counters],
-      policies: this.policies.map((p) => (p === undefined ? undefined : policyFields(p))),
+      policies: this.policies.map((p, id) =>
+        p === undefined ? undefined : policyFields(p, this.breakers[id]),
+      ),
       slots: this.ops.map(slot),
     };
   }
@@ -586,10 +841,25 @@ export class SchedulerModel {
       flags,
     });
     this.counters = [...s.counters];
-    this.policies = s.policies.map((p) => {
+    this.policies = s.policies.map((p, id) => {
       if (p === undefined) return undefined;
       const [maxAttempts, flags, attemptTimeout, baseDelay, maxDelay, throttleBaseDelay, deadline] = p;
-      return { maxAttempts, attemptTimeout, baseDelay, maxDelay, throttleBaseDelay, deadline, flags };
+      const [stableAfter, spread, breakAfter, breakBase, breakCap, state, failures, opens, ends] = p.slice(7);
+      this.breakers[id] = { state, failures, opens, breakEnds: at(ends) };
+      return {
+        maxAttempts,
+        attemptTimeout,
+        baseDelay,
+        maxDelay,
+        throttleBaseDelay,
+        deadline,
+        flags,
+        stableAfter,
+        spread,
+        breakAfter,
+        breakBase,
+        breakCap,
+      };
     });
     this.ops = s.slots.map((slot) => {
       if (slot === undefined) return freeOp(0);
@@ -607,9 +877,14 @@ export class SchedulerModel {
         hasDeadline: (slot.opFlags & OpFlag.HAS_DEADLINE) !== 0,
         due: (slot.opFlags & OpFlag.DUE) !== 0,
         handedOut: (slot.opFlags & OpFlag.HANDED_OUT) !== 0,
+        session: (slot.opFlags & OpFlag.SESSION) !== 0,
+        probe: (slot.opFlags & OpFlag.PROBE) !== 0,
+        dropped: (slot.opFlags & OpFlag.DROPPED) !== 0,
+        held: (slot.opFlags & OpFlag.HELD) !== 0,
         id: slot.operationId,
         prev: slot.previousWait,
         lastRetryCost: slot.lastRetryCost,
+        level: slot.level,
       });
     });
   }

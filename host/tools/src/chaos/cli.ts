@@ -5,13 +5,15 @@ import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
 import { numberOption } from "../number-option.js";
 import { runChaos } from "./run.js";
+import { identityHolds } from "./tally.js";
 
 const HELP = `usage: npm run chaos:device -- [options]
 
 Kills the simulated device with SIGKILL at seeded random moments while it uploads to an
 upstream in a process of its own (outage, then flaky), restarts it from its state file
 each time, lets the last one end every reading it owes, and prints what became of every
-reading begun: {began, delivered, duplicates, lost, endedOther}.
+reading taken: {taken, began, delivered, duplicates, lost, endedOther, dropped, pending,
+identity}; it fails unless taken = delivered + endedOther + dropped + pending.
 
 options:
   --kills N         kills (default 20)
@@ -22,6 +24,10 @@ options:
   --windows         then one more kill in each narrow window of the pass (the device
                     kills itself there: before the state write, between it and the log,
                     between an answer's arrival and its report)
+  --transport T     http (default) or mqtt: the device publishes through a real mosquitto
+                    the run starts, with the consumer in a process of its own
+  --broker-restarts N with mqtt: restart mosquitto N times at seeded moments of the
+                    device lives, down up to 400 ms each (default 0)
   --dir DIR         where the state file and the readings log go (default: a new temporary one)
   --json            print the result as one JSON object
   -h, --help        this text
@@ -40,6 +46,8 @@ async function main(): Promise<number> {
         scale: { type: "string" },
         "max-kill-ms": { type: "string" },
         dir: { type: "string" },
+        transport: { type: "string" },
+        "broker-restarts": { type: "string" },
         windows: { type: "boolean" },
         json: { type: "boolean" },
         help: { type: "boolean", short: "h" },
@@ -50,6 +58,13 @@ async function main(): Promise<number> {
       return 0;
     }
     json = values.json === true;
+    const transport = values.transport ?? "http";
+    if (transport !== "http" && transport !== "mqtt") {
+      throw new Error(`--transport wants http or mqtt, got "${transport}"`);
+    }
+    if (transport === "http" && values["broker-restarts"] !== undefined) {
+      throw new Error("--broker-restarts needs --transport mqtt");
+    }
     options = {
       kills: numberOption("kills", values.kills, 1, 1000) ?? 20,
       seed:
@@ -59,6 +74,8 @@ async function main(): Promise<number> {
       maxKillMs: numberOption("max-kill-ms", values["max-kill-ms"], 0, 600_000),
       dir: values.dir,
       windows: values.windows === true,
+      transport: transport as "http" | "mqtt",
+      brokerRestarts: numberOption("broker-restarts", values["broker-restarts"], 0, 1000),
       onProgress: (line: string) => console.error(`chaos:device: ${line}`),
     };
   } catch (err) {
@@ -68,15 +85,16 @@ async function main(): Promise<number> {
 
   const result = await runChaos(options);
   for (const p of result.problems) console.error(`chaos:device: PROBLEM ${p}`);
-  console.error(`chaos:device: ${result.dropped} readings dropped from a full queue (never begun)`);
   const t = result.tally;
+  const identity = identityHolds(t);
   console.log(
     json
-      ? JSON.stringify(t)
-      : `began ${t.began}, delivered ${t.delivered}, duplicates ${t.duplicates}, lost ${t.lost}, ` +
-          `endedOther ${t.endedOther}`,
+      ? JSON.stringify({ ...t, identity })
+      : `taken ${t.taken}: delivered ${t.delivered}, endedOther ${t.endedOther}, dropped ${t.dropped} ` +
+          `(queue full), pending ${t.pending}; duplicates ${t.duplicates}, lost ${t.lost}; ` +
+          `taken = delivered + endedOther + dropped + pending: ${identity}`,
   );
-  return t.lost === 0 && t.duplicates === 0 && result.problems.length === 0 ? 0 : 1;
+  return identity && t.lost === 0 && t.duplicates === 0 && result.problems.length === 0 ? 0 : 1;
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

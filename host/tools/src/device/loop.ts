@@ -10,7 +10,6 @@
 // send one under two operation ids. Everything else (the setup page) runs in the event
 // loop between passes, as it would between loop() calls.
 import { readFileSync } from "node:fs";
-import type { ClientRequest } from "node:http";
 import {
   Error as AbiError,
   Limit,
@@ -37,15 +36,25 @@ import {
   type LoopHal,
 } from "tickretry";
 import { bootModule } from "./boot.js";
+import { BrokerSession } from "./broker-session.js";
 import { crasher, type CrashAt, type CrashPoint } from "./crash-points.js";
 import { EventLog } from "./events.js";
 import { keepAliveAgents, startAttempt, type Agents, type AttemptResult } from "./http-attempt.js";
 import { LoopStats } from "./loop-stats.js";
+import { publishReading, type MqttTransport } from "./mqtt-transport.js";
 import { UPLOAD, UPLOAD_POLICY, type BudgetName } from "./policies.js";
-import { QUEUE_LIMIT, ReadingQueue, takeReading, uploadBody, type Reading } from "./readings.js";
+import {
+  QUEUE_LIMIT,
+  READINGS_PER_EPOCH,
+  ReadingQueue,
+  readingId,
+  takeReading,
+  uploadBody,
+  type Reading,
+} from "./readings.js";
 import type { LogEvent, ReadingsLog } from "./readings-log.js";
 import type { Settings } from "./settings.js";
-import { memoryStore, type StateStore } from "./state-file.js";
+import { memoryStore, type DeviceState, type StateStore } from "./state-file.js";
 import { wallClock, type DeviceClock } from "./clock.js";
 import { DeviceTick } from "./tick.js";
 
@@ -80,11 +89,14 @@ export interface DeviceOptions {
   crashAt?: CrashAt;
   /** Where time comes from (default: the wall clock). */
   clock?: DeviceClock;
+  /** Upload over MQTT through this broker connection instead of HTTP (mqtt-transport.ts). */
+  mqtt?: MqttTransport;
 }
 
 interface Flight {
   attempt: number;
-  req: ClientRequest;
+  /** The HTTP request or the MQTT publish; destroy() gives it up. */
+  req: { destroy(): void };
   result?: AttemptResult;
 }
 
@@ -133,6 +145,8 @@ export interface StoreFigures {
   where: string;
   /** State-file writes over the device's life (kept in the state itself). */
   writes: number;
+  /** Writes the store refused (a full disk) since this process started; each is tried again. */
+  writeFailures: number;
   /** Operations ended over the device's life. */
   operationsEnded: number;
   /** The last write's size, and the image's inside it, bytes. */
@@ -143,6 +157,9 @@ export interface StoreFigures {
 }
 
 const RECENT = 20;
+
+/** The module broke its contract (a save refused): a bug of the built one, a fault of an uploaded one. */
+class ModuleFault extends Error {}
 
 /** The module a boot loads, as the firmware's flash holds it. */
 const BUILT_MODULE = readFileSync(WASM_PATH);
@@ -165,9 +182,15 @@ export class Device {
   queue!: ReadingQueue;
   /** Readings dropped over the device's life because the queue was full. */
   dropped = 0;
+  /** Uploaded modules that trapped at run time and were replaced by the built one (this process). */
+  moduleTraps = 0;
+  /** The highest module version accepted (anti-rollback; kept in the state file). */
+  moduleVersionFloor = 0;
   boot!: BootInfo;
   readonly store: StateStore;
   readonly figures: StoreFigures;
+  /** The broker connection's session (MQTT transport only). */
+  readonly session?: BrokerSession;
 
   private readonly seed: bigint;
   private readonly tickStart?: number;
@@ -177,6 +200,7 @@ export class Device {
   private readonly onEnd?: (op: EndedOperation) => void;
   private readonly log?: ReadingsLog;
   private readonly crash?: (point: CrashPoint) => void;
+  private readonly mqtt?: MqttTransport;
   private agents!: Agents;
   private loop!: Loop;
   private readonly hal: LoopHal;
@@ -196,6 +220,14 @@ export class Device {
   private asleepUntil: number | undefined;
   private cancelNextPass: (() => void) | undefined;
   private running = false;
+  /** Whether the pass's state write succeeded (startAttempt sends only then). */
+  private stored = true;
+  /** This boot's reading epoch and the next number within it (readings.ts, readingId). */
+  private epoch = 0;
+  /** The epoch is on flash: only then may a reading take a number of it. */
+  private epochStored = false;
+  private readonly startedMs: number;
+  private writesAtStart = 0;
 
   constructor(options: DeviceOptions) {
     this.seed = options.seed ?? crypto.getRandomValues(new BigUint64Array(1))[0];
@@ -212,25 +244,45 @@ export class Device {
     this.figures = {
       where: this.store.where,
       writes: 0,
+      writeFailures: 0,
       operationsEnded: 0,
       bytes: 0,
       imageBytes: 0,
       maxWriteMs: 0,
     };
-    this.settings = { ssid: "", password: "", upstreamUrl: options.upstreamUrl };
+    // Saved settings win over the command line's URL, as NVS does on a board.
+    this.settings = this.store.settings.load() ?? {
+      ssid: "",
+      password: "",
+      upstreamUrl: options.upstreamUrl,
+    };
     this.clock = options.clock ?? wallClock;
+    this.mqtt = options.mqtt;
+    if (this.mqtt) this.session = new BrokerSession(this.mqtt.link);
     this.hal = {
       ticks: () => this.tick.at(this.passMs),
-      collect: () => this.collectAnswer(),
-      beginDue: (now) => this.running && this.takeReadings(now),
+      collect: () => this.session?.collect() ?? this.collectAnswer(),
+      beginDue: (now) => {
+        this.session?.beginDue(now);
+        if (this.running) this.takeReadings(now);
+      },
       persist: (now) => {
         this.dropStale(now);
-        this.writeState(now);
+        this.session?.dropStale();
+        this.stored = this.writeState(now);
       },
-      startAttempt: (h, attempt, _id, now) => this.startRequest(h, attempt, now),
-      onEvent: (e) => this.onLoopEvent(e),
+      // Persist before send: an attempt whose state did not reach the store is not sent
+      // (the module times it out and retries; the next pass writes again).
+      startAttempt: (h, attempt, _id, now) => {
+        if (!this.stored) this.loop.abandon(h);
+        else if (this.session?.owns(h)) this.session.start(attempt);
+        else this.startRequest(h, attempt, now);
+      },
+      onEvent: (e) => (this.session?.sees(e) ? undefined : this.onLoopEvent(e)),
     };
+    this.startedMs = this.clock.nowMs();
     this.powerOn("power-on", 0);
+    this.writesAtStart = this.figures.writes;
   }
 
   start(): void {
@@ -310,6 +362,19 @@ export class Device {
     return Result.OK;
   }
 
+  /** Raises the anti-rollback floor to `version`; the next pass stores it. */
+  acceptModuleVersion(version: number): void {
+    if (version <= this.moduleVersionFloor) return;
+    this.moduleVersionFloor = version;
+    this.readingsChanged = true;
+  }
+
+  /** State writes a day since this process started (each a change of the kept state); undefined before one. */
+  writesPerDay(): number | undefined {
+    const writes = this.figures.writes - this.writesAtStart;
+    return writes === 0 ? undefined : writes / ((this.clock.nowMs() - this.startedMs) / 86_400_000);
+  }
+
   /** True when the operation has an overall deadline (HAS_DEADLINE). */
   hasDeadline(handle: number): boolean {
     return (this.api.opFlags(handle) & OpFlag.HAS_DEADLINE) !== 0;
@@ -328,7 +393,26 @@ export class Device {
     return due;
   }
 
+  /**
+   * One pass; an uploaded module that traps in it (a RuntimeError) or refuses to save is
+   * dropped for the built one, which takes up the stored state as a reboot does: nothing
+   * since the last state write is lost, the process runs on. A trap of the built module is
+   * a bug: thrown.
+   */
   private readonly pass = (): void => {
+    try {
+      this.runPass();
+    } catch (err) {
+      const fault = err instanceof WebAssembly.RuntimeError || err instanceof ModuleFault;
+      if (!fault || this.moduleBytes === BUILT_MODULE) throw err;
+      this.moduleTraps++;
+      this.powerDown();
+      this.powerOn("reboot", this.boot.count);
+      this.schedule(0);
+    }
+  };
+
+  private runPass(): void {
     const ms = this.clock.nowMs();
     this.loopStats.passStarted(ms);
     if (this.powerAsked !== undefined) return this.cyclePower(this.powerAsked, ms);
@@ -343,7 +427,7 @@ export class Device {
     if (this.nextUploadAt !== undefined)
       sleep = Math.min(sleep, Math.max(0, ticksUntil(now, this.nextUploadAt)));
     this.schedule(sleep);
-  };
+  }
 
   /** Loads the stored state into a new module instance (or starts a new one) and the loop's own records. */
   private powerOn(kind: BootKind, count: number): void {
@@ -353,29 +437,35 @@ export class Device {
     const booted = bootModule(
       this.store,
       this.tick.at(ms),
-      { seed: this.seed, policy: this.policy, budget: this.budget },
+      { seed: this.seed, policy: this.policy, budget: this.budget, broker: this.mqtt?.policy },
       ms + this.rtcOffsetMs,
     );
     const s = booted.restored;
     this.api = booted.api;
     this.loop = new Loop(this.api, this.hal);
     const slots = emptySlots();
-    slots.live = s?.pending.length ?? 0;
+    slots.live = (s?.pending.length ?? 0) + (s?.session === undefined ? 0 : 1);
     this.loop.resume(this.api, slots, true); // the restore lost every attempt in flight
     this.moduleBytes = BUILT_MODULE; // an uploaded module lives until the next boot, as on a board
     this.host = { requestsStarted: 0, requestsAbandoned: 0 };
     this.agents = keepAliveAgents();
     this.ops.clear();
     this.queue = new ReadingQueue(this.queueLimit, s?.queue);
-    this.nextReading = s?.nextReading ?? 0;
+    // A new epoch each boot, stored by the first pass before any reading is numbered in
+    // it: readings a kill lost in memory took numbers no later boot can take again.
+    this.epoch = (s?.epoch ?? 0) + 1;
+    this.moduleVersionFloor = s?.moduleVersion ?? 0;
+    this.nextReading = 0;
+    this.epochStored = false;
     this.dropped = s?.dropped ?? 0;
     this.figures.writes = s?.writes ?? 0;
     this.figures.operationsEnded = s?.ended ?? 0;
     this.nextUploadAt = undefined;
     this.outbox = [];
     this.writtenChanges = this.api.changes();
-    this.readingsChanged = false;
+    this.readingsChanged = true; // the new epoch
     const bootKind = kind === "power-on" && s !== undefined ? "restart" : kind;
+    this.session?.boot(this.api, this.loop, this.tick.at(ms), s?.session);
     if (s !== undefined) {
       this.policy = s.policy;
       this.budget = s.budget;
@@ -397,6 +487,7 @@ export class Device {
 
   /** Every connection dies and the instance with it; only the state store remains. */
   private powerDown(): void {
+    this.session?.powerDown();
     for (const op of this.ops.values()) op.flight?.req.destroy();
     this.ops.clear();
     this.agents.http.destroy();
@@ -493,10 +584,12 @@ export class Device {
     }
     // A free slot takes the oldest queued reading before a new one joins the queue, so
     // a reading is dropped only when every slot is taken and the queue is full.
-    for (; this.uploadsAsked > 0; this.uploadsAsked--) {
+    for (; this.uploadsAsked > 0 && this.epochStored; this.uploadsAsked--) {
       this.beginQueued(now);
-      const dropped = this.queue.push(takeReading(this.nextReading++));
-      this.readingsChanged = true;
+      const reading = takeReading(readingId(this.epoch, this.nextReading++));
+      if (this.nextReading === READINGS_PER_EPOCH) this.nextEpoch();
+      this.record({ event: "taken", reading: reading.id });
+      const dropped = this.queue.push(reading);
       if (dropped !== undefined) {
         this.dropped++;
         this.record({ event: "dropped", reading: dropped.id });
@@ -505,7 +598,17 @@ export class Device {
     this.beginQueued(now);
   }
 
+  /** This epoch's numbers are used up: the next ones wait for the next epoch to be stored. */
+  private nextEpoch(): void {
+    this.epoch++;
+    this.nextReading = 0;
+    this.epochStored = false;
+  }
+
   private beginQueued(now: number): void {
+    // The MQTT gate (docs/device.md): a reading begins only while the broker connection is
+    // up; until then it waits in the queue, spending no attempt, budget or deadline.
+    if (this.session !== undefined && !this.session.up) return;
     for (
       let r = this.queue.peek();
       r !== undefined && this.ops.size < Limit.OPERATIONS;
@@ -532,20 +635,22 @@ export class Device {
    * Writes the state file when changes() moved or the readings changed, then appends the
    * log lines it made durable. A pass that changed nothing durable writes nothing.
    */
-  private writeState(now: number): void {
+  private writeState(now: number): boolean {
     const api = this.api;
-    if (api.changes() === this.writtenChanges && !this.readingsChanged) return;
+    if (api.changes() === this.writtenChanges && !this.readingsChanged) return true;
     this.crash?.("before-write");
     const image = saveImage(api, now);
-    if (typeof image === "number") throw new Error(`save refused: ${errorName(image)}`);
+    if (typeof image === "number") throw new ModuleFault(`save refused: ${errorName(image)}`);
     const f = this.figures;
     const t0 = this.clock.nowMs();
-    f.bytes = this.store.save({
+    const state: DeviceState = {
       // The RTC's reading at `now`: the image's spans count from here.
       savedAtMs: this.passMs + this.rtcOffsetMs,
       image,
       policy: this.policy,
       budget: this.budget,
+      epoch: this.epoch,
+      moduleVersion: this.moduleVersionFloor,
       nextReading: this.nextReading,
       pending: [...this.ops.values()].map((op) => ({
         operationId: op.operationId,
@@ -554,11 +659,20 @@ export class Device {
       })),
       queue: this.queue.toArray(),
       dropped: this.dropped,
+      session: this.session?.stored(),
       outbox: this.outbox,
       writes: f.writes + 1,
       ended: f.operationsEnded,
-    });
+    };
+    try {
+      f.bytes = this.store.save(state);
+    } catch {
+      // A full or failing disk: counted and shown; everything stays to be written again.
+      f.writeFailures++;
+      return false;
+    }
     this.crash?.("after-write");
+    this.epochStored = true;
     // A figure of the write itself, not an input to the pass (0 under a virtual clock).
     f.maxWriteMs = Math.max(f.maxWriteMs, this.clock.nowMs() - t0);
     f.writes++;
@@ -567,25 +681,29 @@ export class Device {
     this.readingsChanged = false;
     this.log?.append(this.outbox);
     this.outbox = [];
+    return true;
   }
 
   private startRequest(h: number, attempt: number, now: number): void {
     const op = this.ops.get(h)!;
     this.events.add(now, "start", op.operationId, attempt);
+    const done = (result: AttemptResult) => (flight.result = result);
     const flight: Flight = {
       attempt,
-      req: startAttempt(
-        {
-          url: this.settings.upstreamUrl,
-          operationId: op.operationId,
-          attempt,
-          body: uploadBody(op.reading),
-          classifyHttp: this.api.classifyHttp,
-          agents: this.agents,
-          wallMs: () => this.clock.nowMs() + this.rtcOffsetMs,
-        },
-        (result) => (flight.result = result),
-      ),
+      req: this.mqtt
+        ? publishReading(this.mqtt, op.operationId, op.reading, done)
+        : startAttempt(
+            {
+              url: this.settings.upstreamUrl,
+              operationId: op.operationId,
+              attempt,
+              body: uploadBody(op.reading),
+              classifyHttp: this.api.classifyHttp,
+              agents: this.agents,
+              wallMs: () => this.clock.nowMs() + this.rtcOffsetMs,
+            },
+            done,
+          ),
     };
     op.flight = flight;
     this.host.requestsStarted++;

@@ -6,11 +6,16 @@ import { startUpstream, type Upstream } from "../upstream/server.js";
 import { listen, urlOf } from "./listen.js";
 import { Device, type DeviceOptions } from "./loop.js";
 import type { KeyObject } from "node:crypto";
+import type { Server } from "node:http";
 import { DevicePassword, loadBuildKey } from "./security.js";
 import { guardedServer } from "./connection-guard.js";
+import type { GuessLimit } from "./guess-limit.js";
 import { createSetupServer, MAX_CONNECTIONS, MAX_PIPELINED } from "./setup-server.js";
+import type { MqttOptions, MqttSide } from "./mqtt-simulation.js";
 
-export interface SimulationOptions extends Omit<DeviceOptions, "upstreamUrl"> {
+export interface SimulationOptions extends Omit<DeviceOptions, "upstreamUrl" | "mqtt"> {
+  /** Upload over MQTT instead of HTTP (the upstream is then not started). */
+  mqtt?: MqttOptions;
   /** Setup page port: undefined for 8080 or the next free one, 0 for any free port. */
   port?: number;
   /** Address the setup page binds (default 127.0.0.1). */
@@ -24,6 +29,8 @@ export interface SimulationOptions extends Omit<DeviceOptions, "upstreamUrl"> {
   stallEveryMs?: number;
   /** The build key an uploaded module must be signed with (default boards/keys/build-key.pub; null: none). */
   buildKey?: KeyObject | null;
+  /** The device password's brute-force limit (default: the real one on performance.now). */
+  guessLimit?: GuessLimit;
 }
 
 export interface Simulation {
@@ -34,13 +41,19 @@ export interface Simulation {
   device: Device;
   /** The device password, as the device keeps it (hashed). */
   password: DevicePassword;
+  /** The MQTT side: the broker (embedded unless one was named) and the consumer started here. */
+  mqtt: MqttSide | undefined;
+  /** The setup page's HTTP server (behind the connection guard), for tests that watch its requests. */
+  http: Server;
   close(): Promise<void>;
 }
 
 export async function startSimulation(options: SimulationOptions = {}): Promise<Simulation> {
   const host = options.host ?? "127.0.0.1";
+  // MQTT.js and aedes load only for an MQTT device: an HTTP one starts as fast as before.
+  const mqtt = options.mqtt && (await (await import("./mqtt-simulation.js")).startMqtt(options.mqtt));
   const upstream =
-    options.upstreamUrl === undefined
+    options.upstreamUrl === undefined && mqtt === undefined
       ? await startUpstream({ port: options.upstreamPort, scenario: options.scenario ?? "flaky" })
       : undefined;
   const buildKey = options.buildKey === undefined ? loadBuildKey() : (options.buildKey ?? undefined);
@@ -50,13 +63,26 @@ export async function startSimulation(options: SimulationOptions = {}): Promise<
   let address;
   let server;
   try {
-    device = new Device({ ...options, upstreamUrl: options.upstreamUrl ?? upstream!.url });
+    device = new Device({
+      ...options,
+      upstreamUrl: options.upstreamUrl ?? upstream?.url ?? "",
+      mqtt: mqtt?.transport,
+    });
     password = new DevicePassword(device.store.password);
-    server = createSetupServer({ device, upstream, bindHost: host, password, buildKey });
+    server = createSetupServer({
+      device,
+      upstream,
+      mqtt,
+      bindHost: host,
+      password,
+      buildKey,
+      guessLimit: options.guessLimit,
+    });
     front = guardedServer(server, MAX_CONNECTIONS, MAX_PIPELINED);
     address = await listen(front, host, options.port);
   } catch (err) {
     await upstream?.close();
+    await mqtt?.close();
     throw err;
   }
   device.start();
@@ -70,6 +96,8 @@ export async function startSimulation(options: SimulationOptions = {}): Promise<
     upstream,
     device,
     password,
+    mqtt,
+    http: server,
     async close() {
       clearInterval(stalls);
       device.stop();
@@ -77,6 +105,7 @@ export async function startSimulation(options: SimulationOptions = {}): Promise<
       server.close();
       await new Promise<void>((resolve) => front.close(() => resolve()));
       await upstream?.close();
+      await mqtt?.close();
     },
   };
 }

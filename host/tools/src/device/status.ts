@@ -8,6 +8,13 @@ import { SCENARIO_NAMES } from "../upstream/scenarios.js";
 import type { BootInfo, Device, HostCounts, StoreFigures } from "./loop.js";
 import type { DeviceEvent } from "./events.js";
 import { withoutCredentials } from "./settings.js";
+import { mqttStatus, type MqttStatus } from "./mqtt-status.js";
+import type { MqttSide } from "./mqtt-simulation.js";
+import { flashLifeYears, sketchNvsWritesPerDay } from "./nvs-wear.js";
+
+/** A board's NVS life at the device's rate of state changes (nvs-wear.ts); null before any. */
+const flashLife = (changesPerDay: number | undefined): number | null =>
+  changesPerDay === undefined ? null : Math.min(999, flashLifeYears(sketchNvsWritesPerDay(changesPerDay)));
 
 export interface OperationStatus {
   operationId: number;
@@ -38,7 +45,7 @@ export interface EndedStatus {
   tookMs: number;
 }
 
-export interface DeviceStatus {
+export interface DeviceStatus extends MqttStatus {
   device: { name: string; backend: string; abiVersion: number };
   tick: { now: number; wraps: number };
   loop: {
@@ -55,7 +62,7 @@ export interface DeviceStatus {
   /** Readings waiting for a slot, and those dropped because that queue was full. */
   readings: { queued: number; queueLimit: number; dropped: number };
   /** The state file: writes, and what one operation costs in writes over the device's life. */
-  store: StoreFigures & { writesPerOperation: number | null };
+  store: StoreFigures & { writesPerOperation: number | null; flashLifeYears: number | null };
   /** The last boot, and how long the device still sleeps (null: awake). */
   power: BootInfo & { asleepForMs: number | null };
   operations: OperationStatus[];
@@ -69,6 +76,7 @@ export interface DeviceStatus {
 
 export interface StatusContext {
   upstream?: Upstream;
+  mqtt?: MqttSide;
   devicePasswordSet?: boolean;
 }
 
@@ -113,6 +121,7 @@ export function deviceStatus(device: Device, context: StatusContext = {}): Devic
       ...device.figures,
       writesPerOperation:
         device.figures.operationsEnded === 0 ? null : device.figures.writes / device.figures.operationsEnded,
+      flashLifeYears: flashLife(device.writesPerDay()),
     },
     power: { ...device.boot, asleepForMs: device.asleepForMs() ?? null },
     operations,
@@ -142,5 +151,6 @@ export function deviceStatus(device: Device, context: StatusContext = {}): Devic
           holding: up.holding,
         }
       : null,
+    ...mqttStatus(device, now, context.mqtt),
   };
 }

@@ -16,6 +16,7 @@ import {
 import { create } from "tickretry";
 import { applyStrategy, loadStrategy, STRATEGIES, withBoot, type Strategy } from "./strategies.js";
 import { formatTable } from "./table.js";
+import { runBrokerCli } from "./broker/cli.js";
 
 export const summary = "simulate a fleet of devices through an outage and its recovery";
 
@@ -35,9 +36,12 @@ options:
                            devices, workers and queue scaled with N / 200 (rounded, at
                            least 1), so every fleet size meets the same load per device
   --seeds LIST           comma-separated seeds (default 42); several give mean (min..max)
-  --strategies LIST      of A,B,C,D (default all four, or none when --policy is given)
-                           A immediate retry, B backoff 200/400/800 ms, C B with full jitter,
-                           D C with a 10% retry budget
+  --scenario NAME        outage (default: this experiment) or broker-restart (sessions
+                           reconnecting to a restarted broker: --scenario broker-restart -h)
+  --strategies LIST      of A,B,C,D,S (default A,B,C,D, with --power-cut also S; none when
+                           --policy is given) A immediate retry, B backoff 200/400/800 ms,
+                           C B with full jitter, D C with a 10% retry budget, S C with a
+                           3 s recovery spread (first attempts and restores)
   --policy FILE          a strategy from a JSON file (repeatable):
                            {"name": "E", "policy": {"jitter": "EQUAL"}, "budget": {...}}
   --arrivals MODEL       open (default): each device's upload timer begins an operation
@@ -101,8 +105,11 @@ function plan(args: string[]): Plan | "help" {
     json: { type: "boolean", default: false },
     series: { type: "boolean", default: false },
     report: { type: "string" },
+    scenario: { type: "string", default: "outage" },
     help: { type: "boolean", short: "h", default: false },
   });
+  if (v.scenario !== "outage")
+    throw new UsageError(`--scenario "${v.scenario}": want outage or broker-restart`);
   if (v.help) return "help";
 
   const devices = integerArg("devices", v.devices, 1, devicesThatFit(), fitReason());
@@ -131,7 +138,7 @@ function plan(args: string[]): Plan | "help" {
   settings.recovery.maxLatencyMs = integerArg("recovery-latency", v["recovery-latency"], 1);
 
   const seeds = v.seeds.split(",").map((s) => integerArg("seeds", s.trim(), 0, 2 ** 32 - 1));
-  const names = v.strategies ?? (v.policy.length > 0 ? "" : "A,B,C,D");
+  const names = v.strategies ?? (v.policy.length > 0 ? "" : settings.powerCut ? "A,B,C,D,S" : "A,B,C,D");
   const strategies = names
     .split(",")
     .filter((n) => n !== "")
@@ -177,6 +184,8 @@ function jsonRows(e: ExperimentResult, series: boolean): object[] {
 }
 
 export async function run(args: string[]): Promise<number> {
+  const scenario = args.indexOf("--scenario");
+  if (scenario >= 0 && args[scenario + 1] === "broker-restart") return runBrokerCli(args);
   const planned = planOrExit("fleet", HELP, plan, args);
   if ("exit" in planned) return planned.exit;
   const p = planned.plan;

@@ -101,6 +101,11 @@ export const STRATEGIES: Record<string, Strategy> = {
     policy: { ...EXPERIMENT_POLICY, jitter: "FULL" },
     budget: TEN_PERCENT_BUDGET,
   },
+  S: {
+    name: "S-spread",
+    description: "full jitter, first attempts and restores spread over 3 s",
+    policy: { ...EXPERIMENT_POLICY, jitter: "FULL", spread: 3000, spreadFirst: true },
+  },
 };
 
 /** The policy slot every strategy uses on every device. */

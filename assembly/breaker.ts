@@ -1,0 +1,129 @@
+// The circuit breaker, one per policy (a policy stands for a destination), and the rule it
+// imposes on waiting operations: while it is OPEN or PROBING, an operation whose wait is
+// over is HELD instead of DUE (docs/ABI.md, Circuit breaker). Its modes live in the policy
+// record, so they are part of the image; HELD and PROBE live in the operations' flags.
+import {
+  BREAKER_CLOSED,
+  BREAKER_HALF_OPEN,
+  BREAKER_OPEN,
+  BREAKER_PROBING,
+  COUNTER_BREAKER_OPENS,
+  COUNTER_PROBES,
+  JITTER_EQUAL,
+  LIMIT_MAX_ATTEMPTS,
+  LIMIT_OPERATIONS,
+  OP_FLAG_DUE,
+  OP_FLAG_HELD,
+  OP_FLAG_PROBE,
+  OUTCOME_PERMANENT,
+  OUTCOME_SUCCESS,
+  STATE_WAITING,
+} from "./generated/constants";
+import { jitteredDelay } from "./backoff";
+import { touch } from "./changes";
+import { count } from "./counters";
+import { spreadDraw } from "./spread";
+import { Operation, Policy } from "./state";
+import { markStale, noteTimer, setDue, slotAt } from "./table";
+import { clock, tickAfter } from "./ticks";
+
+/** True when the policy's breaker lets an attempt start (CLOSED or HALF_OPEN). */
+export function letsStart(p: Policy): bool {
+  return p.breakerState == BREAKER_CLOSED || p.breakerState == BREAKER_HALF_OPEN;
+}
+
+/** A waiting operation starts `wait` ticks from now: DUE (or HELD) at once when wait is 0. */
+export function startAt(op: Operation, p: Policy, wait: u32): void {
+  op.nextAttemptAt = tickAfter(clock.now, wait);
+  op.flags &= ~(OP_FLAG_DUE | OP_FLAG_HELD);
+  if (wait == 0) op.flags |= letsStart(p) ? OP_FLAG_DUE : OP_FLAG_HELD;
+  markStale();
+}
+
+// Every operation of policy id with one of the flags `from` gets `to` instead (DUE, HELD
+// and PROBE only ever mark live operations).
+function swapFlags(id: u32, from: u32, to: u32): void {
+  for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
+    const op = slotAt(slot);
+    if (op.policy == id && op.flags & from) op.flags = (op.flags & ~from) | to;
+  }
+  markStale();
+}
+
+/** The break is over (its end passed, or linkUp): the next attempt to start is the probe. */
+export function halfOpen(id: u32, p: Policy): void {
+  p.breakerState = BREAKER_HALF_OPEN;
+  swapFlags(id, OP_FLAG_HELD, OP_FLAG_DUE);
+}
+
+/** setPolicy: CLOSED with nothing counted; what it held is DUE, no attempt is its probe. */
+export function resetBreaker(id: u32, p: Policy): void {
+  p.breakerState = BREAKER_CLOSED;
+  p.breakerFailures = 0;
+  p.breakerOpens = 0;
+  swapFlags(id, OP_FLAG_HELD, OP_FLAG_DUE);
+  swapFlags(id, OP_FLAG_PROBE, 0);
+}
+
+/** poll starts op's attempt: under HALF_OPEN it is the probe, and the others wait for it. */
+export function onAttemptStart(id: u32, p: Policy, op: Operation): void {
+  if (p.breakerState != BREAKER_HALF_OPEN) return;
+  op.flags |= OP_FLAG_PROBE;
+  p.breakerState = BREAKER_PROBING;
+  count(COUNTER_PROBES);
+  swapFlags(id, OP_FLAG_DUE, OP_FLAG_HELD);
+}
+
+/** An attempt of op ended with `outcome`: the breaker's success and failure rules. */
+export function onAttemptEnd(id: u32, p: Policy, op: Operation, outcome: i32): void {
+  const probe = (op.flags & OP_FLAG_PROBE) != 0;
+  op.flags &= ~OP_FLAG_PROBE;
+  if (outcome == OUTCOME_SUCCESS) {
+    p.breakerFailures = 0;
+    if (p.breakerState != BREAKER_CLOSED) close(id, p);
+  } else if (outcome == OUTCOME_PERMANENT) {
+    // The destination answered; the request was at fault: another attempt probes.
+    if (probe) halfOpen(id, p);
+  } else if (probe) {
+    open(id, p);
+  } else if (p.breakerState == BREAKER_CLOSED && p.breakAfter != 0) {
+    if (++p.breakerFailures >= p.breakAfter) open(id, p);
+  }
+}
+
+/** The probe's operation was cancelled: another attempt probes. */
+export function onProbeAbandoned(id: u32, p: Policy): void {
+  halfOpen(id, p);
+}
+
+// Opens for a break that doubles with every open since the last close, EQUAL-jittered so
+// that breakers opened together do not all probe together.
+function open(id: u32, p: Policy): void {
+  p.breakerState = BREAKER_OPEN;
+  p.breakerFailures = 0;
+  p.breakerOpens = min(p.breakerOpens + 1, LIMIT_MAX_ATTEMPTS);
+  const wait = jitteredDelay(JITTER_EQUAL, p.breakBase, p.breakCap, p.breakerOpens, 0);
+  p.breakEnds = tickAfter(clock.now, wait);
+  noteTimer(p.breakEnds); // within a scan; outside one the summary is stale anyway
+  count(COUNTER_BREAKER_OPENS);
+  swapFlags(id, OP_FLAG_DUE, OP_FLAG_HELD);
+}
+
+// Closes: the destination answered. What waited for it resumes within the spread window.
+function close(id: u32, p: Policy): void {
+  p.breakerState = BREAKER_CLOSED;
+  p.breakerOpens = 0;
+  touch();
+  for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
+    const op = slotAt(slot);
+    if (op.policy == id && op.state == STATE_WAITING && op.flags & (OP_FLAG_DUE | OP_FLAG_HELD)) {
+      startAt(op, p, spreadDraw(p));
+    }
+  }
+}
+
+/** Makes a held operation due (a breaker let it go): used where the scan finds its wait over. */
+export function holdOrDue(op: Operation, p: Policy): void {
+  if (letsStart(p)) setDue(op);
+  else op.flags |= OP_FLAG_HELD;
+}

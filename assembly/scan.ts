@@ -1,0 +1,107 @@
+// Bringing the clock to now and applying what has expired (docs/ABI.md, Time): breaks that
+// end, deadlines, waits that end, attempt timeouts, sessions that became stable. The table
+// is scanned only when a timer expired, the clock faulted or a writer marked the summary
+// stale; otherwise (an idle poll) an advance is a clock step and two checks.
+import {
+  BREAKER_OPEN,
+  COUNTER_ATTEMPT_TIMEOUTS,
+  COUNTER_CLOCK_FAULTS,
+  END_REASON_DEADLINE,
+  LIMIT_OPERATIONS,
+  LIMIT_POLICIES,
+  OP_FLAG_DUE,
+  OP_FLAG_HAS_DEADLINE,
+  OP_FLAG_HELD,
+  OUTCOME_AMBIGUOUS,
+  OUTCOME_TIMEOUT,
+  STATE_IN_FLIGHT,
+  STATE_UP,
+  STATE_WAITING,
+} from "./generated/constants";
+import { halfOpen, holdOrDue } from "./breaker";
+import { count } from "./counters";
+import { end } from "./machine";
+import { policyOf, policyRecord } from "./policy";
+import { dropSession, fail } from "./retry";
+import { Operation, Policy } from "./state";
+import { DUE, noteTimer, schedule, slotAt, startSummary } from "./table";
+import { Clock, clock, tickAfter, tickReached } from "./ticks";
+
+/** Brings the clock to now and applies what has expired. */
+export function advance(now: u32): void {
+  // The schedule is read before the clock is written: a compiler that cannot tell the two
+  // apart (wasm2c) then loads each word once.
+  const scanned = schedule.scanned;
+  const timer = schedule.nextTimer;
+  const fault = Clock.advance(now);
+  if (fault || !scanned || tickReached(clock.now, timer)) scan(fault, false);
+}
+
+/** Every attempt in flight fails AMBIGUOUS and every UP session drops, in slot order (restore). */
+export function loseAttempts(): void {
+  scan(false, true);
+}
+
+// Visits every breaker, then every slot in order, applying what expired (everything on a
+// clock fault, counted when operations were live), and summarises what it leaves. With
+// `lost`, attempts and connections are lost instead of timed out (restore).
+function scan(fault: bool, lost: bool): void {
+  let live = false;
+  startSummary();
+  // A policy never set has a CLOSED breaker (all its words are 0).
+  for (let id: u32 = 0; id < <u32>LIMIT_POLICIES; id++) {
+    const p = policyRecord(id);
+    if (p.breakerState != BREAKER_OPEN) continue;
+    if (Clock.hasExpired(p.breakEnds, fault)) halfOpen(id, p);
+    else noteTimer(p.breakEnds);
+  }
+  for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
+    const op = slotAt(slot);
+    const state = op.state;
+    if (state == STATE_WAITING || state == STATE_IN_FLIGHT || state == STATE_UP) live = true;
+    if (state == STATE_WAITING) visitWaiting(op, fault);
+    else if (state == STATE_IN_FLIGHT) visitInFlight(op, fault, lost);
+    else if (state == STATE_UP) visitUp(op, policyOf(op), fault, lost);
+  }
+  // A breaker that a later slot opened may hold an earlier one: summarise after all visits.
+  for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) summarise(slotAt(slot));
+  if (fault && live) count(COUNTER_CLOCK_FAULTS);
+  schedule.scanned = 1;
+}
+
+function visitWaiting(op: Operation, fault: bool): void {
+  if (op.flags & OP_FLAG_HAS_DEADLINE && Clock.hasExpired(op.deadline, fault)) {
+    end(op, END_REASON_DEADLINE);
+  } else if (!(op.flags & (OP_FLAG_DUE | OP_FLAG_HELD)) && Clock.hasExpired(op.nextAttemptAt, fault)) {
+    holdOrDue(op, policyOf(op));
+  }
+}
+
+function visitInFlight(op: Operation, fault: bool, lost: bool): void {
+  if (lost) {
+    fail(op, OUTCOME_AMBIGUOUS, 0, false);
+  } else if (Clock.hasExpired(op.attemptDeadline, fault)) {
+    count(COUNTER_ATTEMPT_TIMEOUTS);
+    fail(op, OUTCOME_TIMEOUT, 0, fault);
+  }
+}
+
+function visitUp(op: Operation, p: Policy, fault: bool, lost: bool): void {
+  if (op.level != 0 && Clock.hasExpired(tickAfter(op.nextAttemptAt, p.stableAfter), fault)) op.level = 0;
+  if (lost) dropSession(op);
+}
+
+// Notes op's timers in the summary: a held operation has none of its own (its breaker's
+// break or probe is the timer), a stable session none at all.
+function summarise(op: Operation): void {
+  const state = op.state;
+  if (state == STATE_WAITING) {
+    if (op.flags & OP_FLAG_DUE) schedule.summary |= DUE;
+    else if (!(op.flags & OP_FLAG_HELD)) noteTimer(op.nextAttemptAt);
+    if (op.flags & OP_FLAG_HAS_DEADLINE) noteTimer(op.deadline);
+  } else if (state == STATE_IN_FLIGHT) {
+    noteTimer(op.attemptDeadline);
+  } else if (state == STATE_UP && op.level != 0) {
+    noteTimer(tickAfter(op.nextAttemptAt, policyOf(op).stableAfter));
+  }
+}

@@ -1,0 +1,62 @@
+// The operation table: LIMIT_OPERATIONS slots in static memory, named by handles, and the
+// schedule summary that keeps an idle poll O(1). A handle is (generation << SLOT_BITS) |
+// slot, so a released or reused slot refuses its old handles.
+import { LIMIT_MAX_SPAN, LIMIT_SLOT_BITS, OP_FLAG_DUE, STATE_FREE } from "./generated/constants";
+import { BLOCK, OPERATIONS_AT, Operation, SCHEDULE_AT, STATE, ScheduleWords } from "./state";
+import { clock, tickAfter, ticksUntil } from "./ticks";
+
+const OPERATIONS: usize = STATE + OPERATIONS_AT;
+const SLOT_MASK: i32 = (1 << LIMIT_SLOT_BITS) - 1;
+
+/** The operation in a slot (0 to OPERATIONS - 1). */
+export function slotAt(slot: i32): Operation {
+  return changetype<Operation>(OPERATIONS + <usize>slot * offsetof<Operation>());
+}
+
+/** The handle of the operation in `slot`. */
+export function handleOf(slot: i32, op: Operation): i32 {
+  return ((<i32>op.generation) << LIMIT_SLOT_BITS) | slot;
+}
+
+/** The operation a handle names, or null for a handle never issued or already released. */
+export function find(handle: i32): Operation | null {
+  // A slot in use has a generation of 1 to 65535: a negative handle, or one of
+  // generation 0 or above 65535, matches none.
+  const op = slotAt(handle & SLOT_MASK);
+  return op.state != STATE_FREE && <u32>op.generation == (<u32>handle) >> LIMIT_SLOT_BITS ? op : null;
+}
+
+/** Marks a waiting operation due: the next poll may start it. */
+export function setDue(op: Operation): void {
+  op.flags |= OP_FLAG_DUE;
+}
+
+/**
+ * What is due and when the next timer fires: a summary of the table and the breakers (in the
+ * state block), so that an idle poll costs O(1) whatever they hold. It is stale (`scanned`
+ * 0) after every transition and every change of a breaker or of DUE outside the scan; the
+ * next advance then scans again (scan.ts). HANDED_OUT (ended) is not summarised. summary
+ * holds TIMER when a timer is pending, DUE when an operation is due; nextTimer the earliest
+ * timer, with none MAX_SPAN after the clock (a scan then finds nothing).
+ */
+export const schedule = changetype<ScheduleWords>(BLOCK + SCHEDULE_AT);
+
+/** The summary no longer holds: the next advance scans. */
+export function markStale(): void {
+  schedule.scanned = 0;
+}
+
+/** Starts a summary at the clock. */
+export function startSummary(): void {
+  schedule.summary = 0;
+  schedule.nextTimer = tickAfter(clock.now, LIMIT_MAX_SPAN);
+}
+
+export function noteTimer(t: u32): void {
+  schedule.summary |= TIMER;
+  if (ticksUntil(schedule.nextTimer, t) < 0) schedule.nextTimer = t;
+}
+
+// schedule.summary's bits.
+export const TIMER: u32 = 1;
+export const DUE: u32 = 2;

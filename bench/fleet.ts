@@ -1,18 +1,39 @@
-// npm run bench:fleet [-- --json]: how fast the fleet simulator runs. The experiment (200
-// devices, open arrivals, strategies A to D, 30 s of virtual time, one seed) in wall time
-// and as a share of the virtual time it simulates; the closed loop alike; the contention
-// experiment (100 clients, 100 runs, five strategies); device-seconds simulated per wall
-// second as the fleet grows to 2000 and 10,000 devices; peak memory at 10,000 devices.
+// npm run bench:fleet [-- --json] [-- --quick]: how fast the fleet simulator runs. The
+// experiment (200 devices, open arrivals, strategies A to D, 30 s of virtual time, one
+// seed) in wall time and as a share of the virtual time it simulates; the closed loop
+// alike; the contention experiment (100 clients, 100 runs, five strategies); then one run
+// of strategy C at 1,000, 10,000, 100,000 and 1,000,000 devices (--quick stops at
+// 100,000): wall and CPU time, device-seconds and devices per wall second, peak RSS and
+// bytes per device, and how the cost per device-second grows from 1,000 devices on.
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { runContentionExperiment } from "../host/tools/src/contention/experiment.js";
 import { CONTENTION_STRATEGIES, PUBLISHED } from "../host/tools/src/contention/strategies.js";
 import { experimentSettings, type Arrivals } from "../host/tools/src/fleet/settings.js";
-import { prepareInstances, runFleet } from "../host/tools/src/fleet/simulator.js";
+import { runFleet } from "../host/tools/src/fleet/simulator.js";
 import { STRATEGIES } from "../host/tools/src/fleet/strategies.js";
 
-const SIZES = [200, 2000, 10_000] as const;
+const QUICK_SIZES = [1000, 10_000, 100_000];
+const MILLION = 1_000_000;
 const SEED = 42;
+
+/** One run of strategy C, seed 42, 30 s, at one fleet size. */
+export interface ScaleRow {
+  devices: number;
+  wallMs: number;
+  /** User + system CPU of the process over the run: below wallMs when the machine is busy. */
+  cpuMs: number;
+  /** Device-seconds of virtual time simulated per wall second. */
+  deviceSecondsPerSecond: number;
+  /** Devices simulated through the whole 30 s per wall second. */
+  devicesPerSecond: number;
+  /** Wall µs per device-second. */
+  usPerDeviceSecond: number;
+  /** process.resourceUsage().maxRSS after the run, in MB (sizes run smallest first). */
+  peakRssMb: number;
+  /** The growth of peak RSS over the process before the first size, per device. */
+  bytesPerDevice: number;
+}
 
 export interface FleetBench {
   /** Wall ms of the 200-device experiment, open arrivals, all four strategies, one seed
@@ -27,20 +48,12 @@ export interface FleetBench {
   coldExperimentMs: number;
   /** experimentMs over the virtual time simulated (4 strategies x 30 s); below 1 is faster than real time. */
   realTimeRatio: number;
-  /** Device-seconds of virtual time simulated per wall second, by fleet size (all four
-   * strategies; every size measured after the 10,000 instances exist, so alike). */
-  deviceSecondsPerSecond: Record<(typeof SIZES)[number], number>;
-  /** Cost per device-second at 10,000 devices over the cost at 200 (1 is flat). */
+  /** Strategy C at each fleet size, smallest first. */
+  scale: ScaleRow[];
+  /** Wall cost per device-second at the largest size over the cost at 1,000 (1 is flat). */
   costGrowth: number;
-  /** Wall ms to create the 10,000 module instances (once per process, outside the figures above). */
-  instantiate10000Ms: number;
-  /** ns per call of one export (counter) round-robin over the first n module instances,
-   * no simulator involved: how the cost of reaching an instance grows with their number. */
-  callNs: Record<(typeof SIZES)[number], number>;
-  /** process.resourceUsage().maxRSS after the 10,000-device runs, in MB. */
-  peakRssMb: number;
-  /** V8 heap in use after the 10,000-device runs, in MB. */
-  heapUsedMb: number;
+  /** The size costGrowth compares with 1,000. */
+  costGrowthAt: number;
 }
 
 /** Wall ms of the four strategies over one seed, with `devices` devices. */
@@ -51,21 +64,38 @@ function experiment(devices: number, arrivals: Arrivals = "open"): number {
   return performance.now() - start;
 }
 
-function callNs(devices: number): number {
-  const apis = prepareInstances(devices).slice(0, devices);
-  const calls = 1_000_000;
-  let sum = 0;
+/** One run of strategy C at `devices` devices, with what it cost. */
+function scaleRow(devices: number, baselineKb: number, onProgress: (step: string) => void): ScaleRow {
+  const settings = experimentSettings(devices);
+  let shown = 0;
+  const progress = (share: number) => {
+    if (share < shown + 0.1) return;
+    shown = Math.floor(share * 10) / 10;
+    onProgress(`${devices} devices: ${Math.round(share * 100)}% of the virtual time`);
+  };
+  const cpu = process.cpuUsage();
   const start = performance.now();
-  // A stride coprime with every size visits the instances in a scattered order, as events do.
-  for (let i = 0; i < calls; i++) sum += apis[(i * 7919) % devices].counter(0);
-  const ns = ((performance.now() - start) * 1e6) / calls;
-  return sum < 0 ? -1 : Math.round(ns);
+  runFleet(settings, STRATEGIES.C, SEED, devices >= 100_000 ? progress : undefined);
+  const wallMs = performance.now() - start;
+  const used = process.cpuUsage(cpu);
+  const deviceSeconds = (devices * settings.durationMs) / 1000;
+  const peakKb = process.resourceUsage().maxRSS;
+  return {
+    devices,
+    wallMs: Math.round(wallMs),
+    cpuMs: Math.round((used.user + used.system) / 1000),
+    deviceSecondsPerSecond: Math.round(deviceSeconds / (wallMs / 1000)),
+    devicesPerSecond: Math.round(devices / (wallMs / 1000)),
+    usPerDeviceSecond: Math.round(((wallMs * 1000) / deviceSeconds) * 100) / 100,
+    peakRssMb: Math.round(peakKb / 1024),
+    bytesPerDevice: Math.round(((peakKb - baselineKb) * 1024) / devices),
+  };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** Measures the simulator; `onProgress` hears each step as it starts. */
-function benchFleet(onProgress: (step: string) => void = () => {}): FleetBench {
+function benchFleet(quick: boolean, onProgress: (step: string) => void = () => {}): FleetBench {
   onProgress("200 devices, cold and warm");
   const coldExperimentMs = experiment(200);
   // Warm-up runs let the JIT settle before the 200-device figure is taken.
@@ -87,61 +117,77 @@ function benchFleet(onProgress: (step: string) => void = () => {}): FleetBench {
   };
   const contentionMs = Math.min(contention(), contention());
 
-  onProgress("creating 10,000 instances");
-  const start = performance.now();
-  prepareInstances(10_000);
-  const instantiate10000Ms = performance.now() - start;
-
-  const deviceSecondsPerSecond = {} as FleetBench["deviceSecondsPerSecond"];
-  for (const devices of SIZES) {
-    // The fastest of a few runs: the one least disturbed by whatever else the machine runs.
-    const runs = devices === 200 ? 9 : devices === 2000 ? 3 : 2;
+  const sizes = quick ? QUICK_SIZES : [...QUICK_SIZES, MILLION];
+  // The smallest size once before it counts, so that the JIT has settled for it too.
+  onProgress(`strategy C at ${sizes.join(", ")} devices`);
+  const baselineKb = process.resourceUsage().maxRSS;
+  scaleRow(sizes[0], baselineKb, () => {});
+  const scale = sizes.map((devices) => {
     onProgress(`${devices} devices`);
-    const ms = Math.min(...Array.from({ length: runs }, () => experiment(devices)));
-    const deviceSeconds = (4 * devices * experimentSettings(devices).durationMs) / 1000;
-    deviceSecondsPerSecond[devices] = Math.round(deviceSeconds / (ms / 1000));
-  }
-  onProgress("export calls across instances");
-  const calls = {} as FleetBench["callNs"];
-  for (const devices of SIZES) calls[devices] = Math.min(...[1, 2, 3].map(() => callNs(devices)));
+    return scaleRow(devices, baselineKb, onProgress);
+  });
+  const last = scale[scale.length - 1];
   return {
     experimentMs: Math.round(experimentMs * 10) / 10,
     experimentClosedMs: Math.round(experimentClosedMs * 10) / 10,
     contentionMs: Math.round(contentionMs),
     coldExperimentMs: Math.round(coldExperimentMs * 10) / 10,
     realTimeRatio: experimentMs / virtualMs,
-    deviceSecondsPerSecond,
-    costGrowth: deviceSecondsPerSecond[200] / deviceSecondsPerSecond[10_000],
-    instantiate10000Ms: Math.round(instantiate10000Ms),
-    callNs: calls,
-    peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
-    heapUsedMb: Math.round(process.memoryUsage().heapUsed / 2 ** 20),
+    scale,
+    costGrowth: Math.round((last.usPerDeviceSecond / scale[0].usPerDeviceSecond) * 100) / 100,
+    costGrowthAt: last.devices,
   };
 }
 
+const table = (rows: ScaleRow[]) => {
+  const head = [
+    "devices",
+    "wall s",
+    "cpu s",
+    "device-s/s",
+    "devices/s",
+    "µs/device-s",
+    "peak RSS MB",
+    "B/device",
+  ];
+  const cells = rows.map((r) => [
+    r.devices.toLocaleString("en"),
+    (r.wallMs / 1000).toFixed(1),
+    (r.cpuMs / 1000).toFixed(1),
+    `${r.deviceSecondsPerSecond}`,
+    `${r.devicesPerSecond}`,
+    r.usPerDeviceSecond.toFixed(2),
+    `${r.peakRssMb}`,
+    `${r.bytesPerDevice}`,
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
+  return [head, ...cells].map((c) => "  " + c.map((x, i) => x.padStart(widths[i])).join("  ")).join("\n");
+};
+
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const { values } = parseArgs({ options: { json: { type: "boolean", default: false } } });
-  const b = benchFleet((step) => process.stderr.write(`bench:fleet: ${step}\n`));
+  const { values } = parseArgs({
+    options: { json: { type: "boolean", default: false }, quick: { type: "boolean", default: false } },
+  });
+  const b = benchFleet(values.quick!, (step) => process.stderr.write(`bench:fleet: ${step}\n`));
   if (values.json) {
     console.log(JSON.stringify(b, null, 2));
   } else {
     console.log(
-      `fleet experiment (200 devices, open arrivals, A-D, 30 s, seed ${SEED}): ${b.experimentMs} ms warm, ${b.coldExperimentMs} ms cold`,
+      `fleet experiment (200 devices, open arrivals, A-D, 30 s, seed ${SEED}): ${b.experimentMs} ms warm (goal <= 100), ${b.coldExperimentMs} ms cold`,
     );
     console.log(`  closed loop: ${b.experimentClosedMs} ms warm`);
     console.log(`contention (100 clients, 100 runs, 5 strategies): ${b.contentionMs} ms`);
     console.log(
       `  ${b.realTimeRatio.toExponential(2)} of real time (${Math.round(1 / b.realTimeRatio)}x faster)`,
     );
-    for (const [devices, rate] of Object.entries(b.deviceSecondsPerSecond)) {
-      console.log(`  ${devices.padStart(5)} devices: ${rate} device-seconds per second`);
-    }
-    console.log(`  cost per device-second, 10,000 vs 200 devices: ${b.costGrowth.toFixed(2)}x`);
+    console.log(`strategy C, seed ${SEED}, 30 s of virtual time, by fleet size:`);
+    console.log(table(b.scale));
+    const last = b.scale[b.scale.length - 1];
     console.log(
-      `  one export call over 200 / 2000 / 10,000 instances: ${Object.values(b.callNs).join(" / ")} ns`,
+      `  cost per device-second, ${b.costGrowthAt.toLocaleString("en")} vs 1,000 devices: ${b.costGrowth.toFixed(2)}x (goal <= 1.5)`,
     );
     console.log(
-      `  10,000 instances: ${b.instantiate10000Ms} ms to create; peak RSS ${b.peakRssMb} MB, heap ${b.heapUsedMb} MB`,
+      `  ${last.devices.toLocaleString("en")} devices: ${(last.wallMs / 1000).toFixed(1)} s wall (goal <= 120 for 1,000,000), peak RSS ${last.peakRssMb} MB (goal <= 4096)`,
     );
   }
 }

@@ -2,9 +2,17 @@
 // rows or an HTML report. Bad arguments exit with code 2 and say what was wrong.
 import { Presets, SingleBar } from "cli-progress";
 import { choiceArg, integerArg, parseOptions, planOrExit, UsageError } from "../usage.js";
-import { runExperiment, type ExperimentResult } from "./experiment.js";
+import type { ExperimentResult } from "./experiment.js";
+import { devicesThatFit, fitReason } from "./fits.js";
+import { defaultThreads, runExperimentParallel } from "./parallel.js";
 import { writeReport } from "./report.js";
-import { experimentSettings, parseGap, parsePowerCut, type FleetSettings } from "./settings.js";
+import {
+  experimentSettings,
+  parseCapacity,
+  parseGap,
+  parsePowerCut,
+  type FleetSettings,
+} from "./settings.js";
 import { create } from "tickretry";
 import { applyStrategy, loadStrategy, STRATEGIES, withBoot, type Strategy } from "./strategies.js";
 import { formatTable } from "./table.js";
@@ -14,12 +22,19 @@ export const summary = "simulate a fleet of devices through an outage and its re
 
 const HELP = `usage: tickretry fleet [options]
 
-Runs the outage-recovery experiment (docs/fleet.md): every device runs its own instance of
-host/library/build/tickretry.wasm in virtual time against a synthetic dependency that freezes at 8.5 s,
-resumes at 10 s at half capacity and is whole again at 15 s.
+Runs the outage-recovery experiment (docs/fleet.md): every device runs
+host/library/build/tickretry.wasm in virtual time (its state block swapped through one module
+instance per thread) against a synthetic dependency that freezes at 8.5 s, resumes at 10 s
+at half capacity and is whole again at 15 s.
 
 options:
-  --devices N            devices (default 200); the dependency scales with N / 200
+  --devices N            devices (default 200); up to what this machine holds (a
+                           larger N is refused at once with that number)
+  --capacity W:MS:Q      the dependency when healthy: W workers, MS ms a request, a
+                           queue of Q (503 beyond it); half the workers from 10 s to
+                           15 s. Default: 10 workers of 40 ms and a queue of 100 per 200
+                           devices, workers and queue scaled with N / 200 (rounded, at
+                           least 1), so every fleet size meets the same load per device
   --seeds LIST           comma-separated seeds (default 42); several give mean (min..max)
   --scenario NAME        outage (default: this experiment) or broker-restart (sessions
                            reconnecting to a restarted broker: --scenario broker-restart -h)
@@ -50,7 +65,11 @@ options:
                            counts as recovered (default 0.95)
   --recovery-latency MS  mean time in the dependency of those answers that counts as
                            recovered (default 200)
+  --threads N            worker threads for the runs (seeds x strategies; default one
+                           per core, here ${defaultThreads()}); the rows are the same for any N
   --json                 print the rows as JSON instead of the table
+  --series               with --json, each row also carries requestsPer100ms: the
+                           requests sent in every 100 ms of its first seed's run
   --report FILE          also write an HTML report with charts
   -h, --help             this text
 `;
@@ -60,7 +79,9 @@ interface Plan {
   strategies: Strategy[];
   seeds: number[];
   json: boolean;
+  series: boolean;
   report?: string;
+  threads: number;
 }
 
 function plan(args: string[]): Plan | "help" {
@@ -74,12 +95,15 @@ function plan(args: string[]): Plan | "help" {
     think: { type: "string", default: "exp:1960" },
     duration: { type: "string", default: "30000" },
     "power-cut": { type: "string" },
+    capacity: { type: "string" },
     boot: { type: "string", default: "restore,afresh" },
     clocks: { type: "string", default: "wrap" },
     ties: { type: "string", default: "fifo" },
     "recovery-threshold": { type: "string", default: "0.95" },
     "recovery-latency": { type: "string", default: "200" },
+    threads: { type: "string", default: String(defaultThreads()) },
     json: { type: "boolean", default: false },
+    series: { type: "boolean", default: false },
     report: { type: "string" },
     scenario: { type: "string", default: "outage" },
     help: { type: "boolean", short: "h", default: false },
@@ -88,7 +112,13 @@ function plan(args: string[]): Plan | "help" {
     throw new UsageError(`--scenario "${v.scenario}": want outage or broker-restart`);
   if (v.help) return "help";
 
-  const settings = experimentSettings(integerArg("devices", v.devices, 1, 1_000_000));
+  const devices = integerArg("devices", v.devices, 1, devicesThatFit(), fitReason());
+  let settings: FleetSettings;
+  try {
+    settings = experimentSettings(devices, v.capacity === undefined ? undefined : parseCapacity(v.capacity));
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
   settings.durationMs = integerArg("duration", v.duration, 1000, 3_600_000);
   settings.clocks = choiceArg("clocks", v.clocks, ["wrap", "zero", "random"] as const);
   settings.ties = choiceArg("ties", v.ties, ["fifo", "random"] as const);
@@ -139,13 +169,18 @@ function plan(args: string[]): Plan | "help" {
     .split(",")
     .map((b) => choiceArg("boot", b.trim(), ["restore", "restore-no-clock", "afresh"] as const));
   const runs = cut ? strategies.flatMap((s) => boots.map((b) => withBoot(s, b))) : strategies;
-  return { settings, strategies: runs, seeds, json: v.json, report: v.report };
+  // Each thread holds a fleet of its own: no more threads than the machine holds fleets.
+  const fleets = Math.floor(devicesThatFit() / settings.devices);
+  const threads = Math.max(1, Math.min(integerArg("threads", v.threads, 1, 64), fleets));
+  return { settings, strategies: runs, seeds, json: v.json, series: v.series, report: v.report, threads };
 }
 
-function jsonRows(e: ExperimentResult): object[] {
-  return e.results.map(({ summary: { seeds, min, max, ...row } }) =>
-    seeds > 1 ? { ...row, seeds, min, max } : row,
-  );
+/** The rows --json prints; with `series`, each carries its first seed's requests per 100 ms. */
+function jsonRows(e: ExperimentResult, series: boolean): object[] {
+  return e.results.map(({ summary: { seeds, min, max, ...row }, timeline }) => ({
+    ...(seeds > 1 ? { ...row, seeds, min, max } : row),
+    ...(series && { requestsPer100ms: timeline.requests }),
+  }));
 }
 
 export async function run(args: string[]): Promise<number> {
@@ -161,11 +196,11 @@ export async function run(args: string[]): Promise<number> {
   // Permille of the runs, so that one long run moves the bar too. Drawn only on a terminal.
   bar.start(1000, 0);
   const runs = p.strategies.length * p.seeds.length;
-  const experiment = runExperiment(p.settings, p.strategies, p.seeds, (done) =>
+  const experiment = await runExperimentParallel(p.settings, p.strategies, p.seeds, p.threads, (done) =>
     bar.update(Math.floor((1000 * done) / runs)),
   );
   bar.stop();
-  console.log(p.json ? JSON.stringify(jsonRows(experiment), null, 2) : formatTable(experiment));
+  console.log(p.json ? JSON.stringify(jsonRows(experiment, p.series), null, 2) : formatTable(experiment));
   if (p.report) {
     await writeReport(p.report, experiment);
     if (!p.json) console.log(`report: ${p.report}`);

@@ -25,6 +25,27 @@ class Buckets {
   }
 }
 
+/** Values appended one by one into a typed array that doubles when full: a million
+ * devices end some 15 million operations, 9 bytes each here against 24 in number arrays. */
+class Column<T extends Int32Array | Uint8Array> {
+  length = 0;
+  constructor(private values: T) {}
+
+  push(v: number): void {
+    if (this.length === this.values.length) {
+      const grown = new (this.values.constructor as new (n: number) => T)(this.length * 2);
+      grown.set(this.values);
+      this.values = grown;
+    }
+    this.values[this.length++] = v;
+  }
+
+  /** The values pushed so far (a view: it does not follow later pushes). */
+  view(): T {
+    return this.values.subarray(0, this.length) as T;
+  }
+}
+
 export class RunRecord {
   firstSends = new Buckets();
   retrySends = new Buckets();
@@ -32,9 +53,9 @@ export class RunRecord {
   answersFailed = new Buckets();
   /** Sum over the successful answers of their time in the dependency (send to answer). */
   answersOkMs = new Buckets();
-  opStart: number[] = [];
-  opLatency: number[] = [];
-  opReason: number[] = [];
+  private readonly starts = new Column(new Int32Array(1024));
+  private readonly latencies = new Column(new Int32Array(1024));
+  private readonly reasons = new Column(new Uint8Array(1024));
   /** Answers the module refused because their attempt was no longer current. */
   staleResponses = 0;
   /** Begins the module refused with TABLE_FULL (open arrivals: uploads lost). */
@@ -61,11 +82,22 @@ export class RunRecord {
     this.answersOkMs.add(time, time - sentAt);
   }
 
+  /** Every operation's start (virtual ms), latency (ms) and end reason, in the order they ended. */
+  get opStart(): Int32Array {
+    return this.starts.view();
+  }
+  get opLatency(): Int32Array {
+    return this.latencies.view();
+  }
+  get opReason(): Uint8Array {
+    return this.reasons.view();
+  }
+
   /** An operation ended; `pending`: its upload was pending at a power cut. */
   operation(start: number, end: number, reason: number, pending = false): void {
-    this.opStart.push(start);
-    this.opLatency.push(end - start);
-    this.opReason.push(reason);
+    this.starts.push(start);
+    this.latencies.push(end - start);
+    this.reasons.push(reason);
     if (pending && reason === EndReason.SUCCEEDED) this.pendingSucceeded++;
   }
 }
@@ -128,7 +160,7 @@ export function sendsAt(r: RunRecord, b: number): number {
   return r.firstSends.at(b) + r.retrySends.at(b);
 }
 
-function percentile(sorted: Float64Array, p: number): number {
+function percentile(sorted: Int32Array, p: number): number {
   return sorted.length === 0 ? 0 : sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)];
 }
 
@@ -151,10 +183,11 @@ export function recoveryMs(r: RunRecord, s: FleetSettings): number {
 export function summarize(strategy: string, r: RunRecord, s: FleetSettings): Row {
   let affected = 0;
   let succeeded = 0;
-  for (let i = 0; i < r.opStart.length; i++) {
-    if (r.opStart[i] >= s.affected.fromMs && r.opStart[i] < s.affected.toMs) {
+  const [starts, reasons] = [r.opStart, r.opReason];
+  for (let i = 0; i < starts.length; i++) {
+    if (starts[i] >= s.affected.fromMs && starts[i] < s.affected.toMs) {
       affected++;
-      if (r.opReason[i] === EndReason.SUCCEEDED) succeeded++;
+      if (reasons[i] === EndReason.SUCCEEDED) succeeded++;
     }
   }
   let first = 0;
@@ -174,7 +207,7 @@ export function summarize(strategy: string, r: RunRecord, s: FleetSettings): Row
     }
     peak1s = Math.max(peak1s, second);
   }
-  const latency = Float64Array.from(r.opLatency).sort();
+  const latency = r.opLatency.slice().sort();
   let peak100msAfterBoot = 0;
   for (let b = Math.floor(r.bootAt / BUCKET_MS); r.bootAt >= 0 && b < buckets; b++) {
     peak100msAfterBoot = Math.max(peak100msAfterBoot, sendsAt(r, b));
@@ -199,7 +232,7 @@ export function summarize(strategy: string, r: RunRecord, s: FleetSettings): Row
     recoveryMs: recoveryMs(r, s),
     staleResponses: r.staleResponses,
     tableFull: r.tableFull,
-    operations: r.opStart.length,
+    operations: starts.length,
     ...powerCut,
   };
 }

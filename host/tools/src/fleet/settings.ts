@@ -52,11 +52,28 @@ export interface FleetSettings {
 /** The experiment's devices per 10 workers and a queue of 100: other fleet sizes scale them. */
 const EXPERIMENT_DEVICES = 200;
 
-/** The experiment's settings for `devices` devices. The dependency's workers and queue scale
- * with devices / 200, so a larger fleet runs the same experiment at a larger scale. */
-export function experimentSettings(devices = EXPERIMENT_DEVICES): FleetSettings {
+/** The dependency's capacity when healthy: what --capacity WORKERS:SERVICE_MS:QUEUE sets. */
+export interface Capacity {
+  workers: number;
+  serviceMs: number;
+  queueLimit: number;
+}
+
+/** The experiment's settings for `devices` devices. The dependency freezes at 8.5 s,
+ * resumes at 10 s with half its workers and has them all again at 15 s. Its healthy
+ * `capacity` is given (--capacity), or by default the experiment's 10 workers of 40 ms and
+ * queue of 100 per 200 devices scaled with devices / 200 (each rounded, at least 1: 5
+ * workers while half), so a larger fleet meets the same dependency per device and runs
+ * the same experiment at a larger scale. */
+export function experimentSettings(devices = EXPERIMENT_DEVICES, capacity?: Capacity): FleetSettings {
   const scale = devices / EXPERIMENT_DEVICES;
-  const workers = (n: number) => Math.max(1, Math.round(n * scale));
+  const scaled = (n: number) => Math.max(1, Math.round(n * scale));
+  const { workers, serviceMs, queueLimit } = capacity ?? {
+    workers: scaled(10),
+    serviceMs: 40,
+    queueLimit: scaled(100),
+  };
+  const half = capacity ? Math.max(1, Math.round(workers / 2)) : scaled(5);
   return {
     devices,
     durationMs: 30_000,
@@ -66,14 +83,14 @@ export function experimentSettings(devices = EXPERIMENT_DEVICES): FleetSettings 
     clocks: "wrap",
     ties: "fifo",
     dependency: {
-      workers: workers(10),
-      serviceMs: 40,
-      queueLimit: workers(100),
+      workers,
+      serviceMs,
+      queueLimit,
       holdLimit: Infinity,
       script: [
         { at: 8_500, frozen: true },
-        { at: 10_000, frozen: false, workers: workers(5) },
-        { at: 15_000, workers: workers(10) },
+        { at: 10_000, frozen: false, workers: half },
+        { at: 15_000, workers },
       ],
     },
     affected: { fromMs: 8_500, toMs: 15_000 },
@@ -107,6 +124,17 @@ export function drawPhase(spec: GapSpec, rng: Rng): number {
     case "fixed":
       return Math.floor(spec.meanMs * rng.next());
   }
+}
+
+/** "10:40:100": 10 workers, 40 ms a request, a queue of 100 (--capacity). */
+export function parseCapacity(text: string): Capacity {
+  const m = /^(\d+):(\d+):(\d+)$/.exec(text);
+  if (!m || Number(m[1]) < 1 || Number(m[2]) < 1) {
+    throw new Error(
+      `--capacity "${text}": want WORKERS:SERVICE_MS:QUEUE, whole numbers (workers and service time at least 1)`,
+    );
+  }
+  return { workers: Number(m[1]), serviceMs: Number(m[2]), queueLimit: Number(m[3]) };
 }
 
 /** "9000:3000": a power cut at 9000 ms, power back 3000 ms later. */

@@ -1,28 +1,20 @@
 // The discrete-event simulator: virtual time only (no sleeping, no wall clock), one event
-// queue, N devices each running its own instance of host/library/build/tickretry.wasm, and the
-// synthetic dependency. A run is a pure function of (settings, strategy, seed).
-import { Counter, compileModule, instantiate, type TickRetryApi, tickAfter } from "tickretry";
+// queue, N devices each running host/library/build/tickretry.wasm (by default as state blocks
+// swapped through one instance: instances.ts), and the synthetic dependency. A run is a
+// pure function of (settings, strategy, seed).
+import { Counter, type TickRetryApi, tickAfter } from "tickretry";
 import { Dependency, HTTP_OK } from "./dependency.js";
 import { Device, type DeviceHost } from "./device.js";
 import { EventQueue } from "../event-queue.js";
 import { EventKind } from "./events.js";
+import { StatePool, type Instances } from "./instances.js";
 import { RunRecord } from "./metrics.js";
 import { deriveSeed, Rng } from "../random.js";
 import { RequestTable } from "./requests.js";
 import { drawGap, drawPhase, type FleetSettings } from "./settings.js";
 import { applyStrategy, type Strategy } from "./strategies.js";
 
-// Module instances outlive runs: init wipes an instance completely, so the next run (or
-// strategy) re-seeds it instead of paying for a new instance.
-const instances: TickRetryApi[] = [];
-
-/** Makes sure n instances exist (compiling the module once), so a run or a benchmark need
- * not pay for instantiation; returns the pool. */
-export function prepareInstances(n: number): TickRetryApi[] {
-  const module = compileModule();
-  while (instances.length < n) instances.push(instantiate(module));
-  return instances;
-}
+export { prepareInstances } from "./instances.js";
 
 /** Streams of deriveSeed, one per purpose, so that adding one never shifts another. */
 const Stream = {
@@ -39,7 +31,13 @@ const Stream = {
 /** Called now and then with the share of virtual time simulated so far (0..1). */
 export type Progress = (done: number) => void;
 
-export function runFleet(settings: FleetSettings, strategy: Strategy, seed: number, progress?: Progress) {
+export function runFleet(
+  settings: FleetSettings,
+  strategy: Strategy,
+  seed: number,
+  progress?: Progress,
+  instances: Instances = new StatePool(settings.devices),
+) {
   const events = new EventQueue();
   const requests = new RequestTable();
   const record = new RunRecord();
@@ -68,7 +66,7 @@ export function runFleet(settings: FleetSettings, strategy: Strategy, seed: numb
     durationMs: settings.durationMs,
     arrivals: settings.arrivals,
     persists: settings.powerCut !== undefined,
-    stored: (device) => (storedCounters[device.index] = countersOf(apis[device.index])),
+    stored: (device) => (storedCounters[device.index] = countersOf(instances.api(device.index))),
     send(device, handle, attempt, time) {
       record.send(time, attempt > 1);
       dependency.arrive(requests.add(device.index, device.epoch, handle, attempt, time), time);
@@ -83,10 +81,14 @@ export function runFleet(settings: FleetSettings, strategy: Strategy, seed: numb
     gap: (rng) => drawGap(gap, rng),
   };
 
-  const apis = prepareInstances(settings.devices);
+  /** Device i's instance, holding its state: what every event of device i starts with. */
+  const enter = (i: number) => {
+    instances.enter(i);
+    return instances.api(i);
+  };
   const devices: Device[] = [];
   for (let i = 0; i < settings.devices; i++) {
-    const api = apis[i];
+    const api = enter(i);
     api.init(deriveSeed(seed, i, Stream.SEED_LO), deriveSeed(seed, i, Stream.SEED_HI));
     applyStrategy(api, strategy);
     devices.push(
@@ -110,6 +112,7 @@ export function runFleet(settings: FleetSettings, strategy: Strategy, seed: numb
         const device = devices[requests.device[arg]];
         // An answer to a request sent before a power cut finds its connection gone.
         if (requests.epoch[arg] === device.epoch) {
+          enter(device.index);
           device.receive(requests.handle[arg], requests.attempt[arg], requests.status[arg], time);
         }
         requests.release(arg);
@@ -119,19 +122,20 @@ export function runFleet(settings: FleetSettings, strategy: Strategy, seed: numb
         const device = devices[arg];
         if (device.wake !== time) break; // superseded by an earlier wake
         device.wake = -1;
+        enter(device.index);
         device.run(time);
         break;
       }
       case EventKind.POWER_CUT:
         for (const d of devices) {
-          addCounters(record, countersOf(apis[d.index]), 1); // what the lost instance counted
+          addCounters(record, countersOf(enter(d.index)), 1); // what the lost instance counted
           record.pendingAtCut += d.powerOff();
         }
         break;
       case EventKind.BOOT:
         record.bootAt = time;
         for (const d of devices) {
-          const api = apis[d.index];
+          const api = enter(d.index);
           // A boot is a fresh start: a new seed from the hardware RNG, the policy set again.
           api.init(
             deriveSeed(seed, d.index, Stream.BOOT_SEED_LO),
@@ -147,7 +151,7 @@ export function runFleet(settings: FleetSettings, strategy: Strategy, seed: numb
     if (progress && ++steps % 8192 === 0) progress(Math.min(1, time / settings.durationMs));
   }
 
-  for (const api of apis.slice(0, settings.devices)) addCounters(record, countersOf(api), 1);
+  for (let i = 0; i < settings.devices; i++) addCounters(record, countersOf(enter(i)), 1);
   return record;
 }
 

@@ -122,6 +122,33 @@ describe("tickretry fleet", () => {
     expect(JSON.parse(plain.stdout)[0]).not.toHaveProperty("peak100msAfterBoot");
   });
 
+  it("models a given backend with --capacity; the default is the scaled one", async () => {
+    const args = ["--devices", "200", "--strategies", "C", "--json"];
+    const byDefault = await fleetHere(...args);
+    const same = await fleetHere(...args, "--capacity", "10:40:100");
+    expect(same.stdout).toBe(byDefault.stdout);
+    const big = JSON.parse((await fleetHere(...args, "--capacity", "200:40:2000")).stdout)[0];
+    const small = JSON.parse((await fleetHere(...args, "--capacity", "2:40:10")).stdout)[0];
+    expect(big.successRate).toBeGreaterThan(small.successRate);
+    expect(big.p99Ms).toBeLessThan(small.p99Ms);
+  });
+
+  it("adds the requests of every 100 ms to each row with --series", async () => {
+    const r = await fleetHere("--devices", "40", "--strategies", "B,C", "--json", "--series");
+    for (const row of JSON.parse(r.stdout) as { requestsPer100ms: number[]; totalRequests: number }[]) {
+      expect(row.requestsPer100ms).toHaveLength(300);
+      expect(row.requestsPer100ms.reduce((a, b) => a + b, 0)).toBe(row.totalRequests);
+    }
+  });
+
+  it("refuses at once a fleet larger than the machine holds, saying how many fit", async () => {
+    const r = await fleetHere("--devices", "900000000", "--json");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /--devices "900000000": want a whole number from 1 to \d+ \(as many as this process holds/,
+    );
+  });
+
   it("exits 2 from the real binary for a bad argument", () => {
     const r = fleet("--devices", "-3");
     expect(r.code).toBe(2);
@@ -149,6 +176,9 @@ describe("tickretry fleet", () => {
     [["--power-cut", "29000:2000"], /power must come back before --duration/],
     [["--power-cut", "9000:3000", "--boot", "reboot"], /--boot "reboot"/],
     [["--recovery-threshold", "2"], /--recovery-threshold "2"/],
+    [["--capacity", "10:40"], /--capacity "10:40": want WORKERS:SERVICE_MS:QUEUE/],
+    [["--capacity", "0:40:100"], /--capacity "0:40:100"/],
+    [["--threads", "0"], /--threads "0"/],
     [["--frobnicate"], /frobnicate/],
     [["--policy", "/nonexistent/p.json"], /--policy \/nonexistent\/p.json/],
   ])("exits 2 with a clear message for %j", async (args, message) => {

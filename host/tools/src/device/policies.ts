@@ -74,12 +74,23 @@ export const BROKER: PolicyFields = {
 };
 
 /**
- * The upload policy over MQTT: the same, and kicked by linkUp when the broker session comes
- * up, so an upload that waited out the outage resumes within a spread of its base delay
- * (at least 100 ms) rather than at the end of its backoff.
+ * The upload policy over MQTT: the same, kicked by linkUp when the broker session comes up
+ * (an upload that waited out the outage resumes within a spread of its base delay, at least
+ * 100 ms, rather than at the end of its backoff), and with a breaker: after 2 failed
+ * attempts in a row (a broker gone away fails every publish at once) no upload attempt
+ * starts until a probe gets through, so uploads begun before the drop wait instead of
+ * spending their attempts; linkUp ends the break.
  */
 export function mqttUpload(policy: PolicyFields): PolicyFields {
-  return { ...policy, kick: true, spread: Math.max(100, policy.baseDelay) };
+  const spread = Math.max(100, policy.baseDelay);
+  return {
+    ...policy,
+    kick: true,
+    spread,
+    breakAfter: 2,
+    breakBase: policy.maxDelay,
+    breakCap: 4 * policy.maxDelay,
+  };
 }
 
 /** Sets the broker policy (the MQTT transport's); throws on a refused field. */

@@ -184,6 +184,8 @@ export class Device {
   dropped = 0;
   /** Uploaded modules that trapped at run time and were replaced by the built one (this process). */
   moduleTraps = 0;
+  /** The highest module version accepted (anti-rollback; kept in the state file). */
+  moduleVersionFloor = 0;
   boot!: BootInfo;
   readonly store: StateStore;
   readonly figures: StoreFigures;
@@ -363,6 +365,13 @@ export class Device {
     return Result.OK;
   }
 
+  /** Raises the anti-rollback floor to `version`; the next pass stores it. */
+  acceptModuleVersion(version: number): void {
+    if (version <= this.moduleVersionFloor) return;
+    this.moduleVersionFloor = version;
+    this.readingsChanged = true;
+  }
+
   /** State writes a day since this process started (each a change of the kept state); undefined before one. */
   writesPerDay(): number | undefined {
     const writes = this.figures.writes - this.writesAtStart;
@@ -448,6 +457,7 @@ export class Device {
     // A new epoch each boot, stored by the first pass before any reading is numbered in
     // it: readings a kill lost in memory took numbers no later boot can take again.
     this.epoch = (s?.epoch ?? 0) + 1;
+    this.moduleVersionFloor = s?.moduleVersion ?? 0;
     this.nextReading = 0;
     this.epochStored = false;
     this.dropped = s?.dropped ?? 0;
@@ -643,6 +653,7 @@ export class Device {
       policy: this.policy,
       budget: this.budget,
       epoch: this.epoch,
+      moduleVersion: this.moduleVersionFloor,
       nextReading: this.nextReading,
       pending: [...this.ops.values()].map((op) => ({
         operationId: op.operationId,

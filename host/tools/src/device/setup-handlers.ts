@@ -7,6 +7,7 @@ import type { IncomingMessage } from "node:http";
 import type { KeyObject } from "node:crypto";
 import { ABI_VERSION, Result, errorName, instantiate, saveImage } from "tickretry";
 import { trialRun } from "./module-trial.js";
+import { moduleVersion } from "./module-version.js";
 import { isScenarioName } from "../upstream/scenarios.js";
 import type { Upstream } from "../upstream/server.js";
 import { MAX_SLEEP_S, MAX_STALL_MS, type Device } from "./loop.js";
@@ -109,6 +110,8 @@ async function module(ctx: SetupContext, { bytes }: Input): Promise<Answer> {
   }
   if (abiVersion !== ABI_VERSION)
     return refused(`ABI version ${abiVersion}, this firmware has ${ABI_VERSION}`);
+  const version = moduleVersion(signed.module);
+  if (version < ctx.device.moduleVersionFloor) return refuse(422, "moduleRolledBack");
   const now = ctx.device.tick.read();
   const image = saveImage(ctx.device.api, now);
   if (typeof image === "number")
@@ -117,6 +120,7 @@ async function module(ctx: SetupContext, { bytes }: Input): Promise<Answer> {
   if (failed !== undefined) return refused(failed);
   const swapped = ctx.device.replaceModule(signed.module);
   if (swapped !== Result.OK) return refused(`its restore of the running state said ${errorName(swapped)}`);
+  ctx.device.acceptModuleVersion(version);
   return ok("moduleReplaced");
 }
 

@@ -163,8 +163,9 @@ export function createSetupServer(options: SetupServerOptions): Server {
     },
   );
   // A connection that never finishes its headers holds a slot: not for long, checked every
-  // second rather than on Node's 30 s sweep.
-  server.headersTimeout = 5_000;
-  server.requestTimeout = 10_000;
+  // second rather than on Node's 30 s sweep. (Above the 5 s keep-alive timeout: at 5 s it
+  // closed browsers' kept-alive connections under their next poll.)
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 15_000;
   return server;
 }

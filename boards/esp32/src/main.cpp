@@ -78,6 +78,13 @@ static const tickretry_policy UPLOAD_POLICY = {
     .throttle_base_delay = 5000,
     .deadline = 120000,
     .flags = TICKRETRY_JITTER_FULL | TICKRETRY_POLICY_FLAG_IDEMPOTENT,
+    // ABI v3's session, spread and breaker fields: none for this request policy (g++'s
+    // -Wextra wants every field named).
+    .stable_after = 0,
+    .spread = 0,
+    .break_after = 0,
+    .break_base = 0,
+    .break_cap = 0,
 };
 // The SRE / Finagle 10% budget of docs/ABI.md: retries may add at most a tenth to the load.
 static const tickretry_budget RETRY_BUDGET = {

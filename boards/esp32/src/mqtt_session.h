@@ -14,10 +14,9 @@
  * Attempts' answers go back through the board's `finished` callback, as the HTTP ones do, so
  * the device loop reports them and keeps its late-answer bookkeeping. Nothing blocks:
  * publishes are enqueued (esp_mqtt_client_enqueue) and sent by esp-mqtt's task.
- * Status: written against the C API of ABI v3 (tickretry_drop, tickretry_link_up, from the
- * sessions branch) and type-checked there with gcc against test/boards/esp-mqtt-shim; no
- * target builds it until the module has sessions, and main.cpp does not call it yet
- * (boards/esp32/README.md, "MQTT uploads"). */
+ * Built with gcc against test/boards/esp-mqtt-shim and run against the real module by
+ * test/boards/mqtt-session.test.ts; main.cpp does not call it yet (boards/esp32/README.md,
+ * "MQTT uploads"). */
 #ifndef MQTT_SESSION_H
 #define MQTT_SESSION_H
 

@@ -1,12 +1,13 @@
-// The device's broker connection, supervised by the module: one operation under the
-// broker policy (policies.ts) whose attempts are connect attempts. It runs through the
-// same main loop as the uploads (host/library/src/loop.ts): poll hands out its attempt,
-// the link's answer is collected and reported like an upload's, and the loop retires and
-// releases it. A drop sends the connection back to retrying with backoff; a PERMANENT
-// refusal (bad credentials) ends it for good: the page shows it, and nothing tries again
-// until the device starts afresh. The Device calls the few methods below from its HAL.
+// The device's broker connection, supervised by the module as a session (ABI v3): one
+// operation under the broker policy (policies.ts) whose attempts are connect attempts. It
+// runs through the same main loop as the uploads (host/library/src/loop.ts): poll hands
+// out its attempt, the link's answer is collected and reported like an upload's, and a
+// SUCCESS makes it UP (then linkUp kicks the uploads that waited). A drop goes to drop(),
+// which sends it back to retrying with its backoff level kept; a PERMANENT refusal (bad
+// credentials) ends it for good, the loop releases it, and the page shows why. The Device
+// calls the few methods below from its HAL.
 import {
-  Error as AbiError,
+  Breaker,
   EndReason,
   Outcome,
   Result,
@@ -68,10 +69,8 @@ export class BrokerSession {
   private loop!: SessionLoop;
   private flight: ConnectFlight | undefined;
   private dropPending: string | undefined;
-  /** A connect operation to begin once a slot is free (ABI v2: each connection is one). */
-  private beginPending = false;
-  /** The tick the connection came up; undefined while it is not up. */
-  private upSince: number | undefined;
+  /** The connection is up (reported SUCCESS, not dropped since). */
+  private connected = false;
   private endReason: number = EndReason.NONE;
   private lastOutcome: number = Outcome.NONE;
   private detail = "";
@@ -83,7 +82,7 @@ export class BrokerSession {
 
   /** True while the broker connection is up: uploads may start. */
   get up(): boolean {
-    return this.upSince !== undefined && this.link.up;
+    return this.connected && this.link.up;
   }
 
   /** At boot: takes the stored session back, or begins one (throws when the module refuses). */
@@ -92,15 +91,14 @@ export class BrokerSession {
     this.loop = loop;
     this.flight = undefined;
     this.dropPending = undefined;
-    this.beginPending = false;
-    this.upSince = undefined;
+    this.connected = false;
     this.counts = { attempts: 0, drops: 0, reconnects: 0 };
     if (stored === undefined) return this.begin(now);
     this.handle = stored.handle;
     this.operationId = stored.operationId;
   }
 
-  /** The state to keep, or undefined while no connect operation is live. */
+  /** The state to keep, or undefined once the session ended. */
   stored(): StoredSession | undefined {
     return this.handle === undefined ? undefined : { handle: this.handle, operationId: this.operationId };
   }
@@ -114,7 +112,6 @@ export class BrokerSession {
     const flight: ConnectFlight = { attempt };
     this.flight = flight;
     this.counts.attempts++;
-    this.upSince = undefined;
     this.link.connect((r) => (flight.result = r));
   }
 
@@ -133,7 +130,8 @@ export class BrokerSession {
     if (!this.owns(e.handle)) return false;
     if (e.kind === "report" && e.result === Result.OK && e.outcome === Outcome.SUCCESS) {
       if (this.counts.drops > 0) this.counts.reconnects++;
-      this.upSince = e.t;
+      this.connected = true;
+      this.api.linkUp(e.t);
     }
     if (e.kind === "end") this.ended(e.handle);
     return true;
@@ -141,15 +139,13 @@ export class BrokerSession {
 
   /** The HAL's beginDue, before the readings: a drop that arrived since the last pass. */
   beginDue(now: number): void {
-    if (this.dropPending !== undefined) {
-      this.detail = this.dropPending;
-      this.dropPending = undefined;
-      this.counts.drops++;
-      this.upSince = undefined;
-      // ABI v2 has no sessions yet: a connection that went down is a new connect operation.
-      if (this.handle === undefined) this.begin(now);
-    }
-    if (this.beginPending) this.begin(now);
+    if (this.dropPending === undefined) return;
+    this.detail = this.dropPending;
+    this.dropPending = undefined;
+    this.connected = false;
+    this.counts.drops++;
+    // NOT_UP: the module had it down already (a restore that lost the connection).
+    if (this.handle !== undefined) this.api.drop(this.handle, now);
   }
 
   /** A connect attempt the module no longer counts (timed out, or the session ended): given up. */
@@ -167,7 +163,7 @@ export class BrokerSession {
   powerDown(): void {
     this.link.abort();
     this.flight = undefined;
-    this.upSince = undefined;
+    this.connected = false;
   }
 
   status(now: number): SessionStatus {
@@ -178,7 +174,8 @@ export class BrokerSession {
       state: this.stateName(state),
       operationId: this.operationId,
       ...this.counts,
-      upForMs: this.up ? Math.max(0, ticksUntil(this.upSince!, now)) : null,
+      // While UP, nextAttemptAt is the tick the session came up.
+      upForMs: this.up ? Math.max(0, ticksUntil(this.api.nextAttemptAt(h!), now)) : null,
       nextTryInMs:
         h !== undefined && state === State.WAITING ? ticksUntil(now, this.api.nextAttemptAt(h)) : null,
       endReason: this.isEnded() ? endReasonName(this.endReason) : "NONE",
@@ -192,23 +189,24 @@ export class BrokerSession {
     this.endReason = this.api.endReason(h);
     this.lastOutcome = this.api.lastOutcome(h);
     this.handle = undefined;
-    if (this.endReason !== EndReason.SUCCEEDED) this.link.abort();
+    this.connected = false;
+    this.link.abort();
   }
 
   private isEnded(): boolean {
-    return this.handle === undefined && this.endReason !== EndReason.SUCCEEDED && !this.beginPending;
+    return this.handle === undefined && this.endReason !== EndReason.NONE;
   }
 
   private stateName(state: number): SessionState {
     if (this.up) return "up";
     if (this.isEnded()) return "ended";
-    return state === State.IN_FLIGHT ? "connecting" : "backing off";
+    if (state === State.IN_FLIGHT) return "connecting";
+    const breaker = this.api.breakerState(BROKER_POLICY);
+    return breaker === Breaker.OPEN || breaker === Breaker.PROBING ? "breaker open" : "backing off";
   }
 
   private begin(now: number): void {
     const h = this.loop.begin(BROKER_POLICY, now);
-    this.beginPending = h === AbiError.TABLE_FULL;
-    if (this.beginPending) return;
     if (h < 0) throw new Error(`begin refused the broker policy: ${errorName(h)}`);
     this.handle = h;
     this.operationId = this.api.operationId(h);

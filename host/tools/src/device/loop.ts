@@ -42,7 +42,7 @@ import { EventLog } from "./events.js";
 import { keepAliveAgents, startAttempt, type Agents, type AttemptResult } from "./http-attempt.js";
 import { LoopStats } from "./loop-stats.js";
 import { publishReading, type MqttTransport } from "./mqtt-transport.js";
-import { UPLOAD, UPLOAD_POLICY, type BudgetName } from "./policies.js";
+import { UPLOAD, UPLOAD_POLICY, mqttUpload, type BudgetName } from "./policies.js";
 import {
   QUEUE_LIMIT,
   READINGS_PER_EPOCH,
@@ -258,7 +258,10 @@ export class Device {
     };
     this.clock = options.clock ?? wallClock;
     this.mqtt = options.mqtt;
-    if (this.mqtt) this.session = new BrokerSession(this.mqtt.link);
+    if (this.mqtt) {
+      this.session = new BrokerSession(this.mqtt.link);
+      this.policy = mqttUpload(this.policy);
+    }
     this.hal = {
       ticks: () => this.tick.at(this.passMs),
       collect: () => this.session?.collect() ?? this.collectAnswer(),

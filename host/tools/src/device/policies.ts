@@ -54,11 +54,13 @@ export function configureUpload(api: TickRetryApi, policy: PolicyFields, budget:
 export const BROKER_POLICY = 1;
 
 /**
- * The broker connection: connect attempts of 2 s, backoff 500 ms doubling to 8 s with full
- * jitter, retried at the cap for as long as the broker stays away (255 attempts a run).
+ * The broker connection, a session: connect attempts of 2 s, backoff 500 ms doubling to 8 s
+ * with full jitter, retried at the cap for as long as the broker stays away (maxAttempts 0);
+ * the backoff level resets once the connection has stayed up 10 s; a restore (boot, wake)
+ * or a kick spreads its next try over 1 s.
  */
 export const BROKER: PolicyFields = {
-  maxAttempts: 255,
+  maxAttempts: 0,
   attemptTimeout: 2000,
   baseDelay: 500,
   maxDelay: 8000,
@@ -66,7 +68,30 @@ export const BROKER: PolicyFields = {
   deadline: 0,
   jitter: "FULL",
   idempotent: true,
+  session: true,
+  stableAfter: 10_000,
+  spread: 1000,
 };
+
+/**
+ * The upload policy over MQTT: the same, kicked by linkUp when the broker session comes up
+ * (an upload that waited out the outage resumes within a spread of its base delay, at least
+ * 100 ms, rather than at the end of its backoff), and with a breaker: after 2 failed
+ * attempts in a row (a broker gone away fails every publish at once) no upload attempt
+ * starts until a probe gets through, so uploads begun before the drop wait instead of
+ * spending their attempts; linkUp ends the break.
+ */
+export function mqttUpload(policy: PolicyFields): PolicyFields {
+  const spread = Math.max(100, policy.baseDelay);
+  return {
+    ...policy,
+    kick: true,
+    spread,
+    breakAfter: 2,
+    breakBase: policy.maxDelay,
+    breakCap: 4 * policy.maxDelay,
+  };
+}
 
 /** Sets the broker policy (the MQTT transport's); throws on a refused field. */
 export function configureBroker(api: TickRetryApi, policy: PolicyFields): void {

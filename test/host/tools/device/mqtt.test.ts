@@ -4,6 +4,7 @@
 // readings taken meanwhile waiting (no attempt starts while it is down); and a broker that
 // refuses the credentials ending the session PERMANENT, shown in the status.
 import { afterEach, expect, it } from "vitest";
+import { Counter, State } from "tickretry";
 import { startSimulation, type Simulation } from "../../../../host/tools/src/device/simulation.js";
 import type { DeviceStatus } from "../../../../host/tools/src/device/status.js";
 import { startMosquitto } from "../../../../host/tools/src/mqtt/mosquitto.js";
@@ -59,6 +60,7 @@ it("holds readings while a restarted broker is down and sends them once the sess
   const sim = await simulate({ brokerUrl: broker.url });
   const device = sim.device;
   await waitFor("the session up", () => device.session!.up);
+  const session = device.session!.handle!;
   const started = device.host.requestsStarted;
   const dropped = new Promise<void>((resolve) => {
     const check = setInterval(() => {
@@ -78,6 +80,10 @@ it("holds readings while a restarted broker is down and sends them once the sess
   expect(device.recent.map((e) => [e.attempts, e.detail])).toEqual(Array(4).fill([1, "PUBACK"]));
   const s = (await status(sim)).sessions[0];
   expect(s).toMatchObject({ state: "up", drops: 1, reconnects: 1 });
+  // One session throughout: the module's, dropped once and UP again under the same handle.
+  expect(device.session!.handle).toBe(session);
+  expect(device.api.state(session)).toBe(State.UP);
+  expect([device.api.counter(Counter.DROPS), device.api.counter(Counter.RECONNECTS)]).toEqual([1, 1]);
   expect(s.attempts).toBeGreaterThanOrEqual(2);
 }, 40_000);
 

@@ -1,0 +1,92 @@
+/* boards/esp32/src/mqtt_session.c against the real module (wasm2c) and a fake esp-mqtt
+ * client: each step feeds the events esp-mqtt would raise through the event handler,
+ * applies them as loop() does, reports what finished, and prints one line of what the
+ * module then says. test/boards/mqtt-session.test.ts reads the lines. */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "mqtt_session.h"
+#include "tickretry.h"
+
+/* The fake client: counts the calls the session makes. */
+struct esp_mqtt_client {
+  int starts, reconnects, enqueued;
+};
+static struct esp_mqtt_client fake;
+esp_err_t esp_mqtt_client_start(esp_mqtt_client_handle_t c) { return c->starts++ == 0 ? ESP_OK : ESP_FAIL; }
+esp_err_t esp_mqtt_client_reconnect(esp_mqtt_client_handle_t c) { return c->reconnects++, ESP_OK; }
+int esp_mqtt_client_enqueue(esp_mqtt_client_handle_t c, const char *topic, const char *data, int len, int qos,
+                            int retain, bool store) {
+  (void)topic, (void)data, (void)len, (void)retain, (void)store;
+  return qos == 1 ? 100 + ++c->enqueued : -1;
+}
+
+static uint32_t now;
+static mqtt_session s;
+
+static void finished(void *ctx, const device_result *r) {
+  (void)ctx;
+  tickretry_report(r->handle, r->attempt, r->outcome, r->retry_after, now);
+}
+
+static void event(int32_t id, int msg_id, esp_mqtt_error_codes_t *error) {
+  esp_mqtt_event_t e = {.event_id = (esp_mqtt_event_id_t)id, .client = &fake, .msg_id = msg_id, .error_handle = error};
+  mqtt_session_event(&s, "MQTT_EVENTS", id, &e);
+}
+
+static void apply_at(uint32_t t) {
+  now = t;
+  mqtt_session_apply(&s, now, finished, NULL);
+}
+
+/* Polls at `t`: the session's connect attempt, or an upload's publish. */
+static void poll_at(uint32_t t) {
+  now = t;
+  for (int32_t h = tickretry_poll(now); h >= 0; h = tickretry_poll(now)) {
+    if (h == s.handle) mqtt_session_connect(&s, tickretry_attempt(h), finished, NULL);
+    else mqtt_session_publish(&s, h, tickretry_attempt(h), "tickretry/readings", "{}", finished, NULL);
+  }
+}
+
+int main(void) {
+  if (tickretry_open() != TICKRETRY_RESULT_OK) return 1;
+  tickretry_init(1, 2);
+  tickretry_policy upload = {.max_attempts = 5, .attempt_timeout = 1000, .base_delay = 100, .max_delay = 400,
+                             .flags = TICKRETRY_JITTER_FULL | TICKRETRY_POLICY_FLAG_IDEMPOTENT | TICKRETRY_POLICY_FLAG_KICK,
+                             .spread = 50};
+  tickretry_policy broker = {.attempt_timeout = 1000, .base_delay = 100, .max_delay = 800,
+                             .flags = TICKRETRY_JITTER_FULL | TICKRETRY_POLICY_FLAG_SESSION, .stable_after = 5000};
+  if (tickretry_set_policy(0, &upload) != 0 || tickretry_set_policy(1, &broker) != 0) return 2;
+  mqtt_session_init(&s, &fake, tickretry_begin(1, 0));
+
+  poll_at(0);
+  event(MQTT_EVENT_CONNECTED, 0, NULL);
+  apply_at(10);
+  printf("connected state=%" PRId32 " up=%d starts=%d\n", tickretry_state(s.handle), s.up, fake.starts);
+
+  int32_t first = tickretry_begin(0, 20);
+  poll_at(20);
+  event(MQTT_EVENT_PUBLISHED, 101, NULL);
+  apply_at(30);
+  printf("published end=%" PRId32 "\n", tickretry_end_reason(first));
+
+  int32_t second = tickretry_begin(0, 40);
+  poll_at(40);
+  event(MQTT_EVENT_DISCONNECTED, 0, NULL);
+  apply_at(50);
+  printf("dropped state=%" PRId32 " upload=%" PRId32 " drops=%" PRId32 "\n", tickretry_state(s.handle),
+         tickretry_last_outcome(second), tickretry_counter(TICKRETRY_COUNTER_DROPS));
+
+  int32_t third = tickretry_begin(0, 60);
+  poll_at(60);
+  printf("while down upload=%" PRId32 "\n", tickretry_last_outcome(third));
+
+  poll_at(60 + 1600); /* past the session's longest wait at level 1 */
+  esp_mqtt_error_codes_t refused = {.error_type = MQTT_ERROR_TYPE_CONNECTION_REFUSED,
+                                    .connect_return_code = MQTT_CONNECTION_REFUSE_NOT_AUTHORIZED};
+  event(MQTT_EVENT_ERROR, 0, &refused);
+  apply_at(1700);
+  printf("refused reconnects=%d state=%" PRId32 " end=%" PRId32 " lost=%" PRIu32 "\n", fake.reconnects,
+         tickretry_state(s.handle), tickretry_end_reason(s.handle), s.lost_events);
+  return 0;
+}

@@ -1,7 +1,7 @@
 // The code blocks of the docs a newcomer reads: README.md, docs/*.md and the READMEs under
-// boards/ and host/. A block whose info string is `c` or `ts` (or `typescript`) is a test;
-// `c sketch` or `ts sketch` marks one that is not meant to compile (pseudo-code), and other
-// languages (sh, json, ini) are not checked here.
+// boards/ and host/, and docs/api/ (the examples of the doc comments). A block whose info
+// string is `c` or `ts` is a test; `c sketch` or `ts sketch` marks one that is not meant to
+// compile (pseudo-code), and other languages (sh, json, ini) are not checked here.
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 
@@ -30,17 +30,19 @@ export function docFiles(): string[] {
   return [
     join(ROOT, "README.md"),
     ...md("docs"),
+    ...md("docs/api"),
     join(ROOT, "boards/README.md"),
     ...readmes("boards"),
     ...readmes("host"),
   ];
 }
 
-const LANGS: Record<string, Snippet["lang"]> = { c: "c", ts: "ts", typescript: "ts" };
+// `typescript` is left out: docs/api/ shows declarations (not compilable) in such blocks.
+const LANGS: Record<string, Snippet["lang"]> = { c: "c", ts: "ts" };
 
 /** Every fenced block of `file` in a checked language. */
 export function snippetsOf(file: string): Snippet[] {
-  const lines = readFileSync(file, "utf8").split("\n");
+  const lines = readFileSync(file, "utf8").split(/\r?\n/); // api-documenter writes CRLF
   const found: Snippet[] = [];
   for (let i = 0; i < lines.length; i++) {
     const open = /^```(\S*)\s*(.*)$/.exec(lines[i]);

@@ -9,6 +9,8 @@ import { FaultScript } from "./faults.js";
 import type { TickRetryApi } from "./tickretry.js";
 import { tickAfter, ticksUntil } from "./ticks.js";
 
+/** One line of a run's trace: an attempt started, an answer reported (with report's
+ * result), an operation ended, or a note (a restart's). */
 export type TraceEvent =
   | { t: number; kind: "start"; handle: number; attempt: number; attemptDeadline: number }
   | { t: number; kind: "report"; handle: number; attempt: number; outcome: number; result: number }
@@ -39,29 +41,53 @@ export function formatEvent(e: TraceEvent): string {
 
 /** One operation to run: its policy and the fates its attempts meet. */
 export interface Operation {
+  /** The policy id it begins under (set on the instance before). */
   policy: number;
+  /** What its attempts meet, in order. */
   script: FaultScript;
 }
 
+/** What {@link runOperations} runs, and its hooks. */
 export interface RunOptions {
+  /** Begun at the clock's current tick, in order. */
   operations: Operation[];
-  /** Stop after this many loop steps (a guard against a scheduler that never ends). */
+  /** Stop after this many loop steps (a guard against a scheduler that never ends); default 10,000. */
   maxSteps?: number;
-  /** Called before each step; may stall the clock to simulate a blocked loop. */
+  /** Called before each step (one pass of the loop, counted from 0); may stall the clock to
+   * simulate a blocked loop. Default: none. */
   beforeStep?: (clock: SimClock, step: number) => void;
   /** Called after beforeStep; may save the instance and restore the image into another (a
    * reboot, a deep sleep, a module swap), returning the instance to go on with, whether
-   * the answers in flight were lost with it, and a line for the trace. */
+   * the answers in flight were lost with it, and a line for the trace. Default: none. */
   restart?: (api: TickRetryApi, clock: SimClock, step: number) => Restart | undefined;
 }
 
+/** What a restart hook returns: the instance to go on with. */
 export interface Restart {
+  /** The instance the image was restored into. */
   api: TickRetryApi;
+  /** Whether the answers in flight were lost (a reboot) or are still coming (a module swap). */
   attemptsLost: boolean;
+  /** The trace's line for it. */
   note: string;
 }
 
-/** Begins the operations at clock.now, in order, and runs until all have ended. */
+/**
+ * Begins the operations at clock.now, in order, and runs until all have ended, as a main
+ * loop would, jumping the clock to the next thing that can happen; returns the trace.
+ * @example
+ * ```ts
+ * import { FaultScript, SimClock, configure, create, formatEvent, runOperations } from "tickretry";
+ *
+ * const api = create(3n);
+ * configure(api, "upload", 0, { maxAttempts: 3, attemptTimeout: 500, baseDelay: 100,
+ *   maxDelay: 400, throttleBaseDelay: 0, deadline: 0, jitter: "NONE", idempotent: true });
+ * const trace = runOperations(api, new SimClock(0), {
+ *   operations: [{ policy: 0, script: new FaultScript(["TRANSIENT@50", "SUCCESS@20"]) }],
+ * });
+ * console.log(trace.map(formatEvent).join("\n")); // ... end h=... SUCCEEDED after 2
+ * ```
+ */
 export function runOperations(api: TickRetryApi, clock: SimClock, options: RunOptions): TraceEvent[] {
   const trace: TraceEvent[] = [];
   const handles = options.operations.map((op) => api.begin(op.policy, clock.now));

@@ -4,32 +4,50 @@ import { BudgetFlag, Jitter, PolicyFlag } from "./generated/abi.js";
 import { errorName } from "./names.js";
 import type { TickRetryApi } from "./tickretry.js";
 
+/** A jitter mode by name: "FULL", "NONE", "EQUAL" or "DECORRELATED" (docs/ABI.md, Backoff and jitter). */
 export type JitterName = keyof typeof Jitter;
 
-/** setPolicy's fields, by name; spans in ticks. */
+/** setPolicy's fields, by name; spans in ticks. None has a default: the module refuses a
+ * field out of range with BAD_FIELD (docs/ABI.md, Policies). */
 export interface PolicyFields {
+  /** Attempts in all, the first one included: 1 to Limit.MAX_ATTEMPTS (255). */
   maxAttempts: number;
+  /** An attempt not reported by then fails TIMEOUT: 1 to Limit.MAX_SPAN. */
   attemptTimeout: number;
+  /** The ceiling of the first retry's wait; each later ceiling doubles, up to maxDelay. */
   baseDelay: number;
+  /** The cap of every wait: at least baseDelay, at most Limit.MAX_SPAN. */
   maxDelay: number;
+  /** The base after a THROTTLED answer; 0 waits for the Retry-After alone. */
   throttleBaseDelay: number;
   /** Overall deadline; 0 means none. */
   deadline: number;
   /** By name ("FULL") or by value (Jitter.FULL). */
   jitter: JitterName | Jitter;
+  /** Whether an AMBIGUOUS answer may be retried (with the same operation id as the key). */
   idempotent: boolean;
 }
 
-/** setBudget's fields, by name, in milli-tokens. */
+/** setBudget's fields, by name, in milli-tokens (docs/ABI.md, Retry budget). No default:
+ * {@link NO_BUDGET} is the budget an instance starts with, {@link AWS_STANDARD_BUDGET} a common one. */
 export interface BudgetFields {
+  /** The bucket's size; 0 turns the budget off. */
   capacity: number;
+  /** The level it starts at (and after setBudget): at most capacity. */
   initial: number;
+  /** Taken by each retry after a failure. */
   retryCost: number;
+  /** Taken by each retry after a timeout. */
   timeoutRetryCost: number;
+  /** A retry is denied (BUDGET) unless the level after its cost stays at or above this. */
   threshold: number;
+  /** Taken by every failed attempt, retried or not. */
   failureCost: number;
+  /** Given back by every first attempt (gRPC-style ratios). */
   firstAttemptDeposit: number;
+  /** Given back by every success. */
   successDeposit: number;
+  /** Whether a success also gives back what its own retries took. */
   refundOnSuccess: boolean;
 }
 
@@ -59,18 +77,20 @@ export const NO_BUDGET: BudgetFields = {
   refundOnSuccess: false,
 };
 
-type Seven = [number, number, number, number, number, number, number];
-type Nine = [number, number, number, number, number, number, number, number, number];
+/** setPolicy's seven arguments after the id, in ABI order. */
+export type PolicyArgs = [number, number, number, number, number, number, number];
+/** setBudget's nine arguments, in ABI order. */
+export type BudgetArgs = [number, number, number, number, number, number, number, number, number];
 
 /** setPolicy's arguments after the id: `api.setPolicy(id, ...policyArgs(p))`. */
-export function policyArgs(p: PolicyFields): Seven {
+export function policyArgs(p: PolicyFields): PolicyArgs {
   const jitter = typeof p.jitter === "number" ? p.jitter : Jitter[p.jitter];
   const flags = jitter | (p.idempotent ? PolicyFlag.IDEMPOTENT : 0);
   return [p.maxAttempts, p.attemptTimeout, p.baseDelay, p.maxDelay, p.throttleBaseDelay, p.deadline, flags];
 }
 
 /** setBudget's arguments: `api.setBudget(...budgetArgs(b))`. */
-export function budgetArgs(b: BudgetFields): Nine {
+export function budgetArgs(b: BudgetFields): BudgetArgs {
   const flags = b.refundOnSuccess ? BudgetFlag.REFUND_ON_SUCCESS : 0;
   return [
     b.capacity,
@@ -88,7 +108,7 @@ export function budgetArgs(b: BudgetFields): Nine {
 /**
  * Sets policy `id` and, when given, the budget, on an initialised instance; a refusal
  * throws, naming `what` and the module's error (configurations are code, not user input,
- * or were checked before).
+ * or were checked before). `budget` defaults to none: the instance's budget is left as it is.
  */
 export function configure(
   api: TickRetryApi,

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "tickretry_ticks.h"
+
 static void emit(const device_loop *loop, const device_event *event) {
   if (loop->hal->on_event) loop->hal->on_event(loop->hal->ctx, event);
 }
@@ -22,13 +24,35 @@ void device_loop_resume(device_loop *loop, const device_hal *hal, const device_s
                         int attempts_lost) {
   device_loop_init(loop, hal);
   loop->slots = *slots;
-  if (attempts_lost) memset(loop->slots.outstanding, 0, sizeof loop->slots.outstanding);
+  if (attempts_lost) {
+    /* The restore ended those attempts as AMBIGUOUS: no answer and no timeout will come. */
+    memset(loop->slots.outstanding, 0, sizeof loop->slots.outstanding);
+    memset(loop->slots.timing_handle, 0, sizeof loop->slots.timing_handle);
+  }
 }
 
 int32_t device_loop_begin(device_loop *loop, uint32_t policy) {
   int32_t handle = tickretry_begin(policy, loop->hal->ticks(loop->hal->ctx));
   if (handle >= 0) loop->slots.live++;
   return handle;
+}
+
+/* Step 1: an attempt whose deadline has passed unanswered was timed out by the module,
+ * unless its operation went another way meanwhile (its last outcome says which). */
+static void note_timeouts(device_loop *loop, uint32_t now) {
+  int applied = 0;
+  for (int s = 0; s < TICKRETRY_LIMIT_OPERATIONS; s++) {
+    int32_t h = loop->slots.timing_handle[s];
+    if (!h || !tickretry_tick_reached(now, loop->slots.timing_deadline[s])) continue;
+    if (!applied) { /* apply what is due by now, as the report or poll after it would */
+      tickretry_next_due(now);
+      applied = 1;
+    }
+    loop->slots.timing_handle[s] = 0;
+    if (tickretry_last_outcome(h) != TICKRETRY_OUTCOME_TIMEOUT) continue;
+    emit(loop, &(device_event){.kind = DEVICE_EVENT_TIMEOUT, .t = now, .handle = h,
+                               .attempt = loop->slots.timing_attempt[s]});
+  }
 }
 
 /* Step 2: every attempt finished by now, earliest first. A result for an operation that
@@ -39,6 +63,7 @@ static void report_finished(device_loop *loop, uint32_t now) {
     int32_t s = slot_of(r.handle);
     if (s >= 0 && loop->slots.outstanding[s] > 0) loop->slots.outstanding[s]--;
     int32_t result = tickretry_report(r.handle, r.attempt, r.outcome, r.retry_after, now);
+    if (s >= 0 && result == TICKRETRY_RESULT_OK) loop->slots.timing_handle[s] = 0;
     emit(loop, &(device_event){.kind = DEVICE_EVENT_REPORT, .t = now, .handle = r.handle,
                                .attempt = r.attempt, .outcome = r.outcome, .result = result});
   }
@@ -57,7 +82,12 @@ static void start_due(device_loop *loop, uint32_t now) {
     int32_t attempt = tickretry_attempt(h);
     int32_t id = tickretry_operation_id(h);
     int32_t s = slot_of(h);
-    if (s >= 0) loop->slots.outstanding[s]++;
+    if (s >= 0) {
+      loop->slots.outstanding[s]++;
+      loop->slots.timing_handle[s] = h;
+      loop->slots.timing_attempt[s] = attempt;
+      loop->slots.timing_deadline[s] = tickretry_attempt_deadline(h);
+    }
     emit(loop, &(device_event){.kind = DEVICE_EVENT_START, .t = now, .handle = h,
                                .attempt = attempt, .operation_id = id});
     loop->hal->start_attempt(loop->hal->ctx, h, attempt, id);
@@ -90,6 +120,7 @@ static void release_ended(device_loop *loop) {
 uint32_t device_loop_pass(device_loop *loop) {
   const device_hal *hal = loop->hal;
   uint32_t now = hal->ticks(hal->ctx);
+  if (loop->fault == 0) note_timeouts(loop, now);
   if (loop->fault == 0) report_finished(loop, now);
   if (loop->fault == 0) start_due(loop, now);
   if (loop->fault == 0) take_ended(loop, now);

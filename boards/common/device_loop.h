@@ -3,7 +3,8 @@
  * finished attempts, serve the setup page) and calls device_loop_pass on every pass of
  * its loop. One pass has the shape of a step of host/library/src/driver.ts's runOperations, so the
  * differential tests drive this very code against the Node driver:
- *   1. read now once;
+ *   1. read now once, and note each attempt whose deadline has passed unanswered, which
+ *      the module timed out (an event, no call but next_due's, and only when one has);
  *   2. report every attempt that has finished by now, in the order they finished;
  *   3. poll until NONE, starting one attempt per handle returned;
  *   4. take every ended operation from ended() until NONE (lowest slot first);
@@ -39,6 +40,7 @@ typedef struct device_result {
 typedef enum device_event_kind {
   DEVICE_EVENT_START,  /* an attempt was started: handle, attempt, operation_id */
   DEVICE_EVENT_REPORT, /* a finished attempt was reported: handle, attempt, outcome, result */
+  DEVICE_EVENT_TIMEOUT, /* the module timed an attempt out: handle, attempt */
   DEVICE_EVENT_END     /* an operation ended: handle, reason, attempt (attempts made) */
 } device_event_kind;
 
@@ -75,6 +77,10 @@ typedef struct device_slots {
   int32_t ended[TICKRETRY_LIMIT_OPERATIONS];       /* handle ended() gave, until released; 0: none */
   uint16_t outstanding[TICKRETRY_LIMIT_OPERATIONS]; /* attempts started and not yet collected */
   uint32_t live;                                    /* operations begun and not yet ended */
+  /* The attempt the module has out per slot, until answered in time or timed out. */
+  int32_t timing_handle[TICKRETRY_LIMIT_OPERATIONS]; /* 0: none */
+  int32_t timing_attempt[TICKRETRY_LIMIT_OPERATIONS];
+  uint32_t timing_deadline[TICKRETRY_LIMIT_OPERATIONS];
 } device_slots;
 
 typedef struct device_loop {

@@ -7,13 +7,15 @@ import { SimClock } from "./clock.js";
 import { nameOf } from "./names.js";
 import { FaultScript } from "./faults.js";
 import type { TickRetryApi } from "./tickretry.js";
-import { tickAfter, ticksUntil } from "./ticks.js";
+import { tickAfter, tickReached, ticksUntil } from "./ticks.js";
 
 /** One line of a run's trace: an attempt started, an answer reported (with report's
- * result), an operation ended, or a note (a restart's). */
+ * result), an attempt the module timed out (no answer by its attempt deadline), an
+ * operation ended, or a note (a restart's). */
 export type TraceEvent =
   | { t: number; kind: "start"; handle: number; attempt: number; attemptDeadline: number }
   | { t: number; kind: "report"; handle: number; attempt: number; outcome: number; result: number }
+  | { t: number; kind: "timeout"; handle: number; attempt: number }
   | { t: number; kind: "end"; handle: number; reason: number; attempts: number }
   | { t: number; kind: "note"; text: string };
 
@@ -32,6 +34,8 @@ export function formatEvent(e: TraceEvent): string {
       return `${e.t} start h=${e.handle} a=${e.attempt}`;
     case "report":
       return `${e.t} report h=${e.handle} a=${e.attempt} ${nameOf(Outcome, e.outcome)} -> ${e.result}`;
+    case "timeout":
+      return `${e.t} timeout h=${e.handle} a=${e.attempt}`;
     case "end":
       return `${e.t} end h=${e.handle} ${nameOf(EndReason, e.reason)} after ${e.attempts}`;
     case "note":
@@ -72,6 +76,92 @@ export interface Restart {
   note: string;
 }
 
+/** What one run keeps between loop steps. */
+interface Run {
+  api: TickRetryApi;
+  trace: TraceEvent[];
+  scriptOf: Map<number, FaultScript>;
+  /** Answers on their way, in no order. */
+  pending: Pending[];
+  /** Per handle, the attempt the module has out and its deadline, until it is answered in
+   * time or the module times it out. */
+  timing: Map<number, { attempt: number; deadline: number }>;
+  ended: Set<number>;
+  /** Ended operations not yet released: released once none of their attempts is pending. */
+  unreleased: Set<number>;
+}
+
+/** Reports the answers that have arrived by now, in arrival order. */
+function reportArrived(run: Run, now: number): void {
+  run.pending.sort((a, b) => ticksUntil(now, a.at) - ticksUntil(now, b.at));
+  while (run.pending.length && ticksUntil(now, run.pending[0].at) <= 0) {
+    const p = run.pending.shift()!;
+    const result = run.api.report(p.handle, p.attempt, p.outcome, p.retryAfter, now);
+    if (result === Result.OK) run.timing.delete(p.handle);
+    const { handle, attempt, outcome } = p;
+    run.trace.push({ t: now, kind: "report", handle, attempt, outcome, result });
+  }
+}
+
+/** A line for each attempt whose deadline has passed unanswered: the module timed it out
+ * (its lastOutcome says TIMEOUT), unless the operation went some other way meanwhile. */
+function noteTimeouts(run: Run, now: number): void {
+  const due = [...run.timing].filter(([, t]) => tickReached(now, t.deadline));
+  if (due.length === 0) return;
+  run.api.nextDue(now); // applies what is due by now, as the report or poll after it would
+  for (const [handle, { attempt }] of due) {
+    run.timing.delete(handle);
+    if (run.api.lastOutcome(handle) !== Outcome.TIMEOUT) continue;
+    run.trace.push({ t: now, kind: "timeout", handle, attempt });
+  }
+}
+
+/** Polls until NONE, starting each attempt on its script's next fate. */
+function startDue(run: Run, now: number): void {
+  for (let h = run.api.poll(now); h >= 0; h = run.api.poll(now)) {
+    const attempt = run.api.attempt(h);
+    const attemptDeadline = run.api.attemptDeadline(h);
+    run.trace.push({ t: now, kind: "start", handle: h, attempt, attemptDeadline });
+    run.timing.set(h, { attempt, deadline: attemptDeadline });
+    const fate = run.scriptOf.get(h)!.next();
+    if ("hang" in fate) continue;
+    run.pending.push({
+      handle: h,
+      attempt,
+      at: tickAfter(now, fate.latency),
+      outcome: Outcome[fate.outcome],
+      retryAfter: fate.retryAfter ?? 0,
+    });
+  }
+}
+
+/** Takes every ended operation from ended(), then releases those none of whose attempts
+ * is pending (the late-answer rule). */
+function takeEnded(run: Run, now: number): void {
+  const { api } = run;
+  for (let h = api.ended(now); h !== Result.NONE; h = api.ended(now)) {
+    if (h < 0) throw new Error(`ended failed: ${h}`);
+    run.ended.add(h);
+    run.unreleased.add(h);
+    run.trace.push({ t: now, kind: "end", handle: h, reason: api.endReason(h), attempts: api.attempt(h) });
+  }
+  for (const h of run.unreleased) {
+    if (run.pending.some((p) => p.handle === h)) continue;
+    const released = api.release(h);
+    if (released !== Result.OK) throw new Error(`release refused: ${released}`);
+    run.unreleased.delete(h);
+  }
+}
+
+/** Ticks until whichever comes first: the module's next due time or the next answer. */
+function nextWait(run: Run, now: number): number {
+  const due = run.api.nextDue(now);
+  let wait = due === 0xffff_ffff ? Infinity : due;
+  for (const p of run.pending) wait = Math.min(wait, Math.max(0, ticksUntil(now, p.at)));
+  if (wait === Infinity) throw new Error("nothing left to wait for, yet operations are live");
+  return wait;
+}
+
 /**
  * Begins the operations at clock.now, in order, and runs until all have ended, as a main
  * loop would, jumping the clock to the next thing that can happen; returns the trace.
@@ -89,72 +179,36 @@ export interface Restart {
  * ```
  */
 export function runOperations(api: TickRetryApi, clock: SimClock, options: RunOptions): TraceEvent[] {
-  const trace: TraceEvent[] = [];
   const handles = options.operations.map((op) => api.begin(op.policy, clock.now));
   if (handles.some((h) => h < 0)) throw new Error(`begin refused: ${handles}`);
-  const scriptOf = new Map(handles.map((h, i) => [h, options.operations[i].script]));
-  const pending: Pending[] = [];
-  const ended = new Set<number>();
-  // Ended operations not yet released: released once none of their attempts is pending.
-  const unreleased = new Set<number>();
+  const run: Run = {
+    api,
+    trace: [],
+    scriptOf: new Map(handles.map((h, i) => [h, options.operations[i].script])),
+    pending: [],
+    timing: new Map(),
+    ended: new Set(),
+    unreleased: new Set(),
+  };
   const maxSteps = options.maxSteps ?? 10_000;
-
-  for (let step = 0; ended.size < handles.length; step++) {
+  for (let step = 0; run.ended.size < handles.length; step++) {
     if (step >= maxSteps) throw new Error(`no end after ${maxSteps} steps`);
     options.beforeStep?.(clock, step);
-    const restart = options.restart?.(api, clock, step);
+    const restart = options.restart?.(run.api, clock, step);
     if (restart) {
-      api = restart.api;
-      if (restart.attemptsLost) pending.length = 0;
-      trace.push({ t: clock.now, kind: "note", text: restart.note });
+      run.api = restart.api;
+      // Lost answers end their attempts as AMBIGUOUS in the restore, not by a timeout.
+      if (restart.attemptsLost) run.pending.length = 0;
+      if (restart.attemptsLost) run.timing.clear();
+      run.trace.push({ t: clock.now, kind: "note", text: restart.note });
     }
     const now = clock.now;
-    // Answers that have arrived by now, in arrival order.
-    pending.sort((a, b) => ticksUntil(now, a.at) - ticksUntil(now, b.at));
-    while (pending.length && ticksUntil(now, pending[0].at) <= 0) {
-      const p = pending.shift()!;
-      const result = api.report(p.handle, p.attempt, p.outcome, p.retryAfter, now);
-      trace.push({
-        t: now,
-        kind: "report",
-        handle: p.handle,
-        attempt: p.attempt,
-        outcome: p.outcome,
-        result,
-      });
-    }
-    for (let h = api.poll(now); h >= 0; h = api.poll(now)) {
-      const attempt = api.attempt(h);
-      trace.push({ t: now, kind: "start", handle: h, attempt, attemptDeadline: api.attemptDeadline(h) });
-      const fate = scriptOf.get(h)!.next();
-      if ("hang" in fate) continue;
-      pending.push({
-        handle: h,
-        attempt,
-        at: tickAfter(now, fate.latency),
-        outcome: Outcome[fate.outcome],
-        retryAfter: fate.retryAfter ?? 0,
-      });
-    }
-    for (let h = api.ended(now); h !== Result.NONE; h = api.ended(now)) {
-      if (h < 0) throw new Error(`ended failed: ${h}`);
-      ended.add(h);
-      unreleased.add(h);
-      trace.push({ t: now, kind: "end", handle: h, reason: api.endReason(h), attempts: api.attempt(h) });
-    }
-    for (const h of unreleased) {
-      if (pending.some((p) => p.handle === h)) continue;
-      const released = api.release(h);
-      if (released !== Result.OK) throw new Error(`release refused: ${released}`);
-      unreleased.delete(h);
-    }
-    if (ended.size === handles.length) break;
-    // Jump to whichever comes first: the module's next due time or the next answer.
-    const due = api.nextDue(now);
-    let wait = due === 0xffff_ffff ? Infinity : due;
-    for (const p of pending) wait = Math.min(wait, Math.max(0, ticksUntil(now, p.at)));
-    if (wait === Infinity) throw new Error("nothing left to wait for, yet operations are live");
-    clock.advance(wait);
+    noteTimeouts(run, now);
+    reportArrived(run, now);
+    startDue(run, now);
+    takeEnded(run, now);
+    if (run.ended.size === handles.length) break;
+    clock.advance(nextWait(run, now));
   }
-  return trace;
+  return run.trace;
 }

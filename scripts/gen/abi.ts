@@ -62,6 +62,9 @@ interface Param {
   type: WasmType;
   in?: string;
   doc?: string;
+  /** The values the module accepts: [min, max], max a number, a limit's name or another
+   * field of the same call (baseDelay at most maxDelay). */
+  range?: [number, number | string];
 }
 interface Export {
   name: string;
@@ -150,6 +153,30 @@ function assemblyView(): string {
   return out;
 }
 
+/** A range's bound as the views show it: a limit's name becomes its value; a field's name stays. */
+function bound(b: number | string, fields: string[]): number | string {
+  if (typeof b === "number" || fields.includes(b)) return b;
+  if (b in groups.limit) return groups.limit[b];
+  throw new Error(`range bound "${b}" is neither a number, a limit nor a field of its call`);
+}
+
+/** FIELD_RANGES: each policy and budget field's accepted range, for checks before the module's. */
+function typescriptRanges(): string {
+  let out = `\n/** The values the module accepts for each field of setPolicy and setBudget, \`[min, max]\`;\n`;
+  out += ` * a max that is a name is that field's value (baseDelay at most maxDelay). The module refuses\n`;
+  out += ` * anything else with BAD_FIELD or SPAN_TOO_LARGE (docs/ABI.md, Policies and Retry budget). */\n`;
+  out += `export const FIELD_RANGES = {\n`;
+  for (const e of exports.filter((x) => x.params.some((p) => p.range))) {
+    const names = e.params.map((p) => p.name);
+    const ranged = e.params.filter((p) => p.range);
+    const items = ranged.map(
+      (p) => `${p.name}: [${p.range![0]}, ${JSON.stringify(bound(p.range![1], names))}]`,
+    );
+    out += `  ${e.name}: { ${items.join(", ")} },\n`;
+  }
+  return out + `} as const;\n`;
+}
+
 /** One constant group as an object with a doc comment per value (its meaning in
  * constants.json), and the union type of its values. */
 function typescriptGroup(g: string): string {
@@ -177,6 +204,7 @@ function typescriptView(): string {
   out += `export const TRANSITIONS = [\n`;
   for (const t of abi.transitions) out += `  [${t.map((s: string) => JSON.stringify(s)).join(", ")}],\n`;
   out += `] as const;\n`;
+  out += typescriptRanges();
   out += `\n/** Every export of host/library/build/tickretry.wasm with its parameter names, in order. */\n`;
   out += `export const EXPORTS = {\n`;
   for (const e of exports) {

@@ -1,6 +1,6 @@
 // setPolicy's and setBudget's fields by name, their arguments in ABI order, and setting
 // them: the one place on the host that knows that order and how the flags are packed.
-import { BudgetFlag, Jitter, PolicyFlag } from "./generated/abi.js";
+import { BudgetFlag, FIELD_RANGES, Jitter, PolicyFlag } from "./generated/abi.js";
 import { errorName } from "./names.js";
 import type { TickRetryApi } from "./tickretry.js";
 
@@ -105,10 +105,49 @@ export function budgetArgs(b: BudgetFields): BudgetArgs {
   ];
 }
 
+/** The first field of `fields` outside its range (FIELD_RANGES, from constants.json), as
+ * "NAME is VALUE; allowed: MIN to MAX", or undefined when every field is in range. */
+function rangeProblem(
+  fields: Record<string, unknown>,
+  ranges: Record<string, readonly [number, number | string]>,
+) {
+  for (const [name, [min, max]] of Object.entries(ranges)) {
+    const value = fields[name];
+    const limit = typeof max === "number" ? max : (fields[max] as number);
+    const allowed = typeof max === "number" ? `${min} to ${max}` : `${min} to ${max} (${limit})`;
+    if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > limit) {
+      return `${name} is ${JSON.stringify(value)}; allowed: ${allowed}`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * What the module would refuse in `p`, named: the field, its value and its allowed range
+ * ("maxAttempts is 0; allowed: 1 to 255"), or undefined when setPolicy will take it.
+ */
+export function policyProblem(p: PolicyFields): string | undefined {
+  const problem = rangeProblem(p as unknown as Record<string, unknown>, FIELD_RANGES.setPolicy);
+  if (problem !== undefined) return problem;
+  if (
+    typeof p.jitter === "number" ? !Object.values(Jitter).includes(p.jitter as Jitter) : !(p.jitter in Jitter)
+  ) {
+    return `jitter is ${JSON.stringify(p.jitter)}; allowed: ${Object.keys(Jitter).join(", ")}`;
+  }
+  return undefined;
+}
+
+/** The same for setBudget's fields ("initial is 9; allowed: 0 to capacity (5)"). */
+export function budgetProblem(b: BudgetFields): string | undefined {
+  return rangeProblem(b as unknown as Record<string, unknown>, FIELD_RANGES.setBudget);
+}
+
 /**
  * Sets policy `id` and, when given, the budget, on an initialised instance; a refusal
  * throws, naming `what` and the module's error (configurations are code, not user input,
- * or were checked before). `budget` defaults to none: the instance's budget is left as it is.
+ * or were checked before). A field out of range is named first, with its value and range
+ * ({@link policyProblem}), before the module is asked. `budget` defaults to none: the
+ * instance's budget is left as it is.
  */
 export function configure(
   api: TickRetryApi,
@@ -117,6 +156,8 @@ export function configure(
   policy: PolicyFields,
   budget?: BudgetFields,
 ): void {
+  const problem = policyProblem(policy) ?? (budget && budgetProblem(budget));
+  if (problem) throw new Error(`${what}: ${problem}`);
   const set = api.setPolicy(id, ...policyArgs(policy));
   if (set < 0) throw new Error(`${what}: setPolicy refused it: ${errorName(set)}`);
   if (budget === undefined) return;

@@ -265,6 +265,14 @@ export const TRANSITIONS = [
   ["DONE", "RELEASE", "FREE"],
 ] as const;
 
+/** The values the module accepts for each field of setPolicy and setBudget, `[min, max]`;
+ * a max that is a name is that field's value (baseDelay at most maxDelay). The module refuses
+ * anything else with BAD_FIELD or SPAN_TOO_LARGE (docs/ABI.md, Policies and Retry budget). */
+export const FIELD_RANGES = {
+  setPolicy: { maxAttempts: [1, 255], attemptTimeout: [1, 2147483647], baseDelay: [0, "maxDelay"], maxDelay: [0, 2147483647], throttleBaseDelay: [0, 2147483647], deadline: [0, 2147483647] },
+  setBudget: { capacity: [0, 2147483647], initial: [0, "capacity"], retryCost: [0, 2147483647], timeoutRetryCost: [0, 2147483647], threshold: [0, "capacity"], failureCost: [0, 2147483647], firstAttemptDeposit: [0, 2147483647], successDeposit: [0, 2147483647] },
+} as const;
+
 /** Every export of host/library/build/tickretry.wasm with its parameter names, in order. */
 export const EXPORTS = {
   init: { params: ["seedLo", "seedHi"], result: "i32" },

@@ -3,7 +3,8 @@
 // goes on with the operations and readings this one left.
 import { parseArgs } from "node:util";
 import { numberOption } from "../number-option.js";
-import { SCENARIOS, SCENARIO_NAMES, isScenarioName } from "../upstream/scenarios.js";
+import { SCENARIOS, SCENARIO_NAMES, isScenarioName, unknownScenario } from "../upstream/scenarios.js";
+import { joinNegativeValues } from "../usage.js";
 import { DEFAULT_PORT } from "./listen.js";
 import type { EndedOperation } from "./loop.js";
 import { endReasonName, outcomeName } from "tickretry";
@@ -60,7 +61,7 @@ export async function runDevice(args: string[]): Promise<number> {
   let values;
   try {
     values = parseArgs({
-      args,
+      args: joinNegativeValues(args),
       strict: true,
       options: {
         port: { type: "string" },
@@ -94,7 +95,7 @@ export async function runDevice(args: string[]): Promise<number> {
   let options;
   try {
     const scenario = values.scenario ?? "flaky";
-    if (!isScenarioName(scenario)) throw new Error(`--scenario: no scenario "${scenario}"`);
+    if (!isScenarioName(scenario)) throw new Error(unknownScenario(scenario));
     const budget = values.budget ?? "aws";
     if (budget !== "aws" && budget !== "off") throw new Error(`--budget wants aws or off, got "${budget}"`);
     const scale = numberOption("scale", values.scale, 0.001, 1000, false) ?? 1;

@@ -47,7 +47,7 @@ import {
   STATE_BYTES,
   copyWords,
 } from "./state";
-import { Clock, isSpan, tickAfter, tickReached, ticksUntil } from "./ticks";
+import { Clock, clock, isSpan, tickAfter, tickReached, ticksUntil } from "./ticks";
 import { position, put, readCleanly, refuse, startReading, startWriting, take, writing } from "./varint";
 
 const AREA: usize = memory.data(IMAGE_AREA_BYTES, 4);
@@ -144,7 +144,7 @@ export function save(now: u32): i32 {
   machine.advance(now);
   origin = now;
   startWriting(AREA + IMAGE_HEADER_BYTES);
-  put(<u32>ticksUntil(now, Clock.now));
+  put(<u32>ticksUntil(now, clock.now));
   walk(STATE);
   const body = <u32>(position() - AREA);
   // The header: format version, ABI version, u16 length, little-endian in one word.
@@ -169,12 +169,12 @@ export function restore(length: u32, now: u32, elapsed: u32, flags: u32): i32 {
   copyWords(SHADOW, SHADOW, 0, STATE_BYTES);
   origin = tickAfter(now, 0 - elapsed); // elapsed ticks before now
   startReading(AREA + IMAGE_HEADER_BYTES, AREA + body);
-  const clock = tickAfter(origin, value(0, LIMIT_BACKSTEP_TOLERANCE));
+  const savedClock = tickAfter(origin, value(0, LIMIT_BACKSTEP_TOLERANCE));
   walk(SHADOW);
-  checkShadow(clock);
+  checkShadow(savedClock);
   if (!readCleanly()) return ERROR_IMAGE_FIELD;
   copyWords(STATE, SHADOW, ANY, STATE_BYTES);
-  Clock.restore(clock);
+  Clock.restore(savedClock);
   machine.restoreMachine();
   if (flags) machine.loseAttempts();
   machine.advance(now);

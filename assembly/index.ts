@@ -14,7 +14,7 @@ import { classifyHttp as classify } from "./classify";
 import { counterValue } from "./counters";
 import * as machine from "./machine";
 import { seedRandom } from "./random";
-import { Operation, STATE, STATE_BYTES, copyWords } from "./state";
+import { BLOCK, BLOCK_BYTES, Operation, STATE, STATE_BYTES, copyWords } from "./state";
 import { Clock } from "./ticks";
 
 /** Wipes all state and seeds the PRNG; call once at start-up with a per-device seed. */
@@ -132,6 +132,16 @@ export function counter(id: u32): i32 {
 export function tokens(): i32 {
   if (!machine.isInitialized()) return ERROR_NOT_INITIALIZED;
   return <i32>budgetTokens();
+}
+
+/** Byte offset of the state block (docs/ABI.md, State block) in linear memory. */
+export function stateAddress(): u32 {
+  return <u32>BLOCK;
+}
+
+/** Length of the state block in bytes. */
+export function stateBytes(): u32 {
+  return <u32>BLOCK_BYTES;
 }
 
 /** The ABI version of this module. */

@@ -68,17 +68,26 @@ import { onFailure, onFirstAttempt, onSuccess, retryCostOf, withdrawRetry } from
 import { count } from "./counters";
 import { isIdempotent, jitterOf, policyAt } from "./policy";
 import { nextRandom } from "./random";
-import { NEXT_ID_AT, OPERATIONS_AT, Operation, Policy, STATE, copyWords } from "./state";
-import { Clock, isSpan, tickAfter, tickReached, ticksUntil } from "./ticks";
+import {
+  BLOCK,
+  NEXT_ID_AT,
+  OPERATIONS_AT,
+  Operation,
+  Policy,
+  SCHEDULE_AT,
+  STATE,
+  ScheduleWords,
+  copyWords,
+} from "./state";
+import { Clock, clock, isSpan, tickAfter, tickReached, ticksUntil } from "./ticks";
 
 const OPERATIONS: usize = STATE + OPERATIONS_AT;
 const SLOT_MASK: i32 = (1 << LIMIT_SLOT_BITS) - 1;
 const GENERATION_MASK: u32 = 0xffff;
-// Schedule.summary's bits.
+// schedule.summary's bits.
 const LIVE: u32 = 1;
 const DUE: u32 = 2;
 
-let initialized: bool = false;
 /** The id the next begin takes (a word of the state: the image holds it). */
 const NEXT_ID: usize = STATE + NEXT_ID_AT;
 
@@ -102,7 +111,7 @@ function move(op: Operation, event: i32): bool {
   const entry = (<u32>(TRANSITION_TABLE >> (<u64>event * 8))) & 0xff;
   if ((entry & 0xf & (1 << op.state)) == 0) return false;
   op.state = entry >> 4;
-  Schedule.stale = true;
+  schedule.scanned = 0;
   touch();
   return true;
 }
@@ -125,41 +134,37 @@ function clearDue(op: Operation): void {
 
 /**
  * What is live, what is due and when the next timer fires: a summary of the table, so
- * that an idle poll costs O(1) whatever the table holds. It is stale after every
+ * that an idle poll costs O(1) whatever the table holds (in the state block, with
+ * `initialized`: true once init or restore has run). It is stale (`scanned` 0) after every
  * transition (move) and after init and restore, which write the whole table; the next
  * advance then scans the table again. Every other write of an operation's flags or timers
  * follows a transition in the same call (begin, poll, a retry) or happens inside the scan,
  * which summarises each slot after applying its timers; HANDED_OUT (ended) is not
- * summarised.
+ * summarised. summary holds LIVE when an operation is live, DUE when one is due;
+ * nextTimer the earliest timer, with none MAX_SPAN after the clock (a scan then finds
+ * nothing).
  */
-class Schedule {
-  static stale: bool = true;
-  /** LIVE when an operation is live, DUE when one is due. */
-  static summary: u32 = 0;
-  /** The earliest timer; with none, MAX_SPAN after the clock (a scan then finds nothing). */
-  static nextTimer: u32 = 0;
+const schedule = changetype<ScheduleWords>(BLOCK + SCHEDULE_AT);
 
-  static noteTimer(t: u32): void {
-    if (ticksUntil(Schedule.nextTimer, t) < 0) Schedule.nextTimer = t;
-  }
+function noteTimer(t: u32): void {
+  if (ticksUntil(schedule.nextTimer, t) < 0) schedule.nextTimer = t;
 }
 
 /** True once init has run. */
 export function isInitialized(): bool {
-  return initialized;
+  return schedule.initialized != 0;
 }
 
 /** After restore put a whole state in place: the module counts as initialised. */
 export function restoreMachine(): void {
-  initialized = true;
-  Schedule.stale = true;
+  schedule.initialized = 1;
+  schedule.scanned = 0;
 }
 
 /** Forgets every operation and reseeds the operation ids (init). */
 export function resetMachine(): void {
   store<u32>(NEXT_ID, nextRandom() & 0x7fffffff);
-  initialized = true;
-  Schedule.stale = true;
+  restoreMachine();
 }
 
 // A failed attempt (reported, or timed out by the module): end the operation, or
@@ -179,7 +184,7 @@ function retryOrEnd(op: Operation, outcome: i32, retryAfter: u32, fault: bool): 
     return END_REASON_AMBIGUOUS;
   }
   if (<u32>op.attempt >= <u32>p.maxAttempts) return END_REASON_EXHAUSTED;
-  const now = Clock.now;
+  const now = clock.now;
   const base = outcome == OUTCOME_THROTTLED ? p.throttleBaseDelay : p.baseDelay;
   const delay = jitteredDelay(jitterOf(p), base, p.maxDelay, op.attempt, op.previousDelay);
   op.previousDelay = delay;
@@ -207,8 +212,12 @@ function retryOrEnd(op: Operation, outcome: i32, retryAfter: u32, fault: bool): 
  * idle poll) this is a clock step and two checks.
  */
 export function advance(now: u32): void {
+  // The schedule is read before the clock is written: a compiler that cannot tell the two
+  // apart (wasm2c) then loads each word once.
+  const scanned = schedule.scanned;
+  const timer = schedule.nextTimer;
   const fault = Clock.advance(now);
-  if (fault || Schedule.stale || tickReached(Clock.now, Schedule.nextTimer)) scan(fault, false);
+  if (fault || !scanned || tickReached(clock.now, timer)) scan(fault, false);
 }
 
 /** Every attempt in flight fails AMBIGUOUS, in slot order, as if reported now (restore). */
@@ -221,8 +230,8 @@ export function loseAttempts(): void {
 // `lost`, every attempt in flight fails AMBIGUOUS instead (restore: no timer has expired).
 function scan(fault: bool, lost: bool): void {
   let live = false;
-  Schedule.summary = 0;
-  Schedule.nextTimer = tickAfter(Clock.now, LIMIT_MAX_SPAN);
+  schedule.summary = 0;
+  schedule.nextTimer = tickAfter(clock.now, LIMIT_MAX_SPAN);
   for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
     const op = slotAt(slot);
     if (op.state == STATE_WAITING) {
@@ -242,21 +251,21 @@ function scan(fault: bool, lost: bool): void {
       }
     }
     if (op.state == STATE_WAITING) {
-      Schedule.summary |= LIVE | ((op.flags & OP_FLAG_DUE) * DUE);
-      if (!(op.flags & OP_FLAG_DUE)) Schedule.noteTimer(op.nextAttemptAt);
-      if (op.flags & OP_FLAG_HAS_DEADLINE) Schedule.noteTimer(op.deadline);
+      schedule.summary |= LIVE | ((op.flags & OP_FLAG_DUE) * DUE);
+      if (!(op.flags & OP_FLAG_DUE)) noteTimer(op.nextAttemptAt);
+      if (op.flags & OP_FLAG_HAS_DEADLINE) noteTimer(op.deadline);
     } else if (op.state == STATE_IN_FLIGHT) {
-      Schedule.summary |= LIVE;
-      Schedule.noteTimer(op.attemptDeadline);
+      schedule.summary |= LIVE;
+      noteTimer(op.attemptDeadline);
     }
   }
   if (fault && live) count(COUNTER_CLOCK_FAULTS);
-  Schedule.stale = false;
+  schedule.scanned = 1;
 }
 
 /** Begins an operation under a policy; its first attempt is due at once. Returns its handle. */
 export function begin(policy: u32, now: u32): i32 {
-  if (!initialized) return ERROR_NOT_INITIALIZED;
+  if (!isInitialized()) return ERROR_NOT_INITIALIZED;
   const p = policyAt(policy);
   if (p == null) return ERROR_BAD_POLICY;
   let slot = 0;
@@ -264,7 +273,7 @@ export function begin(policy: u32, now: u32): i32 {
   if (slot == LIMIT_OPERATIONS) return ERROR_TABLE_FULL;
   advance(now);
   const op = slotAt(slot);
-  const t = Clock.now;
+  const t = clock.now;
   // Every field after the generation starts at 0 (FREE, attempt 0, outcome and end reason
   // NONE, no delay or cost drawn) unless set below (mask 0: STATE is only read).
   copyWords(changetype<usize>(op) + 4, STATE, 0, offsetof<Operation>() - 4);
@@ -284,14 +293,14 @@ export function begin(policy: u32, now: u32): i32 {
 
 /** Applies what is due by now; returns the handle whose attempt starts now, or NONE. */
 export function poll(now: u32): i32 {
-  if (!initialized) return ERROR_NOT_INITIALIZED;
+  if (!isInitialized()) return ERROR_NOT_INITIALIZED;
   advance(now);
-  if (!(Schedule.summary & DUE)) return RESULT_NONE;
+  if (!(schedule.summary & DUE)) return RESULT_NONE;
   let slot = 0;
   while (!(slotAt(slot).flags & OP_FLAG_DUE)) slot++;
   const op = slotAt(slot);
   const p = changetype<Policy>(policyAt(op.policy));
-  const t = Clock.now;
+  const t = clock.now;
   move(op, EVENT_START);
   clearDue(op);
   op.attempt++;
@@ -306,7 +315,7 @@ export function poll(now: u32): i32 {
 
 /** Reports how attempt number `attempt` of an operation ended. */
 export function report(handle: i32, attempt: u32, outcome: u32, retryAfter: u32, now: u32): i32 {
-  if (!initialized) return ERROR_NOT_INITIALIZED;
+  if (!isInitialized()) return ERROR_NOT_INITIALIZED;
   const found = find(handle);
   if (found == null) return ERROR_BAD_HANDLE;
   if (outcome - OUTCOME_SUCCESS > <u32>(OUTCOME_PERMANENT - OUTCOME_SUCCESS)) return ERROR_BAD_OUTCOME;
@@ -329,7 +338,7 @@ export function report(handle: i32, attempt: u32, outcome: u32, retryAfter: u32,
 
 /** Ends a live operation CANCELLED. */
 export function cancel(handle: i32, now: u32): i32 {
-  if (!initialized) return ERROR_NOT_INITIALIZED;
+  if (!isInitialized()) return ERROR_NOT_INITIALIZED;
   const op = find(handle);
   if (op == null) return ERROR_BAD_HANDLE;
   advance(now);
@@ -339,7 +348,7 @@ export function cancel(handle: i32, now: u32): i32 {
 
 /** Frees the slot of an ended operation; its handle becomes invalid. */
 export function release(handle: i32): i32 {
-  if (!initialized) return ERROR_NOT_INITIALIZED;
+  if (!isInitialized()) return ERROR_NOT_INITIALIZED;
   const op = find(handle);
   if (op == null) return ERROR_BAD_HANDLE;
   return move(op, EVENT_RELEASE) ? RESULT_OK : ERROR_STILL_LIVE;
@@ -347,7 +356,7 @@ export function release(handle: i32): i32 {
 
 /** Applies what is due by now; returns one ended operation not handed out before, or NONE. */
 export function ended(now: u32): i32 {
-  if (!initialized) return ERROR_NOT_INITIALIZED;
+  if (!isInitialized()) return ERROR_NOT_INITIALIZED;
   advance(now);
   for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
     const op = slotAt(slot);
@@ -362,10 +371,10 @@ export function ended(now: u32): i32 {
 
 /** Ticks until poll has work (0: now), or IDLE when nothing is live. */
 export function nextDue(now: u32): u32 {
-  if (!initialized) return NEXT_DUE_IDLE;
+  if (!isInitialized()) return NEXT_DUE_IDLE;
   advance(now);
-  if (Schedule.summary & DUE) return 0;
-  if (!Schedule.summary) return NEXT_DUE_IDLE;
+  if (schedule.summary & DUE) return 0;
+  if (!schedule.summary) return NEXT_DUE_IDLE;
   // After the advance every timer lies ahead of the clock.
-  return <u32>ticksUntil(Clock.now, Schedule.nextTimer);
+  return <u32>ticksUntil(clock.now, schedule.nextTimer);
 }

@@ -1,9 +1,11 @@
-// Where the module's durable state lives: one block of static memory of u32 words, laid
-// out in the order of the image (docs/ABI.md, Image format), field for field, so that
-// save and restore walk it word by word (image.ts). restore builds a whole new state in a second block of the
-// same layout (the shadow), checks it there, and only then copies it over, so a refused
-// image changes nothing. The clock, the next operation id and the schedule summary are
-// globals beside it.
+// Where a device's state lives: one block of static memory of u32 words (docs/ABI.md, State
+// block), so that a host can hold many devices' states and run each in one instance by
+// copying its block in and out. The block opens with the words no image holds (the
+// clock, the schedule summary, changes()), then the durable state, laid out in the order
+// of the image (docs/ABI.md, Image format), field for field, so that save and restore walk
+// it word by word (image.ts). restore builds a whole new durable state in a second area of
+// the same layout (the shadow), checks it there, and only then copies it over, so a
+// refused image changes nothing. All zeros is a fresh instance's state.
 import { COUNTER_COUNT, LIMIT_OPERATIONS, LIMIT_POLICIES } from "./generated/constants";
 
 /** One slot of the operation table (machine.ts), in the image's order. */
@@ -60,7 +62,36 @@ export class Random {
   s3: u32;
 }
 
-// The first four parts are u32 words: the next operation id, PRNG, budget, counters.
+/** The clock (ticks.ts): the latest tick accepted, and whether one was. */
+@unmanaged
+export class ClockWords {
+  now: u32;
+  started: u32;
+}
+
+/** Whether init or restore has run, and the table's summary (machine.ts, Schedule). */
+@unmanaged
+export class ScheduleWords {
+  initialized: u32;
+  scanned: u32;
+  summary: u32;
+  nextTimer: u32;
+}
+
+/** What changes() folds (changes.ts). */
+@unmanaged
+export class ChangesWords {
+  touched: u32;
+  moves: u32;
+}
+
+// The block: the words no image holds, then the durable state.
+export const CLOCK_AT: usize = 0;
+export const SCHEDULE_AT: usize = CLOCK_AT + offsetof<ClockWords>();
+export const CHANGES_AT: usize = SCHEDULE_AT + offsetof<ScheduleWords>();
+const DURABLE_AT: usize = CHANGES_AT + offsetof<ChangesWords>();
+
+// The durable state's first four parts are u32 words: the next operation id, PRNG, budget, counters.
 export const NEXT_ID_AT: usize = 0;
 export const RANDOM_AT: usize = NEXT_ID_AT + 4;
 export const BUDGET_AT: usize = RANDOM_AT + offsetof<Random>();
@@ -78,7 +109,11 @@ export function copyWords(to: usize, from: usize, mask: u32, bytes: usize): void
   for (let i: usize = 0; i < bytes; i += 4) store<u32>(to + i, load<u32>(from + i) & mask);
 }
 
-/** The live state. */
-export const STATE: usize = memory.data(<i32>STATE_BYTES, 4);
+/** The length of the block in bytes. */
+export const BLOCK_BYTES: usize = DURABLE_AT + STATE_BYTES;
+/** The whole block: one device. */
+export const BLOCK: usize = memory.data(<i32>BLOCK_BYTES, 4);
+/** The live durable state. */
+export const STATE: usize = BLOCK + DURABLE_AT;
 /** Where restore builds and checks the state an image describes. */
 export const SHADOW: usize = memory.data(<i32>STATE_BYTES, 4);

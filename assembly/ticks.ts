@@ -8,6 +8,7 @@
 // functions are @inline: they sit on the idle poll path. (Prettier cannot parse a
 // decorator on a function, so .prettierignore names this file.)
 import { LIMIT_BACKSTEP_TOLERANCE, LIMIT_MAX_SPAN } from "./generated/constants";
+import { BLOCK, CLOCK_AT, ClockWords } from "./state";
 
 /** Signed ticks from `from` to `to`: positive when `to` is later, 0 or below once reached. */
 @inline export function ticksUntil(from: u32, to: u32): i32 {
@@ -29,20 +30,20 @@ import { LIMIT_BACKSTEP_TOLERANCE, LIMIT_MAX_SPAN } from "./generated/constants"
   return span <= <u32>LIMIT_MAX_SPAN;
 }
 
-/** The module's clock: the latest tick it has accepted. */
-export class Clock {
-  static now: u32 = 0;
-  static started: bool = false;
+/** The module's clock (in the state block): clock.now is the latest tick it has accepted. */
+export const clock = changetype<ClockWords>(BLOCK + CLOCK_AT);
 
+/** What moves the clock. */
+export class Clock {
   /** Forgets the clock; the next call's now is taken as is (every call advances before reading it). */
   static reset(): void {
-    Clock.started = false;
+    clock.started = 0;
   }
 
   /** Sets the clock to `now`, already started (restore). */
   static restore(now: u32): void {
-    Clock.now = now;
-    Clock.started = true;
+    clock.now = now;
+    clock.started = 1;
   }
 
   /**
@@ -53,19 +54,19 @@ export class Clock {
    * holds: the caller treats it as a clock fault when operations are live.
    */
   @inline static advance(now: u32): bool {
-    if (!Clock.started) {
-      Clock.started = true;
-      Clock.now = now;
+    if (!clock.started) {
+      clock.started = 1;
+      clock.now = now;
       return false;
     }
-    const step = ticksUntil(Clock.now, now);
+    const step = ticksUntil(clock.now, now);
     if (step >= -LIMIT_BACKSTEP_TOLERANCE && step < 0) return false;
-    Clock.now = now;
+    clock.now = now;
     return step < 0;
   }
 
   /** True when timer t has passed: reached by now, or swept away by a clock fault. */
   static hasExpired(t: u32, fault: bool): bool {
-    return fault || tickReached(Clock.now, t);
+    return fault || tickReached(clock.now, t);
   }
 }

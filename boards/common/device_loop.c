@@ -1,9 +1,17 @@
-/* The main-loop logic; device_loop.h explains the pass. */
+/* The main-loop logic; device_loop.h explains the pass, and host/library/src/loop.ts is
+ * its TypeScript twin, step for step. */
 #include "device_loop.h"
 
 #include <string.h>
 
 #include "tickretry_ticks.h"
+
+/* An attempt poll handed out in this pass, started once the state is persisted. */
+typedef struct polled {
+  int32_t handle;
+  int32_t attempt;
+  int32_t operation_id;
+} polled;
 
 static void emit(const device_loop *loop, const device_event *event) {
   if (loop->hal->on_event) loop->hal->on_event(loop->hal->ctx, event);
@@ -24,17 +32,18 @@ void device_loop_resume(device_loop *loop, const device_hal *hal, const device_s
                         int attempts_lost) {
   device_loop_init(loop, hal);
   loop->slots = *slots;
-  if (attempts_lost) {
-    /* The restore ended those attempts as AMBIGUOUS: no answer and no timeout will come. */
-    memset(loop->slots.outstanding, 0, sizeof loop->slots.outstanding);
-    memset(loop->slots.timing_handle, 0, sizeof loop->slots.timing_handle);
-  }
+  if (attempts_lost) memset(loop->slots.outstanding, 0, sizeof loop->slots.outstanding);
 }
 
-int32_t device_loop_begin(device_loop *loop, uint32_t policy) {
-  int32_t handle = tickretry_begin(policy, loop->hal->ticks(loop->hal->ctx));
+int32_t device_loop_begin(device_loop *loop, uint32_t policy, uint32_t now) {
+  int32_t handle = tickretry_begin(policy, now);
   if (handle >= 0) loop->slots.live++;
   return handle;
+}
+
+void device_loop_abandon(device_loop *loop, int32_t handle) {
+  int32_t s = slot_of(handle);
+  if (s >= 0 && loop->slots.outstanding[s] > 0) loop->slots.outstanding[s]--;
 }
 
 /* Step 1: an attempt whose deadline has passed unanswered was timed out by the module,
@@ -42,16 +51,17 @@ int32_t device_loop_begin(device_loop *loop, uint32_t policy) {
 static void note_timeouts(device_loop *loop, uint32_t now) {
   int applied = 0;
   for (int s = 0; s < TICKRETRY_LIMIT_OPERATIONS; s++) {
-    int32_t h = loop->slots.timing_handle[s];
-    if (!h || !tickretry_tick_reached(now, loop->slots.timing_deadline[s])) continue;
+    device_timing *t = &loop->timing[s];
+    if (!t->handle || !tickretry_tick_reached(now, t->deadline)) continue;
     if (!applied) { /* apply what is due by now, as the report or poll after it would */
       tickretry_next_due(now);
       applied = 1;
     }
-    loop->slots.timing_handle[s] = 0;
+    int32_t h = t->handle;
+    t->handle = 0;
     if (tickretry_last_outcome(h) != TICKRETRY_OUTCOME_TIMEOUT) continue;
     emit(loop, &(device_event){.kind = DEVICE_EVENT_TIMEOUT, .t = now, .handle = h,
-                               .attempt = loop->slots.timing_attempt[s]});
+                               .attempt = t->attempt});
   }
 }
 
@@ -60,10 +70,10 @@ static void note_timeouts(device_loop *loop, uint32_t now) {
 static void report_finished(device_loop *loop, uint32_t now) {
   device_result r;
   while (loop->hal->collect(loop->hal->ctx, now, &r)) {
-    int32_t s = slot_of(r.handle);
-    if (s >= 0 && loop->slots.outstanding[s] > 0) loop->slots.outstanding[s]--;
+    device_loop_abandon(loop, r.handle);
     int32_t result = tickretry_report(r.handle, r.attempt, r.outcome, r.retry_after, now);
-    if (s >= 0 && result == TICKRETRY_RESULT_OK) loop->slots.timing_handle[s] = 0;
+    int32_t s = slot_of(r.handle);
+    if (s >= 0 && result == TICKRETRY_RESULT_OK) loop->timing[s].handle = 0;
     emit(loop, &(device_event){.kind = DEVICE_EVENT_REPORT, .t = now, .handle = r.handle,
                                .attempt = r.attempt, .outcome = r.outcome, .result = result});
   }
@@ -76,26 +86,8 @@ static int is_handle(device_loop *loop, int32_t answer) {
   return answer >= 0;
 }
 
-/* Step 3: poll returns handles until NONE. */
-static void start_due(device_loop *loop, uint32_t now) {
-  for (int32_t h = tickretry_poll(now); is_handle(loop, h); h = tickretry_poll(now)) {
-    int32_t attempt = tickretry_attempt(h);
-    int32_t id = tickretry_operation_id(h);
-    int32_t s = slot_of(h);
-    if (s >= 0) {
-      loop->slots.outstanding[s]++;
-      loop->slots.timing_handle[s] = h;
-      loop->slots.timing_attempt[s] = attempt;
-      loop->slots.timing_deadline[s] = tickretry_attempt_deadline(h);
-    }
-    emit(loop, &(device_event){.kind = DEVICE_EVENT_START, .t = now, .handle = h,
-                               .attempt = attempt, .operation_id = id});
-    loop->hal->start_attempt(loop->hal->ctx, h, attempt, id);
-  }
-}
-
-/* Step 4: each operation that ended, once, from ended(). */
-static void take_ended(device_loop *loop, uint32_t now) {
+/* Steps 3 and 6: each operation that ended, once, from ended(); then the late-answer rule. */
+static void retire(device_loop *loop, uint32_t now) {
   for (int32_t h = tickretry_ended(now); is_handle(loop, h); h = tickretry_ended(now)) {
     int32_t s = slot_of(h);
     if (s >= 0) loop->slots.ended[s] = h;
@@ -105,10 +97,6 @@ static void take_ended(device_loop *loop, uint32_t now) {
                                .operation_id = tickretry_operation_id(h),
                                .reason = tickretry_end_reason(h)});
   }
-}
-
-/* Step 5: the late-answer rule. */
-static void release_ended(device_loop *loop) {
   for (int s = 0; s < TICKRETRY_LIMIT_OPERATIONS; s++) {
     int32_t h = loop->slots.ended[s];
     if (h && loop->slots.outstanding[s] == 0 && tickretry_release(h) == TICKRETRY_RESULT_OK) {
@@ -117,14 +105,41 @@ static void release_ended(device_loop *loop) {
   }
 }
 
+/* Step 5: poll until NONE, at most one attempt per slot (one is in flight per operation);
+ * what a full buffer leaves is still due at the next pass. Returns how many. */
+static int poll_due(device_loop *loop, uint32_t now, polled *out) {
+  int n = 0;
+  for (int32_t h; n < TICKRETRY_LIMIT_OPERATIONS && is_handle(loop, h = tickretry_poll(now)); n++) {
+    int32_t s = slot_of(h);
+    int32_t attempt = tickretry_attempt(h);
+    if (s >= 0) {
+      loop->slots.outstanding[s]++;
+      loop->timing[s] = (device_timing){h, attempt, tickretry_attempt_deadline(h)};
+    }
+    out[n] = (polled){h, attempt, tickretry_operation_id(h)};
+  }
+  return n;
+}
+
 uint32_t device_loop_pass(device_loop *loop) {
   const device_hal *hal = loop->hal;
+  polled started[TICKRETRY_LIMIT_OPERATIONS];
+  int n = 0;
   uint32_t now = hal->ticks(hal->ctx);
   if (loop->fault == 0) note_timeouts(loop, now);
   if (loop->fault == 0) report_finished(loop, now);
-  if (loop->fault == 0) start_due(loop, now);
-  if (loop->fault == 0) take_ended(loop, now);
-  if (loop->fault == 0) release_ended(loop);
+  if (loop->fault == 0) retire(loop, now);
+  if (loop->fault == 0 && hal->begin_due) hal->begin_due(hal->ctx, loop, now);
+  if (loop->fault == 0) n = poll_due(loop, now, started);
+  if (loop->fault == 0) retire(loop, now);
+  if (loop->fault == 0) {
+    if (hal->persist) hal->persist(hal->ctx, now);
+    for (int i = 0; i < n; i++) {
+      emit(loop, &(device_event){.kind = DEVICE_EVENT_START, .t = now, .handle = started[i].handle,
+                                 .attempt = started[i].attempt, .operation_id = started[i].operation_id});
+      hal->start_attempt(hal->ctx, started[i].handle, started[i].attempt, started[i].operation_id, now);
+    }
+  }
   if (hal->serve) hal->serve(hal->ctx);
   return loop->fault == 0 ? tickretry_next_due(now) : 0;
 }

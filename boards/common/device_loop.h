@@ -1,17 +1,22 @@
 /* The firmware's main-loop logic over tickretry.h, in plain C and free of any board:
- * the board supplies a small HAL (read the tick counter, start an attempt, hand back
- * finished attempts, serve the setup page) and calls device_loop_pass on every pass of
- * its loop. One pass has the shape of a step of host/library/src/driver.ts's runOperations, so the
- * differential tests drive this very code against the Node driver:
- *   1. read now once, and note each attempt whose deadline has passed unanswered, which
- *      the module timed out (an event, no call but next_due's, and only when one has);
- *   2. report every attempt that has finished by now, in the order they finished;
- *   3. poll until NONE, starting one attempt per handle returned;
- *   4. take every ended operation from ended() until NONE (lowest slot first);
- *   5. release each ended operation none of whose attempts is still out (the
- *      late-answer rule of docs/ABI.md: an answer that comes back before the release
- *      gets STALE_REPORT; none comes after it);
- *   6. serve the page; return how long the board may wait before the next pass.
+ * the board supplies a small HAL (read the tick counter, collect finished attempts, begin
+ * its due work, persist, start an attempt, see events, serve the setup page) and calls
+ * device_loop_pass on every pass of its loop. host/library/src/loop.ts is its TypeScript
+ * twin (the same HAL, the same pass, the same slots), and the differential tests run the
+ * two pass by pass on the same scenarios. One pass (docs/ABI.md, "The main loop"):
+ *   1. read now once; nothing else in the pass reads the tick counter; note each attempt
+ *      whose deadline passed unanswered, which the module timed out (DEVICE_EVENT_TIMEOUT);
+ *   2. report every attempt that finished by now, in the order collect hands them back;
+ *   3. retire: take every ended operation from ended(now) (lowest slot first), then
+ *      release each one none of whose attempts is still out (the late-answer rule of
+ *      docs/ABI.md: an answer that comes back before the release gets STALE_REPORT;
+ *      none comes after it);
+ *   4. begin_due: the board begins what it has due (a slot freed in 3 is free for it);
+ *   5. poll until NONE, counting each attempt out at once;
+ *   6. retire again (polling may end an operation: its last attempt timed out);
+ *   7. persist, then 8. start the attempts polled in 5 (the persist-before-send rule:
+ *      the state that holds an attempt is stored before the attempt leaves);
+ *   9. serve the page; return how long the board may wait before the next pass.
  * Nothing here blocks or sleeps: the HAL starts attempts elsewhere (a task, a
  * non-blocking client) and the module times out an attempt that never comes back.
  * What the loop keeps between passes is plain data (device_slots), so a board that
@@ -40,8 +45,9 @@ typedef struct device_result {
 typedef enum device_event_kind {
   DEVICE_EVENT_START,  /* an attempt was started: handle, attempt, operation_id */
   DEVICE_EVENT_REPORT, /* a finished attempt was reported: handle, attempt, outcome, result */
-  DEVICE_EVENT_TIMEOUT, /* the module timed an attempt out: handle, attempt */
-  DEVICE_EVENT_END     /* an operation ended: handle, reason, attempt (attempts made) */
+  DEVICE_EVENT_TIMEOUT, /* the module timed an attempt out (no answer by its deadline): handle, attempt */
+  DEVICE_EVENT_END     /* an operation ended: handle, reason, attempt (attempts made), operation_id */
+  /* Session events (up, drop) join here as further kinds. */
 } device_event_kind;
 
 /* What happened, for logs and traces; fields a kind does not name are 0. */
@@ -56,20 +62,28 @@ typedef struct device_event {
   int32_t reason;
 } device_event;
 
+struct device_loop;
+
 typedef struct device_hal {
   void *ctx; /* passed to every hook */
   /* The free-running u32 tick counter (millis() on Arduino); it may wrap. */
   uint32_t (*ticks)(void *ctx);
-  /* Starts attempt `attempt` of an operation without waiting for it; operation_id is
-   * the same on every attempt (an idempotency key). Every started attempt must come back
-   * through collect eventually, late or not: the loop keeps the slot until it has. */
-  void (*start_attempt)(void *ctx, int32_t handle, int32_t attempt, int32_t operation_id);
-  /* Takes one attempt that finished by `now`, earliest first: 1, or 0 when none has. */
+  /* Takes one attempt that finished by `now`, earliest first: 1, or 0 when none has.
+   * Every started attempt must come back here (or through device_loop_abandon)
+   * eventually, late or not: the loop keeps the slot until it has. */
   int (*collect)(void *ctx, uint32_t now, device_result *out);
-  /* Serves the setup page (one non-blocking turn); may be NULL. */
-  void (*serve)(void *ctx);
+  /* Begins what the board has due through device_loop_begin at `now`; may be NULL. */
+  void (*begin_due)(void *ctx, struct device_loop *loop, uint32_t now);
+  /* Stores what must survive a reset (the image when tickretry_changes() moved), before
+   * any attempt of the pass leaves; may be NULL. */
+  void (*persist)(void *ctx, uint32_t now);
+  /* Starts attempt `attempt` of an operation without waiting for it; operation_id is
+   * the same on every attempt (an idempotency key). */
+  void (*start_attempt)(void *ctx, int32_t handle, int32_t attempt, int32_t operation_id, uint32_t now);
   /* Sees every event; may be NULL. */
   void (*on_event)(void *ctx, const device_event *event);
+  /* Serves the setup page (one non-blocking turn); may be NULL. */
+  void (*serve)(void *ctx);
 } device_hal;
 
 /* What the loop keeps per slot of the module (tickretry_slot), as plain data. */
@@ -77,23 +91,31 @@ typedef struct device_slots {
   int32_t ended[TICKRETRY_LIMIT_OPERATIONS];       /* handle ended() gave, until released; 0: none */
   uint16_t outstanding[TICKRETRY_LIMIT_OPERATIONS]; /* attempts started and not yet collected */
   uint32_t live;                                    /* operations begun and not yet ended */
-  /* The attempt the module has out per slot, until answered in time or timed out. */
-  int32_t timing_handle[TICKRETRY_LIMIT_OPERATIONS]; /* 0: none */
-  int32_t timing_attempt[TICKRETRY_LIMIT_OPERATIONS];
-  uint32_t timing_deadline[TICKRETRY_LIMIT_OPERATIONS];
 } device_slots;
+
+/* The attempt the module has out in a slot, until answered in time or timed out: for the
+ * TIMEOUT event only, so not stored with the slots (a resume starts it afresh). */
+typedef struct device_timing {
+  int32_t handle; /* 0: none */
+  int32_t attempt;
+  uint32_t deadline;
+} device_timing;
 
 typedef struct device_loop {
   const device_hal *hal;
   device_slots slots;
+  device_timing timing[TICKRETRY_LIMIT_OPERATIONS];
   int32_t fault; /* 0, or what poll or ended answered that was neither a handle nor NONE */
 } device_loop;
 
 void device_loop_init(device_loop *loop, const device_hal *hal);
-/* Begins an operation under `policy` at the current tick: its handle, or an error.
- * Begin after a pass rather than before it: the pass releases what ended, so a slot
+/* Begins an operation under `policy` at `now`: its handle, or an error. Begin from the
+ * HAL's begin_due (or between passes): the pass has then released what ended, so a slot
  * freed in this pass is free for the begin (TABLE_FULL comes no sooner than it must). */
-int32_t device_loop_begin(device_loop *loop, uint32_t policy);
+int32_t device_loop_begin(device_loop *loop, uint32_t policy, uint32_t now);
+/* The board closed an attempt of `handle` without an answer (its operation ended, or
+ * the module timed it out): it is no longer out, and nothing of it will be reported. */
+void device_loop_abandon(device_loop *loop, int32_t handle);
 /* One pass (above). Returns the ticks until the module has work (0: now), or
  * TICKRETRY_NEXT_DUE_IDLE (about 49.7 days) when nothing is live; finished attempts may
  * come sooner, so a board sleeps at most device_loop_sleep(due, its own bound).

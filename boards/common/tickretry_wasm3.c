@@ -145,8 +145,14 @@ int32_t tickretry_wasm3_open(const uint8_t *wasm, uint32_t length, uint32_t now)
              (int)result);
   }
   tickretry_close();
-  if (load("tickretry_open", tickretry_wasm, TICKRETRY_WASM_LEN) == TICKRETRY_RESULT_OK && saved >= 0) {
-    tickretry_restore(carried, (uint32_t)saved, now, 0, 0);
+  int32_t fallback = load("tickretry_open", tickretry_wasm, TICKRETRY_WASM_LEN);
+  if (fallback == TICKRETRY_RESULT_OK && saved >= 0) fallback = tickretry_restore(carried, (uint32_t)saved, now, 0, 0);
+  if (fallback != TICKRETRY_RESULT_OK) {
+    /* The state is lost now, or no module runs at all: said here and in tickretry_error(). */
+    size_t used = strlen(refusal);
+    snprintf(refusal + used, sizeof refusal - used, "; the embedded module could not take the state back (%d)",
+             (int)fallback);
+    tickretry_fail("tickretry_wasm3", __func__, "fallback", "the carried state was lost", NULL);
   }
   return result;
 }

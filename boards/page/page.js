@@ -129,7 +129,13 @@ function cards(s) {
       "state writes",
       `${s.store.writes}`,
       `${s.store.writesPerOperation === null ? "–" : s.store.writesPerOperation.toFixed(2)} per operation, ` +
-        `${s.store.bytes} bytes (image ${s.store.imageBytes}) in ${s.store.where}`,
+        `${s.store.bytes} bytes (image ${s.store.imageBytes}) in ${s.store.where}` +
+        (s.store.writeFailures > 0 ? `; ${s.store.writeFailures} writes FAILED, retrying` : ""),
+    ],
+    [
+      "flash life",
+      s.store.flashLifeYears === null ? "–" : `${s.store.flashLifeYears.toFixed(1)} years`,
+      "of a board's NVS at this rate of state changes (at most one NVS write per 20 min)",
     ],
   ];
   if (s.upstream) {

@@ -1,5 +1,6 @@
 // Embeds what the firmware serves and checks beside the module: the setup page's files
-// (boards/page/manifest.json lists them) gzip-compressed
+// (boards/page/manifest.json lists them) gzip-compressed, its routes and messages
+// (boards/page/routes.json, into generated/page_routes.h by routes.ts)
 // into boards/esp32/src/generated/setup_page.h, the status fields of boards/page/status-fields.json
 // as key macros into boards/esp32/src/generated/status_fields.h, and the build key's public half
 // (boards/keys/build-key.pub) into boards/esp32/src/generated/tickretry_build_key.h. The headers are committed
@@ -9,6 +10,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 import { pageFiles, ROOT } from "./page-files.js";
+import { routesHeader } from "./routes.js";
 import { statusKeys } from "./status-keys.js";
 
 const ABI = JSON.parse(readFileSync(ROOT + "assembly/constants.json", "utf8"));
@@ -16,6 +18,7 @@ const ABI = JSON.parse(readFileSync(ROOT + "assembly/constants.json", "utf8"));
 const PAGE_HEADER = "boards/esp32/src/generated/setup_page.h";
 const STATUS_HEADER = "boards/esp32/src/generated/status_fields.h";
 const KEY_HEADER = "boards/esp32/src/generated/tickretry_build_key.h";
+const ROUTES_HEADER = "boards/esp32/src/generated/page_routes.h";
 
 const bytesOf = (b: Buffer, indent = "  ") => {
   const rows: string[] = [];
@@ -127,6 +130,7 @@ const outputs: [string, string | undefined][] = [
   [PAGE_HEADER, pageCurrent() ? undefined : pageHeader()],
   [STATUS_HEADER, statusHeader()],
   [KEY_HEADER, keyHeader()],
+  [ROUTES_HEADER, routesHeader()],
 ];
 for (const [file, text] of outputs) {
   if (text === undefined) continue;

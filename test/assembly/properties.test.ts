@@ -18,6 +18,7 @@ import { instantiate } from "../../host/library/src/tickretry.js";
 import { tickAfter, ticksUntil } from "../../host/library/src/ticks.js";
 import { hostileCallArb, scenarioArb, startArb } from "./harness/arbitraries.js";
 import { Host, invoke, type ExportName } from "./harness/calls.js";
+import { LAYOUT_RULES } from "./harness/layout.js";
 import { SchedulerModel } from "./model/scheduler.js";
 import { diffSnapshots, snapshot, type Snapshot } from "./harness/snapshot.js";
 import { runs } from "./harness/runs.js";
@@ -360,7 +361,7 @@ describe("no trap", () => {
     tokens: within(0, 0x7fffffff, NI),
     abiVersion: codes(ABI_VERSION),
     save: within(Image.HEADER_BYTES + Image.CRC_BYTES, MAX_IMAGE_BYTES, NI),
-    imageAddress: (r) => r < Limit.MEMORY_LIMIT - Image.AREA_BYTES,
+    ...LAYOUT_RULES,
     restore: codes(
       Result.OK,
       Err.BAD_FIELD,

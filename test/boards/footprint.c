@@ -10,8 +10,8 @@ static uint32_t read_ticks(void *ctx) {
   return ticks;
 }
 
-static void start_attempt(void *ctx, int32_t handle, int32_t attempt, int32_t operation_id) {
-  (void)ctx, (void)handle, (void)attempt, (void)operation_id;
+static void start_attempt(void *ctx, int32_t handle, int32_t attempt, int32_t operation_id, uint32_t now) {
+  (void)ctx, (void)handle, (void)attempt, (void)operation_id, (void)now;
 }
 
 static int collect(void *ctx, uint32_t now, device_result *out) {
@@ -28,7 +28,7 @@ int main(void) {
   tickretry_init(1, 2);
   tickretry_set_policy(0, &policy);
   device_loop_init(&loop, &hal);
-  device_loop_begin(&loop, 0);
+  device_loop_begin(&loop, 0, ticks);
   while (device_loop_live(&loop) > 0) ticks = tickretry_tick_after(ticks, device_loop_pass(&loop));
   return tickretry_error() != 0;
 }

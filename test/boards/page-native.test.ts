@@ -11,8 +11,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseForm } from "../../host/tools/src/device/form-body.js";
+import { GuessLimit } from "../../host/tools/src/device/guess-limit.js";
 import { checkPassword, hashPassword } from "../../host/tools/src/device/security.js";
-import { checkSettings } from "../../host/tools/src/device/settings.js";
+import { checkSettings, OTHER_HOST } from "../../host/tools/src/device/settings.js";
 import { WASM_PATH } from "../../host/library/src/tickretry.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -144,5 +145,43 @@ describe("the settings checks in C agree with the simulator's", () => {
     const c = run("settings", hex(ssid), hex(password), hex(url));
     const cField = c.code === 0 ? "" : c.out.split(":")[0];
     expect(cField).toBe(simulator(ssid, password, url));
+  });
+});
+
+describe("hidden credentials in the upstream URL (issue 20, defect 10), in C and in the simulator", () => {
+  const stored = { ssid: "home", password: "", upstreamUrl: "http://user:secret@127.0.0.1:9/x" };
+  const form = (url: string) => new URLSearchParams({ ssid: "home", password: "", upstreamUrl: url });
+
+  it("go back to the same scheme, host and port only", () => {
+    const cases: [string, string | undefined][] = [
+      ["http://***@127.0.0.1:9/y", "http://user:secret@127.0.0.1:9/y"],
+      ["http://***@127.0.0.1:18999/steal", undefined],
+      ["https://***@127.0.0.1:9/y", undefined],
+      ["http://***@127.0.0.2:9/y", undefined],
+      ["http://127.0.0.1:18999/new", "http://127.0.0.1:18999/new"],
+    ];
+    for (const [given, expected] of cases) {
+      const c = run("credentials", stored.upstreamUrl, given);
+      const ts = checkSettings(form(given), stored);
+      expect([given, c.code === 0 ? c.out : undefined]).toEqual([given, expected]);
+      expect([given, ts.ok ? ts.settings.upstreamUrl : undefined]).toEqual([given, expected]);
+      if (!ts.ok) expect(ts.errors.upstreamUrl).toBe(OTHER_HOST);
+    }
+  });
+});
+
+describe("the brute-force limit (issue 20, defect 9), in C and in the simulator", () => {
+  it("refuses checks for the same time after the same wrong guesses", async () => {
+    const steps = ["C:0", "W:10", "W:20", "W:30", "W:40", "C:50", "W:50", "C:60", "C:60009", "C:60010"];
+    let now = 0;
+    const limit = new GuessLimit(() => now);
+    const waits: number[] = [];
+    for (const step of steps) {
+      now = Number(step.slice(2));
+      if (step[0] === "W") await limit.run(async () => false);
+      else waits.push(limit.waitMs());
+    }
+    expect(waits).toEqual([0, 0, 59950, 1, 0]);
+    expect(run("guesses", ...steps).out).toBe(waits.join(" "));
   });
 });

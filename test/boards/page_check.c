@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device_kept.h"
 #include "device_password.h"
 #include "device_settings.h"
 #include "device_status.h"
@@ -71,8 +72,10 @@ static int status(void) {
   s.device_password_set = 1;
   s.store_where = "NVS";
   s.store_writes = 9;
+  s.store_write_failures = 2;
   s.store_operations_ended = 3;
   s.store_writes_per_operation = (status_number){1, 3.0};
+  s.store_flash_life_years = (status_number){1, 13.8};
   s.power_kind = "deep sleep";
   s.power_count = 2;
   s.module_upload = 1;
@@ -123,6 +126,27 @@ int main(int argc, char **argv) {
     return ok ? 0 : 1;
   }
   if (argc == 2 && strcmp(argv[1], "status") == 0) return status();
+  if (argc == 3 && strcmp(argv[1], "crc32") == 0) {
+    printf("%08lx\n", (unsigned long)device_crc32(argv[2], strlen(argv[2])));
+    return 0;
+  }
+  if (argc >= 2 && strcmp(argv[1], "guesses") == 0) {
+    /* guesses W:t ... C:t: a wrong guess at t, or the wait a check meets at t */
+    device_guess_limit limit = {{0}, 0};
+    for (int i = 2; i < argc; i++) {
+      uint32_t t = (uint32_t)strtoul(argv[i] + 2, NULL, 10);
+      if (argv[i][0] == 'W') device_guess_wrong(&limit, t);
+      else printf("%s%lu", i > 2 ? " " : "", (unsigned long)device_guess_wait_ms(&limit, t));
+    }
+    printf("\n");
+    return 0;
+  }
+  if (argc == 4 && strcmp(argv[1], "credentials") == 0) {
+    char out[160];
+    device_credentials r = device_settings_credentials(argv[2], argv[3], out, sizeof out);
+    printf("%s\n", r == DEVICE_CREDENTIALS_OK ? out : r == DEVICE_CREDENTIALS_OTHER_HOST ? "other host" : "too long");
+    return r == DEVICE_CREDENTIALS_OK ? 0 : 1;
+  }
   fprintf(stderr, "usage: page_check verify|hash|check|status ...\n");
   return 2;
 }

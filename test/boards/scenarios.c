@@ -1,8 +1,9 @@
 /* The differential test program: runs every scenario of test/boards/scenarios.json
  * through the device loop (boards/common/device_loop.c) over tickretry.h, with a
- * simulated HAL in virtual time, and prints the trace test/fixtures/scenarios.ts prints under V8.
- * It is the C twin of host/library/src/driver.ts's runOperations: the same clock jumps, the same
- * arrival order, the same step bound. Built with gcc for the host and with picolibc for
+ * simulated HAL in virtual time, and prints the trace test/fixtures/scenarios.ts prints under
+ * V8 with the TypeScript loop (host/library/src/loop.ts): every event and every pass's
+ * answer. Its HAL is the C twin of host/library/src/driver.ts's: the same clock jumps, the
+ * same arrival order, the same step bound. Built with gcc for the host and with picolibc for
  * RV32IMC under QEMU (test/boards/Makefile); exits 1 on any failure.
  */
 #include <inttypes.h>
@@ -37,7 +38,7 @@ typedef struct sim {
 
 static uint32_t sim_ticks(void *ctx) { return ((sim *)ctx)->now; }
 
-static void sim_start(void *ctx, int32_t handle, int32_t attempt, int32_t operation_id) {
+static void sim_start(void *ctx, int32_t handle, int32_t attempt, int32_t operation_id, uint32_t now) {
   sim *w = ctx;
   (void)operation_id;
   for (uint32_t i = 0; i < w->s->script_count; i++) {
@@ -56,7 +57,7 @@ static void sim_start(void *ctx, int32_t handle, int32_t attempt, int32_t operat
                    .attempt = attempt,
                    .outcome = fate->outcome,
                    .retry_after = fate->retry_after},
-        .at = tickretry_tick_after(w->now, fate->latency),
+        .at = tickretry_tick_after(now, fate->latency),
         .seq = w->seq++,
     };
     return;
@@ -147,7 +148,7 @@ static int run(const scenario *s) {
   int32_t ids[TICKRETRY_LIMIT_OPERATIONS];
   int refused = 0;
   for (uint32_t i = 0; i < s->script_count; i++) {
-    w.handles[i] = device_loop_begin(&loop, 0);
+    w.handles[i] = device_loop_begin(&loop, 0, w.now);
     refused |= w.handles[i] < 0;
     ids[i] = tickretry_operation_id(w.handles[i]);
   }
@@ -167,6 +168,7 @@ static int run(const scenario *s) {
     }
     uint32_t due = device_loop_pass(&loop);
     if (device_loop_fault(&loop) || tickretry_error()) return failed(s->name, "engine failed");
+    printf("%" PRIu32 " pass -> %" PRIu32 "\n", w.now, due); /* the two loops, pass by pass */
     if (w.overflow) return failed(s->name, "too many answers in flight");
     if (device_loop_live(&loop) == 0) break;
     /* Jump to whichever comes first: the module's next due time or the next answer. */

@@ -13,8 +13,8 @@ static uint32_t no_ticks(void *ctx) {
   return 0;
 }
 
-static void no_start(void *ctx, int32_t handle, int32_t attempt, int32_t operation_id) {
-  (void)ctx, (void)handle, (void)attempt, (void)operation_id;
+static void no_start(void *ctx, int32_t handle, int32_t attempt, int32_t operation_id, uint32_t now) {
+  (void)ctx, (void)handle, (void)attempt, (void)operation_id, (void)now;
 }
 
 static int no_answers(void *ctx, uint32_t now, device_result *out) {

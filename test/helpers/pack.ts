@@ -48,3 +48,22 @@ export function pack(work: string, source: string, workspace: string): Packed {
     .sort();
   return { tarball, files };
 }
+
+/** A copy of examples/NAME in work/example, with each tarball placed under its file name and
+ * installed there by a plain `npm install` (the example's other dependencies from the registry). */
+export function installExample(work: string, name: string, tarballs: Record<string, string>): string {
+  const example = join(work, "example");
+  cpSync(join(ROOT, "examples", name), example, {
+    recursive: true,
+    filter: (src) => !/[/\\](node_modules|[^/\\]+\.tgz)$/.test(src),
+  });
+  for (const [file, tarball] of Object.entries(tarballs)) cpSync(tarball, join(example, file));
+  run(NPM, ["install", "--no-audit", "--no-fund", "--prefer-offline"], example, NO_COLOR);
+  return example;
+}
+
+/** The packed files that match none of the allowed paths, and the needed ones that are missing. */
+export function unexpected(packed: Packed, allowed: RegExp[], needed: string[]): string[] {
+  const extra = packed.files.filter((p) => !allowed.some((re) => re.test(p)));
+  return [...extra, ...needed.filter((n) => !packed.files.includes(n)).map((n) => `missing: ${n}`)];
+}

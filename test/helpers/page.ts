@@ -38,6 +38,7 @@ export function raw(
   target: string,
   headers: [string, string][],
   method = "GET",
+  body?: string,
 ): Promise<{ status: number; body: string }> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
@@ -48,6 +49,6 @@ export function raw(
     });
     for (const [k, v] of headers) req.appendHeader(k, v);
     req.on("error", reject);
-    req.end();
+    req.end(body);
   });
 }

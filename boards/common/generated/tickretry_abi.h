@@ -197,6 +197,11 @@ uint32_t tickretry_module_image_address(void);
 /* Checks the image at imageAddress() and replaces the whole state with it, rebased to now -
  * elapsed. */
 int32_t tickretry_module_restore(uint32_t length, uint32_t now, uint32_t elapsed, uint32_t flags);
+/* Byte offset of the state block (stateBytes() long) in linear memory: one device's whole state,
+ * for a simulator that swaps devices through one instance. */
+uint32_t tickretry_module_state_address(void);
+/* Length of the state block in bytes. */
+uint32_t tickretry_module_state_bytes(void);
 
 #ifdef __cplusplus
 }
@@ -247,6 +252,8 @@ int32_t tickretry_module_restore(uint32_t length, uint32_t now, uint32_t elapsed
     (, length, now, elapsed, flags)) \
   X(uint32_t, changes, changes, 0, (void), ()) \
   X(int32_t, ended, ended, 1, (uint32_t now), (, now)) \
+  X(uint32_t, module_state_address, stateAddress, 0, (void), ()) \
+  X(uint32_t, module_state_bytes, stateBytes, 0, (void), ()) \
   X(int32_t, slot, slot, 1, (int32_t handle), (, handle))
 
 #define TICKRETRY_UNWRAP(...) __VA_ARGS__

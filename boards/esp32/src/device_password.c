@@ -63,3 +63,15 @@ int device_password_check(const char *stored, const char *password) {
   if (pbkdf2(password, salt, salt_len, (uint32_t)rounds, got, sizeof got) != 0) return 0;
   return sodium_memcmp(got, expected, sizeof got) == 0;
 }
+
+uint32_t device_guess_wait_ms(const device_guess_limit *limit, uint32_t now) {
+  if (limit->wrong < DEVICE_GUESS_MAX) return 0;
+  /* The oldest of the last DEVICE_GUESS_MAX wrong guesses: the ring's next slot. */
+  uint32_t age = now - limit->wrong_at[limit->wrong % DEVICE_GUESS_MAX];
+  return age >= DEVICE_GUESS_WINDOW_MS ? 0 : DEVICE_GUESS_WINDOW_MS - age;
+}
+
+void device_guess_wrong(device_guess_limit *limit, uint32_t now) {
+  limit->wrong_at[limit->wrong % DEVICE_GUESS_MAX] = now;
+  limit->wrong++;
+}

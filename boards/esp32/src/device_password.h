@@ -25,6 +25,19 @@ int device_password_hash(const char *password, const uint8_t salt[DEVICE_PASSWOR
 /* 1 when password matches the stored form (compared in constant time), 0 otherwise. */
 int device_password_check(const char *stored, const char *password);
 
+/* The brute-force limit, as the simulator's (host/tools/src/device/guess-limit.ts): after
+ * DEVICE_GUESS_MAX wrong guesses within DEVICE_GUESS_WINDOW_MS every check is refused
+ * without computing PBKDF2 (which runs on the loop task) until the oldest ages out. */
+#define DEVICE_GUESS_MAX 5
+#define DEVICE_GUESS_WINDOW_MS 60000u
+typedef struct device_guess_limit {
+  uint32_t wrong_at[DEVICE_GUESS_MAX]; /* a ring of the last wrong guesses' times, ms */
+  uint32_t wrong;                      /* wrong guesses ever */
+} device_guess_limit;
+/* ms until a check may run (0: now), at time `now` (ms, wrapping). */
+uint32_t device_guess_wait_ms(const device_guess_limit *limit, uint32_t now);
+void device_guess_wrong(device_guess_limit *limit, uint32_t now);
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,6 +2,7 @@
 #include "device_settings.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 /* UTF-8 as RFC 3629 has it: no overlong forms, no surrogates, nothing past U+10FFFF. */
@@ -81,4 +82,43 @@ const char *device_settings_meaning(device_settings_problem problem) {
     default:
       return "Upstream URL must be an http:// or https:// URL.";
   }
+}
+
+/* The authority of `url` after its userinfo (host and port), as a span; false without one. */
+static int authority(const char *url, const char **start, size_t *len, const char **userinfo_end) {
+  const char *scheme = strstr(url, "://");
+  if (!scheme) return 0;
+  const char *from = scheme + 3;
+  size_t span = strcspn(from, "/?#");
+  const char *at = memchr(from, '@', span);
+  *userinfo_end = at;
+  *start = at ? at + 1 : from;
+  *len = span - (size_t)(*start - from);
+  return 1;
+}
+
+device_credentials device_settings_credentials(const char *stored, const char *given, char *out, size_t size) {
+  const char *scheme = strstr(given, "://");
+  size_t hidden = strlen(DEVICE_SETTINGS_HIDDEN);
+  if (!scheme || strncmp(scheme + 3, DEVICE_SETTINGS_HIDDEN "@", hidden + 1) != 0) {
+    return snprintf(out, size, "%s", given) < (int)size ? DEVICE_CREDENTIALS_OK : DEVICE_CREDENTIALS_TOO_LONG;
+  }
+  const char *a, *b, *a_at, *b_at;
+  size_t a_len, b_len;
+  const char *stored_scheme = strstr(stored, "://");
+  int same = stored_scheme && authority(stored, &a, &a_len, &a_at) && authority(given, &b, &b_len, &b_at) &&
+             stored_scheme - stored == scheme - given && strncmp(stored, given, (size_t)(scheme - given)) == 0 &&
+             a_len == b_len && strncmp(a, b, a_len) == 0;
+  if (!same) return DEVICE_CREDENTIALS_OTHER_HOST;
+  /* The stored userinfo (none: the URL goes without credentials), then the rest of `given`. */
+  int userinfo = a_at ? (int)(a_at + 1 - (stored_scheme + 3)) : 0;
+  int n = snprintf(out, size, "%.*s%.*s%s", (int)(scheme + 3 - given), given, userinfo, stored_scheme + 3,
+                   scheme + 3 + hidden + 1);
+  return n >= 0 && n < (int)size ? DEVICE_CREDENTIALS_OK : DEVICE_CREDENTIALS_TOO_LONG;
+}
+
+const char *device_settings_credentials_meaning(device_credentials result) {
+  return result == DEVICE_CREDENTIALS_OTHER_HOST
+             ? "The hidden credentials belong to another scheme, host or port; type them again for this URL."
+             : result == DEVICE_CREDENTIALS_TOO_LONG ? "Upstream URL is too long." : "";
 }

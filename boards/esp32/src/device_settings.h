@@ -25,6 +25,22 @@ device_settings_problem device_settings_check(const char *ssid, size_t ssid_len,
 const char *device_settings_field(device_settings_problem problem);
 const char *device_settings_meaning(device_settings_problem problem);
 
+/* What the page sends back for credentials it was shown hidden: http:// then *** then @host and the rest. */
+#define DEVICE_SETTINGS_HIDDEN "***"
+
+typedef enum device_credentials {
+  DEVICE_CREDENTIALS_OK = 0,      /* `out` holds the URL to store */
+  DEVICE_CREDENTIALS_OTHER_HOST,  /* hidden credentials sent for another scheme, host or port */
+  DEVICE_CREDENTIALS_TOO_LONG     /* the merged URL does not fit `out` */
+} device_credentials;
+
+/* The URL to store for `given`: itself, or, when its userinfo is DEVICE_SETTINGS_HIDDEN, with
+ * the credentials of `stored` put back, only when both name the same scheme, host and port
+ * (so hidden credentials never go to a host they were not typed for). */
+device_credentials device_settings_credentials(const char *stored, const char *given, char *out, size_t size);
+/* What to tell people about a result that is not OK (the simulator's OTHER_HOST, word for word). */
+const char *device_settings_credentials_meaning(device_credentials result);
+
 #ifdef __cplusplus
 }
 #endif

@@ -74,9 +74,12 @@ size_t device_status_json(const device_status *s, char *buffer, size_t size) {
       (unsigned long)s->readings_queued, (unsigned long)s->readings_queue_limit, (unsigned long)s->readings_dropped);
   put(&o, "," STATUS_KEY_STORE "{" STATUS_KEY_STORE_WHERE);
   str(&o, s->store_where);
-  put(&o, "," STATUS_KEY_STORE_WRITES "%lu," STATUS_KEY_STORE_OPERATIONS_ENDED "%lu," STATUS_KEY_STORE_WRITES_PER_OPERATION,
-      (unsigned long)s->store_writes, (unsigned long)s->store_operations_ended);
+  put(&o, "," STATUS_KEY_STORE_WRITES "%lu," STATUS_KEY_STORE_WRITE_FAILURES "%lu," STATUS_KEY_STORE_OPERATIONS_ENDED
+      "%lu," STATUS_KEY_STORE_WRITES_PER_OPERATION,
+      (unsigned long)s->store_writes, (unsigned long)s->store_write_failures, (unsigned long)s->store_operations_ended);
   number_or_null(&o, s->store_writes_per_operation);
+  put(&o, "," STATUS_KEY_STORE_FLASH_LIFE_YEARS);
+  number_or_null(&o, s->store_flash_life_years);
   put(&o, "," STATUS_KEY_STORE_BYTES "%lu," STATUS_KEY_STORE_IMAGE_BYTES "%lu," STATUS_KEY_STORE_MAX_WRITE_MS "%.2f}",
       (unsigned long)s->store_bytes, (unsigned long)s->store_image_bytes, s->store_max_write_ms);
   put(&o, "," STATUS_KEY_POWER "{" STATUS_KEY_POWER_KIND);

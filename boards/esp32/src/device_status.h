@@ -64,8 +64,9 @@ typedef struct device_status {
   uint32_t readings_queued, readings_queue_limit, readings_dropped;
   /* Where the state is kept, its writes and their cost (store group). */
   const char *store_where;
-  uint32_t store_writes, store_operations_ended, store_bytes, store_image_bytes;
+  uint32_t store_writes, store_write_failures, store_operations_ended, store_bytes, store_image_bytes;
   status_number store_writes_per_operation;
+  status_number store_flash_life_years; /* the simulator's NVS model's figure; absent on a board */
   double store_max_write_ms;
   /* The last boot (power group). */
   const char *power_kind;

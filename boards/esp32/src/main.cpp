@@ -22,12 +22,14 @@
 #include <esp_random.h>
 #endif
 
+#include "device_kept.h"
 #include "device_loop.h"
 #include "device_password.h"
 #include "device_settings.h"
 #include "device_status.h"
 #include "device_trace.h"
 #include "module_signature.h"
+#include "generated/page_routes.h"
 #include "generated/setup_page.h"
 #include "generated/status_fields.h"
 #include "tickretry.h"
@@ -98,6 +100,7 @@ SET_LOOP_TASK_STACK_SIZE(16 * 1024);
 
 struct UploadRequest {
   int32_t handle, attempt, operation_id;
+  uint32_t epoch;  // the boot epoch the operation began in: the key's first half
   char body[BODY_BYTES];
 };
 
@@ -137,7 +140,9 @@ static void upload_task(void *) {
       http.setTimeout(HTTP_READ_TIMEOUT_MS);
       http.collectHeaders(kept_headers, 1);
       http.addHeader("Content-Type", "application/json");
-      http.addHeader("Idempotency-Key", String(request.operation_id));
+      // "<epoch>-<operation id>": an older image that comes back after a failed NVS write
+      // repeats operation ids, but never under this boot's epoch.
+      http.addHeader("Idempotency-Key", String((unsigned long)request.epoch) + "-" + String((long)request.operation_id));
       answer.status = http.POST(reinterpret_cast<uint8_t *>(request.body), strlen(request.body));
       read_retry_after(http, answer);
       http.end();
@@ -164,26 +169,55 @@ static int32_t transport_outcome(int error) {
 // ---- What survives a deep sleep and a reset ----------------------------------------
 
 // The scheduler's image (tickretry_save: every operation with its operation id, the
-// budget, the counters), the device loop's slots and each slot's upload body, so that an
-// upload goes on with the same Idempotency-Key and the same bytes. RTC memory keeps it
-// across a deep sleep, NVS across a reset or a power cut; both are written only when
-// tickretry_changes() moved, and RTC memory once more right before a sleep.
+// budget, the counters), the device loop's slots and each slot's upload body and boot
+// epoch, so that an upload goes on with the same Idempotency-Key and the same bytes.
+//
+// Flash wear (docs/device.md has the figures): the ~3.1 KB of it change at every begin,
+// answer and end, and NVS wears out at about 100,000 erases a page. So RTC memory, which
+// survives a deep sleep and every software reset (panic, watchdog, ESP.restart()), takes
+// every change, and NVS takes the state at most every NVS_EVERY_MS (20 min). What that costs is a
+// power cut's only: the readings begun since the last NVS write, and those then come
+// back under older operation ids, which the boot epoch in each key keeps apart from the
+// new ones (see begin_upload). A write NVS refuses is counted, shown, and retried.
+// The flash-life model's blob (host/tools/src/device/nvs-wear.ts, KEPT_BYTES) is this struct;
+// test/boards/sketch.test.ts passes its size in to hold the two together.
 struct Kept {
+  uint32_t crc;     // device_crc32 of every byte after it: a torn or corrupt copy is refused whole
   uint32_t magic;   // KEPT_MAGIC once the fields below hold a saved state
   uint32_t length;  // of the image
   uint8_t image[TICKRETRY_IMAGE_AREA_BYTES];
   device_slots slots;
   char bodies[TICKRETRY_LIMIT_OPERATIONS][BODY_BYTES];  // per slot, fixed at begin
+  uint32_t epochs[TICKRETRY_LIMIT_OPERATIONS];          // per slot: the boot epoch it began in
   uint32_t upload_seq;
   uint32_t sleep_ms;        // the deep sleep the board went into
   uint32_t next_upload_in;  // ms from the start of that sleep to the next reading
 };
-#define KEPT_MAGIC 0x6b747231u
+#ifdef KEPT_BYTES_EXPECTED
+static_assert(sizeof(Kept) == KEPT_BYTES_EXPECTED, "nvs-wear.ts's KEPT_BYTES is not sizeof(Kept)");
+#endif
+#define KEPT_MAGIC 0x6b747232u
 #define KEPT_KEY "kept"
+#define EPOCH_KEY "epoch"
+#define WIFI_FAILS_KEY "wififails"  // failed Wi-Fi connects in a row (wifi_watch)
+// At most one NVS write of the kept state this often; a refused one is tried again after
+// NVS_RETRY_MS.
+#define NVS_EVERY_MS 1200000u
+#define NVS_RETRY_MS 5000u
 
-RTC_DATA_ATTR static Kept kept;
-static uint32_t kept_changes;  // tickretry_changes() right after the last save
+RTC_NOINIT_ATTR static Kept kept;  // power-on garbage until a CRC says otherwise
+static uint32_t kept_changes;      // tickretry_changes() right after the last save
 static Preferences prefs;
+static bool nvs_ok;                // prefs.begin succeeded: without it nothing is claimed or begun
+static uint32_t boot_epoch;        // this boot's, kept in NVS before any upload begins
+static bool nvs_dirty;             // RTC memory holds a state NVS does not
+static uint32_t nvs_due_at;        // when NVS may be written next
+static uint32_t kept_write_failures;
+
+static uint32_t kept_crc() {
+  return device_crc32(reinterpret_cast<const uint8_t *>(&kept) + sizeof kept.crc, sizeof kept - sizeof kept.crc);
+}
+static bool kept_valid() { return kept.magic == KEPT_MAGIC && kept.crc == kept_crc(); }
 
 // ---- The device loop's HAL ----------------------------------------------------------
 
@@ -199,8 +233,9 @@ static char *body_of(int32_t handle) {
 
 static uint32_t hal_ticks(void *) { return millis(); }
 
-static void hal_start_attempt(void *, int32_t handle, int32_t attempt, int32_t operation_id) {
-  UploadRequest request = {handle, attempt, operation_id, {0}};
+static void hal_start_attempt(void *, int32_t handle, int32_t attempt, int32_t operation_id, uint32_t) {
+  int32_t slot = tickretry_slot(handle);
+  UploadRequest request = {handle, attempt, operation_id, slot >= 0 ? kept.epochs[slot] : boot_epoch, {0}};
   strlcpy(request.body, body_of(handle), sizeof request.body);
   if (xQueueSend(requests, &request, 0) == pdTRUE) return;
   // The task is backed up: nothing was sent, so say so now rather than time out later.
@@ -222,6 +257,16 @@ static int hal_collect(void *, uint32_t, device_result *out) {
   return 1;
 }
 
+static void begin_due(uint32_t now);
+static void keep_state(bool always, uint32_t now);
+
+// Inside the pass, after it released what ended: a full table frees a slot first, and
+// the upload's first attempt leaves in this pass, after persist.
+static void hal_begin_due(void *, device_loop *, uint32_t now) { begin_due(now); }
+
+// Before any attempt of the pass leaves (the persist-before-send rule).
+static void hal_persist(void *, uint32_t now) { keep_state(false, now); }
+
 static WebServer server(80);
 
 static void hal_serve(void *) { server.handleClient(); }
@@ -237,10 +282,12 @@ static void hal_on_event(void *, const device_event *event) {
 static const device_hal hal = {
     .ctx = nullptr,
     .ticks = hal_ticks,
-    .start_attempt = hal_start_attempt,
     .collect = hal_collect,
-    .serve = hal_serve,
+    .begin_due = hal_begin_due,
+    .persist = hal_persist,
+    .start_attempt = hal_start_attempt,
     .on_event = hal_on_event,
+    .serve = hal_serve,
 };
 
 // ---- The setup page -----------------------------------------------------------------
@@ -387,67 +434,145 @@ static bool host_allowed() {
   return host == WiFi.softAPIP().toString() || host == WiFi.localIP().toString();
 }
 
-// A post changes the device only when a browser says it comes from this page
-// (Sec-Fetch-Site, then Origin, else Referer), and only with the device password.
-static bool post_allowed(bool password_needed = true) {
+// A browser says a post comes from this page (Sec-Fetch-Site, then Origin, else Referer).
+// With the Host checked first, a rebinding page cannot make its own name pass here.
+static bool same_origin() {
   String own = "http://" + server.hostHeader();
   String site = server.header("Sec-Fetch-Site");
   String origin = server.header("Origin");
   String referer = server.header("Referer");
-  bool same = (site.length() == 0 || site == "same-origin" || site == "none") &&
-              (origin.length() ? origin == own : referer.length() == 0 || referer == own || referer.startsWith(own + "/"));
-  if (!same) {
-    refuse(403, "Posts come from this page only; nothing was changed.");
-    return false;
-  }
-  if (!password_needed) return true;
+  return (site.length() == 0 || site == "same-origin" || site == "none") &&
+         (origin.length() ? origin == own : referer.length() == 0 || referer == own || referer.startsWith(own + "/"));
+}
+
+static device_guess_limit guesses;
+
+// The device password of a post, under the brute-force limit: a check the limit refuses
+// costs no PBKDF2, so a flood of guesses does not hold up the loop.
+static bool password_given() {
   String stored = prefs.getString("devpw");
   if (stored.length() == 0) {
-    refuse(403, "Set a device password first; nothing was changed.");
+    refuse(403, PAGE_MSG_SET_PASSWORD_FIRST);
     return false;
   }
-  if (!device_password_check(stored.c_str(), server.header("X-Device-Password").c_str())) {
-    refuse(401, "Wrong or missing device password; nothing was changed.");
+  String given = server.header("X-Device-Password");
+  if (given.length() == 0) {
+    refuse(401, PAGE_MSG_WRONG_PASSWORD);
+    return false;
+  }
+  uint32_t wait_ms = device_guess_wait_ms(&guesses, millis());
+  if (wait_ms > 0) {
+    server.sendHeader("Retry-After", String((unsigned long)(wait_ms + 999) / 1000));
+    refuse(429, PAGE_MSG_TOO_MANY_GUESSES);
+    return false;
+  }
+  if (!device_password_check(stored.c_str(), given.c_str())) {
+    device_guess_wrong(&guesses, millis());
+    refuse(401, PAGE_MSG_WRONG_PASSWORD);
     return false;
   }
   return true;
 }
 
+// What every route of the contract (generated/page_routes.h) passes before its handler:
+// the Host (every route, not only the files), for a post its origin, then its guard.
+template <void (*handler)(), int guard>
+static void routed() {
+  if (!host_allowed()) return server.send(421, "text/plain", PAGE_MSG_WRONG_HOST "\n");
+  if (server.method() == HTTP_POST && !same_origin()) return refuse(403, PAGE_MSG_CROSS_SITE);
+  if (guard != PAGE_GUARD_OPEN && !nvs_ok) return refuse(503, PAGE_MSG_STORE_FAILED);
+  bool first_setup = guard == PAGE_GUARD_FIRST_SETUP && prefs.getString("devpw").length() == 0;
+  if (guard != PAGE_GUARD_OPEN && !first_setup && !password_given()) return;
+  handler();
+}
+
 static const uint8_t *active_module();
 static size_t active_module_size();
 
-// Every file of the page, and the module the playground runs, straight from flash.
-static void handle_get() {
-  if (server.method() != HTTP_GET) {
-    server.send(405, "text/plain", "GET or POST\n");
-    return;
-  }
-  if (!host_allowed()) {
-    server.send(421, "text/plain", "this page answers to the device's own address only\n");
-    return;
-  }
-  const String uri = server.uri();
+static void security_headers() {
   server.sendHeader("Content-Security-Policy",
                     "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'; style-src 'self'; "
                     "img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
   server.sendHeader("X-Content-Type-Options", "nosniff");
-  if (uri == "/tickretry.wasm") {
-    server.send_P(200, "application/wasm", reinterpret_cast<const char *>(active_module()), active_module_size());
-    return;
-  }
+}
+
+// The module the playground runs, straight from flash (or RAM, an uploaded one).
+static void handle_module_bytes() {
+  security_headers();
+  server.send_P(200, "application/wasm", reinterpret_cast<const char *>(active_module()), active_module_size());
+}
+
+// Every file of the page, straight from flash: what no route of the contract names.
+static void handle_file() {
+  if (server.method() != HTTP_GET) return server.send(405, "text/plain", PAGE_MSG_WRONG_METHOD "\n");
+  const String uri = server.uri();
+  security_headers();
   for (const page_asset &a : PAGE_ASSETS) {
     if (uri != a.path) continue;
     server.sendHeader("Content-Encoding", "gzip");
     server.send_P(200, a.type, reinterpret_cast<const char *>(a.gzip), a.length);
     return;
   }
-  server.send(404, "text/plain", "not found\n");
+  server.send(404, "text/plain", PAGE_MSG_NOT_FOUND "\n");
+}
+
+// The live operations as the status shows them, into `ops`; how many.
+static uint32_t status_operations(status_operation *ops, uint32_t now) {
+  uint32_t n = 0;
+  for (const Tracked &t : tracked) {
+    if (!t.used) continue;
+    int32_t h = t.handle, state = tickretry_state(h);
+    if (state < 0 || state == TICKRETRY_STATE_DONE) continue;
+    bool has_deadline = tickretry_op_flags(h) & TICKRETRY_OP_FLAG_HAS_DEADLINE;
+    ops[n++] = {tickretry_operation_id(h),
+                tickretry_slot(h),
+                t.reading,
+                NAME(STATE_NAMES, state),
+                tickretry_attempt(h),
+                int32_t(UPLOAD_POLICY.max_attempts),
+                {state == TICKRETRY_STATE_WAITING, tickretry_ticks_until(now, tickretry_next_attempt_at(h))},
+                {state == TICKRETRY_STATE_IN_FLIGHT, tickretry_ticks_until(now, tickretry_attempt_deadline(h))},
+                {has_deadline, tickretry_ticks_until(now, tickretry_deadline(h))},
+                NAME(OUTCOME_NAMES, tickretry_last_outcome(h)),
+                t.detail};
+  }
+  return n;
+}
+
+// The store and power groups.
+static void status_store(device_status *s) {
+  s->readings_dropped = uploads_dropped;  // a board takes no reading it cannot begin: no queue
+  s->store_where = nvs_ok ? "NVS" : "NVS (would not open)";
+  s->store_writes = kept_writes;
+  s->store_write_failures = kept_write_failures;
+  s->store_operations_ended = operations_ended;
+  s->store_writes_per_operation = {operations_ended > 0, operations_ended ? double(kept_writes) / operations_ended : 0};
+  s->store_flash_life_years = {false, 0};  // the simulator's NVS model computes it (docs/device.md)
+  s->store_bytes = sizeof kept;
+  s->store_image_bytes = kept.length;
+  s->store_max_write_ms = max_write_ms;
+  s->power_kind = boot_kind;
+  s->power_count = boots;
+  s->power_elapsed_ms = boot_elapsed_ms;
+  s->power_restored_operations = boot_restored;
+}
+
+// The last ended operations, newest first, and the last events, oldest first.
+static void status_history(device_status *s) {
+  static status_ended ended[RECENT_KEPT];
+  static status_event ordered[EVENTS_KEPT];
+  uint32_t shown = recent_count < RECENT_KEPT ? recent_count : RECENT_KEPT;
+  for (uint32_t i = 0; i < shown; i++) ended[i] = recent[(recent_count - 1 - i) % RECENT_KEPT].view;
+  s->recent = ended;
+  s->recent_count = shown;
+  uint32_t first = event_seq > EVENTS_KEPT ? event_seq - EVENTS_KEPT : 0;
+  for (uint32_t i = first; i < event_seq; i++) ordered[i - first] = events[i % EVENTS_KEPT];
+  s->events = ordered;
+  s->event_count = event_seq - first;
 }
 
 static void handle_status() {
   static status_operation ops[TICKRETRY_LIMIT_OPERATIONS];
-  static status_ended ended[RECENT_KEPT];
-  static status_event ordered[EVENTS_KEPT];
   static char json[12 * 1024];
   static char shown_url[sizeof upload_url];
   device_status s = {};
@@ -466,146 +591,99 @@ static void handle_status() {
   s.max_gap_ms = max_gap_ms;
   s.p99_gap_ms = p99_gap_ms();
   s.budget_on = RETRY_BUDGET.capacity > 0;
-  uint32_t n = 0;
   if (scheduler_ok) {
     s.tokens_milli = tickretry_tokens();
     for (int i = 0; i < TICKRETRY_COUNTER_COUNT; i++) s.counters[i] = tickretry_counter(i);
-    for (const Tracked &t : tracked) {
-      if (!t.used) continue;
-      int32_t h = t.handle, state = tickretry_state(h);
-      if (state < 0 || state == TICKRETRY_STATE_DONE) continue;
-      bool has_deadline = tickretry_op_flags(h) & TICKRETRY_OP_FLAG_HAS_DEADLINE;
-      ops[n++] = {tickretry_operation_id(h),
-                  tickretry_slot(h),
-                  t.reading,
-                  NAME(STATE_NAMES, state),
-                  tickretry_attempt(h),
-                  int32_t(UPLOAD_POLICY.max_attempts),
-                  {state == TICKRETRY_STATE_WAITING, tickretry_ticks_until(now, tickretry_next_attempt_at(h))},
-                  {state == TICKRETRY_STATE_IN_FLIGHT, tickretry_ticks_until(now, tickretry_attempt_deadline(h))},
-                  {has_deadline, tickretry_ticks_until(now, tickretry_deadline(h))},
-                  NAME(OUTCOME_NAMES, tickretry_last_outcome(h)),
-                  t.detail};
-    }
+    s.operation_count = status_operations(ops, now);
   }
   s.operations = ops;
-  s.operation_count = n;
-  s.readings_dropped = uploads_dropped;  // a board takes no reading it cannot begin: no queue
-  s.store_where = "NVS";
-  s.store_writes = kept_writes;
-  s.store_operations_ended = operations_ended;
-  s.store_writes_per_operation = {operations_ended > 0, operations_ended ? double(kept_writes) / operations_ended : 0};
-  s.store_bytes = sizeof kept;
-  s.store_image_bytes = kept.length;
-  s.store_max_write_ms = max_write_ms;
-  s.power_kind = boot_kind;
-  s.power_count = boots;
-  s.power_elapsed_ms = boot_elapsed_ms;
-  s.power_restored_operations = boot_restored;
-  uint32_t kept = recent_count < RECENT_KEPT ? recent_count : RECENT_KEPT;
-  for (uint32_t i = 0; i < kept; i++) ended[i] = recent[(recent_count - 1 - i) % RECENT_KEPT].view;
-  s.recent = ended;
-  s.recent_count = kept;
-  uint32_t first = event_seq > EVENTS_KEPT ? event_seq - EVENTS_KEPT : 0;
-  for (uint32_t i = first; i < event_seq; i++) ordered[i - first] = events[i % EVENTS_KEPT];
-  s.events = ordered;
-  s.event_count = event_seq - first;
+  status_store(&s);
+  status_history(&s);
   String ssid = prefs.getString("ssid");
   without_credentials(upload_url, shown_url, sizeof shown_url);
   s.ssid = ssid.c_str();
   s.upstream_url = shown_url;
   s.password_set = prefs.getString("pass").length() > 0;
   s.device_password_set = prefs.getString("devpw").length() > 0;
-  if (device_status_json(&s, json, sizeof json) == 0) {
-    server.send(500, "text/plain", "status larger than its buffer\n");
-    return;
-  }
+  if (device_status_json(&s, json, sizeof json) == 0) return server.send(500, "text/plain", PAGE_MSG_STATUS_TOO_LARGE "\n");
   server.sendHeader("Cache-Control", "no-store");
   server.send(200, "application/json", json);
 }
 
-// The first setup sets the device password without one; changing it needs the current one.
+// The first setup sets the device password without one (routed() let it through only
+// while none is stored; WebServer runs one request at a time, so two first setups cannot
+// interleave); changing it needs the current one.
 static void handle_password() {
   bool first = prefs.getString("devpw").length() == 0;
-  if (!post_allowed(!first)) return;
   String password = server.arg("password");
   if (!device_password_acceptable(password.c_str()) || strlen(password.c_str()) != password.length()) {
-    refuse(400, "The device password must be 8 to 64 printable ASCII characters.");
-    return;
+    return refuse(400, PAGE_MSG_PASSWORD_RULE);
   }
   uint8_t salt[DEVICE_PASSWORD_SALT_BYTES];
   esp_fill_random(salt, sizeof salt);
   char stored[DEVICE_PASSWORD_STORED_MAX];
   if (device_password_hash(password.c_str(), salt, stored, sizeof stored) != 0) {
-    refuse(500, "Could not hash the password; nothing was changed.");
-    return;
+    return refuse(500, PAGE_MSG_PASSWORD_HASH_FAILED);
   }
-  prefs.putString("devpw", stored);
-  answer_ok(first ? "Device password set." : "Device password changed.");
+  if (prefs.putString("devpw", stored) != strlen(stored)) return refuse(507, PAGE_MSG_STORE_FAILED);
+  answer_ok(first ? PAGE_MSG_PASSWORD_SET : PAGE_MSG_PASSWORD_CHANGED);
+}
+
+static void restart_soon() {
+  restart_at = tickretry_tick_after(millis(), 1000);  // after the answer has left; never delay() here
+  restart_pending = true;
 }
 
 // The same checks as the simulator's (device_settings.c, tested beside
-// host/tools/src/device/settings.ts); a form with any bad field stores nothing. Credentials in the URL are kept when the page sends back "***".
-static void handle_save() {
-  if (!post_allowed()) return;
+// host/tools/src/device/settings.ts); a form with any bad field stores nothing. Hidden
+// credentials in the URL ("***") are put back only for their own scheme, host and port.
+static void handle_settings() {
   String ssid = server.arg("ssid"), pass = server.arg("password"), url = server.arg("upstreamUrl");
   device_settings_problem problem =
       device_settings_check(ssid.c_str(), ssid.length(), pass.c_str(), pass.length(), url.c_str(), url.length());
   if (problem != DEVICE_SETTINGS_OK) return refuse(400, device_settings_meaning(problem));
-  if (url.length() >= sizeof upload_url) return refuse(400, "Upstream URL is too long.");
-  int scheme = url.indexOf("://") + 3;
-  if (url.substring(scheme).startsWith("***@")) {
-    char stored_creds[sizeof upload_url];
-    const char *old = strstr(upload_url, "://"), *at = old ? strchr(old + 3, '@') : nullptr;
-    if (at) {
-      snprintf(stored_creds, sizeof stored_creds, "%.*s", int(at - (old + 3)), old + 3);
-      url = url.substring(0, scheme) + stored_creds + url.substring(scheme + 3);
-    }
-  }
-  prefs.putString("ssid", ssid);
-  prefs.putString("pass", pass);
-  prefs.putString("url", url);
-  answer_ok("Settings saved; restarting.");
-  restart_at = tickretry_tick_after(millis(), 1000);  // after the answer has left; never delay() here
-  restart_pending = true;
+  char merged[sizeof upload_url];
+  device_credentials credentials = device_settings_credentials(upload_url, url.c_str(), merged, sizeof merged);
+  if (credentials != DEVICE_CREDENTIALS_OK) return refuse(400, device_settings_credentials_meaning(credentials));
+  bool stored = prefs.putString("ssid", ssid) == ssid.length() && prefs.putString("pass", pass) == pass.length() &&
+                prefs.putString("url", merged) == strlen(merged);
+  if (!stored) return refuse(507, PAGE_MSG_STORE_FAILED);
+  prefs.putUInt(WIFI_FAILS_KEY, 0);  // new settings get their own tries (see wifi_watch)
+  answer_ok(PAGE_MSG_SETTINGS_SAVED_RESTARTING);
+  restart_soon();
 }
 
 static bool upload_asked;
 
 static void handle_upload() {
-  if (!post_allowed()) return;
   upload_asked = true;
-  answer_ok("Upload begun.");
+  answer_ok(PAGE_MSG_UPLOAD_BEGUN);
 }
 
 // "Reboot" and "Deep sleep for N s", as the simulator has them: after the answer has left,
-// the board restarts (and resumes from NVS) or sleeps (and resumes from RTC memory).
+// the board restarts (and resumes from RTC memory) or sleeps (and resumes from it).
 static uint32_t sleep_asked_ms;  // 0: none asked for
 
 static void handle_reboot() {
-  if (!post_allowed()) return;
-  answer_ok("Reboot asked for: the board restarts and resumes from its kept state.");
-  restart_at = tickretry_tick_after(millis(), 1000);
-  restart_pending = true;
+  answer_ok(PAGE_MSG_REBOOT);
+  restart_soon();
 }
 
 static void handle_sleep() {
-  if (!post_allowed()) return;
   String text = server.arg("s");
   bool digits = text.length() >= 1 && text.length() <= 4;
   for (char c : text) digits &= c >= '0' && c <= '9';
   unsigned long seconds = digits ? strtoul(text.c_str(), nullptr, 10) : 0;
-  if (seconds < 1 || seconds > 3600) return refuse(400, "A deep sleep is 1 to 3600 s, in plain decimal digits.");
-  answer_ok("Deep sleep asked for: nothing runs until the board wakes and restores its image.");
+  if (seconds < 1 || seconds > 3600) return refuse(400, PAGE_MSG_SLEEP_RULE);
+  answer_ok(PAGE_MSG_SLEEP);
   sleep_asked_ms = seconds * 1000;
   restart_at = tickretry_tick_after(millis(), 1000);
 }
 
-static void handle_reset() {
-  if (!post_allowed()) return;
+static void handle_loop_reset() {
   max_gap_ms = 0;
   memset(gap_histogram, 0, sizeof gap_histogram);
-  answer_ok("Loop maxima reset.");
+  answer_ok(PAGE_MSG_LOOP_RESET);
 }
 
 #if TICKRETRY_BACKEND_WASM3
@@ -623,13 +701,21 @@ static bool incoming_too_large;
 static uint8_t *active;  // the replaced module's bytes, kept while it runs
 static size_t active_size;
 
+static void drop_incoming() {
+  free(incoming);
+  incoming = nullptr;
+  incoming_size = 0;
+}
+
+// The raw body as it arrives, before routed() runs: nothing is kept for a request whose
+// Host is not this device's, and an aborted upload frees what it had.
 static void receive_module() {
   HTTPRaw &raw = server.raw();
   if (raw.status == RAW_START) {
-    free(incoming);
-    incoming = nullptr;
-    incoming_size = 0;
-    incoming_too_large = false;
+    drop_incoming();
+    incoming_too_large = !host_allowed();
+  } else if (raw.status == RAW_ABORTED) {
+    drop_incoming();
   } else if (raw.status == RAW_WRITE && !incoming_too_large) {
     if (incoming_size + raw.currentSize > MODULE_LIMIT) {
       incoming_too_large = true;
@@ -646,31 +732,32 @@ static void receive_module() {
 static void start_scheduler();
 
 static void handle_module() {
-  if (!post_allowed()) return;
   if (!incoming || incoming_too_large) {
-    refuse(incoming_too_large ? 413 : 400, incoming_too_large ? "A module is at most 64 KiB." : "No module received.");
-    return;
+    drop_incoming();
+    return refuse(incoming_too_large ? 413 : 400, incoming_too_large ? PAGE_MSG_MODULE_TOO_LARGE : PAGE_MSG_NO_MODULE);
   }
   size_t module_size = 0;
   module_signature_result signature =
       module_signature_check(incoming, incoming_size, tickretry_build_key, &module_size);
   if (signature != MODULE_SIGNATURE_OK) {
-    free(incoming);
-    incoming = nullptr;
-    refuse(422, String("Module refused: ") + module_signature_meaning(signature) + ".");
-    return;
+    drop_incoming();
+    return refuse(422, String(PAGE_MSG_MODULE_REFUSED) + module_signature_meaning(signature) + ".");
   }
   int32_t result = tickretry_wasm3_open(incoming, module_size, millis());
   if (result == TICKRETRY_RESULT_OK || result == TICKRETRY_ERROR_NOT_INITIALIZED) {
     free(active);
     active = incoming;
     active_size = module_size;
-    answer_ok("Module replaced.");
+    answer_ok(PAGE_MSG_MODULE_REPLACED);
     // No state to carry (the old engine had failed): start the new module afresh.
     if (result == TICKRETRY_ERROR_NOT_INITIALIZED) start_scheduler();
   } else {
+    // Refused: the embedded module runs now (tickretry_wasm3_open fell back to it), so the
+    // playground must get those bytes, not the last module that was replaced.
     free(incoming);
-    refuse(422, String("Module refused: ") + tickretry_wasm3_refusal());
+    free(active);
+    active = nullptr;
+    refuse(422, String(PAGE_MSG_MODULE_REFUSED) + tickretry_wasm3_refusal());
   }
   incoming = nullptr;
   incoming_size = 0;
@@ -688,41 +775,72 @@ static size_t active_module_size() { return TICKRETRY_WASM_LEN; }
 
 static uint32_t next_upload_at;
 
-// Saves the image when tickretry_changes() moved (or when `always`), into RTC memory and,
-// when it moved, NVS.
-static void keep_state(bool always) {
-  bool moved = tickretry_changes() != kept_changes;
-  if (!moved && !always) return;
-  int32_t length = tickretry_save(millis(), kept.image, sizeof kept.image);
-  if (length < 0) {
-    Serial.printf("save refused: %ld\n", long(length));
+// Writes the kept state to NVS when RTC memory holds one NVS lacks and NVS is due. A
+// write NVS refuses (full, worn, failing) is counted and tried again after NVS_RETRY_MS;
+// RTC memory still holds the state meanwhile.
+static void keep_in_nvs() {
+  if (!nvs_dirty || !nvs_ok || !tickretry_tick_reached(millis(), nvs_due_at)) return;
+  uint32_t started = micros();
+  bool written = prefs.putBytes(KEPT_KEY, &kept, sizeof kept) == sizeof kept;
+  max_write_ms = max(max_write_ms, (micros() - started) / 1000.0f);
+  if (!written) {
+    kept_write_failures++;
+    Serial.printf("NVS refused the kept state (%lu failures): trying again\n", (unsigned long)kept_write_failures);
+    nvs_due_at = tickretry_tick_after(millis(), NVS_RETRY_MS);
     return;
   }
-  kept.length = uint32_t(length);
-  kept.slots = uploads.slots;
-  kept.magic = KEPT_MAGIC;
-  if (moved) {
-    uint32_t started = micros();
-    prefs.putBytes(KEPT_KEY, &kept, sizeof kept);
-    kept_writes++;
-    max_write_ms = max(max_write_ms, (micros() - started) / 1000.0f);
-  }
-  kept_changes = tickretry_changes();
+  kept_writes++;
+  nvs_dirty = false;
+  nvs_due_at = tickretry_tick_after(millis(), NVS_EVERY_MS);
 }
 
-// Takes up the kept state: from RTC memory after a deep sleep (which lasted sleep_ms),
-// else from NVS (a reset: no time is known to have passed). Every connection closed
-// meanwhile, so attempts that were in flight are lost. False when there is nothing to
-// take up or the module refuses it (another ABI after a firmware update).
-static bool resume_scheduler() {
-  bool woke = esp_sleep_get_wakeup_cause() == ESP_SLEEP_WAKEUP_TIMER && kept.magic == KEPT_MAGIC;
-  if (!woke) {
-    if (prefs.getBytesLength(KEPT_KEY) != sizeof kept) return false;
-    prefs.getBytes(KEPT_KEY, &kept, sizeof kept);
-    if (kept.magic != KEPT_MAGIC) return false;
-    kept.sleep_ms = 0;
+// Saves the image into RTC memory when tickretry_changes() moved (or when `always`), and
+// into NVS when that is due (keep_in_nvs).
+static void keep_state(bool always, uint32_t now) {
+  bool moved = tickretry_changes() != kept_changes;
+  if (moved || always) {
+    int32_t length = tickretry_save(now, kept.image, sizeof kept.image);
+    if (length < 0) {
+      Serial.printf("save refused: %ld\n", long(length));
+      return;
+    }
+    kept.length = uint32_t(length);
+    kept.slots = uploads.slots;
+    kept.magic = KEPT_MAGIC;
+    kept.sleep_ms = 0;  // deep_sleep_for sets these two after its save
     kept.next_upload_in = 0;
+    kept.crc = kept_crc();
+    nvs_dirty = nvs_dirty || moved;
+    kept_changes = tickretry_changes();
   }
+  keep_in_nvs();
+}
+
+// The kept state to take up: RTC memory's when its CRC holds (after a deep sleep or a
+// software reset; it is the newer), else NVS's. A copy whose length or CRC is wrong is
+// refused whole and said so. False when there is none.
+static bool kept_found(bool *from_rtc) {
+  *from_rtc = kept_valid();
+  if (*from_rtc) return true;
+  size_t stored = nvs_ok ? prefs.getBytesLength(KEPT_KEY) : 0;
+  if (stored == 0) return false;
+  if (stored != sizeof kept || prefs.getBytes(KEPT_KEY, &kept, sizeof kept) != sizeof kept || !kept_valid()) {
+    Serial.printf("kept state in NVS is corrupt or of another build (%u bytes): starting afresh\n", unsigned(stored));
+    return false;
+  }
+  return true;
+}
+
+// Takes up the kept state. After a deep sleep the time asleep is known (sleep_ms); after
+// a reset none is known to have passed. Every connection closed meanwhile, so attempts
+// that were in flight are lost. False when there is nothing to take up or the module
+// refuses it (another ABI after a firmware update).
+static bool resume_scheduler() {
+  bool from_rtc;
+  if (!kept_found(&from_rtc)) return false;
+  bool woke = from_rtc && esp_sleep_get_wakeup_cause() == ESP_SLEEP_WAKEUP_TIMER;
+  if (!woke) kept.sleep_ms = kept.next_upload_in = 0;
+  for (char(&body)[BODY_BYTES] : kept.bodies) body[BODY_BYTES - 1] = '\0';  // strlcpy reads to a NUL
   uint32_t now = millis();
   int32_t restored = tickretry_restore(kept.image, kept.length, now, kept.sleep_ms,
                                        TICKRETRY_RESTORE_FLAG_ATTEMPTS_LOST);
@@ -734,6 +852,7 @@ static bool resume_scheduler() {
   uint32_t left = kept.next_upload_in > kept.sleep_ms ? kept.next_upload_in - kept.sleep_ms : 0;
   next_upload_at = tickretry_tick_after(now, left);
   kept_changes = tickretry_changes();
+  nvs_dirty = from_rtc;  // NVS may be older than what RTC memory kept
   Serial.printf("resumed after %s: %lu uploads live\n", woke ? "a deep sleep" : "a reset",
                 (unsigned long)device_loop_live(&uploads));
   boot_kind = woke ? "deep sleep" : "restart";
@@ -765,8 +884,13 @@ static void start_scheduler() {
   Serial.printf("scheduler ready, worst case per upload %ld ms\n", long(tickretry_worst_case(0)));
 }
 
-static void begin_upload() {
-  int32_t handle = device_loop_begin(&uploads, 0);
+static void begin_upload(uint32_t now) {
+  // Without this boot's epoch in NVS a key could repeat one an older image used: no upload.
+  if (boot_epoch == 0) {
+    uploads_dropped++;
+    return;
+  }
+  int32_t handle = device_loop_begin(&uploads, 0, now);
   if (handle < 0) {
     Serial.printf("upload not begun: %ld\n", long(handle));
     uploads_dropped++;
@@ -775,15 +899,103 @@ static void begin_upload() {
   Tracked *t = tracked_of(handle, true);
   if (t) t->reading = int32_t(kept.upload_seq + 1);  // the seq the body below takes
   add_event("begin", tickretry_operation_id(handle), 0, 0, 0);
-  // The body is fixed at begin: every attempt of one operation sends the same bytes.
+  // The body and the key's epoch are fixed at begin: every attempt sends the same bytes.
+  int32_t slot = tickretry_slot(handle);
+  if (slot >= 0) kept.epochs[slot] = boot_epoch;
   snprintf(body_of(handle), BODY_BYTES, "{\"device\":\"%s\",\"seq\":%lu,\"uptime_ms\":%lu}", device_id,
-           (unsigned long)++kept.upload_seq, (unsigned long)millis());
+           (unsigned long)++kept.upload_seq, (unsigned long)now);
+}
+
+// The timer's reading, and "Upload now" on the page (the HAL's begin_due).
+static void begin_due(uint32_t now) {
+  bool station = WiFi.getMode() == WIFI_STA || WiFi.getMode() == WIFI_AP_STA;  // AP_STA: see wifi_watch
+  if (station && tickretry_tick_reached(now, next_upload_at)) {
+    next_upload_at = tickretry_tick_after(next_upload_at, UPLOAD_EVERY_MS);
+    begin_upload(now);
+  }
+  if (upload_asked) {
+    upload_asked = false;
+    begin_upload(now);
+  }
+}
+
+// The setup access point is WPA2 with a per-device passphrase, made from the hardware RNG
+// at first boot, kept in NVS and printed on the serial console at every boot that opens
+// the access point (the label or the console is how its owner learns it). In radio range
+// without it, an attacker sees the network's name and can jam or deauthenticate, but
+// neither joins, nor claims the board, nor reads the device password on its way.
+#define AP_PASS_KEY "appass"
+#define AP_PASS_CHARS 12
+static void access_point_passphrase(char *out) {
+  static const char alphabet[] = "abcdefghjkmnpqrstuvwxyz23456789";  // no 0/o, 1/l/i
+  String kept_pass = nvs_ok ? prefs.getString(AP_PASS_KEY) : String();
+  if (kept_pass.length() == AP_PASS_CHARS) {
+    strlcpy(out, kept_pass.c_str(), AP_PASS_CHARS + 1);
+    return;
+  }
+  uint8_t random[AP_PASS_CHARS];
+  esp_fill_random(random, sizeof random);
+  for (int i = 0; i < AP_PASS_CHARS; i++) out[i] = alphabet[random[i] % (sizeof alphabet - 1)];
+  out[AP_PASS_CHARS] = '\0';
+  if (!nvs_ok || prefs.putString(AP_PASS_KEY, out) != AP_PASS_CHARS) Serial.println("NVS refused the AP passphrase: it changes at the next boot");
+}
+
+// After WIFI_MAX_FAILED_CONNECTS connects that each got nowhere within
+// WIFI_CONNECT_WAIT_MS (a wrong SSID or password), the board opens its access point beside
+// the station, so that the page is reachable to fix the settings; saving them resets the
+// count. (Counted here until the module's Wi-Fi session of issue 18 lands; then the
+// session's end reason says when to fall back, and this counter goes.)
+#define WIFI_MAX_FAILED_CONNECTS 3
+#define WIFI_CONNECT_WAIT_MS 30000u
+static uint32_t wifi_started_at;
+static bool wifi_connected_once;
+
+static void open_access_point(wifi_mode_t mode) {
+  char passphrase[AP_PASS_CHARS + 1];
+  access_point_passphrase(passphrase);
+  WiFi.mode(mode);
+  String name = String("tickretry-") + (device_id + 8);
+  WiFi.softAP(name.c_str(), passphrase);
+  Serial.printf("setup access point %s, passphrase %s, page http://192.168.4.1/\n", name.c_str(), passphrase);
+}
+
+static void wifi_watch() {
+  if (WiFi.getMode() != WIFI_STA || wifi_connected_once) return;
+  if (WiFi.status() == WL_CONNECTED) {
+    wifi_connected_once = true;
+    if (nvs_ok) prefs.putUInt(WIFI_FAILS_KEY, 0);
+    return;
+  }
+  if (!tickretry_tick_reached(millis(), tickretry_tick_after(wifi_started_at, WIFI_CONNECT_WAIT_MS))) return;
+  uint32_t fails = (nvs_ok ? prefs.getUInt(WIFI_FAILS_KEY, 0) : 0) + 1;
+  if (nvs_ok) prefs.putUInt(WIFI_FAILS_KEY, fails);
+  Serial.printf("Wi-Fi: no connection within %lu ms (%lu of %d)\n", (unsigned long)WIFI_CONNECT_WAIT_MS,
+                (unsigned long)fails, WIFI_MAX_FAILED_CONNECTS);
+  if (fails >= WIFI_MAX_FAILED_CONNECTS) return open_access_point(WIFI_AP_STA);
+  WiFi.disconnect();
+  WiFi.begin(prefs.getString("ssid").c_str(), prefs.getString("pass").c_str());
+  wifi_started_at = millis();
+}
+
+// NVS, and this boot's epoch in it before anything else: the high half of every
+// Idempotency-Key this boot begins (an epoch that cannot be kept stops uploads, shown on
+// the page as readings dropped). Without NVS the board claims nothing: a corrupt or
+// missing partition must not read as "no device password yet".
+static void open_nvs() {
+  nvs_ok = prefs.begin("tickretry", false);
+  if (!nvs_ok) {
+    Serial.println("NVS would not open: the page refuses every change and no upload begins");
+    return;
+  }
+  uint32_t epoch = prefs.getUInt(EPOCH_KEY, 0) + 1;
+  if (epoch != 0 && prefs.putUInt(EPOCH_KEY, epoch) == sizeof epoch) boot_epoch = epoch;
+  else Serial.println("NVS refused the boot epoch: no upload begins this boot");
 }
 
 void setup() {
   Serial.begin(115200);
   boots++;
-  prefs.begin("tickretry", false);
+  open_nvs();
   strlcpy(upload_url, prefs.getString("url", DEFAULT_UPLOAD_URL).c_str(), sizeof upload_url);
 
   uint8_t mac[6];
@@ -792,12 +1004,12 @@ void setup() {
            mac[5]);
 
   String ssid = prefs.getString("ssid");
-  if (ssid.length()) {
+  if (ssid.length() && prefs.getUInt(WIFI_FAILS_KEY, 0) < WIFI_MAX_FAILED_CONNECTS) {
     WiFi.mode(WIFI_STA);
     WiFi.begin(ssid.c_str(), prefs.getString("pass").c_str());  // connects in the background
+    wifi_started_at = millis();
   } else {
-    WiFi.mode(WIFI_AP);
-    WiFi.softAP((String("tickretry-") + (device_id + 8)).c_str());
+    open_access_point(ssid.length() ? WIFI_AP_STA : WIFI_AP);
   }
 
   requests = xQueueCreate(TICKRETRY_LIMIT_OPERATIONS, sizeof(UploadRequest));
@@ -805,17 +1017,16 @@ void setup() {
   xTaskCreate(upload_task, "upload", UPLOAD_TASK_STACK_BYTES, nullptr, 1, nullptr);
 
   server.collectHeaders(COLLECTED, sizeof COLLECTED / sizeof COLLECTED[0]);
-  server.on("/status.json", HTTP_GET, handle_status);
-  server.on("/password", HTTP_POST, handle_password);
-  server.on("/settings", HTTP_POST, handle_save);
-  server.on("/upload", HTTP_POST, handle_upload);
-  server.on("/loop/reset", HTTP_POST, handle_reset);
-  server.on("/power/reboot", HTTP_POST, handle_reboot);
-  server.on("/power/sleep", HTTP_POST, handle_sleep);
-  server.onNotFound(handle_get);  // the page's files and the module, from flash
+  // The contract's table, every route through routed(): none can skip the Host check.
+#define ROUTE(path, method, handler, guard, body) server.on(path, method, routed<handler, guard>);
+  PAGE_ROUTES(ROUTE)
+#undef ROUTE
+  server.onNotFound(routed<handle_file, PAGE_GUARD_OPEN>);  // the page's files, from flash
 #if TICKRETRY_BACKEND_WASM3
   Serial.println("backend: wasm3 " M3_VERSION);
-  server.on("/module", HTTP_POST, handle_module, receive_module);
+#define ROUTE(path, method, handler, guard, body) server.on(path, method, routed<handler, guard>, receive_module);
+  PAGE_ROUTES_WASM3(ROUTE)
+#undef ROUTE
 #else
   Serial.println("backend: wasm2c");
 #endif
@@ -829,7 +1040,7 @@ void setup() {
 // AMBIGUOUS and the idempotent upload retries them.
 static void deep_sleep_for(uint32_t sleep_ms) {
   int32_t until_upload = tickretry_ticks_until(millis(), next_upload_at);
-  keep_state(true);
+  keep_state(true, millis());
   kept.sleep_ms = sleep_ms;
   kept.next_upload_in = until_upload > 0 ? uint32_t(until_upload) : 0;
   Serial.printf("deep sleep for %lu ms\n", (unsigned long)sleep_ms);
@@ -866,19 +1077,7 @@ void loop() {
   } else {
     server.handleClient();
   }
-  // After the pass, which has released what ended: a full table frees a slot first.
-  bool station = WiFi.getMode() == WIFI_STA;
-  if (scheduler_ok && station && tickretry_tick_reached(millis(), next_upload_at)) {
-    next_upload_at = tickretry_tick_after(next_upload_at, UPLOAD_EVERY_MS);
-    begin_upload();
-    due = 0;  // its first attempt is due now
-  }
-  if (scheduler_ok && upload_asked) {  // "Upload now" on the page
-    upload_asked = false;
-    begin_upload();
-    due = 0;
-  }
-  if (scheduler_ok) keep_state(false);
+  wifi_watch();
   if (restart_pending && tickretry_tick_reached(millis(), restart_at)) ESP.restart();
   if (sleep_asked_ms && tickretry_tick_reached(millis(), restart_at)) deep_sleep_for(sleep_asked_ms);
 #if DEEP_SLEEP

@@ -1,11 +1,11 @@
-// A test driver in virtual time: runs operations against a module instance the way a
-// main loop would (report answers, poll and start attempts, take ends from ended(),
-// release under the late-answer rule of docs/ABI.md), jumping the simulated clock
-// straight to the next thing that can happen, with a bound on steps.
-import { EndReason, Outcome, Result } from "./generated/abi.js";
+// A test driver in virtual time: runs operations through the main loop (loop.ts) against
+// a module instance, with a HAL whose attempts meet scripted fates, jumping the simulated
+// clock straight to the next thing that can happen, with a bound on steps.
+import { EndReason, Error as AbiError, NextDue, Outcome } from "./generated/abi.js";
 import { SimClock } from "./clock.js";
 import { nameOf } from "./names.js";
 import { FaultScript } from "./faults.js";
+import { Loop, type AttemptAnswer, type LoopEvent, type LoopHal } from "./loop.js";
 import type { TickRetryApi } from "./tickretry.js";
 import { tickAfter, tickReached, ticksUntil } from "./ticks.js";
 
@@ -20,11 +20,11 @@ export type TraceEvent =
   | { t: number; kind: "note"; text: string };
 
 interface Pending {
-  handle: number;
-  attempt: number;
+  answer: AttemptAnswer;
+  /** Arrival tick. */
   at: number;
-  outcome: number;
-  retryAfter: number;
+  /** Start order, which breaks ties in arrival. */
+  seq: number;
 }
 
 /** One line per event, the same text the native trace prints. */
@@ -64,6 +64,9 @@ export interface RunOptions {
    * reboot, a deep sleep, a module swap), returning the instance to go on with, whether
    * the answers in flight were lost with it, and a line for the trace. Default: none. */
   restart?: (api: TickRetryApi, clock: SimClock, step: number) => Restart | undefined;
+  /** Also trace each pass's answer (what nextDue said) as a note: the differential test
+   * compares two loops pass by pass. Default false. */
+  tracePasses?: boolean;
 }
 
 /** What a restart hook returns: the instance to go on with. */
@@ -76,95 +79,59 @@ export interface Restart {
   note: string;
 }
 
-/** What one run keeps between loop steps. */
-interface Run {
-  api: TickRetryApi;
-  trace: TraceEvent[];
-  scriptOf: Map<number, FaultScript>;
-  /** Answers on their way, in no order. */
-  pending: Pending[];
-  /** Per handle, the attempt the module has out and its deadline, until it is answered in
-   * time or the module times it out. */
-  timing: Map<number, { attempt: number; deadline: number }>;
-  ended: Set<number>;
-  /** Ended operations not yet released: released once none of their attempts is pending. */
-  unreleased: Set<number>;
-}
+/** The driver's world: answers on their way, each operation's script, the trace. */
+class Sim implements LoopHal {
+  readonly pending: Pending[] = [];
+  readonly trace: TraceEvent[] = [];
+  private seq = 0;
+  constructor(
+    readonly clock: SimClock,
+    readonly scriptOf: Map<number, FaultScript>,
+    private readonly attemptDeadline: (handle: number) => number,
+  ) {}
 
-/** Reports the answers that have arrived by now, in arrival order. */
-function reportArrived(run: Run, now: number): void {
-  run.pending.sort((a, b) => ticksUntil(now, a.at) - ticksUntil(now, b.at));
-  while (run.pending.length && ticksUntil(now, run.pending[0].at) <= 0) {
-    const p = run.pending.shift()!;
-    const result = run.api.report(p.handle, p.attempt, p.outcome, p.retryAfter, now);
-    if (result === Result.OK) run.timing.delete(p.handle);
-    const { handle, attempt, outcome } = p;
-    run.trace.push({ t: now, kind: "report", handle, attempt, outcome, result });
+  ticks(): number {
+    return this.clock.now;
   }
-}
 
-/** A line for each attempt whose deadline has passed unanswered: the module timed it out
- * (its lastOutcome says TIMEOUT), unless the operation went some other way meanwhile. */
-function noteTimeouts(run: Run, now: number): void {
-  const due = [...run.timing].filter(([, t]) => tickReached(now, t.deadline));
-  if (due.length === 0) return;
-  run.api.nextDue(now); // applies what is due by now, as the report or poll after it would
-  for (const [handle, { attempt }] of due) {
-    run.timing.delete(handle);
-    if (run.api.lastOutcome(handle) !== Outcome.TIMEOUT) continue;
-    run.trace.push({ t: now, kind: "timeout", handle, attempt });
+  /** The earliest answer that has arrived by now (ties: the one started first). */
+  collect(now: number): AttemptAnswer | undefined {
+    let best = -1;
+    for (let i = 0; i < this.pending.length; i++) {
+      const p = this.pending[i];
+      if (!tickReached(now, p.at)) continue;
+      const b = this.pending[best];
+      const d = ticksUntil(now, p.at);
+      if (best < 0 || d < ticksUntil(now, b.at) || (d === ticksUntil(now, b.at) && p.seq < b.seq)) best = i;
+    }
+    return best < 0 ? undefined : this.pending.splice(best, 1)[0].answer;
   }
-}
 
-/** Polls until NONE, starting each attempt on its script's next fate. */
-function startDue(run: Run, now: number): void {
-  for (let h = run.api.poll(now); h >= 0; h = run.api.poll(now)) {
-    const attempt = run.api.attempt(h);
-    const attemptDeadline = run.api.attemptDeadline(h);
-    run.trace.push({ t: now, kind: "start", handle: h, attempt, attemptDeadline });
-    run.timing.set(h, { attempt, deadline: attemptDeadline });
-    const fate = run.scriptOf.get(h)!.next();
-    if ("hang" in fate) continue;
-    run.pending.push({
-      handle: h,
-      attempt,
-      at: tickAfter(now, fate.latency),
-      outcome: Outcome[fate.outcome],
-      retryAfter: fate.retryAfter ?? 0,
-    });
+  startAttempt(handle: number, attempt: number, _operationId: number, now: number): void {
+    const fate = this.scriptOf.get(handle)!.next();
+    if ("hang" in fate) return;
+    const answer = { handle, attempt, outcome: Outcome[fate.outcome], retryAfter: fate.retryAfter ?? 0 };
+    this.pending.push({ answer, at: tickAfter(now, fate.latency), seq: this.seq++ });
   }
-}
 
-/** Takes every ended operation from ended(), then releases those none of whose attempts
- * is pending (the late-answer rule). */
-function takeEnded(run: Run, now: number): void {
-  const { api } = run;
-  for (let h = api.ended(now); h !== Result.NONE; h = api.ended(now)) {
-    if (h < 0) throw new Error(`ended failed: ${h}`);
-    run.ended.add(h);
-    run.unreleased.add(h);
-    run.trace.push({ t: now, kind: "end", handle: h, reason: api.endReason(h), attempts: api.attempt(h) });
+  onEvent(e: LoopEvent): void {
+    if (e.kind === "start") this.trace.push({ ...e, attemptDeadline: this.attemptDeadline(e.handle) });
+    else if (e.kind === "report" || e.kind === "timeout") this.trace.push(e);
+    else this.trace.push({ t: e.t, kind: "end", handle: e.handle, reason: e.reason, attempts: e.attempt });
   }
-  for (const h of run.unreleased) {
-    if (run.pending.some((p) => p.handle === h)) continue;
-    const released = api.release(h);
-    if (released !== Result.OK) throw new Error(`release refused: ${released}`);
-    run.unreleased.delete(h);
-  }
-}
 
-/** Ticks until whichever comes first: the module's next due time or the next answer. */
-function nextWait(run: Run, now: number): number {
-  const due = run.api.nextDue(now);
-  let wait = due === 0xffff_ffff ? Infinity : due;
-  for (const p of run.pending) wait = Math.min(wait, Math.max(0, ticksUntil(now, p.at)));
-  if (wait === Infinity) throw new Error("nothing left to wait for, yet operations are live");
-  return wait;
+  /** Ticks from now to whichever comes first: the module's next due time or the next answer. */
+  wait(due: number): number {
+    let wait = due === NextDue.IDLE ? Infinity : due;
+    for (const p of this.pending) wait = Math.min(wait, Math.max(0, ticksUntil(this.clock.now, p.at)));
+    if (wait === Infinity) throw new Error("nothing left to wait for, yet operations are live");
+    return wait;
+  }
 }
 
 /**
- * Begins the operations at clock.now, in order, and runs until all have ended, as a main
- * loop would, jumping the clock to the next thing that can happen; returns the trace.
+ * Begins the operations at clock.now, in order, and runs the loop (host/library/src/loop.ts)
+ * until all have ended, jumping the clock to the next thing that can happen; the trace.
  * @example
  * ```ts
  * import { FaultScript, SimClock, configure, create, formatEvent, runOperations } from "tickretry";
@@ -179,36 +146,28 @@ function nextWait(run: Run, now: number): number {
  * ```
  */
 export function runOperations(api: TickRetryApi, clock: SimClock, options: RunOptions): TraceEvent[] {
-  const handles = options.operations.map((op) => api.begin(op.policy, clock.now));
-  if (handles.some((h) => h < 0)) throw new Error(`begin refused: ${handles}`);
-  const run: Run = {
-    api,
-    trace: [],
-    scriptOf: new Map(handles.map((h, i) => [h, options.operations[i].script])),
-    pending: [],
-    timing: new Map(),
-    ended: new Set(),
-    unreleased: new Set(),
-  };
+  const scriptOf = new Map<number, FaultScript>();
+  const sim = new Sim(clock, scriptOf, (h) => loop.api.attemptDeadline(h));
+  const loop = new Loop(api, sim);
+  for (const op of options.operations) {
+    const h = loop.begin(op.policy, clock.now);
+    if (h < 0) throw new Error(`begin refused: ${h}`);
+    scriptOf.set(h, op.script);
+  }
   const maxSteps = options.maxSteps ?? 10_000;
-  for (let step = 0; run.ended.size < handles.length; step++) {
+  for (let step = 0; loop.slots.live > 0; step++) {
     if (step >= maxSteps) throw new Error(`no end after ${maxSteps} steps`);
     options.beforeStep?.(clock, step);
-    const restart = options.restart?.(run.api, clock, step);
+    const restart = options.restart?.(loop.api, clock, step);
     if (restart) {
-      run.api = restart.api;
-      // Lost answers end their attempts as AMBIGUOUS in the restore, not by a timeout.
-      if (restart.attemptsLost) run.pending.length = 0;
-      if (restart.attemptsLost) run.timing.clear();
-      run.trace.push({ t: clock.now, kind: "note", text: restart.note });
+      if (restart.attemptsLost) sim.pending.length = 0;
+      loop.resume(restart.api, loop.slots, restart.attemptsLost);
+      sim.trace.push({ t: clock.now, kind: "note", text: restart.note });
     }
-    const now = clock.now;
-    noteTimeouts(run, now);
-    reportArrived(run, now);
-    startDue(run, now);
-    takeEnded(run, now);
-    if (run.ended.size === handles.length) break;
-    clock.advance(nextWait(run, now));
+    const due = loop.pass();
+    if (loop.fault !== 0) throw new Error(`the loop stopped: ${nameOf(AbiError, loop.fault)}`);
+    if (options.tracePasses) sim.trace.push({ t: clock.now, kind: "note", text: `pass -> ${due}` });
+    if (loop.slots.live > 0) clock.advance(sim.wait(due));
   }
-  return run.trace;
+  return sim.trace;
 }

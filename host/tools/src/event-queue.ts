@@ -38,6 +38,11 @@ export class EventQueue {
     this.args[i] = arg;
   }
 
+  /** The earliest event's time; Infinity when the queue is empty. */
+  peekTime(): number {
+    return this.count === 0 ? Infinity : this.time[0];
+  }
+
   /** Takes the earliest event into `popped`; false when the queue is empty. */
   pop(): boolean {
     if (this.count === 0) return false;

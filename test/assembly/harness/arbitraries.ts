@@ -219,6 +219,8 @@ const queryArb = fc.oneof(
   fc.constant(call("abiVersion")),
   fc.constant(call("changes")),
   fc.constant(call("imageAddress")),
+  fc.constant(call("stateAddress")),
+  fc.constant(call("stateBytes")),
   fc.oneof(small(8), anyU32).map((id) => call("worstCase", v(id))),
   fc
     .tuple(fc.oneof(fc.integer({ min: 90, max: 610 }), anyU32), small(1))

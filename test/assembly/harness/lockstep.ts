@@ -1,6 +1,6 @@
 // Runs a scenario on the module and on the model side by side and stops at the first
 // step where any return value, any image save wrote, or any observable state differs.
-import { Image, Limit, RestoreFlag, Result } from "../../../host/library/src/generated/abi.js";
+import { RestoreFlag, Result } from "../../../host/library/src/generated/abi.js";
 import { instantiate, type TickRetryApi } from "../../../host/library/src/tickretry.js";
 import { SchedulerModel } from "../model/scheduler.js";
 import {
@@ -9,11 +9,13 @@ import {
   invoke,
   restoreInto,
   type Call,
+  type ExportName,
   type RestoreStep,
   type Step,
   type Target,
 } from "./calls.js";
 import { readImage } from "./images.js";
+import { LAYOUT, LAYOUT_RULES, type Layout } from "./layout.js";
 import { diffSnapshots, snapshot } from "./snapshot.js";
 
 export interface Divergence {
@@ -68,8 +70,8 @@ export class Lockstep {
   private readonly every: number;
   private readonly limit: number;
   private readonly reference: () => Target;
-  /** The module's first answer to imageAddress(). */
-  private imageAddress: number | undefined;
+  /** The module's first answer to each layout query. */
+  private readonly layout: Partial<Record<ExportName, number>> = {};
   readonly tally: ImageTally = {
     saves: 0,
     restoredFresh: 0,
@@ -117,12 +119,12 @@ export class Lockstep {
     const got = guarded(() => invoke(this.module, s.fn, args));
     const want = invoke(this.model, s.fn, args);
     this.host.saw(s, want, this.model);
-    if (typeof got === "string" || (s.fn !== "imageAddress" && got !== want)) {
+    if (typeof got === "string" || (!LAYOUT.includes(s.fn) && got !== want)) {
       return [`${s.fn}(${args.join(", ")}) returned ${got}, model ${want}`];
     }
     if (s.fn === "save" && got > 0) this.tally.saves++;
     if (s.fn === "ended" && got >= 0) this.tally.handedOut++;
-    if (s.fn === "imageAddress") return this.checkImageAddress(got);
+    if (LAYOUT.includes(s.fn)) return this.checkLayout(s.fn, got);
     if (s.fn === "save" && got > 0) {
       const [mine, theirs] = [readImage(this.module, got), readImage(this.model, want)];
       if (hex(mine) !== hex(theirs)) return [`save(${args[0]}) image ${hex(mine)}, model ${hex(theirs)}`];
@@ -130,11 +132,10 @@ export class Lockstep {
     return [];
   }
 
-  /** docs/ABI.md fixes no address, only that it stays put, below MEMORY_LIMIT - IMAGE_AREA_BYTES. */
-  private checkImageAddress(got: number): string[] {
-    this.imageAddress ??= got;
-    const below = got < Limit.MEMORY_LIMIT - Image.AREA_BYTES;
-    return below && got === this.imageAddress ? [] : [`imageAddress() returned ${got}`];
+  /** docs/ABI.md fixes no address, only that it stays put and within MEMORY_LIMIT (layout.ts). */
+  private checkLayout(fn: ExportName, got: number): string[] {
+    this.layout[fn] ??= got;
+    return LAYOUT_RULES[fn as Layout](got) && got === this.layout[fn] ? [] : [`${fn}() returned ${got}`];
   }
 
   private restore(s: RestoreStep): string[] {

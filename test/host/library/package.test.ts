@@ -4,11 +4,19 @@
 // the registry), whose own test runs there: tsc against the published .d.ts, then vitest
 // against the public API. A broken `exports`, a file missing from `files` or a type error
 // in the .d.ts fails here.
-import { cpSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { run } from "../../helpers/command.js";
-import { copyRepository, NO_COLOR, NPM, pack, ROOT, type Packed } from "../../helpers/pack.js";
+import {
+  copyRepository,
+  installExample,
+  NO_COLOR,
+  NPM,
+  pack,
+  unexpected,
+  type Packed,
+} from "../../helpers/pack.js";
 
 /** The paths a user of the library needs, and nothing else: every packed file matches one. */
 const ALLOWED = [
@@ -20,33 +28,20 @@ const ALLOWED = [
 ];
 
 const { work, source } = copyRepository("tickretry-library-package-");
-const example = join(work, "example");
 let library: Packed;
+let example: string;
 
 beforeAll(() => {
   library = pack(work, source, "host/library");
-  cpSync(join(ROOT, "examples/host-test"), example, {
-    recursive: true,
-    filter: (src) => !/[/\\](node_modules|tickretry\.tgz)$/.test(src),
-  });
-  cpSync(library.tarball, join(example, "tickretry.tgz"));
-  run(NPM, ["install", "--no-audit", "--no-fund", "--prefer-offline"], example, NO_COLOR);
+  example = installExample(work, "host-test", { "tickretry.tgz": library.tarball });
 }, 600_000);
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe("the library package", () => {
   test("packs only the library: compiled host code with its types, the module, the manifest", () => {
-    expect(library.files.filter((p) => !ALLOWED.some((re) => re.test(p)))).toEqual([]);
-    for (const needed of [
-      "build/tickretry.wasm",
-      "dist/index.js",
-      "dist/index.d.ts",
-      "README.md",
-      "LICENSE",
-    ]) {
-      expect(library.files).toContain(needed);
-    }
+    const needed = ["build/tickretry.wasm", "dist/index.js", "dist/index.d.ts", "README.md", "LICENSE"];
+    expect(unexpected(library, ALLOWED, needed)).toEqual([]);
     expect(library.files.some((p) => /device|fleet|chaos|contention|upstream|chart/.test(p))).toBe(false);
   });
 

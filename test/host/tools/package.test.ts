@@ -3,12 +3,19 @@
 // installed CLI runs from compiled code, from another directory, with no tsx anywhere in
 // the install, and its device serves the page from the files the package carries.
 import { spawn } from "node:child_process";
-import { cpSync, existsSync, rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { run } from "../../helpers/command.js";
 import { waitFor } from "../../helpers/device.js";
-import { copyRepository, NO_COLOR, NPM, pack, ROOT, type Packed } from "../../helpers/pack.js";
+import {
+  copyRepository,
+  installExample,
+  NO_COLOR,
+  pack,
+  unexpected,
+  type Packed,
+} from "../../helpers/pack.js";
 
 const ALLOWED = [
   /^package\.json$/,
@@ -23,28 +30,20 @@ const ALLOWED = [
 ];
 
 const { work, source } = copyRepository("tickretry-tools-package-");
-const example = join(work, "example");
-const bin = join(example, "node_modules/.bin/tickretry");
+const bin = join(work, "example/node_modules/.bin/tickretry");
 let tools: Packed;
 
 beforeAll(() => {
   const library = pack(work, source, "host/library");
   tools = pack(work, source, "host/tools");
-  cpSync(join(ROOT, "examples/cli"), example, {
-    recursive: true,
-    filter: (src) => !/[/\\](node_modules|[^/\\]+\.tgz)$/.test(src),
-  });
-  cpSync(library.tarball, join(example, "tickretry.tgz"));
-  cpSync(tools.tarball, join(example, "tickretry-tools.tgz"));
-  run(NPM, ["install", "--no-audit", "--no-fund", "--prefer-offline"], example, NO_COLOR);
+  installExample(work, "cli", { "tickretry.tgz": library.tarball, "tickretry-tools.tgz": tools.tarball });
 }, 600_000);
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe("the tools package", () => {
   test("packs the command line, its compiled code and the files it serves", () => {
-    expect(tools.files.filter((p) => !ALLOWED.some((re) => re.test(p)))).toEqual([]);
-    for (const needed of [
+    const needed = [
       "bin/tickretry.js",
       "dist/cli.js",
       "assets/boards/page/index.html",
@@ -53,13 +52,12 @@ describe("the tools package", () => {
       "assets/assembly/constants.json",
       "README.md",
       "LICENSE",
-    ]) {
-      expect(tools.files).toContain(needed);
-    }
+    ];
+    expect(unexpected(tools, ALLOWED, needed)).toEqual([]);
   });
 
   test("the installed CLI runs from compiled code, from any directory, without tsx", () => {
-    expect(existsSync(join(example, "node_modules/tsx"))).toBe(false);
+    expect(existsSync(join(work, "example/node_modules/tsx"))).toBe(false);
     expect(run(bin, ["--help"], work, NO_COLOR)).toMatch(/^usage: tickretry <command>/);
     const rows = JSON.parse(
       run(bin, ["fleet", "--devices", "20", "--seeds", "1", "--strategies", "C", "--json"], work, NO_COLOR),

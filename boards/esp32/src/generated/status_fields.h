@@ -32,6 +32,8 @@
 #define STATUS_KEY_STORE "\"store\":"
 #define STATUS_KEY_STORE_WHERE "\"where\":"
 #define STATUS_KEY_STORE_WRITES "\"writes\":"
+#define STATUS_KEY_STORE_WRITE_FAILURES "\"writeFailures\":"
+#define STATUS_KEY_STORE_FLASH_LIFE_YEARS "\"flashLifeYears\":"
 #define STATUS_KEY_STORE_OPERATIONS_ENDED "\"operationsEnded\":"
 #define STATUS_KEY_STORE_WRITES_PER_OPERATION "\"writesPerOperation\":"
 #define STATUS_KEY_STORE_BYTES "\"bytes\":"

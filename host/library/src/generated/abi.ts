@@ -303,6 +303,8 @@ export const EXPORTS = {
   restore: { params: ["length", "now", "elapsed", "flags"], result: "i32" },
   changes: { params: [], result: "u32" },
   ended: { params: ["now"], result: "i32" },
+  stateAddress: { params: [], result: "u32" },
+  stateBytes: { params: [], result: "u32" },
   slot: { params: ["handle"], result: "i32" },
 } as const;
 
@@ -344,6 +346,8 @@ export function bindExports(raw: WebAssembly.Exports, unsigned: (fn: Fn, arity: 
     restore: raw.restore as (length: number, now: number, elapsed: number, flags: number) => number,
     changes: unsigned(raw.changes as Fn, 0) as () => number,
     ended: raw.ended as (now: number) => number,
+    stateAddress: unsigned(raw.stateAddress as Fn, 0) as () => number,
+    stateBytes: unsigned(raw.stateBytes as Fn, 0) as () => number,
     slot: raw.slot as (handle: number) => number,
     memory: raw.memory as WebAssembly.Memory,
   };

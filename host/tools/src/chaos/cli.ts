@@ -6,13 +6,15 @@ import { pathToFileURL } from "node:url";
 import { numberOption } from "../number-option.js";
 import { joinNegativeValues } from "../usage.js";
 import { runChaos } from "./run.js";
+import { identityHolds } from "./tally.js";
 
 const HELP = `usage: npm run chaos:device -- [options]
 
 Kills the simulated device with SIGKILL at seeded random moments while it uploads to an
 upstream in a process of its own (outage, then flaky), restarts it from its state file
 each time, lets the last one end every reading it owes, and prints what became of every
-reading begun: {began, delivered, duplicates, lost, endedOther}.
+reading taken: {taken, began, delivered, duplicates, lost, endedOther, dropped, pending,
+identity}; it fails unless taken = delivered + endedOther + dropped + pending.
 
 options:
   --kills N         kills (default 20)
@@ -70,15 +72,16 @@ async function main(): Promise<number> {
 
   const result = await runChaos(options);
   for (const p of result.problems) console.error(`chaos:device: PROBLEM ${p}`);
-  console.error(`chaos:device: ${result.dropped} readings dropped from a full queue (never begun)`);
   const t = result.tally;
+  const identity = identityHolds(t);
   console.log(
     json
-      ? JSON.stringify(t)
-      : `began ${t.began}, delivered ${t.delivered}, duplicates ${t.duplicates}, lost ${t.lost}, ` +
-          `endedOther ${t.endedOther}`,
+      ? JSON.stringify({ ...t, identity })
+      : `taken ${t.taken}: delivered ${t.delivered}, endedOther ${t.endedOther}, dropped ${t.dropped} ` +
+          `(queue full), pending ${t.pending}; duplicates ${t.duplicates}, lost ${t.lost}; ` +
+          `taken = delivered + endedOther + dropped + pending: ${identity}`,
   );
-  return t.lost === 0 && t.duplicates === 0 && result.problems.length === 0 ? 0 : 1;
+  return identity && t.lost === 0 && t.duplicates === 0 && result.problems.length === 0 ? 0 : 1;
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

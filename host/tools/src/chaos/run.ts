@@ -169,7 +169,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     if (how !== 0) throw new Error(`the last device exited with ${how}`);
 
     const stored = (await (await fetch(control("stored"))).json()) as StoredUpload[];
-    return { ...tally(readLog(logPath), stored), kills, dir };
+    const last = readStateFile(statePath);
+    const owed = {
+      pending: last?.pending.map((p) => p.reading.id) ?? [],
+      queued: last?.queue.map((r) => r.id) ?? [],
+    };
+    return { ...tally(readLog(logPath), stored, owed), kills, dir };
   } finally {
     if (device !== undefined) await stop(device, "SIGKILL");
     await stop(upstream, "SIGTERM");

@@ -1,64 +1,87 @@
-// What became of every reading a chaos run began, from the two records that outlive the
-// kills: the device's readings log and the upstream's dedup store. A reading is
-// delivered when the upstream stored it under exactly one Idempotency-Key, a duplicate
-// when under two or more (begun again under a new operation id), endedOther when it was
-// not stored and its operation ended with a reason the log recorded, and lost when it
-// was neither stored nor ended. A replay (the same key again) is not a duplicate: the
-// upstream stored it once.
+// What became of every reading a chaos run's device took, from the records that outlive
+// the kills: the device's readings log, the upstream's dedup store, and what the last
+// state file still holds. A reading is taken when the state write that queued it is
+// durable (the log's "taken" line comes from that write). Of those, one is delivered when
+// the upstream stored it under exactly one Idempotency-Key, a duplicate when under two or
+// more, endedOther when it was not stored and its operation ended with a reason the log
+// recorded, dropped when the full queue dropped it, pending when the state file still
+// owes it, and lost otherwise: begun but neither stored nor ended, or taken and then
+// nowhere. The run passes only when taken = delivered + endedOther + dropped + pending
+// (so no reading was lost or stored twice) and the records agree. A replay (the same key
+// again) is not a duplicate: the upstream stored it once.
 import type { StoredUpload } from "../upstream/server.js";
 import type { LogEvent } from "../device/readings-log.js";
 
 export interface ChaosTally {
+  taken: number;
   began: number;
   delivered: number;
   duplicates: number;
   lost: number;
   endedOther: number;
+  dropped: number;
+  pending: number;
 }
 
 export interface TallyResult {
   tally: ChaosTally;
-  /** Readings queued and dropped because the queue was full (never begun). */
-  dropped: number;
   /** Records that contradict each other: each is a bug of the device or of the runner. */
   problems: string[];
+}
+
+/** What the last state file still owes: readings begun (live operations) and queued. */
+export interface Owed {
+  pending: readonly number[];
+  queued: readonly number[];
 }
 
 /** The reading number an upload's body carries, or undefined when it carries none. */
 function readingOf(body: string): number | undefined {
   try {
     const r = (JSON.parse(body) as { reading?: unknown }).reading;
-    return Number.isInteger(r) ? (r as number) : undefined;
+    return Number.isSafeInteger(r) ? (r as number) : undefined;
   } catch {
     return undefined;
   }
 }
 
-export function tally(log: readonly LogEvent[], stored: readonly StoredUpload[]): TallyResult {
-  const problems: string[] = [];
-  const operationOf = new Map<number, number>();
-  const endOf = new Map<number, string>();
-  const dropped = new Set<number>();
+interface Fates {
+  taken: Set<number>;
+  operationOf: Map<number, number>;
+  endOf: Map<number, string>;
+  dropped: Set<number>;
+}
+
+/** The log's records by reading; contradictions into `problems`. */
+function readLogEvents(log: readonly LogEvent[], problems: string[]): Fates {
+  const f: Fates = { taken: new Set(), operationOf: new Map(), endOf: new Map(), dropped: new Set() };
   for (const e of log) {
-    if (e.event === "dropped") {
-      dropped.add(e.reading);
+    if (e.event === "taken" || e.event === "dropped") {
+      if (e.event === "dropped") f.dropped.add(e.reading);
+      else f.taken.add(e.reading);
       continue;
     }
-    const known = operationOf.get(e.reading);
+    if (!f.taken.has(e.reading)) problems.push(`reading ${e.reading} ${e.event} but was never taken`);
+    const known = f.operationOf.get(e.reading);
     if (known !== undefined && known !== e.operationId) {
       problems.push(`reading ${e.reading} logged under operations ${known} and ${e.operationId}`);
     }
-    if (e.event === "began") operationOf.set(e.reading, e.operationId);
+    if (e.event === "began") f.operationOf.set(e.reading, e.operationId);
     else {
       if (known === undefined) problems.push(`reading ${e.reading} ended (${e.endReason}) but never began`);
-      const before = endOf.get(e.reading);
+      const before = f.endOf.get(e.reading);
       if (before !== undefined && before !== e.endReason) {
         problems.push(`reading ${e.reading} ended twice: ${before}, then ${e.endReason}`);
       }
-      endOf.set(e.reading, e.endReason);
+      f.endOf.set(e.reading, e.endReason);
     }
   }
+  for (const r of f.dropped) if (!f.taken.has(r)) problems.push(`reading ${r} dropped but was never taken`);
+  return f;
+}
 
+/** The keys each reading was stored under; contradictions into `problems`. */
+function storedKeys(stored: readonly StoredUpload[], f: Fates, problems: string[]): Map<number, Set<string>> {
   const keysOf = new Map<number, Set<string>>();
   for (const s of stored) {
     const reading = readingOf(s.body);
@@ -66,27 +89,54 @@ export function tally(log: readonly LogEvent[], stored: readonly StoredUpload[])
       problems.push(`key ${s.key} stored a body without a reading: ${s.body.slice(0, 80)}`);
       continue;
     }
-    const operation = operationOf.get(reading);
+    const operation = f.operationOf.get(reading);
     if (operation === undefined)
       problems.push(`reading ${reading} stored under key ${s.key} but never began`);
     else if (String(operation) !== s.key) {
       problems.push(`reading ${reading} stored under key ${s.key}, not under its operation ${operation}`);
     }
-    if (dropped.has(reading)) problems.push(`reading ${reading} stored, yet logged as dropped`);
+    if (f.dropped.has(reading)) problems.push(`reading ${reading} stored, yet logged as dropped`);
     keysOf.set(reading, (keysOf.get(reading) ?? new Set()).add(s.key));
   }
+  return keysOf;
+}
 
-  const t: ChaosTally = { began: 0, delivered: 0, duplicates: 0, lost: 0, endedOther: 0 };
-  for (const reading of new Set([...operationOf.keys(), ...keysOf.keys()])) {
-    t.began++;
+export function tally(
+  log: readonly LogEvent[],
+  stored: readonly StoredUpload[],
+  owed: Owed = { pending: [], queued: [] },
+): TallyResult {
+  const problems: string[] = [];
+  const f = readLogEvents(log, problems);
+  const keysOf = storedKeys(stored, f, problems);
+  const owes = new Set([...owed.pending, ...owed.queued]);
+  const t: ChaosTally = {
+    taken: 0,
+    began: 0,
+    delivered: 0,
+    duplicates: 0,
+    lost: 0,
+    endedOther: 0,
+    dropped: 0,
+    pending: 0,
+  };
+  for (const reading of new Set([...f.taken, ...f.operationOf.keys(), ...keysOf.keys()])) {
+    t.taken++;
+    if (f.operationOf.has(reading) || keysOf.has(reading)) t.began++;
     const keys = keysOf.get(reading)?.size ?? 0;
-    const end = endOf.get(reading);
+    const end = f.endOf.get(reading);
     if (keys > 1) t.duplicates++;
     else if (keys === 1) t.delivered++;
-    else if (end === undefined || end === "SUCCEEDED") {
-      // SUCCEEDED yet not stored would be a lie about the upstream: counted lost.
-      t.lost++;
-    } else t.endedOther++;
+    else if (end !== undefined && end !== "SUCCEEDED") t.endedOther++;
+    else if (owes.has(reading)) t.pending++;
+    else if (f.dropped.has(reading) && !f.operationOf.has(reading)) t.dropped++;
+    // Begun and never ended, SUCCEEDED yet not stored (a lie about the upstream), or taken
+    // and then nowhere: lost.
+    else t.lost++;
   }
-  return { tally: t, dropped: dropped.size, problems };
+  return { tally: t, problems };
 }
+
+/** Every reading taken is accounted for: delivered once, ended otherwise, dropped from a full queue, or still owed. */
+export const identityHolds = (t: ChaosTally): boolean =>
+  t.taken === t.delivered + t.endedOther + t.dropped + t.pending;

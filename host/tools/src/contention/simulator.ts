@@ -5,7 +5,17 @@
 // unchanged (then it increments), and a refused write is reported TRANSIENT, so the
 // module schedules the next attempt by the policy. Every message takes |Normal(10 ms,
 // 2 ms)| on the network; all clients begin at time 0.
-import { EndReason, NextDue, Outcome, Result, configure, tickAfter } from "tickretry";
+import {
+  EndReason,
+  Loop,
+  NextDue,
+  Outcome,
+  configure,
+  errorName,
+  tickAfter,
+  type AttemptAnswer,
+  type LoopEvent,
+} from "tickretry";
 import { EventQueue } from "../event-queue.js";
 import { deriveSeed, Rng } from "../random.js";
 import { prepareInstances } from "../fleet/simulator.js";
@@ -76,45 +86,62 @@ export function runContention(
   // Each client's counter wraps within the first second of the run (as the fleet's do).
   const offset = new Float64Array(clients);
   const handle = new Int32Array(clients);
+  /** The time of the event a client's loop runs for, and the answer it brings. */
+  const clientTime = new Float64Array(clients);
+  const answer: (AttemptAnswer | undefined)[] = [];
   const versionRead = new Int32Array(clients);
   const writeOk = new Uint8Array(clients);
   /** The attempt whose read or write is on its way, or 0. */
   const inFlight = new Int32Array(clients);
   const lastWait = new Float64Array(clients);
+  let version = 0;
+  let calls = 0;
+  let completionUs = 0;
+
+  /** What the client's loop sees: its operation ends when its write succeeded (the attempt
+   * has come back, so nothing is outstanding and the loop releases it at once). */
+  const onEvent = (i: number, e: LoopEvent) => {
+    if (e.kind === "end") {
+      if (e.reason !== EndReason.SUCCEEDED) throw new Error(`client ${i}: ended ${e.reason}, not SUCCEEDED`);
+      completionUs = clientTime[i];
+    } else if (e.kind === "report" && e.result < 0) {
+      throw new Error(`client ${i}: report refused: ${errorName(e.result)}`);
+    }
+  };
+  const loops = apis.map(
+    (api, i) =>
+      new Loop(api, {
+        ticks: () => tickAfter(offset[i], clientTime[i]),
+        collect() {
+          const brought = answer[i];
+          answer[i] = undefined;
+          return brought;
+        },
+        startAttempt(_handle, attempt) {
+          inFlight[i] = attempt;
+          at(clientTime[i] + network.delay(), Event.READ, i);
+        },
+        onEvent: (e) => onEvent(i, e),
+      }),
+  );
   for (let i = 0; i < clients; i++) {
     const api = apis[i];
     api.init(deriveSeed(runSeed, i, Stream.SEED_LO), deriveSeed(runSeed, i, Stream.SEED_HI));
     configure(api, `strategy ${strategy.name}`, POLICY_ID, strategy.policy);
     offset[i] = tickAfter(0, -(new Rng(deriveSeed(runSeed, i, Stream.CLOCK)).nextU32() % 1_000_000));
-    handle[i] = api.begin(POLICY_ID, offset[i]);
+    handle[i] = loops[i].begin(POLICY_ID, offset[i]);
     if (handle[i] < 0) throw new Error(`client ${i}: begin refused: ${handle[i]}`);
   }
 
-  let version = 0;
-  let calls = 0;
-  let completionUs = 0;
-
-  /** The client's loop: learn of its operation's end (its write succeeded; the attempt
-   * has come back, so nothing is outstanding and it is released at once), start the
-   * attempt if it is due (a read), else sleep until it is. No message is lost, so while
-   * an attempt is on its way the client sleeps until its answer: the attempt's timeout,
-   * the only other thing due, is never reached. */
-  const pass = (i: number, time: number) => {
-    const api = apis[i];
-    const tick = tickAfter(offset[i], time);
-    for (let h = api.ended(tick); h >= 0; h = api.ended(tick)) {
-      const reason = api.endReason(h);
-      if (reason !== EndReason.SUCCEEDED) throw new Error(`client ${i}: ended ${reason}, not SUCCEEDED`);
-      if (api.release(h) !== Result.OK) throw new Error(`client ${i}: release refused`);
-      completionUs = time;
-    }
-    let h: number;
-    for (h = api.poll(tick); h >= 0; h = api.poll(tick)) {
-      inFlight[i] = api.attempt(h);
-      at(time + network.delay(), Event.READ, i);
-    }
-    if (h !== Result.NONE) throw new Error(`client ${i}: poll failed: ${h}`);
-    const due = api.nextDue(tick);
+  /** A pass of the client's loop (host/library/src/loop.ts) at `time`, bringing `brought`:
+   * it reports the answer, starts the attempt if it is due (a read), else sleeps until it
+   * is. No message is lost, so while an attempt is on its way the client sleeps until its
+   * answer: the attempt's timeout, the only other thing due, is never reached. */
+  const pass = (i: number, time: number, brought?: AttemptAnswer) => {
+    clientTime[i] = time;
+    answer[i] = brought;
+    const due = loops[i].pass();
+    if (loops[i].fault !== 0) throw new Error(`client ${i}: the loop stopped: ${errorName(loops[i].fault)}`);
     if (inFlight[i] === 0 && due !== NextDue.IDLE) at(time + due, Event.WAKE, i);
   };
 
@@ -137,16 +164,13 @@ export function runContention(
         at(time + network.delay(), Event.WRITE_REPLY, i);
         break;
       case Event.WRITE_REPLY: {
-        const api = apis[i];
-        const h = handle[i];
         let retryAfter = 0;
         if (!writeOk[i] && strategy.hostWait)
           retryAfter = lastWait[i] = strategy.hostWait(lastWait[i], uniform);
         const outcome = writeOk[i] ? Outcome.SUCCESS : Outcome.TRANSIENT;
-        const result = api.report(h, inFlight[i], outcome, retryAfter, tickAfter(offset[i], time));
+        const attempt = inFlight[i];
         inFlight[i] = 0;
-        if (result < 0) throw new Error(`client ${i}: report refused: ${result}`);
-        pass(i, time);
+        pass(i, time, { handle: handle[i], attempt, outcome, retryAfter });
         break;
       }
       case Event.WAKE:

@@ -5,6 +5,7 @@
 // since every connection died with the old instance: an attempt that was in flight ends
 // AMBIGUOUS and, the upload being idempotent, is retried under the same operation id.
 import {
+  Counter,
   Limit,
   RestoreFlag,
   Result,
@@ -17,6 +18,16 @@ import {
 } from "tickretry";
 import { configureUpload, type BudgetName } from "./policies.js";
 import { StateFileError, type DeviceState, type StateStore } from "./state-file.js";
+
+const ENDED = [
+  Counter.ENDED_SUCCEEDED,
+  Counter.ENDED_PERMANENT,
+  Counter.ENDED_EXHAUSTED,
+  Counter.ENDED_DEADLINE,
+  Counter.ENDED_BUDGET,
+  Counter.ENDED_AMBIGUOUS,
+  Counter.ENDED_CANCELLED,
+];
 
 export interface Booted {
   api: TickRetryApi;
@@ -31,6 +42,8 @@ export function bootModule(
   store: StateStore,
   now: number,
   fresh: { seed: bigint; policy: PolicyFields; budget: BudgetName },
+  /** The RTC's reading at `now`: how long the stored image waited is measured by it. */
+  wallMs: number,
 ): Booted {
   const stored = store.load();
   const api = instantiate();
@@ -42,7 +55,7 @@ export function bootModule(
   const refuse = (what: string): never => {
     throw new StateFileError(`state file ${store.where}: ${what}; move it away to start afresh`);
   };
-  const elapsedMs = Math.min(Limit.MAX_SPAN, Math.max(0, Math.round(Date.now() - stored.savedAtMs)));
+  const elapsedMs = Math.min(Limit.MAX_SPAN, Math.max(0, Math.round(wallMs - stored.savedAtMs)));
   const r = restoreImage(api, stored.image, now, elapsedMs, RestoreFlag.ATTEMPTS_LOST);
   if (r !== Result.OK) refuse(`the module refused its image (${errorName(r)})`);
   for (const p of stored.pending) {
@@ -51,6 +64,16 @@ export function bootModule(
         `reading ${p.reading.id} is under operation ${p.operationId}, which handle ${p.handle} does not hold`,
       );
     }
+  }
+  // Every operation the image holds is a pending reading's, or the loop would meet one it
+  // does not know. Ended ones are released before a save, so the image holds BEGUN minus
+  // the ends, counted in an instance restored with no time passed and no attempt lost
+  // (which, unlike the one above, ends nothing while restoring).
+  const probe = instantiate();
+  restoreImage(probe, stored.image, now, 0, 0);
+  const live = probe.counter(Counter.BEGUN) - ENDED.reduce((n, c) => n + probe.counter(c), 0);
+  if (live !== stored.pending.length) {
+    refuse(`the image holds ${live} operations, field pending ${stored.pending.length}`);
   }
   return { api, restored: stored, elapsedMs };
 }

@@ -14,7 +14,7 @@ import { CRASH_POINTS, parseCrashAt } from "./crash-points.js";
 import { fileLog } from "./readings-log.js";
 import { startSimulation, type Simulation } from "./simulation.js";
 import { fileStore, memoryStore } from "./state-file.js";
-import { DEFAULT_TICK_START } from "./wall-tick.js";
+import { DEFAULT_TICK_START } from "./tick.js";
 
 const DEFAULT_STATE = "out/device-state.json";
 

@@ -4,23 +4,35 @@
 // close the connection: 64 KiB of pipelined GETs is some 2,000 requests, which blocked
 // the main loop for a second when a hundred such clients arrived at once. Here a chunk
 // that carries more request lines than a client may have waiting closes its connection
-// before any of it is parsed; no browser pipelines.
+// before any of it is parsed; no browser pipelines. Request lines of either HTTP/1.0 or
+// HTTP/1.1 count: HTTP/1.0 keep-alive requests pipeline just as well.
+//
+// The slots are few, so one client must not hold them all: when every slot is taken, a
+// new connection takes the slot of the one that has gone longest without starting a
+// request (a trickling or idle one first), rather than being refused. A new client
+// therefore always reaches the page; a flood only churns its own connections.
 import { createServer as createTcpServer, type Server as TcpServer, type Socket } from "node:net";
 import { Duplex } from "node:stream";
 import type { Server as HttpServer } from "node:http";
 
-const REQUEST_LINE = Buffer.from(" HTTP/1.1\r\n");
+const VERSION = Buffer.from(" HTTP/1.");
 
-/** Request lines in a chunk, counted up to `limit + 1`. */
+/** Request lines (" HTTP/1.0" or " HTTP/1.1" ending a line) in a chunk, counted up to `limit + 1`. */
 function requestLines(chunk: Buffer, limit: number): number {
   let n = 0;
-  for (let at = chunk.indexOf(REQUEST_LINE); at >= 0 && n <= limit; at = chunk.indexOf(REQUEST_LINE, at + 1))
-    n++;
+  for (let at = chunk.indexOf(VERSION); at >= 0 && n <= limit; at = chunk.indexOf(VERSION, at + 1)) {
+    const minor = chunk[at + VERSION.length];
+    const end = chunk[at + VERSION.length + 1];
+    if ((minor === 0x30 || minor === 0x31) && (end === 0x0d || end === 0x0a)) n++;
+  }
   return n;
 }
 
 /** A socket as the HTTP server sees it, fed only chunks that passed the check. */
 class GuardedConnection extends Duplex {
+  /** When it was accepted or last started a request (performance.now): the eviction order. */
+  lastRequestAt = performance.now();
+
   constructor(
     private readonly socket: Socket,
     maxPipelined: number,
@@ -75,12 +87,29 @@ class GuardedConnection extends Duplex {
   }
 }
 
-/** The TCP server to listen on for `http`: at most maxConnections at once, floods closed unparsed. */
+/** The connection that has gone longest without starting a request. */
+function stalest(live: Set<GuardedConnection>): GuardedConnection | undefined {
+  let oldest: GuardedConnection | undefined;
+  for (const c of live) if (oldest === undefined || c.lastRequestAt < oldest.lastRequestAt) oldest = c;
+  return oldest;
+}
+
+/**
+ * The TCP server to listen on for `http`: at most maxConnections at once (a new one takes
+ * the stalest one's slot), floods closed unparsed, and answers sent without Nagle's delay.
+ */
 export function guardedServer(http: HttpServer, maxConnections: number, maxPipelined: number): TcpServer {
-  const tcp = createTcpServer((socket) =>
-    http.emit("connection", new GuardedConnection(socket, maxPipelined)),
-  );
-  tcp.maxConnections = maxConnections;
+  const live = new Set<GuardedConnection>();
+  const tcp = createTcpServer({ noDelay: true }, (socket) => {
+    if (live.size >= maxConnections) stalest(live)?.destroy();
+    const connection = new GuardedConnection(socket, maxPipelined);
+    live.add(connection);
+    connection.once("close", () => live.delete(connection));
+    http.emit("connection", connection);
+  });
+  http.on("request", (req) => {
+    if (req.socket instanceof GuardedConnection) req.socket.lastRequestAt = performance.now();
+  });
   // The HTTP server checks its header and request timeouts from 'listening' on.
   tcp.on("listening", () => http.emit("listening"));
   return tcp;

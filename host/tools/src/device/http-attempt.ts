@@ -23,6 +23,8 @@ export interface AttemptRequest {
   classifyHttp: (status: number, hasRetryAfter: number) => number;
   /** Keeps connections open between attempts (the device's one HTTP client). */
   agents?: Agents;
+  /** The device's RTC, ms since the epoch: an HTTP-date Retry-After counts from it (default Date.now). */
+  wallMs?: () => number;
 }
 
 export interface Agents {
@@ -77,7 +79,7 @@ export function startAttempt(a: AttemptRequest, done: (r: AttemptResult) => void
   });
   req.on("finish", () => (sent = true));
   req.on("response", (res) => {
-    const ra = retryAfterMs(res.headers["retry-after"]);
+    const ra = retryAfterMs(res.headers["retry-after"], (a.wallMs ?? Date.now)());
     const status = res.statusCode ?? 0;
     res.resume();
     res.on("end", () => {

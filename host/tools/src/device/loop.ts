@@ -1,17 +1,20 @@
-// The simulated device's main loop, shaped like the firmware's. Each pass reads the tick,
-// reports the answers that arrived since the last pass, retires the operations ended()
-// hands out, takes the periodic reading (it waits in a bounded queue until a slot is
-// free), begins queued readings, collects the attempts poll starts, writes the state
-// file when anything durable changed, and only then sends those attempts: a reading's
-// begin and its first attempt are on flash before the request leaves, so a kill at any
-// moment can neither lose a begun reading nor send one under two operation ids.
-// Everything else (the setup page) runs in the event loop between passes, as it would
-// between loop() calls.
+// The simulated device: the firmware's main loop (host/library/src/loop.ts, the twin of
+// device_loop.c) with a HAL over real HTTP and a state file. Each pass reads the device's
+// clock once (the clock comes from outside: wall time for npm start and the chaos run,
+// virtual time in the tests), reports the answers that arrived since the last pass,
+// retires the operations ended() hands out, takes the periodic reading (it waits in a
+// bounded queue until a slot is free), begins queued readings, polls, closes requests the
+// module no longer counts, writes the state file when anything durable changed, and only
+// then sends the attempts polled: a reading's begin and its first attempt are on flash
+// before the request leaves, so a kill at any moment can neither lose a begun reading nor
+// send one under two operation ids. Everything else (the setup page) runs in the event
+// loop between passes, as it would between loop() calls.
 import { readFileSync } from "node:fs";
 import type { ClientRequest } from "node:http";
 import {
   Error as AbiError,
   Limit,
+  Loop,
   NextDue,
   OpFlag,
   Result,
@@ -28,6 +31,10 @@ import {
   tickAfter,
   tickReached,
   ticksUntil,
+  emptySlots,
+  type AttemptAnswer,
+  type LoopEvent,
+  type LoopHal,
 } from "tickretry";
 import { bootModule } from "./boot.js";
 import { crasher, type CrashAt, type CrashPoint } from "./crash-points.js";
@@ -35,11 +42,20 @@ import { EventLog } from "./events.js";
 import { keepAliveAgents, startAttempt, type Agents, type AttemptResult } from "./http-attempt.js";
 import { LoopStats } from "./loop-stats.js";
 import { UPLOAD, UPLOAD_POLICY, type BudgetName } from "./policies.js";
-import { QUEUE_LIMIT, ReadingQueue, takeReading, uploadBody, type Reading } from "./readings.js";
+import {
+  QUEUE_LIMIT,
+  READINGS_PER_EPOCH,
+  ReadingQueue,
+  readingId,
+  takeReading,
+  uploadBody,
+  type Reading,
+} from "./readings.js";
 import type { LogEvent, ReadingsLog } from "./readings-log.js";
 import type { Settings } from "./settings.js";
-import { memoryStore, type StateStore } from "./state-file.js";
-import { WallTick } from "./wall-tick.js";
+import { memoryStore, type DeviceState, type StateStore } from "./state-file.js";
+import { wallClock, type DeviceClock } from "./clock.js";
+import { DeviceTick } from "./tick.js";
 
 /** The longest main-loop stall the page or the command line may ask for, ms. */
 export const MAX_STALL_MS = 60_000;
@@ -70,6 +86,8 @@ export interface DeviceOptions {
   queueLimit?: number;
   /** Fault injection: SIGKILL this process at a point of the pass (the chaos run's). */
   crashAt?: CrashAt;
+  /** Where time comes from (default: the wall clock). */
+  clock?: DeviceClock;
 }
 
 interface Flight {
@@ -123,6 +141,8 @@ export interface StoreFigures {
   where: string;
   /** State-file writes over the device's life (kept in the state itself). */
   writes: number;
+  /** Writes the store refused (a full disk) since this process started; each is tried again. */
+  writeFailures: number;
   /** Operations ended over the device's life. */
   operationsEnded: number;
   /** The last write's size, and the image's inside it, bytes. */
@@ -134,12 +154,16 @@ export interface StoreFigures {
 
 const RECENT = 20;
 
+/** The module broke its contract (a save refused): a bug of the built one, a fault of an uploaded one. */
+class ModuleFault extends Error {}
+
 /** The module a boot loads, as the firmware's flash holds it. */
 const BUILT_MODULE = readFileSync(WASM_PATH);
 
 export class Device {
   api!: TickRetryApi;
-  tick!: WallTick;
+  tick!: DeviceTick;
+  readonly clock: DeviceClock;
   readonly loopStats = new LoopStats();
   policy: PolicyFields;
   budget: BudgetName;
@@ -154,6 +178,8 @@ export class Device {
   queue!: ReadingQueue;
   /** Readings dropped over the device's life because the queue was full. */
   dropped = 0;
+  /** Uploaded modules that trapped at run time and were replaced by the built one (this process). */
+  moduleTraps = 0;
   boot!: BootInfo;
   readonly store: StateStore;
   readonly figures: StoreFigures;
@@ -167,6 +193,11 @@ export class Device {
   private readonly log?: ReadingsLog;
   private readonly crash?: (point: CrashPoint) => void;
   private agents!: Agents;
+  private loop!: Loop;
+  private readonly hal: LoopHal;
+  /** The clock's reading at the pass running, and the RTC's minus the clock's (read once a boot). */
+  private passMs = 0;
+  private rtcOffsetMs = 0;
   private nextReading = 0;
   /** Log lines of changes not yet in the state file; appended to the log once they are. */
   private outbox: LogEvent[] = [];
@@ -180,6 +211,14 @@ export class Device {
   private asleepUntil: number | undefined;
   private cancelNextPass: (() => void) | undefined;
   private running = false;
+  /** Whether the pass's state write succeeded (startAttempt sends only then). */
+  private stored = true;
+  /** This boot's reading epoch and the next number within it (readings.ts, readingId). */
+  private epoch = 0;
+  /** The epoch is on flash: only then may a reading take a number of it. */
+  private epochStored = false;
+  private readonly startedMs: number;
+  private writesAtStart = 0;
 
   constructor(options: DeviceOptions) {
     this.seed = options.seed ?? crypto.getRandomValues(new BigUint64Array(1))[0];
@@ -196,13 +235,38 @@ export class Device {
     this.figures = {
       where: this.store.where,
       writes: 0,
+      writeFailures: 0,
       operationsEnded: 0,
       bytes: 0,
       imageBytes: 0,
       maxWriteMs: 0,
     };
-    this.settings = { ssid: "", password: "", upstreamUrl: options.upstreamUrl };
+    // Saved settings win over the command line's URL, as NVS does on a board.
+    this.settings = this.store.settings.load() ?? {
+      ssid: "",
+      password: "",
+      upstreamUrl: options.upstreamUrl,
+    };
+    this.clock = options.clock ?? wallClock;
+    this.hal = {
+      ticks: () => this.tick.at(this.passMs),
+      collect: () => this.collectAnswer(),
+      beginDue: (now) => this.running && this.takeReadings(now),
+      persist: (now) => {
+        this.dropStale(now);
+        this.stored = this.writeState(now);
+      },
+      // Persist before send: an attempt whose state did not reach the store is not sent
+      // (the module times it out and retries; the next pass writes again).
+      startAttempt: (h, attempt, _id, now) => {
+        if (this.stored) this.startRequest(h, attempt, now);
+        else this.loop.abandon(h);
+      },
+      onEvent: (e) => this.onLoopEvent(e),
+    };
+    this.startedMs = this.clock.nowMs();
     this.powerOn("power-on", 0);
+    this.writesAtStart = this.figures.writes;
   }
 
   start(): void {
@@ -239,7 +303,7 @@ export class Device {
 
   /** ms until the device wakes, or undefined when it is awake. */
   asleepForMs(): number | undefined {
-    return this.asleepUntil === undefined ? undefined : Math.max(0, this.asleepUntil - performance.now());
+    return this.asleepUntil === undefined ? undefined : Math.max(0, this.asleepUntil - this.clock.nowMs());
   }
 
   /**
@@ -247,15 +311,19 @@ export class Device {
    * without a state file, where nothing would carry them to a next start.
    */
   cancelLive(): void {
+    this.running = false; // the pass below begins nothing, and none follows it
+    this.cancelNextPass?.();
     const now = this.tick.read();
     for (const op of this.ops.values()) {
       if (this.api.state(op.handle) === State.DONE) continue;
       this.api.cancel(op.handle, now);
       op.detail = "cancelled: the device stopped";
-      op.flight?.req.destroy();
+      if (op.flight === undefined) continue;
+      op.flight.req.destroy();
       op.flight = undefined;
+      this.loop.abandon(op.handle);
     }
-    this.retireEnded(now);
+    this.runLoop(this.clock.nowMs());
   }
 
   /**
@@ -273,8 +341,15 @@ export class Device {
     const restored = restoreImage(api, image, now);
     if (restored !== Result.OK) return restored;
     this.api = api;
+    this.loop.resume(api, this.loop.slots, false);
     this.moduleBytes = bytes;
     return Result.OK;
+  }
+
+  /** State writes a day since this process started (each a change of the kept state); undefined before one. */
+  writesPerDay(): number | undefined {
+    const writes = this.figures.writes - this.writesAtStart;
+    return writes === 0 ? undefined : writes / ((this.clock.nowMs() - this.startedMs) / 86_400_000);
   }
 
   /** True when the operation has an overall deadline (HAS_DEADLINE). */
@@ -284,73 +359,92 @@ export class Device {
 
   private schedule(ms: number): void {
     if (!this.running) return;
-    if (ms <= 0) {
-      const immediate = setImmediate(this.pass);
-      this.cancelNextPass = () => clearImmediate(immediate);
-    } else {
-      const timeout = setTimeout(this.pass, ms);
-      this.cancelNextPass = () => clearTimeout(timeout);
-    }
+    this.cancelNextPass = this.clock.after(ms, this.pass);
   }
 
+  /** One pass of the loop at the clock's reading `ms`: what nextDue said. */
+  private runLoop(ms: number): number {
+    this.passMs = ms;
+    const due = this.loop.pass();
+    if (this.loop.fault !== 0) throw new Error(`the loop stopped: ${errorName(this.loop.fault)}`);
+    return due;
+  }
+
+  /**
+   * One pass; an uploaded module that traps in it (a RuntimeError) or refuses to save is
+   * dropped for the built one, which takes up the stored state as a reboot does: nothing
+   * since the last state write is lost, the process runs on. A trap of the built module is
+   * a bug: thrown.
+   */
   private readonly pass = (): void => {
-    this.loopStats.passStarted(performance.now());
-    if (this.powerAsked !== undefined) return this.cyclePower(this.powerAsked);
-    const api = this.api;
-    const now = this.tick.read();
-    // The RTC's reading at `now`: the image's spans count from here.
-    const wallMs = Date.now();
+    try {
+      this.runPass();
+    } catch (err) {
+      const fault = err instanceof WebAssembly.RuntimeError || err instanceof ModuleFault;
+      if (!fault || this.moduleBytes === BUILT_MODULE) throw err;
+      this.moduleTraps++;
+      this.powerDown();
+      this.powerOn("reboot", this.boot.count);
+      this.schedule(0);
+    }
+  };
 
-    this.reportAnswers(now);
-    this.retireEnded(now);
-    this.takeReadings(now);
-    const starting: number[] = [];
-    for (let h = api.poll(now); h >= 0; h = api.poll(now)) starting.push(h);
-    this.dropStale();
-    this.retireEnded(now);
-    this.writeState(now, wallMs);
-    for (const h of starting) this.startRequest(h, now);
-
+  private runPass(): void {
+    const ms = this.clock.nowMs();
+    this.loopStats.passStarted(ms);
+    if (this.powerAsked !== undefined) return this.cyclePower(this.powerAsked, ms);
+    const due = this.runLoop(ms);
     const stall = this.stallAsked;
     this.stallAsked = 0;
-    if (stall > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, stall);
-    this.loopStats.passEnded(performance.now(), stall > 0);
+    if (stall > 0) this.clock.block(stall);
+    this.loopStats.passEnded(this.clock.nowMs(), stall > 0);
 
-    const due = api.nextDue(now);
+    const now = this.tick.at(ms);
     let sleep = due === NextDue.IDLE ? this.idleSleepMs : Math.min(due, this.idleSleepMs);
     if (this.nextUploadAt !== undefined)
       sleep = Math.min(sleep, Math.max(0, ticksUntil(now, this.nextUploadAt)));
     this.schedule(sleep);
-  };
+  }
 
   /** Loads the stored state into a new module instance (or starts a new one) and the loop's own records. */
   private powerOn(kind: BootKind, count: number): void {
-    this.tick = new WallTick(this.tickStart);
-    const booted = bootModule(this.store, this.tick.read(), {
-      seed: this.seed,
-      policy: this.policy,
-      budget: this.budget,
-    });
+    const ms = this.clock.nowMs();
+    this.rtcOffsetMs = this.clock.wallMs() - ms;
+    this.tick = new DeviceTick(this.clock, this.tickStart);
+    const booted = bootModule(
+      this.store,
+      this.tick.at(ms),
+      { seed: this.seed, policy: this.policy, budget: this.budget },
+      ms + this.rtcOffsetMs,
+    );
     const s = booted.restored;
     this.api = booted.api;
+    this.loop = new Loop(this.api, this.hal);
+    const slots = emptySlots();
+    slots.live = s?.pending.length ?? 0;
+    this.loop.resume(this.api, slots, true); // the restore lost every attempt in flight
     this.moduleBytes = BUILT_MODULE; // an uploaded module lives until the next boot, as on a board
     this.host = { requestsStarted: 0, requestsAbandoned: 0 };
     this.agents = keepAliveAgents();
     this.ops.clear();
     this.queue = new ReadingQueue(this.queueLimit, s?.queue);
-    this.nextReading = s?.nextReading ?? 0;
+    // A new epoch each boot, stored by the first pass before any reading is numbered in
+    // it: readings a kill lost in memory took numbers no later boot can take again.
+    this.epoch = (s?.epoch ?? 0) + 1;
+    this.nextReading = 0;
+    this.epochStored = false;
     this.dropped = s?.dropped ?? 0;
     this.figures.writes = s?.writes ?? 0;
     this.figures.operationsEnded = s?.ended ?? 0;
     this.nextUploadAt = undefined;
     this.outbox = [];
     this.writtenChanges = this.api.changes();
-    this.readingsChanged = false;
+    this.readingsChanged = true; // the new epoch
     const bootKind = kind === "power-on" && s !== undefined ? "restart" : kind;
     if (s !== undefined) {
       this.policy = s.policy;
       this.budget = s.budget;
-      const begunMs = performance.now();
+      const begunMs = ms;
       for (const p of s.pending) {
         this.ops.set(p.handle, { ...p, begunMs, detail: `restored at ${bootKind}` });
       }
@@ -374,75 +468,87 @@ export class Device {
     this.agents.https.destroy();
   }
 
-  private cyclePower(power: NonNullable<Device["powerAsked"]>): void {
+  private cyclePower(power: NonNullable<Device["powerAsked"]>, ms: number): void {
     this.powerAsked = undefined;
     this.powerDown();
-    this.loopStats.passEnded(performance.now(), false);
+    this.loopStats.passEnded(ms, false);
     if (power.kind === "reboot") {
       this.powerOn("reboot", this.boot.count);
       return this.schedule(0);
     }
-    this.asleepUntil = performance.now() + power.ms;
-    const wake = setTimeout(() => {
+    this.asleepUntil = ms + power.ms;
+    this.cancelNextPass = this.clock.after(power.ms, () => {
       this.asleepUntil = undefined;
       this.loopStats.resume();
       this.powerOn("deep sleep", this.boot.count);
       this.schedule(0);
-    }, power.ms);
-    this.cancelNextPass = () => clearTimeout(wake);
+    });
   }
 
-  private reportAnswers(now: number): void {
+  /** The HAL's collect: the first answer that has arrived, in the order operations began. */
+  private collectAnswer(): AttemptAnswer | undefined {
     for (const op of this.ops.values()) {
       const f = op.flight;
       if (f?.result === undefined) continue;
       this.crash?.("answer");
       op.flight = undefined;
       op.detail = f.result.detail;
-      this.events.add(now, "answer", op.operationId, f.attempt, outcomeName(f.result.outcome));
-      // STALE_REPORT (the answer came after its attempt deadline) is counted by the module;
-      // any other refusal is a bug of this loop.
-      const r = this.api.report(op.handle, f.attempt, f.result.outcome, f.result.retryAfter, now);
-      if (r < 0 && r !== AbiError.STALE_REPORT) throw new Error(`report refused: ${errorName(r)}`);
+      this.events.add(
+        this.tick.at(this.passMs),
+        "answer",
+        op.operationId,
+        f.attempt,
+        outcomeName(f.result.outcome),
+      );
+      return {
+        handle: op.handle,
+        attempt: f.attempt,
+        outcome: f.result.outcome,
+        retryAfter: f.result.retryAfter,
+      };
     }
+    return undefined;
+  }
+
+  private onLoopEvent(e: LoopEvent): void {
+    // STALE_REPORT (the answer came after its attempt deadline) is counted by the module;
+    // any other refusal is a bug of this host.
+    if (e.kind === "report" && e.result < 0 && e.result !== AbiError.STALE_REPORT)
+      throw new Error(`report refused: ${errorName(e.result)}`);
+    if (e.kind === "end") this.retire(e.handle, e.t);
   }
 
   /**
-   * The late-answer rule (docs/ABI.md): ended() hands out each ended operation once, and
-   * its slot is released once no attempt of it is out on the host. This host abandons an
-   * attempt the module no longer counts, so none is out by now and the release follows.
+   * An operation ended() handed out. This host abandons an attempt of it still out, so
+   * the loop releases it in the same pass (the late-answer rule, docs/ABI.md).
    */
-  private retireEnded(now: number): void {
-    for (let h = this.api.ended(now); h !== Result.NONE; h = this.api.ended(now)) {
-      const op = this.ops.get(h);
-      if (op === undefined)
-        throw new Error(`ended() handed out ${h} (${errorName(h)}), which this loop does not hold`);
-      if (op.flight !== undefined) this.abandon(op, op.flight);
-      const ended: EndedOperation = {
-        operationId: op.operationId,
-        reading: op.reading.id,
-        endReason: this.api.endReason(h),
-        attempts: this.api.attempt(h),
-        lastOutcome: this.api.lastOutcome(h),
-        detail: op.detail,
-        tookMs: performance.now() - op.begunMs,
-      };
-      this.recent.unshift(ended);
-      if (this.recent.length > RECENT) this.recent.pop();
-      this.events.add(now, "end", op.operationId, ended.attempts, "NONE", endReasonName(ended.endReason));
-      this.onEnd?.(ended);
-      const r = this.api.release(h);
-      if (r !== Result.OK) throw new Error(`release refused: ${errorName(r)}`);
-      this.ops.delete(h);
-      this.figures.operationsEnded++;
-      this.record({
-        event: "ended",
-        reading: ended.reading,
-        operationId: ended.operationId,
-        endReason: endReasonName(ended.endReason),
-        attempts: ended.attempts,
-      });
-    }
+  private retire(h: number, now: number): void {
+    const op = this.ops.get(h);
+    if (op === undefined)
+      throw new Error(`ended() handed out ${h} (${errorName(h)}), which this loop does not hold`);
+    if (op.flight !== undefined) this.abandon(op, op.flight, now);
+    const ended: EndedOperation = {
+      operationId: op.operationId,
+      reading: op.reading.id,
+      endReason: this.api.endReason(h),
+      attempts: this.api.attempt(h),
+      lastOutcome: this.api.lastOutcome(h),
+      detail: op.detail,
+      tookMs: this.passMs - op.begunMs,
+    };
+    this.recent.unshift(ended);
+    if (this.recent.length > RECENT) this.recent.pop();
+    this.events.add(now, "end", op.operationId, ended.attempts, "NONE", endReasonName(ended.endReason));
+    this.onEnd?.(ended);
+    this.ops.delete(h);
+    this.figures.operationsEnded++;
+    this.record({
+      event: "ended",
+      reading: ended.reading,
+      operationId: ended.operationId,
+      endReason: endReasonName(ended.endReason),
+      attempts: ended.attempts,
+    });
   }
 
   private takeReadings(now: number): void {
@@ -452,10 +558,12 @@ export class Device {
     }
     // A free slot takes the oldest queued reading before a new one joins the queue, so
     // a reading is dropped only when every slot is taken and the queue is full.
-    for (; this.uploadsAsked > 0; this.uploadsAsked--) {
+    for (; this.uploadsAsked > 0 && this.epochStored; this.uploadsAsked--) {
       this.beginQueued(now);
-      const dropped = this.queue.push(takeReading(this.nextReading++));
-      this.readingsChanged = true;
+      const reading = takeReading(readingId(this.epoch, this.nextReading++));
+      if (this.nextReading === READINGS_PER_EPOCH) this.nextEpoch();
+      this.record({ event: "taken", reading: reading.id });
+      const dropped = this.queue.push(reading);
       if (dropped !== undefined) {
         this.dropped++;
         this.record({ event: "dropped", reading: dropped.id });
@@ -464,18 +572,25 @@ export class Device {
     this.beginQueued(now);
   }
 
+  /** This epoch's numbers are used up: the next ones wait for the next epoch to be stored. */
+  private nextEpoch(): void {
+    this.epoch++;
+    this.nextReading = 0;
+    this.epochStored = false;
+  }
+
   private beginQueued(now: number): void {
     for (
       let r = this.queue.peek();
       r !== undefined && this.ops.size < Limit.OPERATIONS;
       r = this.queue.peek()
     ) {
-      const h = this.api.begin(UPLOAD_POLICY, now);
+      const h = this.loop.begin(UPLOAD_POLICY, now);
       if (h === AbiError.TABLE_FULL) return;
       if (h < 0) throw new Error(`begin refused the upload policy: ${errorName(h)}`);
       this.queue.shift();
       const operationId = this.api.operationId(h);
-      this.ops.set(h, { handle: h, operationId, reading: r, begunMs: performance.now(), detail: "" });
+      this.ops.set(h, { handle: h, operationId, reading: r, begunMs: this.passMs, detail: "" });
       this.events.add(now, "begin", operationId, 0);
       this.record({ event: "began", reading: r.id, operationId });
     }
@@ -491,19 +606,21 @@ export class Device {
    * Writes the state file when changes() moved or the readings changed, then appends the
    * log lines it made durable. A pass that changed nothing durable writes nothing.
    */
-  private writeState(now: number, wallMs: number): void {
+  private writeState(now: number): boolean {
     const api = this.api;
-    if (api.changes() === this.writtenChanges && !this.readingsChanged) return;
+    if (api.changes() === this.writtenChanges && !this.readingsChanged) return true;
     this.crash?.("before-write");
     const image = saveImage(api, now);
-    if (typeof image === "number") throw new Error(`save refused: ${errorName(image)}`);
+    if (typeof image === "number") throw new ModuleFault(`save refused: ${errorName(image)}`);
     const f = this.figures;
-    const t0 = performance.now();
-    f.bytes = this.store.save({
-      savedAtMs: wallMs,
+    const t0 = this.clock.nowMs();
+    const state: DeviceState = {
+      // The RTC's reading at `now`: the image's spans count from here.
+      savedAtMs: this.passMs + this.rtcOffsetMs,
       image,
       policy: this.policy,
       budget: this.budget,
+      epoch: this.epoch,
       nextReading: this.nextReading,
       pending: [...this.ops.values()].map((op) => ({
         operationId: op.operationId,
@@ -515,20 +632,29 @@ export class Device {
       outbox: this.outbox,
       writes: f.writes + 1,
       ended: f.operationsEnded,
-    });
+    };
+    try {
+      f.bytes = this.store.save(state);
+    } catch {
+      // A full or failing disk: counted and shown; everything stays to be written again.
+      f.writeFailures++;
+      return false;
+    }
     this.crash?.("after-write");
-    f.maxWriteMs = Math.max(f.maxWriteMs, performance.now() - t0);
+    this.epochStored = true;
+    // A figure of the write itself, not an input to the pass (0 under a virtual clock).
+    f.maxWriteMs = Math.max(f.maxWriteMs, this.clock.nowMs() - t0);
     f.writes++;
     f.imageBytes = image.length;
     this.writtenChanges = api.changes();
     this.readingsChanged = false;
     this.log?.append(this.outbox);
     this.outbox = [];
+    return true;
   }
 
-  private startRequest(h: number, now: number): void {
+  private startRequest(h: number, attempt: number, now: number): void {
     const op = this.ops.get(h)!;
-    const attempt = this.api.attempt(h);
     this.events.add(now, "start", op.operationId, attempt);
     const flight: Flight = {
       attempt,
@@ -540,6 +666,7 @@ export class Device {
           body: uploadBody(op.reading),
           classifyHttp: this.api.classifyHttp,
           agents: this.agents,
+          wallMs: () => this.clock.nowMs() + this.rtcOffsetMs,
         },
         (result) => (flight.result = result),
       ),
@@ -553,22 +680,23 @@ export class Device {
    * ended) will never be reported: free its socket. A timed-out attempt whose retry poll
    * started in the same pass is dropped here too, before the retry goes out.
    */
-  private dropStale(): void {
+  private dropStale(now: number): void {
     for (const op of this.ops.values()) {
       const f = op.flight;
       if (f === undefined) continue;
       if (this.api.state(op.handle) === State.IN_FLIGHT && this.api.attempt(op.handle) === f.attempt) {
         continue;
       }
-      this.abandon(op, f);
+      this.abandon(op, f, now);
     }
   }
 
-  private abandon(op: Tracked, f: Flight): void {
+  private abandon(op: Tracked, f: Flight, now: number): void {
     op.flight = undefined;
     op.detail = "no answer within the attempt timeout";
     f.req.destroy();
+    this.loop.abandon(op.handle);
     this.host.requestsAbandoned++;
-    this.events.add(this.tick.read(), "timeout", op.operationId, f.attempt);
+    this.events.add(now, "timeout", op.operationId, f.attempt);
   }
 }

@@ -4,9 +4,19 @@
 // more than the state file holds. What the state file holds and the log may lack (a kill
 // between the two writes) is the state file's outbox, which the next boot appends again:
 // a reader takes a repeated line once.
-import { appendFileSync, closeSync, existsSync, fsyncSync, openSync, readFileSync } from "node:fs";
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  fsyncSync,
+  openSync,
+  readFileSync,
+  truncateSync,
+} from "node:fs";
 
 export type LogEvent =
+  /** The reading was taken: it is in the state file's queue (or was dropped in the same write). */
+  | { event: "taken"; reading: number }
   /** The reading's begin is durable: it is in the state file under this operation id. */
   | { event: "began"; reading: number; operationId: number }
   /** Its operation ended (and was released) with this end reason. */
@@ -20,12 +30,13 @@ export interface ReadingsLog {
 
 /**
  * A log appended to `path`; each batch is fsynced before append returns. A line torn by a
- * kill is ended first, so that it spoils only itself, not the next line.
+ * kill is cut off first (the state file's outbox writes it again at boot), so that every
+ * complete line of the log parses.
  */
 export function fileLog(path: string): ReadingsLog {
   if (existsSync(path)) {
-    const text = readFileSync(path, "utf8");
-    if (text !== "" && !text.endsWith("\n")) appendFileSync(path, "\n");
+    const text = readFileSync(path);
+    if (text.length > 0 && text[text.length - 1] !== 0x0a) truncateSync(path, text.lastIndexOf(0x0a) + 1);
   }
   return {
     append(events) {
@@ -41,16 +52,28 @@ export function fileLog(path: string): ReadingsLog {
   };
 }
 
-/** Every event in the log at `path` (none when it does not exist); a torn last line is skipped. */
+/**
+ * Every event in the log at `path` (none when it does not exist). Only a last line without
+ * its newline (a kill mid-append) may be incomplete and is skipped; any other line that does
+ * not parse is an error, named by its line number.
+ */
 export function readLog(path: string): LogEvent[] {
   if (!existsSync(path)) return [];
+  const lines = readFileSync(path, "utf8").split("\n");
+  const torn = lines.pop(); // "" when the log ends with a newline
   const events: LogEvent[] = [];
-  for (const line of readFileSync(path, "utf8").split("\n")) {
-    if (line === "") continue;
+  lines.forEach((line, i) => {
     try {
       events.push(JSON.parse(line) as LogEvent);
     } catch {
-      // Only the line a kill cut short can be incomplete; it is written again at boot.
+      throw new Error(`readings log ${path}: line ${i + 1} is not a record: ${line.slice(0, 80)}`);
+    }
+  });
+  if (torn !== undefined && torn !== "") {
+    try {
+      events.push(JSON.parse(torn) as LogEvent);
+    } catch {
+      // Cut short by a kill; fileLog removes it and the state file's outbox writes it again.
     }
   }
   return events;

@@ -3,9 +3,20 @@
 // full queue drops a reading, the oldest, and counts it. The queue lives in the state
 // file with everything else, so a restart loses no queued reading either.
 
+/** Readings one epoch numbers; then the next epoch begins. */
+export const READINGS_PER_EPOCH = 2 ** 21;
+
+/**
+ * A reading's number: its epoch (one per boot, stored before the boot numbers anything)
+ * times READINGS_PER_EPOCH plus its place in the epoch. A reading a kill lost before the
+ * state write took a number of an epoch no later boot uses again, so no number is ever
+ * reused; below 2^53 while epochs stay below 2^32.
+ */
+export const readingId = (epoch: number, seq: number): number => epoch * READINGS_PER_EPOCH + seq;
+
 /** One sensor reading: numbered by the device, uploaded as its body under one operation id. */
 export interface Reading {
-  /** The device's running number: unique per device, kept in the state file. */
+  /** Unique per device (readingId), kept in the state file. */
   id: number;
   celsius: number;
 }

@@ -57,6 +57,8 @@ export interface PasswordKeeper {
 /** The device password as the device keeps it: only its hash, kept across restarts. */
 export class DevicePassword {
   private stored: string | undefined;
+  /** A first setup is under way (its hash is being computed): a second one is refused. */
+  private claimed = false;
 
   constructor(private readonly keeper?: PasswordKeeper) {
     this.stored = keeper?.load();
@@ -70,6 +72,22 @@ export class DevicePassword {
     const hash = await hashPassword(password);
     this.keeper?.save(hash);
     this.stored = hash;
+  }
+
+  /**
+   * The first setup: sets `password` only when none is set nor being set, checked and
+   * claimed before the hash is computed, so that of two concurrent first setups exactly
+   * one wins. False for the other.
+   */
+  async setFirst(password: string): Promise<boolean> {
+    if (this.stored !== undefined || this.claimed) return false;
+    this.claimed = true;
+    try {
+      await this.set(password);
+      return true;
+    } finally {
+      this.claimed = false;
+    }
   }
 
   async check(password: string): Promise<boolean> {

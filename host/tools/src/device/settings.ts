@@ -14,6 +14,10 @@ export type Checked = { ok: true; settings: Settings } | { ok: false; errors: Se
 /** What the page and the status show for userinfo in the upstream URL: never the credentials. */
 export const HIDDEN_CREDENTIALS = "***";
 
+/** As the firmware says it (device_settings.c, device_settings_credentials_meaning). */
+export const OTHER_HOST =
+  "The hidden credentials belong to another scheme, host or port; type them again for this URL.";
+
 /** The URL as it may be shown: credentials replaced by HIDDEN_CREDENTIALS. */
 export function withoutCredentials(url: string): string {
   try {
@@ -64,8 +68,13 @@ export function checkSettings(form: URLSearchParams, stored: Settings, notUtf8 =
     errors.upstreamUrl = "Upstream URL must be an http:// or https:// URL.";
   } else if (url.username === HIDDEN_CREDENTIALS && url.password === "") {
     const kept = new URL(stored.upstreamUrl);
-    url.username = kept.username;
-    url.password = kept.password;
+    // Hidden credentials go back only to the scheme, host and port they were typed for.
+    if (kept.protocol !== url.protocol || kept.hostname !== url.hostname || kept.port !== url.port) {
+      errors.upstreamUrl = OTHER_HOST;
+    } else {
+      url.username = kept.username;
+      url.password = kept.password;
+    }
   }
 
   if (Object.keys(errors).length > 0) return { ok: false, errors };

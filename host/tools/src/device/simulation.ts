@@ -6,8 +6,10 @@ import { startUpstream, type Upstream } from "../upstream/server.js";
 import { listen, urlOf } from "./listen.js";
 import { Device, type DeviceOptions } from "./loop.js";
 import type { KeyObject } from "node:crypto";
+import type { Server } from "node:http";
 import { DevicePassword, loadBuildKey } from "./security.js";
 import { guardedServer } from "./connection-guard.js";
+import type { GuessLimit } from "./guess-limit.js";
 import { createSetupServer, MAX_CONNECTIONS, MAX_PIPELINED } from "./setup-server.js";
 
 export interface SimulationOptions extends Omit<DeviceOptions, "upstreamUrl"> {
@@ -24,6 +26,8 @@ export interface SimulationOptions extends Omit<DeviceOptions, "upstreamUrl"> {
   stallEveryMs?: number;
   /** The build key an uploaded module must be signed with (default boards/keys/build-key.pub; null: none). */
   buildKey?: KeyObject | null;
+  /** The device password's brute-force limit (default: the real one on performance.now). */
+  guessLimit?: GuessLimit;
 }
 
 export interface Simulation {
@@ -34,6 +38,8 @@ export interface Simulation {
   device: Device;
   /** The device password, as the device keeps it (hashed). */
   password: DevicePassword;
+  /** The setup page's HTTP server (behind the connection guard), for tests that watch its requests. */
+  http: Server;
   close(): Promise<void>;
 }
 
@@ -52,7 +58,14 @@ export async function startSimulation(options: SimulationOptions = {}): Promise<
   try {
     device = new Device({ ...options, upstreamUrl: options.upstreamUrl ?? upstream!.url });
     password = new DevicePassword(device.store.password);
-    server = createSetupServer({ device, upstream, bindHost: host, password, buildKey });
+    server = createSetupServer({
+      device,
+      upstream,
+      bindHost: host,
+      password,
+      buildKey,
+      guessLimit: options.guessLimit,
+    });
     front = guardedServer(server, MAX_CONNECTIONS, MAX_PIPELINED);
     address = await listen(front, host, options.port);
   } catch (err) {
@@ -70,6 +83,7 @@ export async function startSimulation(options: SimulationOptions = {}): Promise<
     upstream,
     device,
     password,
+    http: server,
     async close() {
       clearInterval(stalls);
       device.stop();

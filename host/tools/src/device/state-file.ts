@@ -8,21 +8,26 @@
 import {
   closeSync,
   existsSync,
+  fchmodSync,
+  fstatSync,
   fsyncSync,
   mkdirSync,
   openSync,
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
   writeFileSync,
   writeSync,
 } from "node:fs";
+import { createHash } from "node:crypto";
 import { dirname } from "node:path";
 import { Jitter, type PolicyFields } from "tickretry";
 import type { BudgetName } from "./policies.js";
 import type { Reading } from "./readings.js";
 import type { LogEvent } from "./readings-log.js";
 import { isPasswordHash, type PasswordKeeper } from "./security.js";
+import type { Settings } from "./settings.js";
 
 /** A reading begun under an operation: the module's handle for it survives a restore. */
 export interface PendingReading {
@@ -39,7 +44,9 @@ export interface DeviceState {
   /** The policy and budget inside the image, for people (the image is what counts). */
   policy: PolicyFields;
   budget: BudgetName;
-  /** The next reading's number. */
+  /** The reading epoch of the boot that wrote this state (readings.ts, readingId). */
+  epoch: number;
+  /** The next reading's place in that epoch. */
   nextReading: number;
   pending: PendingReading[];
   queue: Reading[];
@@ -59,22 +66,42 @@ export interface StateStore {
   readonly where: string;
   /** The device password's hash, kept apart from the state (its own NVS key on a board). */
   readonly password: PasswordKeeper;
+  /** The setup form's settings (their own NVS keys on a board); saved before the page says so. */
+  readonly settings: SettingsKeeper;
   /** The stored state, or undefined when there is none yet; throws StateFileError for a bad one. */
   load(): DeviceState | undefined;
   /** Stores `state` durably before returning; returns its size in bytes. */
   save(state: DeviceState): number;
 }
 
+export interface SettingsKeeper {
+  load(): Settings | undefined;
+  /** Throws when the settings could not be stored (a full disk): nothing changed then. */
+  save(settings: Settings): void;
+}
+
 export class StateFileError extends Error {}
 
-const FORMAT = 1;
+const FORMAT = 2;
+
+/**
+ * The file: the state's JSON inside an envelope that carries its SHA-256, so that a flipped
+ * bit anywhere (not only in the image, which has its own CRC) is refused rather than
+ * taken up as other content: `{"sha256":"<hex>","state":<the state's JSON>}`.
+ */
+export function seal(stateJson: string): string {
+  return `{"sha256":"${createHash("sha256").update(stateJson).digest("hex")}","state":${stateJson}}`;
+}
+
+const SEALED = /^\{"sha256":"([0-9a-f]{64})","state":([\s\S]*)\}$/;
 
 function encode(s: DeviceState): string {
-  return JSON.stringify({ format: FORMAT, ...s, image: Buffer.from(s.image).toString("base64") });
+  return seal(JSON.stringify({ format: FORMAT, ...s, image: Buffer.from(s.image).toString("base64") }));
 }
 
 const isU32 = (v: unknown): v is number =>
   Number.isInteger(v) && (v as number) >= 0 && (v as number) < 2 ** 32;
+const isId = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
 const isI32 = (v: unknown): v is number => Number.isInteger(v) && Math.abs(v as number) < 2 ** 31;
 
 /** Reads a state back, checking every field; the message names the first that is wrong. */
@@ -84,10 +111,16 @@ export function decode(text: string, where: string): DeviceState {
   };
   let raw: Record<string, unknown>;
   try {
-    raw = JSON.parse(text);
+    JSON.parse(text);
   } catch (err) {
     return fail(`not JSON (${(err as Error).message})`);
   }
+  const sealed = SEALED.exec(text);
+  if (sealed === null) return fail("no checksum (not a state file of this device)");
+  if (createHash("sha256").update(sealed[2]).digest("hex") !== sealed[1]) {
+    return fail("its checksum does not match its content (damaged)");
+  }
+  raw = JSON.parse(sealed[2]);
   if (typeof raw !== "object" || raw === null) return fail("not an object");
   if (raw.format !== FORMAT) return fail(`format ${String(raw.format)}, this device reads ${FORMAT}`);
   const field = <T>(name: string, ok: (v: unknown) => v is T, what: string): T => {
@@ -95,10 +128,7 @@ export function decode(text: string, where: string): DeviceState {
     return ok(v) ? v : fail(`field ${name} is not ${what}`);
   };
   const reading = (v: unknown): v is Reading =>
-    typeof v === "object" &&
-    v !== null &&
-    isU32((v as Reading).id) &&
-    Number.isFinite((v as Reading).celsius);
+    typeof v === "object" && v !== null && isId((v as Reading).id) && Number.isFinite((v as Reading).celsius);
   const pending = (v: unknown): v is PendingReading =>
     typeof v === "object" &&
     v !== null &&
@@ -109,8 +139,8 @@ export function decode(text: string, where: string): DeviceState {
   const event = (v: unknown): v is LogEvent =>
     typeof v === "object" &&
     v !== null &&
-    ["began", "ended", "dropped"].includes((v as LogEvent).event) &&
-    isU32((v as LogEvent).reading);
+    ["taken", "began", "ended", "dropped"].includes((v as LogEvent).event) &&
+    isId((v as LogEvent).reading);
   const arrayOf =
     <T>(ok: (v: unknown) => v is T) =>
     (v: unknown): v is T[] =>
@@ -132,6 +162,7 @@ export function decode(text: string, where: string): DeviceState {
     image: new Uint8Array(Buffer.from(field("image", base64, "base64"), "base64")),
     policy: field("policy", policy, "a policy"),
     budget: field("budget", (v): v is BudgetName => v === "aws" || v === "off", "aws or off"),
+    epoch: field("epoch", isU32, "a u32"),
     nextReading: field("nextReading", isU32, "a u32"),
     pending: field("pending", arrayOf(pending), "a list of begun readings"),
     queue: field("queue", arrayOf(reading), "a list of readings"),
@@ -142,6 +173,8 @@ export function decode(text: string, where: string): DeviceState {
   };
   const ids = new Set(state.pending.map((p) => p.operationId));
   if (ids.size !== state.pending.length) fail("field pending holds an operation id twice");
+  const readings = [...state.pending.map((p) => p.reading.id), ...state.queue.map((r) => r.id)];
+  if (new Set(readings).size !== readings.length) fail("fields pending and queue hold a reading twice");
   return state;
 }
 
@@ -203,8 +236,11 @@ function claim(path: string): void {
  */
 function writeDurably(path: string, bytes: Buffer): void {
   const temp = `${path}.tmp`;
-  const fd = openSync(temp, "w");
+  // Owner only: the state, the password's hash and the Wi-Fi password are nobody else's
+  // (fchmod too, for a temporary file a kill left with another mode).
+  const fd = openSync(temp, "w", 0o600);
   try {
+    if (fstatSync(fd).isFile()) fchmodSync(fd, 0o600);
     writeSync(fd, bytes);
     fsyncSync(fd);
   } finally {
@@ -237,13 +273,83 @@ function passwordFile(path: string): PasswordKeeper {
   };
 }
 
-/** A state file at `path`, written atomically, and the password's file beside it. */
+const isSettings = (v: unknown): v is Settings =>
+  typeof v === "object" &&
+  v !== null &&
+  ["ssid", "password", "upstreamUrl"].every((k) => typeof (v as Record<string, unknown>)[k] === "string");
+
+/** The settings in the file `path` (absent until the form saved them). */
+function settingsFile(path: string): SettingsKeeper {
+  return {
+    load() {
+      if (!existsSync(path)) return undefined;
+      let v: unknown;
+      try {
+        v = JSON.parse(readFileSync(path, "utf8"));
+      } catch (err) {
+        throw new StateFileError(`settings file ${path}: not JSON (${(err as Error).message}); move it away`);
+      }
+      if (!isSettings(v))
+        throw new StateFileError(`settings file ${path}: not ssid, password and upstreamUrl; move it away`);
+      return { ssid: v.ssid, password: v.password, upstreamUrl: v.upstreamUrl };
+    },
+    save: (s) => writeDurably(path, Buffer.from(JSON.stringify(s) + "\n")),
+  };
+}
+
+const REASONS: Record<string, string> = {
+  ENOTDIR: "it runs through a file that is not a folder",
+  EACCES: "permission denied",
+  EROFS: "the file system is read-only",
+  ENOENT: "the folder cannot be created there",
+};
+
+/** A StateFileError naming `path`, what was being done and why it failed, in words. */
+const storeError = (path: string, doing: string, err: unknown) =>
+  new StateFileError(
+    `state file ${path}: cannot ${doing}: ${REASONS[(err as NodeJS.ErrnoException).code ?? ""] ?? (err as Error).message}; ` +
+      "pass --state with another path",
+  );
+
+/**
+ * Creates the folders `dir` lacks, one level at a time from the nearest that exists
+ * (mkdirSync's recursive mode never returns under /proc), refusing in words a path
+ * through a file or one the system will not create.
+ */
+function ensureFolder(dir: string, path: string): void {
+  const missing: string[] = [];
+  for (let at = dir; ; at = dirname(at)) {
+    try {
+      if (!statSync(at).isDirectory()) throw Object.assign(new Error(at), { code: "ENOTDIR" });
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT")
+        throw storeError(path, `use the folder ${dir}`, err);
+      missing.unshift(at);
+      if (dirname(at) === at) break;
+    }
+  }
+  for (const folder of missing) {
+    try {
+      mkdirSync(folder);
+    } catch (err) {
+      throw storeError(path, `create the folder ${folder}`, err);
+    }
+  }
+}
+
+/** A state file at `path`, written atomically, and the password's and settings' files beside it. */
 export function fileStore(path: string): StateStore {
-  mkdirSync(dirname(path), { recursive: true });
-  claim(path);
+  ensureFolder(dirname(path), path);
+  try {
+    claim(path);
+  } catch (err) {
+    throw err instanceof StateFileError ? err : storeError(path, "take its lock file", err);
+  }
   return {
     where: path,
     password: passwordFile(`${path}.password`),
+    settings: settingsFile(`${path}.settings`),
     load: () => readStateFile(path),
     save(state) {
       const bytes = Buffer.from(encode(state));
@@ -257,9 +363,11 @@ export function fileStore(path: string): StateStore {
 export function memoryStore(): StateStore {
   let text: string | undefined;
   let hash: string | undefined;
+  let settings: Settings | undefined;
   return {
     where: "memory",
     password: { load: () => hash, save: (h) => (hash = h) },
+    settings: { load: () => settings, save: (s) => (settings = { ...s }) },
     load: () => (text === undefined ? undefined : decode(text, "memory")),
     save(state) {
       text = encode(state);

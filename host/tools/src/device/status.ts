@@ -8,6 +8,11 @@ import { SCENARIO_NAMES } from "../upstream/scenarios.js";
 import type { BootInfo, Device, HostCounts, StoreFigures } from "./loop.js";
 import type { DeviceEvent } from "./events.js";
 import { withoutCredentials } from "./settings.js";
+import { flashLifeYears, sketchNvsWritesPerDay } from "./nvs-wear.js";
+
+/** A board's NVS life at the device's rate of state changes (nvs-wear.ts); null before any. */
+const flashLife = (changesPerDay: number | undefined): number | null =>
+  changesPerDay === undefined ? null : Math.min(999, flashLifeYears(sketchNvsWritesPerDay(changesPerDay)));
 
 export interface OperationStatus {
   operationId: number;
@@ -55,7 +60,7 @@ export interface DeviceStatus {
   /** Readings waiting for a slot, and those dropped because that queue was full. */
   readings: { queued: number; queueLimit: number; dropped: number };
   /** The state file: writes, and what one operation costs in writes over the device's life. */
-  store: StoreFigures & { writesPerOperation: number | null };
+  store: StoreFigures & { writesPerOperation: number | null; flashLifeYears: number | null };
   /** The last boot, and how long the device still sleeps (null: awake). */
   power: BootInfo & { asleepForMs: number | null };
   operations: OperationStatus[];
@@ -113,6 +118,7 @@ export function deviceStatus(device: Device, context: StatusContext = {}): Devic
       ...device.figures,
       writesPerOperation:
         device.figures.operationsEnded === 0 ? null : device.figures.writes / device.figures.operationsEnded,
+      flashLifeYears: flashLife(device.writesPerDay()),
     },
     power: { ...device.boot, asleepForMs: device.asleepForMs() ?? null },
     operations,

@@ -1,22 +1,29 @@
-// One simulated device: its own instance of the module and the loop its firmware runs.
-// Operations begin as FleetSettings.arrivals says: open, at every tick of the device's
-// upload timer whether or not earlier ones have ended (a begin the full table refuses is
-// counted); closed, one at a time, a think time after the last one ended. Each pass is the
-// loop of docs/ABI.md: it learns of every end through ended(now) and releases an ended
-// operation once none of its attempts is outstanding (the late-answer rule: a late answer
-// before that is STALE_REPORT, and nothing is reported after), begins what is due, polls
-// until NONE and sends each attempt, and, when the fleet has a power cut to survive,
-// stores its image whenever changes() moved. A device is only called when something is
-// due for it, so an idle fleet costs nothing.
+// One simulated device: its own instance of the module and the main loop its firmware
+// runs (host/library/src/loop.ts), with a HAL over the fleet's virtual time. Operations
+// begin as FleetSettings.arrivals says: open, at every tick of the device's upload timer
+// whether or not earlier ones have ended (a begin the full table refuses is counted);
+// closed, one at a time, a think time after the last one ended. The loop learns of every
+// end through ended(now) and releases an ended operation once none of its attempts is
+// outstanding (the late-answer rule: a late answer before that is STALE_REPORT, and
+// nothing is reported after); when the fleet has a power cut to survive, the device
+// stores its image whenever changes() moved, before the pass sends anything. A device is
+// only called when something is due for it, so an idle fleet costs nothing.
 import {
   Error as AbiError,
   Limit,
+  Loop,
   NextDue,
   Outcome,
   RestoreFlag,
   Result,
+  copySlots,
+  errorName,
   restoreImage,
   saveImage,
+  type AttemptAnswer,
+  type LoopEvent,
+  type LoopHal,
+  type LoopSlots,
   type TickRetryApi,
   tickAfter,
 } from "tickretry";
@@ -49,41 +56,38 @@ export interface DeviceHost {
 /** No begin is pending (a closed device while its operation runs, or past durationMs). */
 const NEVER = Infinity;
 
-/** The device's tables, by slot of the module (api.slot). */
-class Slots {
-  /** The handle held (begun, not yet released), or -1. */
+/** What the device keeps per slot of the module (api.slot) beside the loop's own slots. */
+class Uploads {
+  /** The live operation's handle (begun, not yet ended), or -1. */
   readonly handle = new Int32Array(Limit.OPERATIONS).fill(-1);
   /** When its upload began (before a power cut, for an upload carried over it). */
   readonly began = new Float64Array(Limit.OPERATIONS);
-  /** Attempts sent whose answer has not come back. */
-  readonly outstanding = new Int32Array(Limit.OPERATIONS);
-  /** 1 once ended() handed it out: released as soon as nothing is outstanding. */
-  readonly done = new Uint8Array(Limit.OPERATIONS);
   /** 1 for an upload that was pending when power went. */
   readonly carried = new Uint8Array(Limit.OPERATIONS);
 
-  copy(): Slots {
-    const c = new Slots();
+  copy(): Uploads {
+    const c = new Uploads();
     c.handle.set(this.handle);
     c.began.set(this.began);
-    c.outstanding.set(this.outstanding);
-    c.done.set(this.done);
     c.carried.set(this.carried);
     return c;
   }
 }
 
-/** What the device keeps in flash: the image, when it was saved, and its table of uploads. */
+/** What the device keeps in flash: the image, when it was saved, and its tables. */
 interface Stored {
   image: Uint8Array;
   savedAt: number;
-  slots: Slots;
+  uploads: Uploads;
+  slots: LoopSlots;
 }
 
-export class Device {
-  private slots = new Slots();
-  /** Operations begun and not ended (a closed device has at most one). */
-  private live = 0;
+export class Device implements LoopHal {
+  private uploads = new Uploads();
+  private loop: Loop;
+  /** The virtual time of the pass running, and the answer it brings. */
+  private time = 0;
+  private answer: AttemptAnswer | undefined;
   /** When the next operation begins: the timer's next tick, or the end of the think time. */
   private nextBegin = NEVER;
   /** Time of the pending WAKE event that counts (earlier ones were superseded), or -1. */
@@ -105,6 +109,7 @@ export class Device {
     private readonly host: DeviceHost,
   ) {
     this.outcome503 = api.classifyHttp(503, 0);
+    this.loop = new Loop(api, this);
   }
 
   /** Starts the loop: the first operation begins at `phase` (settings.drawPhase), so that
@@ -121,13 +126,8 @@ export class Device {
 
   /** The dependency's answer to one of this device's requests arrives. */
   receive(handle: number, attempt: number, status: number, time: number): void {
-    this.slots.outstanding[this.slotOf(handle)]--;
     const outcome = status === HTTP_OK ? Outcome.SUCCESS : this.outcome503;
-    const result = this.api.report(handle, attempt, outcome, 0, tickAfter(this.offset, time));
-    // A late answer (its attempt timed out, or the operation ended) is STALE_REPORT; the
-    // handle is still held, so anything else is a bug.
-    if (result === AbiError.STALE_REPORT) this.host.stale();
-    else if (result < 0) throw new Error(`device ${this.index}: report refused: ${result}`);
+    this.answer = { handle, attempt, outcome, retryAfter: 0 };
     this.pass(time);
   }
 
@@ -137,13 +137,10 @@ export class Device {
     this.epoch++;
     this.wake = -1;
     this.nextBegin = NEVER;
-    this.slots = new Slots();
-    this.live = 0;
+    this.uploads = new Uploads();
+    this.loop = new Loop(this.api, this);
     this.storedChanges = -1;
-    const s = this.stored?.slots;
-    let pending = 0;
-    for (let i = 0; s && i < Limit.OPERATIONS; i++) if (s.handle[i] >= 0 && s.done[i] === 0) pending++;
-    return pending;
+    return this.stored ? this.stored.uploads.handle.filter((h) => h >= 0).length : 0;
   }
 
   /** Power is back; the module was initialised and configured again as at any boot. Its
@@ -156,111 +153,105 @@ export class Device {
     if (stored && mode !== "afresh") {
       // Every connection closed with the power: attempts in flight are lost. The time
       // since the save is what a clock that ran through the cut (an RTC) tells; a device
-      // without one passes 0, and its waits and deadlines resume from the boot.
+      // without one passes 0, and its waits and deadlines resume from the boot. An ended
+      // one was held for an answer that will never come: the loop releases it now.
       const elapsed = mode === "restore" ? time - stored.savedAt : 0;
       const result = restoreImage(this.api, stored.image, tick, elapsed, RestoreFlag.ATTEMPTS_LOST);
       if (result !== Result.OK) throw new Error(`device ${this.index}: restore refused: ${result}`);
       restored = true;
-      const s = stored.slots.copy();
-      for (let i = 0; i < Limit.OPERATIONS; i++) {
-        if (s.handle[i] < 0) continue;
-        // An ended one was held for an answer that will never come: abandoned, released below.
-        s.outstanding[i] = 0;
-        if (s.done[i] === 0) {
-          s.carried[i] = 1;
-          this.live++;
-        }
-      }
-      this.slots = s;
+      this.loop.resume(this.api, stored.slots, true);
+      this.uploads = stored.uploads.copy();
+      for (let i = 0; i < Limit.OPERATIONS; i++)
+        this.uploads.carried[i] = this.uploads.handle[i] >= 0 ? 1 : 0;
     } else if (stored) {
       for (let i = 0; i < Limit.OPERATIONS; i++) {
-        if (stored.slots.handle[i] >= 0 && stored.slots.done[i] === 0) {
-          this.begin(tick, stored.slots.began[i], true);
-        }
+        if (stored.uploads.handle[i] >= 0) this.begin(tick, stored.uploads.began[i], true);
       }
     }
     this.nextBegin =
-      this.host.arrivals === "open" || this.live === 0 ? time + this.host.gap(this.rng) : NEVER;
+      this.host.arrivals === "open" || this.loop.slots.live === 0 ? time + this.host.gap(this.rng) : NEVER;
     return restored;
   }
 
   /** One pass of the firmware's loop at `time`. */
   private pass(time: number): void {
-    const api = this.api;
-    const tick = tickAfter(this.offset, time);
-    this.collectEnds(time, tick);
-    while (this.nextBegin <= time) {
-      if (this.nextBegin >= this.host.durationMs) {
-        this.nextBegin = NEVER;
-        break;
-      }
-      this.begin(tick, time, false);
-      this.nextBegin = this.host.arrivals === "open" ? this.nextBegin + this.host.gap(this.rng) : NEVER;
-    }
-    let h: number;
-    for (h = api.poll(tick); h >= 0; h = api.poll(tick)) {
-      this.slots.outstanding[this.slotOf(h)]++;
-      this.host.send(this, h, api.attempt(h), time);
-    }
-    if (h !== Result.NONE) throw new Error(`device ${this.index}: poll failed: ${h}`);
-    this.collectEnds(time, tick);
-    if (this.host.persists) this.store(time, tick);
-    const due = api.nextDue(tick);
+    this.time = time;
+    const due = this.loop.pass();
+    if (this.loop.fault !== 0)
+      throw new Error(`device ${this.index}: the loop stopped: ${errorName(this.loop.fault)}`);
     const next = due === NextDue.IDLE ? this.nextBegin : Math.min(time + due, this.nextBegin);
     if (next !== NEVER) this.wakeAt(next);
   }
 
-  private begin(tick: number, began: number, carried: boolean): void {
-    const h = this.api.begin(POLICY_ID, tick);
-    if (h === AbiError.TABLE_FULL) return this.host.tableFull();
-    if (h < 0) throw new Error(`device ${this.index}: begin refused: ${h}`);
-    const s = this.api.slot(h);
-    this.slots.handle[s] = h;
-    this.slots.began[s] = began;
-    this.slots.outstanding[s] = 0;
-    this.slots.done[s] = 0;
-    this.slots.carried[s] = carried ? 1 : 0;
-    this.live++;
+  ticks(): number {
+    return tickAfter(this.offset, this.time);
   }
 
-  /** Learns of every operation that has ended, and releases those with nothing outstanding. */
-  private collectEnds(time: number, tick: number): void {
-    const api = this.api;
-    const s = this.slots;
-    for (let h = api.ended(tick); h >= 0; h = api.ended(tick)) {
-      const i = this.slotOf(h);
-      s.done[i] = 1;
-      this.live--;
-      this.host.ended(s.began[i], time, api.endReason(h), s.carried[i] === 1);
-      if (this.host.arrivals === "closed" && time < this.host.durationMs) {
-        this.nextBegin = time + this.host.gap(this.rng);
+  collect(): AttemptAnswer | undefined {
+    const answer = this.answer;
+    this.answer = undefined;
+    return answer;
+  }
+
+  beginDue(tick: number): void {
+    while (this.nextBegin <= this.time) {
+      if (this.nextBegin >= this.host.durationMs) {
+        this.nextBegin = NEVER;
+        break;
       }
-    }
-    for (let i = 0; i < Limit.OPERATIONS; i++) {
-      if (s.done[i] === 0 || s.outstanding[i] !== 0) continue;
-      const result = api.release(s.handle[i]);
-      if (result < 0) throw new Error(`device ${this.index}: release refused: ${result}`);
-      s.handle[i] = -1;
-      s.done[i] = 0;
+      this.begin(tick, this.time, false);
+      this.nextBegin = this.host.arrivals === "open" ? this.nextBegin + this.host.gap(this.rng) : NEVER;
     }
   }
 
-  /** Writes the image and the table of uploads to flash when changes() moved. */
-  private store(time: number, tick: number): void {
-    if (this.api.changes() === this.storedChanges) return;
+  /** Writes the image and the tables to flash when changes() moved. */
+  persist(tick: number): void {
+    if (!this.host.persists || this.api.changes() === this.storedChanges) return;
     const image = saveImage(this.api, tick);
     if (typeof image === "number") throw new Error(`device ${this.index}: save refused: ${image}`);
-    this.stored = { image, savedAt: time, slots: this.slots.copy() };
+    this.stored = {
+      image,
+      savedAt: this.time,
+      uploads: this.uploads.copy(),
+      slots: copySlots(this.loop.slots),
+    };
     this.storedChanges = this.api.changes();
     this.host.stored(this);
   }
 
-  private slotOf(handle: number): number {
+  startAttempt(handle: number, attempt: number): void {
+    this.host.send(this, handle, attempt, this.time);
+  }
+
+  onEvent(e: LoopEvent): void {
+    // A late answer (its attempt timed out, or the operation ended) is STALE_REPORT; the
+    // handle is still held, so anything else is a bug.
+    if (e.kind === "report" && e.result === AbiError.STALE_REPORT) this.host.stale();
+    else if (e.kind === "report" && e.result < 0)
+      throw new Error(`device ${this.index}: report refused: ${errorName(e.result)}`);
+    else if (e.kind === "end") this.ended(e.handle, e.reason);
+  }
+
+  private begin(tick: number, began: number, carried: boolean): void {
+    const h = this.loop.begin(POLICY_ID, tick);
+    if (h === AbiError.TABLE_FULL) return this.host.tableFull();
+    if (h < 0) throw new Error(`device ${this.index}: begin refused: ${h}`);
+    const s = this.api.slot(h);
+    this.uploads.handle[s] = h;
+    this.uploads.began[s] = began;
+    this.uploads.carried[s] = carried ? 1 : 0;
+  }
+
+  private ended(handle: number, reason: number): void {
     const s = this.api.slot(handle);
-    if (s < 0 || this.slots.handle[s] !== handle) {
+    if (s < 0 || this.uploads.handle[s] !== handle) {
       throw new Error(`device ${this.index}: handle ${handle} is not held`);
     }
-    return s;
+    this.uploads.handle[s] = -1;
+    this.host.ended(this.uploads.began[s], this.time, reason, this.uploads.carried[s] === 1);
+    if (this.host.arrivals === "closed" && this.time < this.host.durationMs) {
+      this.nextBegin = this.time + this.host.gap(this.rng);
+    }
   }
 
   private wakeAt(at: number): void {

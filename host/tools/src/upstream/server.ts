@@ -5,6 +5,8 @@
 // replay, not stored twice. With `control`, it also answers GET /control/stats,
 // GET /control/stored and POST /control/scenario, for a test driving it from another
 // process (the chaos runner, which kills the device but never the upstream).
+import { controlAllowed } from "./control-guard.js";
+import { DedupStore, KEY_LIMIT_BYTES } from "./dedup-store.js";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import {
@@ -66,6 +68,8 @@ export interface UpstreamOptions {
   seed?: number;
   /** Answer the /control/ routes (default false). */
   control?: boolean;
+  /** Bytes the dedup store may hold (default STORE_LIMIT_BYTES). */
+  storeLimitBytes?: number;
 }
 
 const LOG_SIZE = 500;
@@ -79,20 +83,12 @@ export async function startUpstream(options: UpstreamOptions = {}): Promise<Upst
   const started = performance.now();
   let scenario: ScenarioName = options.scenario ?? "healthy";
   let scenarioSince = started;
-  /** The dedup store: Idempotency-Key to the body that ran under it. */
-  const store = new Map<string, string>();
+  const store = new DedupStore(options.storeLimitBytes);
   const seen: Seen[] = [];
   const timers = new Set<NodeJS.Timeout>();
   let requests = 0;
   let replays = 0;
   let resets = 0;
-
-  /** Runs the upload unless its key already ran; true when it had (a replay). */
-  function run(key: string, body: string): boolean {
-    if (store.has(key)) return true;
-    store.set(key, body);
-    return false;
-  }
 
   function answer(
     res: ServerResponse,
@@ -105,8 +101,15 @@ export async function startUpstream(options: UpstreamOptions = {}): Promise<Upst
     if (retryAfterS !== undefined) headers["retry-after"] = String(retryAfterS);
     const body: Record<string, unknown> = { status };
     if (status >= 200 && status < 300 && key !== "") {
+      const ran = store.run(key, upload);
+      if (ran === "full") {
+        res
+          .writeHead(503, { ...headers, "retry-after": "60" })
+          .end(JSON.stringify({ status: 503, full: true }));
+        return;
+      }
       body.key = key;
-      body.replay = run(key, upload);
+      body.replay = ran === "replay";
       if (body.replay) {
         replays++;
         headers["idempotent-replayed"] = "true";
@@ -129,7 +132,7 @@ export async function startUpstream(options: UpstreamOptions = {}): Promise<Upst
     if (seen.length > LOG_SIZE) seen.shift();
     if (action.kind === "reset") {
       // The upload ran, then the connection died before the answer: the client's view.
-      if (key !== "") run(key, upload);
+      if (key !== "") store.run(key, upload);
       resets++;
       req.socket.resetAndDestroy();
       return;
@@ -156,7 +159,7 @@ export async function startUpstream(options: UpstreamOptions = {}): Promise<Upst
     holding: timers.size,
   });
 
-  const storedUploads = (): StoredUpload[] => [...store].map(([key, body]) => ({ key, body }));
+  const storedUploads = (): StoredUpload[] => store.entries();
 
   function setScenario(name: ScenarioName): void {
     scenario = name;
@@ -185,7 +188,19 @@ export async function startUpstream(options: UpstreamOptions = {}): Promise<Upst
       res.writeHead(404, { "content-type": "text/plain" }).end("POST /upload only\n");
       return;
     }
+    if (isControl && !controlAllowed(req, address, port)) {
+      res
+        .writeHead(403, { "content-type": "text/plain", connection: "close" })
+        .end("control from this host only\n");
+      return req.resume();
+    }
     const key = String(req.headers["idempotency-key"] ?? "");
+    if (Buffer.byteLength(key) > KEY_LIMIT_BYTES) {
+      res
+        .writeHead(400, { "content-type": "text/plain", connection: "close" })
+        .end(`Idempotency-Key over ${KEY_LIMIT_BYTES} bytes\n`);
+      return req.resume();
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     req.on("data", (chunk: Buffer) => {
@@ -204,11 +219,15 @@ export async function startUpstream(options: UpstreamOptions = {}): Promise<Upst
     });
   });
 
+  let address = "";
+  let port = 0;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => resolve());
+    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
+      ({ address, port } = server.address() as AddressInfo);
+      resolve();
+    });
   });
-  const { address, port } = server.address() as AddressInfo;
 
   return {
     url: `http://${address}:${port}/upload`,

@@ -2,9 +2,10 @@
 // (same key) never a duplicate, a reading under two keys a duplicate, and records that
 // contradict each other reported as problems.
 import { describe, expect, it } from "vitest";
-import { tally } from "../../../../host/tools/src/chaos/tally.js";
+import { identityHolds, tally } from "../../../../host/tools/src/chaos/tally.js";
 import type { LogEvent } from "../../../../host/tools/src/device/readings-log.js";
 
+const taken = (...readings: number[]): LogEvent[] => readings.map((reading) => ({ event: "taken", reading }));
 const began = (reading: number, operationId: number): LogEvent => ({ event: "began", reading, operationId });
 const ended = (reading: number, operationId: number, endReason: string): LogEvent => ({
   event: "ended",
@@ -21,6 +22,7 @@ const upload = (key: number, reading: number) => ({
 describe("the chaos tally", () => {
   it("counts delivered, ended with another reason, and lost", () => {
     const log = [
+      ...taken(1, 2, 3, 4, 5, 6),
       began(1, 101),
       ended(1, 101, "SUCCEEDED"),
       began(2, 102),
@@ -30,30 +32,64 @@ describe("the chaos tally", () => {
       ended(4, 104, "BUDGET"), // ended, but an attempt ran: delivered
       { event: "dropped", reading: 5 } as LogEvent,
     ];
-    const r = tally(log, [upload(101, 1), upload(104, 4)]);
-    expect(r.tally).toEqual({ began: 4, delivered: 2, duplicates: 0, lost: 1, endedOther: 1 });
-    expect(r.dropped).toBe(1);
+    // 6 is still queued in the last state file: pending.
+    const r = tally(log, [upload(101, 1), upload(104, 4)], { pending: [], queued: [6] });
+    expect(r.tally).toEqual({
+      taken: 6,
+      began: 4,
+      delivered: 2,
+      duplicates: 0,
+      lost: 1,
+      endedOther: 1,
+      dropped: 1,
+      pending: 1,
+    });
     expect(r.problems).toEqual([]);
+    expect(identityHolds(r.tally)).toBe(false); // the lost one
+  });
+
+  it("holds the identity when every reading taken is accounted for", () => {
+    const log = [...taken(1, 2, 3), began(1, 101), { event: "dropped", reading: 2 } as LogEvent];
+    const r = tally(log, [upload(101, 1)], { pending: [], queued: [3] });
+    expect(r.tally).toMatchObject({ taken: 3, delivered: 1, dropped: 1, pending: 1, lost: 0 });
+    expect(identityHolds(r.tally)).toBe(true);
+  });
+
+  it("counts a reading taken and then nowhere as lost", () => {
+    const r = tally(taken(7), []);
+    expect([r.tally.taken, r.tally.lost, identityHolds(r.tally)]).toEqual([1, 1, false]);
   });
 
   it("takes a line repeated after a restart once", () => {
-    const log = [began(1, 101), began(1, 101), ended(1, 101, "DEADLINE"), ended(1, 101, "DEADLINE")];
-    expect(tally(log, []).tally).toEqual({ began: 1, delivered: 0, duplicates: 0, lost: 0, endedOther: 1 });
+    const log = [
+      ...taken(1, 1),
+      began(1, 101),
+      began(1, 101),
+      ended(1, 101, "DEADLINE"),
+      ended(1, 101, "DEADLINE"),
+    ];
+    expect(tally(log, []).tally).toMatchObject({ taken: 1, began: 1, delivered: 0, lost: 0, endedOther: 1 });
   });
 
   it("calls a reading stored under two keys a duplicate, and says why", () => {
-    const r = tally([began(1, 101), began(1, 201)], [upload(101, 1), upload(201, 1)]);
+    const r = tally([...taken(1), began(1, 101), began(1, 201)], [upload(101, 1), upload(201, 1)]);
     expect(r.tally.duplicates).toBe(1);
     expect(r.problems).toContain("reading 1 logged under operations 101 and 201");
   });
 
   it("counts SUCCEEDED without a stored upload as lost", () => {
-    expect(tally([began(1, 101), ended(1, 101, "SUCCEEDED")], []).tally.lost).toBe(1);
+    expect(tally([...taken(1), began(1, 101), ended(1, 101, "SUCCEEDED")], []).tally.lost).toBe(1);
   });
 
   it("reports records that contradict each other", () => {
     const r = tally(
-      [ended(9, 109, "EXHAUSTED"), began(2, 102), ended(2, 102, "EXHAUSTED"), ended(2, 102, "DEADLINE")],
+      [
+        ...taken(2, 9),
+        ended(9, 109, "EXHAUSTED"),
+        began(2, 102),
+        ended(2, 102, "EXHAUSTED"),
+        ended(2, 102, "DEADLINE"),
+      ],
       [upload(300, 3), { key: "7", body: "not json" }],
     );
     expect(r.problems).toEqual([

@@ -51,3 +51,30 @@ it("refuses a state file it cannot read with exit code 2", async () => {
   expect(await run.exited).toBe(2);
   expect(run.out()).toContain(`tickretry device: state file ${state}: not JSON`);
 }, 30_000);
+
+it.each([
+  [
+    "under /proc, where no folder can be made",
+    () => "/proc/tickretry-nope/state.json",
+    "cannot create the folder",
+  ],
+  [
+    "through a regular file",
+    () => {
+      writeFileSync(join(dir, "regular"), "");
+      return join(dir, "regular", "a", "state.json");
+    },
+    "it runs through a file that is not a folder",
+  ],
+])(
+  "refuses a --state path %s in words, with exit code 2 (issue 20, defect 19)",
+  async (_what, path, words) => {
+    const state = path();
+    const run = device("--state", state);
+    expect(await run.exited).toBe(2);
+    expect(run.out()).toContain(`tickretry device: state file ${state}: cannot`);
+    expect(run.out()).toContain(words);
+    expect(run.out()).not.toMatch(/EEXIST|ENOTDIR|ENOENT|\n\s+at /);
+  },
+  30_000,
+);

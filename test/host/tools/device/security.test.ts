@@ -6,20 +6,31 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import {
+  GUESS_WINDOW_MS,
+  GuessLimit,
+  MAX_WRONG_GUESSES,
+} from "../../../../host/tools/src/device/guess-limit.js";
 import { checkPassword } from "../../../../host/tools/src/device/security.js";
 import { startSimulation, type Simulation } from "../../../../host/tools/src/device/simulation.js";
 import { fileStore } from "../../../../host/tools/src/device/state-file.js";
 import { WASM_PATH } from "../../../../host/library/src/tickretry.js";
 import { QUICK, waitFor } from "../../../helpers/device.js";
 import { DEVICE_PASSWORD, post, setUp } from "../../../helpers/page.js";
+import { stubModule } from "../../../helpers/stub-module.js";
+import { TRIAL_LIMIT_MS } from "../../../../host/tools/src/device/module-trial.js";
 
 let sim: Simulation;
 let buildKey: { privateKey: KeyObject; publicKey: KeyObject };
 const GOOD = { ssid: "home", password: "", upstreamUrl: "http://127.0.0.1:1/upload" };
 
+/** The brute-force limit's clock: a test moves it past the window instead of waiting. */
+let clock = 0;
+
 async function boot(uploadEveryMs = 0): Promise<Simulation> {
   buildKey = generateKeyPairSync("ed25519");
   sim = await startSimulation({
+    guessLimit: new GuessLimit(() => clock),
     port: 0,
     scenario: "healthy",
     policy: QUICK,
@@ -73,6 +84,7 @@ describe("the device password", () => {
     ];
     for (const [path, form] of paths) {
       for (const headers of [{ "x-device-password": "wrong horse battery" }, { "x-device-password": "" }]) {
+        clock += GUESS_WINDOW_MS; // past the brute-force limit (tested below)
         expect([path, ...(await answer(await post(sim, path, form, headers)))]).toEqual([
           path,
           401,
@@ -84,6 +96,47 @@ describe("the device password", () => {
     expect(sim.upstream!.scenario()).toBe("healthy");
     expect(await sim.password.check(DEVICE_PASSWORD)).toBe(true);
     expect(sim.device.loopStats.snapshot().stalls).toBe(0);
+  });
+
+  it("is set by exactly one of two concurrent first setups", async () => {
+    await boot();
+    const [a, b] = await Promise.all([
+      post(sim, "/password", { password: "first password" }),
+      post(sim, "/password", { password: "second password" }),
+    ]);
+    const answers = [await answer(a), await answer(b)];
+    expect(answers).toContainEqual([200, "ok"]);
+    expect(answers).toContainEqual([
+      409,
+      "A device password was set meanwhile; give it to change it. Nothing was changed.",
+    ]);
+    const winner = a.status === 200 ? "first password" : "second password";
+    const loser = a.status === 200 ? "second password" : "first password";
+    expect([await sim.password.check(winner), await sim.password.check(loser)]).toEqual([true, false]);
+  });
+
+  it("is guessed at most MAX_WRONG_GUESSES times a window; past that even the right one waits", async () => {
+    await boot();
+    await setUp(sim);
+    clock += GUESS_WINDOW_MS;
+    // A flood at once: one check runs at a time, the rest are refused unhashed.
+    const flood = await Promise.all(
+      Array.from({ length: 20 }, () => post(sim, "/upload", {}, { "x-device-password": "wrong guess 1" })),
+    );
+    const statuses = flood.map((r) => r.status);
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(MAX_WRONG_GUESSES);
+    expect(statuses.every((s) => s === 401 || s === 429)).toBe(true);
+    for (let i = 0; i < MAX_WRONG_GUESSES; i++)
+      await post(sim, "/upload", {}, { "x-device-password": "wrong" });
+    const locked = await post(sim, "/settings", { ...GOOD, ssid: "locked out" });
+    expect(await answer(locked)).toEqual([
+      429,
+      "Too many wrong device passwords; wait a minute and try again. Nothing was changed.",
+    ]);
+    expect(Number(locked.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(sim.device.settings.ssid).not.toBe("locked out");
+    clock += GUESS_WINDOW_MS;
+    expect((await post(sim, "/settings", { ...GOOD, ssid: "after the window" })).status).toBe(200);
   });
 
   it("changes only with the current one, and the old one stops working", async () => {
@@ -167,6 +220,46 @@ describe("module upload", () => {
       expect(error).toMatch(/^Module refused: /);
     }
     expect(sim.device.api).toBe(api);
+  });
+
+  it("refuses a signed module whose trial run traps or loops, and keeps running its own (issue 20, defect 15)", async () => {
+    await boot(50);
+    await setUp(sim);
+    const api = sim.device.api;
+    const traps = stubModule({ poll: "unreachable" });
+    const loops = stubModule({ poll: "(loop $forever (br $forever)) i32.const -1" });
+    expect(await answer(await post(sim, "/module", signed(traps)))).toEqual([
+      422,
+      expect.stringMatching(/^Module refused: it trapped in its trial run \(unreachable/),
+    ]);
+    expect(await answer(await post(sim, "/module", signed(loops)))).toEqual([
+      422,
+      `Module refused: it was still running after ${TRIAL_LIMIT_MS} ms of its trial run (a loop?).`,
+    ]);
+    expect(sim.device.api).toBe(api);
+    const stored = sim.upstream!.stats().stored;
+    await waitFor("uploads to go on", () => sim.upstream!.stats().stored > stored + 2);
+  });
+
+  it("drops an uploaded module that traps at run time for the built one, and runs on", async () => {
+    await boot(50);
+    await setUp(sim);
+    // Passes its trial (one call of ended per tick), then traps on the device, whose pass
+    // calls ended twice at one tick.
+    const later = stubModule(
+      {
+        ended:
+          "global.get $calls (if (then local.get 0 global.get $last i32.eq (if (then unreachable)))) " +
+          "local.get 0 global.set $last i32.const 1 global.set $calls i32.const -1",
+      },
+      "  (global $calls (mut i32) (i32.const 0))\n  (global $last (mut i32) (i32.const 0))\n",
+    );
+    expect(await answer(await post(sim, "/module", signed(later)))).toEqual([200, "ok"]);
+    await waitFor("the fallback", () => sim.device.moduleTraps === 1);
+    expect(sim.device.moduleBytes.equals(module)).toBe(true);
+    expect(sim.device.boot.kind).toBe("reboot");
+    const stored = sim.upstream!.stats().stored;
+    await waitFor("uploads to go on", () => sim.upstream!.stats().stored > stored + 2);
   });
 
   it("refuses a signed upload that is no module of this ABI", async () => {

@@ -12,6 +12,7 @@ import {
   fileStore,
   memoryStore,
   StateFileError,
+  seal,
   type DeviceState,
 } from "../../../../host/tools/src/device/state-file.js";
 import { QUICK } from "../../../helpers/device.js";
@@ -23,6 +24,7 @@ const STATE: DeviceState = {
   image: new Uint8Array([1, 2, 40, 0, 255, 7]),
   policy: QUICK,
   budget: "aws",
+  epoch: 3,
   nextReading: 12,
   pending: [{ operationId: 123456, handle: 0x31, reading: { id: 10, celsius: 21 } }],
   queue: [{ id: 11, celsius: 21.1 }],
@@ -65,16 +67,21 @@ describe("the state file", () => {
 
   it.each([
     ["not JSON", "{", /not JSON/],
-    ["another format", JSON.stringify({ format: 2 }), /format 2, this device reads 1/],
-    ["a bad image", JSON.stringify({ format: 1, savedAtMs: 1, image: "!!" }), /field image is not base64/],
+    ["no checksum", JSON.stringify({ format: 2 }), /no checksum/],
+    ["another format", seal(JSON.stringify({ format: 1 })), /format 1, this device reads 2/],
+    [
+      "a bad image",
+      seal(JSON.stringify({ format: 2, savedAtMs: 1, image: "!!" })),
+      /field image is not base64/,
+    ],
   ])("refuses %s", (_what, text, message) => {
     expect(() => decode(text, "x.json")).toThrow(message);
   });
 
   it("names the first bad field, and refuses an operation id held twice", () => {
-    const good = JSON.parse(JSON.stringify({ format: 1, ...STATE, image: "AQI=" }));
+    const good = JSON.parse(JSON.stringify({ format: 2, ...STATE, image: "AQI=" }));
     const bad = (change: Record<string, unknown>) => () =>
-      decode(JSON.stringify({ ...good, ...change }), "s.json");
+      decode(seal(JSON.stringify({ ...good, ...change })), "s.json");
     expect(bad({ nextReading: -1 })).toThrow("state file s.json: field nextReading is not a u32");
     expect(bad({ pending: [{ operationId: 1, handle: -3, reading: { id: 1, celsius: 20 } }] })).toThrow(
       "field pending",
@@ -85,7 +92,27 @@ describe("the state file", () => {
     expect(bad({ outbox: [{ event: "vanished", reading: 1 }] })).toThrow("field outbox");
     const twice = [...good.pending, { ...good.pending[0], handle: 0x32 }];
     expect(bad({ pending: twice })).toThrow("holds an operation id twice");
+    expect(bad({ queue: [...good.queue, good.queue[0]] })).toThrow("hold a reading twice");
     expect(bad({})).not.toThrow();
+  });
+
+  it("refuses a state whose bytes changed anywhere, by its checksum (issue 20, defect 12)", () => {
+    const path = join(dir, "flipped.json");
+    fileStore(path).save(STATE);
+    const bytes = readFileSync(path);
+    let accepted = 0;
+    // Every bit of the whole file: none may start as other content.
+    for (let i = 0; i < bytes.length * 8; i++) {
+      const flipped = Buffer.from(bytes);
+      flipped[i >> 3] ^= 1 << (i & 7);
+      try {
+        decode(flipped.toString("latin1"), path);
+        accepted++;
+      } catch (err) {
+        expect(err).toBeInstanceOf(StateFileError);
+      }
+    }
+    expect(accepted).toBe(0);
   });
 
   it("is one process's alone: a live owner's lock is refused, a killed owner's taken over", async () => {

@@ -1,7 +1,9 @@
 // The flaky upstream over real HTTP: each scenario does what it says; its dedup store
 // and control routes.
 import { afterEach, describe, expect, it } from "vitest";
+import { KEY_LIMIT_BYTES } from "../../../../host/tools/src/upstream/dedup-store.js";
 import { startUpstream, type Upstream } from "../../../../host/tools/src/upstream/server.js";
+import { raw } from "../../../helpers/page.js";
 import { waitFor } from "../../../helpers/device.js";
 
 let upstream: Upstream;
@@ -95,5 +97,66 @@ describe("the dedup store and the control routes", () => {
   it("answers no control route unless asked to", async () => {
     upstream = await startUpstream({ scenario: "healthy" });
     expect((await fetch(new URL("/control/stored", upstream.url))).status).toBe(404);
+  });
+
+  it("drives /control/ only from its own Host and never cross-site (issue 20, defect 16)", async () => {
+    upstream = await startUpstream({ scenario: "healthy", control: true });
+    const { port } = new URL(upstream.url);
+    const post = (headers: [string, string][]) =>
+      raw(upstream.url, "/control/scenario", headers, "POST", "outage");
+    expect((await post([["host", `rebound.example:${port}`]])).status).toBe(403);
+    expect(
+      (
+        await post([
+          ["host", `127.0.0.1:${port}`],
+          ["origin", "http://evil.example"],
+        ])
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await post([
+          ["host", `127.0.0.1:${port}`],
+          ["sec-fetch-site", "cross-site"],
+        ])
+      ).status,
+    ).toBe(403);
+    expect(upstream.scenario()).toBe("healthy");
+    expect((await post([["host", `localhost:${port}`]])).status).toBe(200);
+    expect(upstream.scenario()).toBe("outage");
+  });
+});
+
+describe("the dedup store's limits (issue 20, defect 16)", () => {
+  it("refuses new keys once full, with 503 and Retry-After, and keeps every key it took", async () => {
+    upstream = await startUpstream({
+      scenario: "healthy",
+      timing: { latencyMs: 0 },
+      storeLimitBytes: 64 * 1024,
+    });
+    const body = "x".repeat(16 * 1024);
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      const res = await fetch(upstream.url, {
+        method: "POST",
+        headers: { "idempotency-key": `k${i}` },
+        body,
+      });
+      statuses.push(res.status);
+      if (res.status === 503) expect(res.headers.get("retry-after")).toBe("60");
+      await res.arrayBuffer();
+    }
+    expect(statuses.slice(0, 3)).toEqual([200, 200, 200]);
+    expect(statuses.slice(4)).toEqual(Array(8).fill(503));
+    expect(upstream.stats().stored).toBeLessThanOrEqual(4);
+    // A key it took is still answered as a replay.
+    expect((await (await upload("k0")).json()).replay).toBe(true);
+  });
+
+  it("refuses a key over KEY_LIMIT_BYTES with 400 and stores nothing", async () => {
+    upstream = await startUpstream({ scenario: "healthy", timing: { latencyMs: 0 } });
+    const res = await upload("k".repeat(KEY_LIMIT_BYTES + 1));
+    expect(res.status).toBe(400);
+    expect(upstream.stats().stored).toBe(0);
   });
 });

@@ -1,0 +1,223 @@
+// The main loop over the module, the TypeScript twin of boards/common/device_loop.c: the
+// same HAL (read the ticks, collect finished attempts, begin due work, persist, start an
+// attempt, see events), the same pass in the same order, the same per-slot records. Every
+// host of this repository (the simulated device, the fleet device, the contention client,
+// the virtual-time driver, the tests) runs its operations through it; docs/ABI.md ("The
+// main loop") states the pass:
+//   1. read now once; nothing else in the pass reads a clock; note each attempt whose
+//      deadline passed unanswered, which the module timed out (an event);
+//   2. report every attempt that finished by now, in the order the HAL hands them back;
+//   3. retire: take every ended operation from ended(now), then release each one none of
+//      whose attempts is still out (the late-answer rule);
+//   4. let the host begin what it has due (a slot freed in 3 is free for it);
+//   5. poll until NONE, counting each attempt out at once;
+//   6. retire again (polling may end an operation: its last attempt timed out);
+//   7. persist, then 8. start the attempts polled in 5 (the persist-before-send rule: the
+//      state that holds an attempt is stored before the attempt leaves).
+import { Limit, Outcome, Result } from "./generated/abi.js";
+import type { TickRetryApi } from "./tickretry.js";
+import { tickReached } from "./ticks.js";
+
+/** A finished attempt, as the HAL hands it back. */
+export interface AttemptAnswer {
+  /** The operation's handle, as poll gave it. */
+  handle: number;
+  /** Which attempt of it answered (attempt(handle) when it started). */
+  attempt: number;
+  /** Outcome.SUCCESS to Outcome.PERMANENT. */
+  outcome: number;
+  /** Ticks; 0: none. */
+  retryAfter: number;
+}
+
+/** What happened in a pass, for logs and traces (device_event in C). Session events
+ * (up, drop) join as further kinds. */
+export type LoopEvent =
+  | { kind: "start"; t: number; handle: number; attempt: number; operationId: number }
+  | { kind: "report"; t: number; handle: number; attempt: number; outcome: number; result: number }
+  | { kind: "timeout"; t: number; handle: number; attempt: number }
+  | { kind: "end"; t: number; handle: number; attempt: number; operationId: number; reason: number };
+
+/** What the host supplies (device_hal in C). */
+export interface LoopHal {
+  /** The u32 tick counter; read once per pass. */
+  ticks(): number;
+  /** One attempt that finished by `now`, earliest first; undefined when none has. Every
+   * started attempt comes back here or through Loop.abandon, late or not. */
+  collect(now: number): AttemptAnswer | undefined;
+  /** Begins what the host has due, through Loop.begin at `now`. Default: nothing is begun. */
+  beginDue?(now: number): void;
+  /** Stores what must survive a restart (the image when changes() moved); before any
+   * attempt of the pass leaves. Default: nothing is stored. */
+  persist?(now: number): void;
+  /** Starts an attempt without waiting for it; operationId is its idempotency key. */
+  startAttempt(handle: number, attempt: number, operationId: number, now: number): void;
+  /** Sees every event, as it happens. Default: events go unseen. */
+  onEvent?(event: LoopEvent): void;
+}
+
+/** What the loop keeps per slot of the module, as plain data a host may store beside the
+ * image (device_slots in C). */
+export interface LoopSlots {
+  /** The handle ended() gave, until it is released; 0: none (no handle is 0). */
+  ended: Int32Array;
+  /** Attempts started and not yet collected or abandoned. */
+  outstanding: Uint16Array;
+  /** Operations begun and not yet ended. */
+  live: number;
+}
+
+/** The slots of a loop with nothing begun, as a fresh module has. */
+export function emptySlots(): LoopSlots {
+  return {
+    ended: new Int32Array(Limit.OPERATIONS),
+    outstanding: new Uint16Array(Limit.OPERATIONS),
+    live: 0,
+  };
+}
+
+/** A copy of `s` that shares nothing with it (to store, or to resume from). */
+export function copySlots(s: LoopSlots): LoopSlots {
+  return { ended: s.ended.slice(), outstanding: s.outstanding.slice(), live: s.live };
+}
+
+interface Polled {
+  handle: number;
+  attempt: number;
+  operationId: number;
+}
+
+/** The loop's main pass over a module instance and a HAL (the file's head states the pass). */
+export class Loop {
+  /** What the loop keeps per slot, plain data to store beside the image. */
+  slots = emptySlots();
+  /** Per slot, the attempt the module has out and its deadline, until it is answered in
+   * time or timed out; not stored (device_loop's timing in C): a resume starts it afresh. */
+  private timing = new Map<number, { handle: number; attempt: number; deadline: number }>();
+  /** 0, or what poll or ended answered that was neither a handle nor NONE (the engine
+   * failed); the loop then does nothing more. */
+  fault = 0;
+
+  constructor(
+    /** The instance the loop drives; resume replaces it. */
+    public api: TickRetryApi,
+    private readonly hal: LoopHal,
+  ) {}
+
+  /** Takes up the loop after a restore into `api`, with the slots stored beside the image;
+   * attemptsLost: the restore had RestoreFlag.ATTEMPTS_LOST, so nothing is out any more. */
+  resume(api: TickRetryApi, slots: LoopSlots, attemptsLost: boolean): void {
+    this.api = api;
+    this.slots = copySlots(slots);
+    this.fault = 0;
+    this.timing.clear();
+    if (attemptsLost) this.slots.outstanding.fill(0);
+  }
+
+  /** Begins an operation: its handle, or the module's error. */
+  begin(policy: number, now: number): number {
+    const handle = this.api.begin(policy, now);
+    if (handle >= 0) this.slots.live++;
+    return handle;
+  }
+
+  /** The host closed an attempt of `handle` without an answer (its operation ended, or the
+   * module timed it out): it is no longer out, and nothing of it will be reported. */
+  abandon(handle: number): void {
+    const s = this.slotOf(handle);
+    if (s >= 0 && this.slots.outstanding[s] > 0) this.slots.outstanding[s]--;
+  }
+
+  /** One pass (above): the ticks until the module has work (0: now; NextDue.IDLE when
+   * nothing is live), or 0 once the loop has a fault. */
+  pass(): number {
+    const now = this.hal.ticks();
+    if (this.fault === 0) this.noteTimeouts(now);
+    if (this.fault === 0) this.report(now);
+    if (this.fault === 0) this.retire(now);
+    if (this.fault === 0) this.hal.beginDue?.(now);
+    const polled = this.fault === 0 ? this.poll(now) : [];
+    if (this.fault === 0) this.retire(now);
+    if (this.fault !== 0) return 0;
+    this.hal.persist?.(now);
+    for (const p of polled) {
+      this.hal.onEvent?.({ kind: "start", t: now, ...p });
+      this.hal.startAttempt(p.handle, p.attempt, p.operationId, now);
+    }
+    return this.api.nextDue(now);
+  }
+
+  private report(now: number): void {
+    for (let a = this.hal.collect(now); a !== undefined; a = this.hal.collect(now)) {
+      this.abandon(a.handle);
+      // An answer for an operation that ended meanwhile is still reported: STALE_REPORT.
+      const result = this.api.report(a.handle, a.attempt, a.outcome, a.retryAfter, now);
+      if (result === Result.OK) this.timing.delete(this.slotOf(a.handle));
+      this.hal.onEvent?.({ kind: "report", t: now, ...a, result });
+    }
+  }
+
+  /** Step 1: an attempt whose deadline has passed unanswered was timed out by the module,
+   * unless its operation went another way meanwhile (its last outcome says which). */
+  private noteTimeouts(now: number): void {
+    let applied = false;
+    for (const [s, t] of this.timing) {
+      if (!tickReached(now, t.deadline)) continue;
+      if (!applied) this.api.nextDue(now); // applies what is due by now, as report or poll would
+      applied = true;
+      this.timing.delete(s);
+      if (this.api.lastOutcome(t.handle) !== Outcome.TIMEOUT) continue;
+      this.hal.onEvent?.({ kind: "timeout", t: now, handle: t.handle, attempt: t.attempt });
+    }
+  }
+
+  private retire(now: number): void {
+    const api = this.api;
+    for (let h = api.ended(now); this.isHandle(h); h = api.ended(now)) {
+      const s = this.slotOf(h);
+      if (s >= 0) this.slots.ended[s] = h;
+      if (this.slots.live > 0) this.slots.live--;
+      this.hal.onEvent?.({
+        kind: "end",
+        t: now,
+        handle: h,
+        attempt: api.attempt(h),
+        operationId: api.operationId(h),
+        reason: api.endReason(h),
+      });
+    }
+    // The late-answer rule: an answer before the release gets STALE_REPORT; none comes after.
+    for (let s = 0; s < Limit.OPERATIONS; s++) {
+      const h = this.slots.ended[s];
+      if (h !== 0 && this.slots.outstanding[s] === 0 && api.release(h) === Result.OK) this.slots.ended[s] = 0;
+    }
+  }
+
+  /** At most one attempt per slot (one is in flight per operation), as the C twin's
+   * buffer holds; what is left is still due at the next pass. */
+  private poll(now: number): Polled[] {
+    const polled: Polled[] = [];
+    while (polled.length < Limit.OPERATIONS) {
+      const h = this.api.poll(now);
+      if (!this.isHandle(h)) break;
+      const s = this.slotOf(h);
+      const attempt = this.api.attempt(h);
+      if (s >= 0) this.slots.outstanding[s]++;
+      if (s >= 0) this.timing.set(s, { handle: h, attempt, deadline: this.api.attemptDeadline(h) });
+      polled.push({ handle: h, attempt, operationId: this.api.operationId(h) });
+    }
+    return polled;
+  }
+
+  /** Records an answer that is neither a handle nor NONE as the fault. */
+  private isHandle(answer: number): boolean {
+    if (answer < 0 && answer !== Result.NONE) this.fault = answer;
+    return answer >= 0;
+  }
+
+  /** The slot of a handle the loop was given, or -1 (the module refuses it: a host bug). */
+  private slotOf(handle: number): number {
+    const s = this.api.slot(handle);
+    return s >= 0 && s < Limit.OPERATIONS ? s : -1;
+  }
+}

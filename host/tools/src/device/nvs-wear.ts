@@ -1,0 +1,115 @@
+// Flash wear of the sketch's NVS partition, from a model of ESP-IDF's NVS: the partition
+// is 4 KiB pages of 126 entries of 32 bytes; a blob of n bytes takes a chunk header, a
+// blob index and ceil(n / 32) data entries, written at the end of the active page (and
+// on into fresh pages when it does not fit); the version it replaces is marked erased.
+// When only the spare page is left, the full page with the most erased entries gives up
+// its live entries to the spare and is erased: one erase cycle of that page. A page lasts
+// ERASE_CYCLES cycles. The sketch's kept state (boards/esp32/src/main.cpp, struct Kept)
+// is the blob; its small keys (the boot epoch, the Wi-Fi fail count) take one entry each.
+import { Image, Limit } from "tickretry";
+
+export const PAGE_ENTRIES = 126;
+export const ENTRY_BYTES = 32;
+/** The sketch's NVS partition (the Arduino default partition table's 20 KiB). */
+export const PARTITION_PAGES = 5;
+/** Erase cycles a page of the ESP32's SPI flash is rated for. */
+export const ERASE_CYCLES = 100_000;
+/** At most one NVS write of the kept state this often (main.cpp, NVS_EVERY_MS). */
+export const SKETCH_NVS_EVERY_MS = 1_200_000;
+
+/**
+ * sizeof(Kept) in main.cpp: crc, magic, length, the image area, the loop's slots (a
+ * handle and an attempt count per slot, and a count), a 128-byte body and an epoch per
+ * slot, and three u32s (test/boards/sketch.test.ts holds the sketch to it).
+ */
+export const KEPT_BYTES =
+  12 +
+  Image.AREA_BYTES +
+  (4 * Limit.OPERATIONS + 2 * Limit.OPERATIONS + 4) +
+  (128 + 4) * Limit.OPERATIONS +
+  12;
+
+interface Page {
+  used: number;
+  erased: number;
+  erases: number;
+}
+
+/** Entries a blob of `bytes` takes: chunk header, blob index and its data. */
+export const blobEntries = (bytes: number): number => 2 + Math.ceil(bytes / ENTRY_BYTES);
+
+export class NvsModel {
+  readonly pages: Page[];
+  private active = 0;
+  /** Empty pages, in the order they are taken: an erased page joins at the back (wear levelling). */
+  private readonly free: number[];
+  /** Where the last version of every key lies, by key. */
+  private readonly live = new Map<string, { page: number; entries: number }[]>();
+
+  constructor(pages = PARTITION_PAGES) {
+    this.pages = Array.from({ length: pages }, () => ({ used: 0, erased: 0, erases: 0 }));
+    this.free = Array.from({ length: pages - 1 }, (_, i) => i + 1);
+  }
+
+  /** Writes `entries` entries under `key`, replacing its last version. */
+  write(key: string, entries: number): void {
+    for (const old of this.live.get(key) ?? []) this.pages[old.page].erased += old.entries;
+    const placed: { page: number; entries: number }[] = [];
+    for (let left = entries; left > 0;) {
+      if (this.pages[this.active].used === PAGE_ENTRIES) this.nextPage();
+      const page = this.pages[this.active];
+      const n = Math.min(left, PAGE_ENTRIES - page.used);
+      page.used += n;
+      placed.push({ page: this.active, entries: n });
+      left -= n;
+    }
+    this.live.set(key, placed);
+  }
+
+  /** The most erase cycles any page has had. */
+  maxErases(): number {
+    return Math.max(...this.pages.map((p) => p.erases));
+  }
+
+  /** Moves on to the next empty page; when only the spare is left, a full page is collected first. */
+  private nextPage(): void {
+    if (this.free.length <= 1) this.collect();
+    else this.active = this.free.shift()!;
+  }
+
+  /** The full page with the most erased entries gives its live ones to the spare and is erased. */
+  private collect(): void {
+    let victim = -1;
+    this.pages.forEach((p, i) => {
+      if (i !== this.active && p.used > 0 && (victim < 0 || p.erased > this.pages[victim].erased)) victim = i;
+    });
+    const spare = this.free.shift()!;
+    for (const placements of this.live.values())
+      for (const p of placements) if (p.page === victim) p.page = spare;
+    this.pages[spare].used = this.pages[victim].used - this.pages[victim].erased;
+    this.pages[victim] = { used: 0, erased: 0, erases: this.pages[victim].erases + 1 };
+    this.free.push(victim);
+    this.active = spare;
+    // The spare may have filled with what it took in: then on to the next.
+    if (this.pages[spare].used === PAGE_ENTRIES) this.nextPage();
+  }
+}
+
+/**
+ * Years until the most-erased page of the partition reaches ERASE_CYCLES, when the kept
+ * state (KEPT_BYTES) is written `writesPerDay` times a day, from `writes` writes through
+ * the model (with the boot epoch beside it).
+ */
+export function flashLifeYears(writesPerDay: number, blobBytes = KEPT_BYTES, writes = 20_000): number {
+  if (writesPerDay <= 0) return Infinity;
+  const nvs = new NvsModel();
+  nvs.write("epoch", 1);
+  nvs.write("wififails", 1);
+  for (let i = 0; i < writes; i++) nvs.write("kept", blobEntries(blobBytes));
+  const erasesPerWrite = nvs.maxErases() / writes;
+  return ERASE_CYCLES / erasesPerWrite / writesPerDay / 365.25;
+}
+
+/** The kept state's NVS writes a day under the sketch's rule, for `changesPerDay` changes of it. */
+export const sketchNvsWritesPerDay = (changesPerDay: number): number =>
+  Math.min(changesPerDay, 86_400_000 / SKETCH_NVS_EVERY_MS);

@@ -1,0 +1,128 @@
+// The simulated device's handler for each route of boards/page/routes.json, by the
+// handler name the contract gives (routes.ts checks the two lists match). A handler runs
+// once its route's guard has passed (setup-server.ts) and its body has been read; it
+// touches the device only through requests the next pass carries out (stall, upload,
+// power) or read-only queries (status), and answers in the contract's words.
+import type { IncomingMessage } from "node:http";
+import type { KeyObject } from "node:crypto";
+import { ABI_VERSION, Result, errorName, instantiate, saveImage } from "tickretry";
+import { trialRun } from "./module-trial.js";
+import { isScenarioName } from "../upstream/scenarios.js";
+import type { Upstream } from "../upstream/server.js";
+import { MAX_SLEEP_S, MAX_STALL_MS, type Device } from "./loop.js";
+import { message } from "./routes.js";
+import { DevicePassword, passwordProblem, verifySignedModule } from "./security.js";
+import { checkSettings } from "./settings.js";
+import { deviceStatus } from "./status.js";
+import { ok, refuse, refuseText, type Answer } from "./setup-answers.js";
+
+export interface SetupContext {
+  device: Device;
+  upstream?: Upstream;
+  password: DevicePassword;
+  buildKey?: KeyObject;
+}
+
+/** What a handler gets: the request, and its body as its route reads it. */
+export interface Input {
+  req: IncomingMessage;
+  form: URLSearchParams;
+  notUtf8: Set<string>;
+  bytes: Buffer;
+  /** The device password was not set when this request was let through (a first setup). */
+  firstSetup: boolean;
+}
+
+export type Handler = (ctx: SetupContext, input: Input) => Answer | Promise<Answer>;
+
+/** A number in plain decimal digits (at most `digits`) from min to max, or undefined. */
+function decimal(text: string, digits: number, min: number, max: number): number | undefined {
+  const n = Number(text);
+  return new RegExp(`^[0-9]{1,${digits}}$`).test(text) && n >= min && n <= max ? n : undefined;
+}
+
+async function password(ctx: SetupContext, { form, firstSetup }: Input): Promise<Answer> {
+  const text = form.get("password") ?? "";
+  const problem = passwordProblem(text);
+  if (problem) return refuseText(400, problem, { password: problem });
+  if (!firstSetup) {
+    await ctx.password.set(text);
+    return ok("passwordChanged");
+  }
+  // Two first setups at once: the one that claimed it first wins, the other changes nothing.
+  return (await ctx.password.setFirst(text)) ? ok("passwordSet") : refuse(409, "passwordAlreadySet");
+}
+
+function settings(ctx: SetupContext, { form, notUtf8 }: Input): Answer {
+  const checked = checkSettings(form, ctx.device.settings, notUtf8);
+  if (!checked.ok) return refuseText(400, message("settingsRefused"), checked.errors);
+  try {
+    // On flash before it is said to be saved: a restart finds what the page showed.
+    ctx.device.store.settings.save(checked.settings);
+  } catch (err) {
+    return refuseText(507, `${message("storeFailed")} (${(err as Error).message})`);
+  }
+  ctx.device.settings = checked.settings;
+  return ok("settingsSaved");
+}
+
+function scenario(ctx: SetupContext, { form }: Input): Answer {
+  const name = form.get("scenario") ?? "";
+  if (ctx.upstream === undefined || !isScenarioName(name)) return refuse(400, "noScenario");
+  ctx.upstream.setScenario(name);
+  return ok("scenarioSwitched");
+}
+
+function stall(ctx: SetupContext, { form }: Input): Answer {
+  const ms = decimal(form.get("ms") ?? "", 6, 1, MAX_STALL_MS);
+  if (ms === undefined) return refuse(400, "stallRule");
+  ctx.device.requestStall(ms);
+  return ok("stall");
+}
+
+function sleep(ctx: SetupContext, { form }: Input): Answer {
+  const s = decimal(form.get("s") ?? "", 4, 1, MAX_SLEEP_S);
+  if (s === undefined) return refuse(400, "sleepRule");
+  ctx.device.requestDeepSleep(s * 1000);
+  return ok("sleep");
+}
+
+async function module(ctx: SetupContext, { bytes }: Input): Promise<Answer> {
+  const refused = (reason: string) => refuseText(422, `${message("moduleRefused")}${reason}.`);
+  const signed = verifySignedModule(bytes, ctx.buildKey);
+  if (!signed.ok) return refused(signed.reason);
+  let abiVersion: number;
+  try {
+    abiVersion = instantiate(new WebAssembly.Module(new Uint8Array(signed.module))).abiVersion();
+  } catch (err) {
+    return refused((err as Error).message);
+  }
+  if (abiVersion !== ABI_VERSION)
+    return refused(`ABI version ${abiVersion}, this firmware has ${ABI_VERSION}`);
+  const now = ctx.device.tick.read();
+  const image = saveImage(ctx.device.api, now);
+  if (typeof image === "number")
+    return refused(`the running module would not save its state (${errorName(image)})`);
+  const failed = await trialRun(signed.module, image, now);
+  if (failed !== undefined) return refused(failed);
+  const swapped = ctx.device.replaceModule(signed.module);
+  if (swapped !== Result.OK) return refused(`its restore of the running state said ${errorName(swapped)}`);
+  return ok("moduleReplaced");
+}
+
+export const HANDLERS: Record<string, Handler> = {
+  status: (ctx) => ({
+    status: 200,
+    body: { ...deviceStatus(ctx.device, { upstream: ctx.upstream, devicePasswordSet: ctx.password.isSet }) },
+  }),
+  module_bytes: (ctx) => ({ status: 200, type: "application/wasm", bytes: ctx.device.moduleBytes }),
+  password,
+  settings,
+  upload: (ctx) => (ctx.device.requestUpload(), ok("uploadBegun")),
+  loop_reset: (ctx) => (ctx.device.loopStats.reset(), ok("loopReset")),
+  reboot: (ctx) => (ctx.device.requestReboot(), ok("reboot")),
+  sleep,
+  module,
+  scenario,
+  stall,
+};

@@ -1,0 +1,102 @@
+// The state block (docs/ABI.md, State block): stateBytes() bytes at stateAddress() are one
+// device's whole state. Copied into another instance of the same module, whatever that
+// instance held, they make it answer every later call exactly as the first would have.
+import { fc, test } from "@fast-check/vitest";
+import { describe, expect } from "vitest";
+import { EXPORTS, Image, Limit } from "../../host/library/src/generated/abi.js";
+import { create, instantiate, type TickRetryApi } from "../../host/library/src/tickretry.js";
+import { scenarioArb, startArb } from "./harness/arbitraries.js";
+import { EXPORT_NAMES, invoke } from "./harness/calls.js";
+import { runs } from "./harness/runs.js";
+import { runTrace } from "./harness/trace.js";
+import { busyScene } from "../helpers/scene.js";
+
+const RUNS = runs(60);
+
+const blockOf = (api: TickRetryApi) =>
+  new Uint8Array(api.memory.buffer, api.stateAddress(), api.stateBytes()).slice();
+
+function copyBlock(from: TickRetryApi, to: TickRetryApi): void {
+  new Uint8Array(to.memory.buffer, to.stateAddress(), to.stateBytes()).set(blockOf(from));
+}
+
+/**
+ * An instance that before every `every`-th call (from call `phase` on) copies the block of
+ * the instance it runs on into the other of `pair` and runs there from then on.
+ */
+function swapping(
+  pair: [TickRetryApi, TickRetryApi],
+  every: number,
+  phase: number,
+): TickRetryApi & { readonly current: TickRetryApi } {
+  let current = 0;
+  let calls = phase;
+  const target: Record<string, unknown> = {};
+  for (const fn of EXPORT_NAMES) {
+    target[fn] = (...args: number[]) => {
+      if (++calls % every === 0) {
+        copyBlock(pair[current], pair[1 - current]);
+        current = 1 - current;
+      }
+      return invoke(pair[current], fn, args);
+    };
+  }
+  Object.defineProperty(target, "memory", { get: () => pair[current].memory });
+  Object.defineProperty(target, "current", { get: () => pair[current] });
+  return target as TickRetryApi & { readonly current: TickRetryApi };
+}
+
+describe("the state block", () => {
+  test("lies within MEMORY_LIMIT, clear of the image area, at the same place in every instance", () => {
+    const api = busyScene().api;
+    const [at, bytes] = [api.stateAddress(), api.stateBytes()];
+    expect(at % 4).toBe(0);
+    expect(at + bytes).toBeLessThanOrEqual(Limit.MEMORY_LIMIT);
+    const image = api.imageAddress();
+    expect(at + bytes <= image || image + Image.AREA_BYTES <= at).toBe(true);
+    const fresh = instantiate();
+    expect([fresh.stateAddress(), fresh.stateBytes()]).toEqual([at, bytes]);
+    expect(EXPORTS.stateAddress.params).toEqual([]);
+  });
+
+  test("is all zeros in a fresh instance, and init writes it", () => {
+    const fresh = instantiate();
+    expect(blockOf(fresh).every((b) => b === 0)).toBe(true);
+    expect(blockOf(create(7n)).some((b) => b !== 0)).toBe(true);
+  });
+
+  test("holds what no image does: a copy carries the clock, init and changes() over", () => {
+    const scene = busyScene();
+    const other = instantiate();
+    copyBlock(scene.api, other);
+    expect(other.changes()).toBe(scene.api.changes());
+    expect(other.nextDue(scene.now)).toBe(scene.api.nextDue(scene.now));
+    expect(other.poll(scene.now)).toBe(scene.api.poll(scene.now));
+    expect(blockOf(other)).toEqual(blockOf(scene.api));
+  });
+
+  test.prop(
+    [
+      scenarioArb({ restores: false }),
+      scenarioArb({ restores: false }),
+      startArb,
+      fc.integer({ min: 1, max: 5 }),
+      fc.nat(4),
+    ],
+    RUNS,
+  )(
+    "copied between instances at arbitrary calls, it gives every result and observation one instance gives",
+    (steps, otherSteps, start, every, phase) => {
+      const one = instantiate();
+      const alone = runTrace(steps, start, { api: one });
+      // The second instance first runs another device, so nothing of it may leak in.
+      const other = instantiate();
+      runTrace(otherSteps, start ^ 0x5a5a5a5a, { api: other });
+      const pair: [TickRetryApi, TickRetryApi] = [instantiate(), other];
+      const swapped = swapping(pair, every, phase);
+      const trace = runTrace(steps, start, { api: swapped });
+      expect(trace).toEqual(alone);
+      expect(blockOf(swapped.current)).toEqual(blockOf(one));
+    },
+  );
+});

@@ -1,0 +1,91 @@
+// The sketch (boards/esp32/src/main.cpp) against the setup page's contract,
+// boards/page/routes.json, and against stand-ins for the Arduino-ESP32 headers
+// (test/boards/arduino-shim: declarations only, at the ESP32's integer widths): it
+// type-checks warning-free with both backends, registers every route through the
+// generated table and routed() (which checks the Host first, issue 20 defect 1), and says
+// nothing to a person that the contract does not hold. The simulator's table is held to
+// the same contract when its server is made.
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { routeTable, ROUTES } from "../../host/tools/src/device/routes.js";
+import { HANDLERS } from "../../host/tools/src/device/setup-handlers.js";
+import { KEPT_BYTES } from "../../host/tools/src/device/nvs-wear.js";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const SKETCH = readFileSync(`${ROOT}boards/esp32/src/main.cpp`, "utf8");
+
+function typeCheck(backend: string, extra: string[] = []) {
+  return spawnSync(
+    "g++",
+    [
+      "-std=gnu++17",
+      "-fsyntax-only",
+      "-Wall",
+      "-Wextra",
+      "-Wshadow",
+      "-Werror",
+      `-DTICKRETRY_BACKEND_${backend}=1`,
+      "-Itest/boards/arduino-shim",
+      "-Itest/boards/wasm3-shim",
+      "-Iboards/common",
+      "-Iboards/esp32/src",
+      ...extra,
+      "boards/esp32/src/main.cpp",
+    ],
+    { cwd: ROOT, encoding: "utf8" },
+  );
+}
+
+describe("the sketch", () => {
+  it.each(["WASM3", "WASM2C"])(
+    "type-checks without a warning (-Wall -Wextra -Wshadow) on the %s backend",
+    (b) => {
+      const r = typeCheck(b);
+      expect(r.stderr).toBe("");
+      expect(r.status).toBe(0);
+    },
+  );
+
+  it("keeps the state the flash-life model assumes (sizeof(Kept) is nvs-wear.ts's KEPT_BYTES)", () => {
+    const r = typeCheck("WASM3", [`-DKEPT_BYTES_EXPECTED=${KEPT_BYTES}`]);
+    expect(r.stderr).toBe("");
+    expect(typeCheck("WASM3", [`-DKEPT_BYTES_EXPECTED=${KEPT_BYTES + 4}`]).stderr).toContain("KEPT_BYTES");
+  });
+
+  it("fails to build when the contract names a handler it lacks", () => {
+    // A route added to routes.json reaches the sketch as a table row naming handle_<name>.
+    const r = typeCheck("WASM3", ["-include", "test/boards/arduino-shim/extra-route.h"]);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain("handle_not_written_yet");
+  });
+
+  it("registers routes only through the generated table, each through routed()", () => {
+    const registrations = SKETCH.split("\n").filter((line) => /server\.(on|onNotFound)\(/.test(line));
+    expect(registrations.length).toBeGreaterThan(0);
+    for (const line of registrations) expect(line).toContain("routed<");
+    expect(SKETCH).not.toMatch(/server\.on\("/);
+    for (const r of ROUTES.filter((route) => route.on !== "simulator")) {
+      expect(SKETCH).toContain(`static void handle_${r.handler}() {`);
+    }
+  });
+
+  it("answers people only in the contract's words", () => {
+    expect(SKETCH).not.toMatch(/(refuse|answer_ok)\(\d*,? *"/);
+    expect(SKETCH).not.toMatch(/answer_ok\("/);
+    expect(SKETCH).not.toMatch(/server\.send\(\d+, "[^"]+", "/);
+  });
+});
+
+describe("the simulator's route table", () => {
+  it("is the contract's, route for route", () => {
+    expect([...routeTable(HANDLERS).keys()]).toEqual(ROUTES.map((r) => r.path));
+  });
+
+  it("is refused when a handler is missing or one is not in the contract", () => {
+    const { status: _status, ...missing } = HANDLERS;
+    expect(() => routeTable(missing)).toThrow(/missing status; not in the contract none/);
+    expect(() => routeTable({ ...HANDLERS, extra: HANDLERS.status })).toThrow(/not in the contract extra/);
+  });
+});

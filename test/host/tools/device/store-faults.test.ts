@@ -1,0 +1,96 @@
+// The state store under what issue 20 found (defects 12, 13, 14 and 17), on real files:
+// the state, password and settings files are the owner's only; saved settings come back
+// after a restart; a full disk (writes to /dev/full, which the kernel answers ENOSPC) is
+// counted, shown and retried while the device runs on and sends nothing it has not
+// stored; and a state whose pending list does not match its image is refused in words.
+import { existsSync, mkdtempSync, rmSync, statSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { Device } from "../../../../host/tools/src/device/loop.js";
+import { startSimulation, type Simulation } from "../../../../host/tools/src/device/simulation.js";
+import { fileStore, StateFileError } from "../../../../host/tools/src/device/state-file.js";
+import { QUICK, waitFor } from "../../../helpers/device.js";
+import { post, setUp } from "../../../helpers/page.js";
+
+let sim: Simulation | undefined;
+afterEach(async () => {
+  await sim?.close();
+  sim = undefined;
+});
+const dir = mkdtempSync(join(tmpdir(), "tickretry-store-"));
+const GOOD = { ssid: "home", password: "12345678", upstreamUrl: "http://127.0.0.1:1/upload" };
+
+async function boot(path: string, options = {}) {
+  sim = await startSimulation({
+    port: 0,
+    scenario: "outage",
+    policy: QUICK,
+    store: fileStore(path),
+    ...options,
+  });
+  return sim;
+}
+
+describe("the state store", () => {
+  it("creates the state, password and settings files for their owner only (0600)", async () => {
+    const path = join(dir, "modes", "state.json");
+    const s = await boot(path, { uploadEveryMs: 50 });
+    await setUp(s);
+    expect((await post(s, "/settings", GOOD)).status).toBe(200);
+    await waitFor("a state write", () => existsSync(path));
+    for (const file of [path, `${path}.password`, `${path}.settings`]) {
+      expect([file, statSync(file).mode & 0o777]).toEqual([file, 0o600]);
+    }
+  });
+
+  it("keeps saved settings across a process restart", async () => {
+    const path = join(dir, "settings", "state.json");
+    const s = await boot(path, { uploadEveryMs: 0 });
+    await setUp(s);
+    expect((await post(s, "/settings", GOOD)).status).toBe(200);
+    await s.close();
+    const again = await boot(path, { uploadEveryMs: 0 });
+    expect(again.device.settings).toEqual(GOOD);
+    const status = await (await fetch(new URL("/status.json", again.url))).json();
+    expect(status.settings).toMatchObject({ ssid: "home", passwordSet: true, upstreamUrl: GOOD.upstreamUrl });
+  });
+
+  it("runs on through a full disk: counts the refused writes, sends nothing unstored, retries", async () => {
+    const path = join(dir, "full", "state.json");
+    const s = await boot(path, { uploadEveryMs: 50, scenario: "healthy" });
+    await setUp(s);
+    await waitFor("uploads", () => s.upstream!.stats().stored > 2);
+    symlinkSync("/dev/full", `${path}.tmp`);
+    symlinkSync("/dev/full", `${path}.settings.tmp`);
+    await waitFor("refused writes", () => s.device.figures.writeFailures > 20);
+    const requests = s.upstream!.stats().requests;
+    const settings = await post(s, "/settings", { ...GOOD, ssid: "not stored" });
+    expect(settings.status).toBe(507);
+    expect((await settings.json()).error).toContain("the device could not write its flash");
+    expect(s.device.settings.ssid).not.toBe("not stored");
+    const status = await (await fetch(new URL("/status.json", s.url))).json();
+    expect(status.store.writeFailures).toBeGreaterThan(3);
+    // Nothing new was sent while no state could be stored.
+    expect(s.upstream!.stats().requests).toBe(requests);
+    rmSync(`${path}.tmp`);
+    rmSync(`${path}.settings.tmp`);
+    const stored = s.upstream!.stats().stored;
+    await waitFor("uploads again", () => s.upstream!.stats().stored > stored + 2);
+  });
+
+  it("refuses a state whose pending list does not match the operations in its image", async () => {
+    const path = join(dir, "emptied", "state.json");
+    const s = await boot(path, { uploadEveryMs: 50 });
+    await waitFor("operations stored", () => (fileStore(path).load()?.pending.length ?? 0) > 2);
+    await s.close();
+    sim = undefined;
+    const store = fileStore(path);
+    const state = store.load()!;
+    store.save({ ...state, pending: [] }); // sealed again: only the cross-check can tell
+    expect(() => new Device({ upstreamUrl: "http://127.0.0.1:1/", store })).toThrow(StateFileError);
+    expect(() => new Device({ upstreamUrl: "http://127.0.0.1:1/", store })).toThrow(
+      /the image holds \d+ operations, field pending 0/,
+    );
+  });
+});

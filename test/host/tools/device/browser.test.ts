@@ -102,7 +102,7 @@ describe("the page in Chromium", () => {
     await page.fill("#new-device-password", "correct horse battery");
     await page.click("#password-setup button[type=submit]");
     await page.waitForFunction(
-      () => document.getElementById("notice")?.textContent === "Device password set.",
+      () => document.getElementById("notice")?.textContent === "Device password: Device password set.",
     );
     expect(sim.password.isSet).toBe(true);
     await page.locator("#unlock").waitFor();
@@ -118,7 +118,9 @@ describe("the page in Chromium", () => {
 
     await page.fill("#ssid", "<b>café</b>");
     await page.click("#settings button[type=submit]");
-    await page.waitForFunction(() => document.getElementById("notice")?.textContent === "Settings saved.");
+    await page.waitForFunction(() =>
+      document.getElementById("notice")?.textContent?.endsWith(": Settings saved."),
+    );
     expect(sim.device.settings.ssid).toBe("<b>café</b>");
     await page.waitForFunction(() => document.getElementById("stored-ssid")?.textContent === "<b>café</b>");
   });
@@ -129,7 +131,10 @@ describe("the page in Chromium", () => {
     await page.fill("#device-password", "not the password");
     await page.click("#upload-now");
     await page.waitForFunction(() => document.getElementById("notice")?.className === "error");
-    expect(await page.textContent("#notice")).toBe("Wrong or missing device password; nothing was changed.");
+    // The banner names the action that raised it.
+    expect(await page.textContent("#notice")).toMatch(
+      /^[^:]+: Wrong or missing device password; nothing was changed\.$/,
+    );
   });
 
   it("the playground draws the waits of the default policy, computed by the module", async () => {

@@ -266,7 +266,8 @@ function render(s) {
 
 async function poll(again = true) {
   try {
-    const res = await fetch("/status.json", { cache: "no-store" });
+    // Only the events since the last poll; a server that ignores `since` sends all of them.
+    const res = await fetch(`/status.json?since=${lastSeq}`, { cache: "no-store" });
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
     render(await res.json());
     polls++;

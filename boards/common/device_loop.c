@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "tickretry_ticks.h"
+
 /* An attempt poll handed out in this pass, started once the state is persisted. */
 typedef struct polled {
   int32_t handle;
@@ -44,6 +46,25 @@ void device_loop_abandon(device_loop *loop, int32_t handle) {
   if (s >= 0 && loop->slots.outstanding[s] > 0) loop->slots.outstanding[s]--;
 }
 
+/* Step 1: an attempt whose deadline has passed unanswered was timed out by the module,
+ * unless its operation went another way meanwhile (its last outcome says which). */
+static void note_timeouts(device_loop *loop, uint32_t now) {
+  int applied = 0;
+  for (int s = 0; s < TICKRETRY_LIMIT_OPERATIONS; s++) {
+    device_timing *t = &loop->timing[s];
+    if (!t->handle || !tickretry_tick_reached(now, t->deadline)) continue;
+    if (!applied) { /* apply what is due by now, as the report or poll after it would */
+      tickretry_next_due(now);
+      applied = 1;
+    }
+    int32_t h = t->handle;
+    t->handle = 0;
+    if (tickretry_last_outcome(h) != TICKRETRY_OUTCOME_TIMEOUT) continue;
+    emit(loop, &(device_event){.kind = DEVICE_EVENT_TIMEOUT, .t = now, .handle = h,
+                               .attempt = t->attempt});
+  }
+}
+
 /* Step 2: every attempt finished by now, earliest first. A result for an operation that
  * ended meanwhile is still reported: the module answers STALE_REPORT and counts it. */
 static void report_finished(device_loop *loop, uint32_t now) {
@@ -51,6 +72,8 @@ static void report_finished(device_loop *loop, uint32_t now) {
   while (loop->hal->collect(loop->hal->ctx, now, &r)) {
     device_loop_abandon(loop, r.handle);
     int32_t result = tickretry_report(r.handle, r.attempt, r.outcome, r.retry_after, now);
+    int32_t s = slot_of(r.handle);
+    if (s >= 0 && result == TICKRETRY_RESULT_OK) loop->timing[s].handle = 0;
     emit(loop, &(device_event){.kind = DEVICE_EVENT_REPORT, .t = now, .handle = r.handle,
                                .attempt = r.attempt, .outcome = r.outcome, .result = result});
   }
@@ -88,8 +111,12 @@ static int poll_due(device_loop *loop, uint32_t now, polled *out) {
   int n = 0;
   for (int32_t h; n < TICKRETRY_LIMIT_OPERATIONS && is_handle(loop, h = tickretry_poll(now)); n++) {
     int32_t s = slot_of(h);
-    if (s >= 0) loop->slots.outstanding[s]++;
-    out[n] = (polled){h, tickretry_attempt(h), tickretry_operation_id(h)};
+    int32_t attempt = tickretry_attempt(h);
+    if (s >= 0) {
+      loop->slots.outstanding[s]++;
+      loop->timing[s] = (device_timing){h, attempt, tickretry_attempt_deadline(h)};
+    }
+    out[n] = (polled){h, attempt, tickretry_operation_id(h)};
   }
   return n;
 }
@@ -99,6 +126,7 @@ uint32_t device_loop_pass(device_loop *loop) {
   polled started[TICKRETRY_LIMIT_OPERATIONS];
   int n = 0;
   uint32_t now = hal->ticks(hal->ctx);
+  if (loop->fault == 0) note_timeouts(loop, now);
   if (loop->fault == 0) report_finished(loop, now);
   if (loop->fault == 0) retire(loop, now);
   if (loop->fault == 0 && hal->begin_due) hal->begin_due(hal->ctx, loop, now);

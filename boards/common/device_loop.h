@@ -4,7 +4,8 @@
  * device_loop_pass on every pass of its loop. host/library/src/loop.ts is its TypeScript
  * twin (the same HAL, the same pass, the same slots), and the differential tests run the
  * two pass by pass on the same scenarios. One pass (docs/ABI.md, "The main loop"):
- *   1. read now once; nothing else in the pass reads the tick counter;
+ *   1. read now once; nothing else in the pass reads the tick counter; note each attempt
+ *      whose deadline passed unanswered, which the module timed out (DEVICE_EVENT_TIMEOUT);
  *   2. report every attempt that finished by now, in the order collect hands them back;
  *   3. retire: take every ended operation from ended(now) (lowest slot first), then
  *      release each one none of whose attempts is still out (the late-answer rule of
@@ -44,6 +45,7 @@ typedef struct device_result {
 typedef enum device_event_kind {
   DEVICE_EVENT_START,  /* an attempt was started: handle, attempt, operation_id */
   DEVICE_EVENT_REPORT, /* a finished attempt was reported: handle, attempt, outcome, result */
+  DEVICE_EVENT_TIMEOUT, /* the module timed an attempt out (no answer by its deadline): handle, attempt */
   DEVICE_EVENT_END     /* an operation ended: handle, reason, attempt (attempts made), operation_id */
   /* Session events (up, drop) join here as further kinds. */
 } device_event_kind;
@@ -91,9 +93,18 @@ typedef struct device_slots {
   uint32_t live;                                    /* operations begun and not yet ended */
 } device_slots;
 
+/* The attempt the module has out in a slot, until answered in time or timed out: for the
+ * TIMEOUT event only, so not stored with the slots (a resume starts it afresh). */
+typedef struct device_timing {
+  int32_t handle; /* 0: none */
+  int32_t attempt;
+  uint32_t deadline;
+} device_timing;
+
 typedef struct device_loop {
   const device_hal *hal;
   device_slots slots;
+  device_timing timing[TICKRETRY_LIMIT_OPERATIONS];
   int32_t fault; /* 0, or what poll or ended answered that was neither a handle nor NONE */
 } device_loop;
 

@@ -45,6 +45,9 @@ int device_event_format(const device_event *e, char *out, size_t size) {
                       name_or_number(tickretry_outcome_name(e->outcome), e->outcome, number,
                                      sizeof number),
                       e->result);
+    case DEVICE_EVENT_TIMEOUT:
+      return snprintf(out, size, "%" PRIu32 " timeout h=%" PRId32 " a=%" PRId32, e->t, e->handle,
+                      e->attempt);
     case DEVICE_EVENT_END:
       return snprintf(out, size, "%" PRIu32 " end h=%" PRId32 " %s after %" PRId32, e->t, e->handle,
                       name_or_number(tickretry_end_reason_name(e->reason), e->reason, number,

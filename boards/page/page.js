@@ -22,12 +22,18 @@ for (const button of document.querySelectorAll("nav button")) {
 }
 
 // ---- notices and posts ----
-function notice(text, kind) {
+/** The banner of the action last taken: it names the action, and the next one clears it
+ * at once, so no answer is ever read as another action's. */
+function notice(text, kind, action) {
   const p = $("notice");
-  p.textContent = text;
+  p.textContent = action ? `${action}: ${text}` : text;
   p.className = kind;
   p.hidden = false;
 }
+const clearNotice = () => ($("notice").hidden = true);
+/** What a form does, for its banner: its heading, else its button's text. */
+const actionOf = (form) =>
+  form.closest(".panel")?.querySelector("h2")?.textContent ?? form.querySelector("button")?.textContent ?? "";
 
 function showFieldErrors(form, fields = {}) {
   for (const p of form.querySelectorAll(".error")) {
@@ -48,9 +54,10 @@ async function send(path, body, type) {
 }
 
 async function submit(form, path, body, type) {
+  clearNotice();
   const answer = await send(path, body, type);
   showFieldErrors(form, answer.fields);
-  notice(answer.ok ? answer.message : answer.error, answer.ok ? "ok" : "error");
+  notice(answer.ok ? answer.message : answer.error, answer.ok ? "ok" : "error", actionOf(form));
   if (answer.ok) poll(false);
   return answer;
 }
@@ -102,7 +109,7 @@ function cards(s) {
   const list = [
     ["tick", `${s.tick.now}`, `${hex(s.tick.now)}, wrapped ${s.tick.wraps}×`],
     [
-      "loop gap max",
+      "loop gap max (since start-up)",
       `${loop.maxGapMs.toFixed(1)} ms`,
       `p99 ${loop.p99GapMs} ms, last ${loop.lastGapMs.toFixed(1)} ms`,
     ],
@@ -155,20 +162,20 @@ function cards(s) {
       `${up.requests} requests, ${up.stored} stored, ${up.replays} replays`,
     ]);
   }
-  $("cards").replaceChildren(
-    ...list.map(([name, value, more]) => {
-      const div = document.createElement("div");
-      div.className = "card";
-      const span = document.createElement("span");
-      span.textContent = name;
-      const b = document.createElement("b");
-      b.textContent = value;
-      const small = document.createElement("span");
-      small.textContent = more;
-      div.append(span, b, small);
-      return div;
-    }),
-  );
+  $("cards").replaceChildren(...list.map(([name, value, more]) => card(name, value, more)));
+}
+
+function card(name, value, more) {
+  const div = document.createElement("div");
+  div.className = "card";
+  const span = document.createElement("span");
+  span.textContent = name;
+  const b = document.createElement("b");
+  b.textContent = value;
+  const small = document.createElement("span");
+  small.textContent = more;
+  div.append(span, b, small);
+  return div;
 }
 
 // The timeline's memory: every operation seen in the events, by operation id.
@@ -197,7 +204,7 @@ function timeline(now) {
     .filter((op) => !op.end || at(op.end.t) >= 0)
     .slice(-ROWS)
     .map((op) => ({
-      label: String(op.id).slice(-8),
+      label: String(op.id),
       attempts: op.attempts.map((a) => ({
         start: at(a.start),
         end: a.end === null ? SPAN_MS : at(a.end),
@@ -205,7 +212,7 @@ function timeline(now) {
       })),
       end: op.end && { at: at(op.end.t), reason: op.end.reason },
     }));
-  drawTimeline($("timeline"), rows, SPAN_MS, "ago");
+  drawTimeline($("timeline"), rows, SPAN_MS, "ago", ROWS);
 }
 
 function render(s) {
@@ -289,7 +296,8 @@ function render(s) {
 
 async function poll(again = true) {
   try {
-    const res = await fetch("/status.json", { cache: "no-store" });
+    // Only the events since the last poll; a server that ignores `since` sends all of them.
+    const res = await fetch(`/status.json?since=${lastSeq}`, { cache: "no-store" });
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
     render(await res.json());
     polls++;
@@ -301,4 +309,5 @@ async function poll(again = true) {
 }
 
 fillLegend($("timeline-legend"));
+timeline(0); // the empty chart at its full height, before the first status
 poll();

@@ -2,7 +2,8 @@
 // @assemblyscript/loader) runs in this browser and answers every question about the
 // policy on the form. Nothing here re-implements a rule: waits come from reporting
 // failures to the module and reading nextAttemptAt, the worst case from worstCase, a
-// refusal from setPolicy/setBudget's own error code.
+// refusal from setPolicy/setBudget's own error code. Before the module is asked, a field
+// outside the range constants.json gives it (/abi.json) is named with its value and range.
 import loader from "/loader.js";
 import { drawTimeline } from "/timeline.js";
 import { cInitializer, fieldsOf, fleetJson } from "/policy-text.js";
@@ -57,6 +58,21 @@ const budgetArgs = (b) => [
   ...BUDGET_FIELDS.map((f) => b[f]),
   b.refundOnSuccess ? abi.budgetFlag.REFUND_ON_SUCCESS : 0,
 ];
+
+/** The first field of `values` outside its range, as "setPolicy: NAME is VALUE; allowed:
+ * MIN to MAX"; a max that names another field is that field's value. Null when all fit. */
+function rangeProblem(exportName, values) {
+  for (const p of abi.exports.find((e) => e.name === exportName).params) {
+    if (!p.range) continue;
+    const [min, max] = p.range;
+    const byField = typeof max === "string" && !(max in abi.limit);
+    const limit = typeof max === "number" ? max : byField ? values[max] : abi.limit[max];
+    const allowed = byField ? `${min} to ${max} (${limit})` : `${min} to ${limit}`;
+    const v = values[p.name];
+    if (v < min || v > limit) return `${exportName}: ${p.name} is ${v}; allowed: ${allowed}`;
+  }
+  return null;
+}
 
 /** Seeds the module afresh and sets policy 0 (and the budget); the module's refusal, if any. */
 function configure(seed, policy, budget) {
@@ -208,6 +224,13 @@ function compute() {
     return;
   }
   const { policy, budget, script } = input;
+  const problem = rangeProblem("setPolicy", policy) ?? rangeProblem("setBudget", budget);
+  if (problem) {
+    error.textContent = problem;
+    error.hidden = false;
+    current = null;
+    return;
+  }
   const refused = configure(1, policy, budget);
   if (refused) {
     const name = errorName(refused.code);

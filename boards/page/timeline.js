@@ -40,15 +40,17 @@ const label = (ms) => (ms >= 1000 ? `${ms / 1000} s` : `${ms} ms`);
 
 /**
  * rows: [{ label, attempts: [{ start, end, outcome }], end: { at, reason } | null }];
- * span: ms the x axis covers; axis: "ago" (0 at the right, live) or "since" (0 at the left).
+ * span: ms the x axis covers; axis: "ago" (0 at the right, live) or "since" (0 at the left);
+ * minRows: the rows' room kept even while fewer are drawn (the live chart keeps all of its
+ * rows' room, so that it never grows and pushes the page down).
  */
-export function drawTimeline(svg, rows, span, axis) {
+export function drawTimeline(svg, rows, span, axis, minRows = 1) {
   // Drawn at the size it is shown, so that text stays legible on a phone.
   const width = Math.max(320, Math.round(svg.getBoundingClientRect().width) || 760);
-  const left = 70;
+  const left = 86; // room for a full 10-digit operation id
   const rowH = 22;
   const top = 8;
-  const height = top + Math.max(1, rows.length) * rowH + 24;
+  const height = top + Math.max(minRows, rows.length) * rowH + 24;
   const x = (ms) => left + (Math.min(Math.max(ms, 0), span) / span) * (width - left - 70);
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
   const parts = [];

@@ -1,5 +1,5 @@
-// npm run docs:fleet: runs the experiments and writes what docs/fleet.md and the README
-// show: the tables between their "<!-- NAME: start -->" and "<!-- NAME: end -->" markers,
+// npm run docs:fleet: runs the experiments and writes what docs/fleet.md shows:
+// the tables between their "<!-- NAME: start -->" and "<!-- NAME: end -->" markers,
 // and the charts docs/fleet-burst.svg (requests per 100 ms, seed 42), fleet-compare.svg
 // (the strategies over five seeds), fleet-power-cut.svg (requests per 100 ms around the
 // power cut, seed 42), contention.svg and fleet-million.svg (the peak per 100 ms against
@@ -157,7 +157,6 @@ await markdown("docs/fleet.md", {
   "formula tables": formatContentionMarkdown(formulas, CONTENTION_SEED),
   "million tables": millionMarkdown(reference, million),
 });
-await markdown("README.md", { "fleet table": formatMarkdown(openOne) });
 
 if (process.argv.includes("--check")) {
   const stale = [...outputs].filter(([file, text]) => readFileSync(path(file), "utf8") !== text);

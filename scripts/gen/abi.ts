@@ -72,6 +72,9 @@ interface Param {
   doc?: string;
   /** A trailing parameter a caller may leave out (it reads 0): added in a later ABI version. */
   optional?: boolean;
+  /** The values the module accepts: [min, max], max a number, a limit's name or another
+   * field of the same call (baseDelay at most maxDelay). */
+  range?: [number, number | string];
 }
 interface Export {
   name: string;
@@ -177,25 +180,65 @@ function assemblyView(): string {
   return out;
 }
 
+/** A range's bound as the views show it: a limit's name becomes its value; a field's name stays. */
+function bound(b: number | string, fields: string[]): number | string {
+  if (typeof b === "number" || fields.includes(b)) return b;
+  if (b in groups.limit) return groups.limit[b];
+  throw new Error(`range bound "${b}" is neither a number, a limit nor a field of its call`);
+}
+
+/** FIELD_RANGES: each policy and budget field's accepted range, for checks before the module's. */
+function typescriptRanges(): string {
+  let out = `\n/** The values the module accepts for each field of setPolicy and setBudget, \`[min, max]\`;\n`;
+  out += ` * a max that is a name is that field's value (baseDelay at most maxDelay). The module refuses\n`;
+  out += ` * anything else with BAD_FIELD or SPAN_TOO_LARGE (docs/ABI.md, Policies and Retry budget). */\n`;
+  out += `export const FIELD_RANGES = {\n`;
+  for (const e of exports.filter((x) => x.params.some((p) => p.range))) {
+    const names = e.params.map((p) => p.name);
+    const ranged = e.params.filter((p) => p.range);
+    const items = ranged.map(
+      (p) => `${p.name}: [${p.range![0]}, ${JSON.stringify(bound(p.range![1], names))}]`,
+    );
+    out += `  ${e.name}: { ${items.join(", ")} },\n`;
+  }
+  return out + `} as const;\n`;
+}
+
+/** One constant group as an object with a doc comment per value (its meaning in
+ * constants.json), and the union type of its values. */
+function typescriptGroup(g: string): string {
+  const type = pascal(g);
+  // Error shadows the global once imported; the ABI's name is kept, so say so where it shows.
+  const shadow =
+    type === "Error" ? ` Import it as \`{ Error as TickRetryError }\`: the name shadows the global.` : "";
+  let out = `\n/** The \`${g}\` constants of docs/ABI.md ("Constants and exports").${shadow} */\n`;
+  out += `export const ${type} = {\n`;
+  for (const [name, value] of Object.entries(groups[g])) {
+    const meaning = abi.meaning?.[g]?.[name];
+    if (meaning) out += `  /** ${meaning.replace(/\*\//g, "* /")} */\n`;
+    out += `  ${name}: ${value},\n`;
+  }
+  out += `} as const;\n/** One of the values of the constant group \`${type}\`. */\n`;
+  return out + `export type ${type} = (typeof ${type})[keyof typeof ${type}];\n`;
+}
+
 function typescriptView(): string {
   let out = header("//");
-  out += `\nexport const ABI_VERSION = ${abi.abiVersion};\n`;
-  for (const g of groupNames) {
-    const type = pascal(g);
-    out += `\nexport const ${type} = {\n`;
-    for (const [name, value] of Object.entries(groups[g])) out += `  ${name}: ${value},\n`;
-    out += `} as const;\nexport type ${type} = (typeof ${type})[keyof typeof ${type}];\n`;
-  }
-  out += `\nexport const TRANSITIONS = [\n`;
+  out += `\n/** The ABI version of the module this package ships (its \`abiVersion()\`, docs/ABI.md). */\n`;
+  out += `export const ABI_VERSION = ${abi.abiVersion};\n`;
+  for (const g of groupNames) out += typescriptGroup(g);
+  out += `\n/** The transition table, \`[from, event, to]\` per allowed move (docs/ABI.md, the state diagram). */\n`;
+  out += `export const TRANSITIONS = [\n`;
   for (const t of abi.transitions) out += `  [${t.map((s: string) => JSON.stringify(s)).join(", ")}],\n`;
   out += `] as const;\n`;
+  out += typescriptRanges();
   out += `\n/** Every export of host/library/build/tickretry.wasm with its parameter names, in order. */\n`;
   out += `export const EXPORTS = {\n`;
   for (const e of exports) {
     out += `  ${e.name}: { params: [${e.params.map((p) => JSON.stringify(p.name)).join(", ")}], result: "${e.result}" },\n`;
   }
   out += `} as const;\n`;
-  out += `\ntype Fn = (...args: number[]) => number;\n`;
+  out += `\n/** An export as the wrapper calls it: numbers in, a number out. */\nexport type Fn = (...args: number[]) => number;\n`;
   out += `\n/**\n * An instance's exports as one object literal, so that every instance has the same fast\n`;
   out += ` * shape (an object given its properties one by one goes to dictionary mode, and 10,000\n`;
   out += ` * of those make every call a hash lookup). \`unsigned\` wraps the exports whose result is u32.\n */\n`;

@@ -31,6 +31,7 @@ export function drive(api: TickRetryApi, handles: readonly number[], start: numb
       if (e.kind === "start")
         out.push(e.handle, e.attempt, e.operationId, rel(api.attemptDeadline(e.handle)));
       else if (e.kind === "report") out.push(e.result);
+      else if (e.kind === "timeout") out.push(e.attempt);
       else out.push(e.handle, e.reason);
     },
   });

@@ -2,6 +2,17 @@
 // stall, and count how often it wrapped.
 import { tickAfter } from "./ticks.js";
 
+/**
+ * A simulated u32 tick counter for tests: start it anywhere, move it on, stall it.
+ * @example
+ * ```ts
+ * import { SimClock } from "tickretry";
+ *
+ * const clock = new SimClock(0xffff_ff00); // 256 ticks before the wrap
+ * clock.stall(1000); // the loop was blocked for 1000 ticks
+ * console.log(clock.now, clock.wraps); // 744 1
+ * ```
+ */
 export class SimClock {
   /** The tick the host reads, a u32. */
   now: number;

@@ -9,9 +9,13 @@ import { Loop, type AttemptAnswer, type LoopEvent, type LoopHal } from "./loop.j
 import type { TickRetryApi } from "./tickretry.js";
 import { tickAfter, tickReached, ticksUntil } from "./ticks.js";
 
+/** One line of a run's trace: an attempt started, an answer reported (with report's
+ * result), an attempt the module timed out (no answer by its attempt deadline), an
+ * operation ended, or a note (a restart's). */
 export type TraceEvent =
   | { t: number; kind: "start"; handle: number; attempt: number; attemptDeadline: number }
   | { t: number; kind: "report"; handle: number; attempt: number; outcome: number; result: number }
+  | { t: number; kind: "timeout"; handle: number; attempt: number }
   | { t: number; kind: "end"; handle: number; reason: number; attempts: number }
   | { t: number; kind: "note"; text: string };
 
@@ -30,6 +34,8 @@ export function formatEvent(e: TraceEvent): string {
       return `${e.t} start h=${e.handle} a=${e.attempt}`;
     case "report":
       return `${e.t} report h=${e.handle} a=${e.attempt} ${nameOf(Outcome, e.outcome)} -> ${e.result}`;
+    case "timeout":
+      return `${e.t} timeout h=${e.handle} a=${e.attempt}`;
     case "end":
       return `${e.t} end h=${e.handle} ${nameOf(EndReason, e.reason)} after ${e.attempts}`;
     case "note":
@@ -39,28 +45,37 @@ export function formatEvent(e: TraceEvent): string {
 
 /** One operation to run: its policy and the fates its attempts meet. */
 export interface Operation {
+  /** The policy id it begins under (set on the instance before). */
   policy: number;
+  /** What its attempts meet, in order. */
   script: FaultScript;
 }
 
+/** What {@link runOperations} runs, and its hooks. */
 export interface RunOptions {
+  /** Begun at the clock's current tick, in order. */
   operations: Operation[];
-  /** Stop after this many loop steps (a guard against a scheduler that never ends). */
+  /** Stop after this many loop steps (a guard against a scheduler that never ends); default 10,000. */
   maxSteps?: number;
-  /** Called before each step; may stall the clock to simulate a blocked loop. */
+  /** Called before each step (one pass of the loop, counted from 0); may stall the clock to
+   * simulate a blocked loop. Default: none. */
   beforeStep?: (clock: SimClock, step: number) => void;
   /** Called after beforeStep; may save the instance and restore the image into another (a
    * reboot, a deep sleep, a module swap), returning the instance to go on with, whether
-   * the answers in flight were lost with it, and a line for the trace. */
+   * the answers in flight were lost with it, and a line for the trace. Default: none. */
   restart?: (api: TickRetryApi, clock: SimClock, step: number) => Restart | undefined;
   /** Also trace each pass's answer (what nextDue said) as a note: the differential test
-   * compares two loops pass by pass. */
+   * compares two loops pass by pass. Default false. */
   tracePasses?: boolean;
 }
 
+/** What a restart hook returns: the instance to go on with. */
 export interface Restart {
+  /** The instance the image was restored into. */
   api: TickRetryApi;
+  /** Whether the answers in flight were lost (a reboot) or are still coming (a module swap). */
   attemptsLost: boolean;
+  /** The trace's line for it. */
   note: string;
 }
 
@@ -101,7 +116,7 @@ class Sim implements LoopHal {
 
   onEvent(e: LoopEvent): void {
     if (e.kind === "start") this.trace.push({ ...e, attemptDeadline: this.attemptDeadline(e.handle) });
-    else if (e.kind === "report") this.trace.push(e);
+    else if (e.kind === "report" || e.kind === "timeout") this.trace.push(e);
     else this.trace.push({ t: e.t, kind: "end", handle: e.handle, reason: e.reason, attempts: e.attempt });
   }
 
@@ -114,8 +129,22 @@ class Sim implements LoopHal {
   }
 }
 
-/** Begins the operations at clock.now, in order, and runs the loop (host/library/src/loop.ts)
- * until all have ended. */
+/**
+ * Begins the operations at clock.now, in order, and runs the loop (host/library/src/loop.ts)
+ * until all have ended, jumping the clock to the next thing that can happen; the trace.
+ * @example
+ * ```ts
+ * import { FaultScript, SimClock, configure, create, formatEvent, runOperations } from "tickretry";
+ *
+ * const api = create(3n);
+ * configure(api, "upload", 0, { maxAttempts: 3, attemptTimeout: 500, baseDelay: 100,
+ *   maxDelay: 400, throttleBaseDelay: 0, deadline: 0, jitter: "NONE", idempotent: true });
+ * const trace = runOperations(api, new SimClock(0), {
+ *   operations: [{ policy: 0, script: new FaultScript(["TRANSIENT@50", "SUCCESS@20"]) }],
+ * });
+ * console.log(trace.map(formatEvent).join("\n")); // ... end h=... SUCCEEDED after 2
+ * ```
+ */
 export function runOperations(api: TickRetryApi, clock: SimClock, options: RunOptions): TraceEvent[] {
   const scriptOf = new Map<number, FaultScript>();
   const sim = new Sim(clock, scriptOf, (h) => loop.api.attemptDeadline(h));

@@ -6,7 +6,8 @@ export type Fate =
   | { outcome: Exclude<keyof typeof Outcome, "NONE" | "TIMEOUT">; latency: number; retryAfter?: number }
   | { hang: true };
 
-/** Shorthands for scripts: "TRANSIENT@200" fails after 200 ticks, "HANG" never answers. */
+/** Shorthands for scripts: `TRANSIENT@200` fails after 200 ticks, `THROTTLED@50+RA2500`
+ * asks for a 2500-tick Retry-After, `HANG` never answers; anything else throws, naming the text. */
 export function parseFate(text: string): Fate {
   if (text === "HANG") return { hang: true };
   const m = /^(SUCCESS|TRANSIENT|THROTTLED|AMBIGUOUS|PERMANENT)@(\d+)(?:\+RA(\d+))?$/.exec(text);
@@ -16,11 +17,21 @@ export function parseFate(text: string): Fate {
   return fate;
 }
 
-/** A list of fates taken in order; the last repeats once the list runs out. */
+/**
+ * A list of fates taken in order; the last repeats once the list runs out.
+ * @example
+ * ```ts
+ * import { FaultScript } from "tickretry";
+ *
+ * const script = new FaultScript(["HANG", "TRANSIENT@300", "SUCCESS@20"]);
+ * console.log(script.next(), script.next(), script.next(), script.next()); // the last repeats
+ * ```
+ */
 export class FaultScript {
   private index = 0;
   private readonly fates: Fate[];
 
+  /** `fates`: at least one, as {@link Fate} objects or {@link parseFate} shorthands. */
   constructor(fates: (Fate | string)[]) {
     if (fates.length === 0) throw new Error("a fault script needs at least one fate");
     this.fates = fates.map((f) => (typeof f === "string" ? parseFate(f) : f));

@@ -4,7 +4,8 @@
 // host of this repository (the simulated device, the fleet device, the contention client,
 // the virtual-time driver, the tests) runs its operations through it; docs/ABI.md ("The
 // main loop") states the pass:
-//   1. read now once; nothing else in the pass reads a clock;
+//   1. read now once; nothing else in the pass reads a clock; note each attempt whose
+//      deadline passed unanswered, which the module timed out (an event);
 //   2. report every attempt that finished by now, in the order the HAL hands them back;
 //   3. retire: take every ended operation from ended(now), then release each one none of
 //      whose attempts is still out (the late-answer rule);
@@ -13,12 +14,15 @@
 //   6. retire again (polling may end an operation: its last attempt timed out);
 //   7. persist, then 8. start the attempts polled in 5 (the persist-before-send rule: the
 //      state that holds an attempt is stored before the attempt leaves).
-import { Limit, Result } from "./generated/abi.js";
+import { Limit, Outcome, Result } from "./generated/abi.js";
 import type { TickRetryApi } from "./tickretry.js";
+import { tickReached } from "./ticks.js";
 
 /** A finished attempt, as the HAL hands it back. */
 export interface AttemptAnswer {
+  /** The operation's handle, as poll gave it. */
   handle: number;
+  /** Which attempt of it answered (attempt(handle) when it started). */
   attempt: number;
   /** Outcome.SUCCESS to Outcome.PERMANENT. */
   outcome: number;
@@ -31,6 +35,7 @@ export interface AttemptAnswer {
 export type LoopEvent =
   | { kind: "start"; t: number; handle: number; attempt: number; operationId: number }
   | { kind: "report"; t: number; handle: number; attempt: number; outcome: number; result: number }
+  | { kind: "timeout"; t: number; handle: number; attempt: number }
   | { kind: "end"; t: number; handle: number; attempt: number; operationId: number; reason: number };
 
 /** What the host supplies (device_hal in C). */
@@ -40,14 +45,14 @@ export interface LoopHal {
   /** One attempt that finished by `now`, earliest first; undefined when none has. Every
    * started attempt comes back here or through Loop.abandon, late or not. */
   collect(now: number): AttemptAnswer | undefined;
-  /** Begins what the host has due, through Loop.begin at `now`. */
+  /** Begins what the host has due, through Loop.begin at `now`. Default: nothing is begun. */
   beginDue?(now: number): void;
   /** Stores what must survive a restart (the image when changes() moved); before any
-   * attempt of the pass leaves. */
+   * attempt of the pass leaves. Default: nothing is stored. */
   persist?(now: number): void;
   /** Starts an attempt without waiting for it; operationId is its idempotency key. */
   startAttempt(handle: number, attempt: number, operationId: number, now: number): void;
-  /** Sees every event, as it happens. */
+  /** Sees every event, as it happens. Default: events go unseen. */
   onEvent?(event: LoopEvent): void;
 }
 
@@ -62,6 +67,7 @@ export interface LoopSlots {
   live: number;
 }
 
+/** The slots of a loop with nothing begun, as a fresh module has. */
 export function emptySlots(): LoopSlots {
   return {
     ended: new Int32Array(Limit.OPERATIONS),
@@ -70,6 +76,7 @@ export function emptySlots(): LoopSlots {
   };
 }
 
+/** A copy of `s` that shares nothing with it (to store, or to resume from). */
 export function copySlots(s: LoopSlots): LoopSlots {
   return { ended: s.ended.slice(), outstanding: s.outstanding.slice(), live: s.live };
 }
@@ -80,13 +87,19 @@ interface Polled {
   operationId: number;
 }
 
+/** The loop's main pass over a module instance and a HAL (the file's head states the pass). */
 export class Loop {
+  /** What the loop keeps per slot, plain data to store beside the image. */
   slots = emptySlots();
+  /** Per slot, the attempt the module has out and its deadline, until it is answered in
+   * time or timed out; not stored (device_loop's timing in C): a resume starts it afresh. */
+  private timing = new Map<number, { handle: number; attempt: number; deadline: number }>();
   /** 0, or what poll or ended answered that was neither a handle nor NONE (the engine
    * failed); the loop then does nothing more. */
   fault = 0;
 
   constructor(
+    /** The instance the loop drives; resume replaces it. */
     public api: TickRetryApi,
     private readonly hal: LoopHal,
   ) {}
@@ -97,6 +110,7 @@ export class Loop {
     this.api = api;
     this.slots = copySlots(slots);
     this.fault = 0;
+    this.timing.clear();
     if (attemptsLost) this.slots.outstanding.fill(0);
   }
 
@@ -118,6 +132,7 @@ export class Loop {
    * nothing is live), or 0 once the loop has a fault. */
   pass(): number {
     const now = this.hal.ticks();
+    if (this.fault === 0) this.noteTimeouts(now);
     if (this.fault === 0) this.report(now);
     if (this.fault === 0) this.retire(now);
     if (this.fault === 0) this.hal.beginDue?.(now);
@@ -137,7 +152,22 @@ export class Loop {
       this.abandon(a.handle);
       // An answer for an operation that ended meanwhile is still reported: STALE_REPORT.
       const result = this.api.report(a.handle, a.attempt, a.outcome, a.retryAfter, now);
+      if (result === Result.OK) this.timing.delete(this.slotOf(a.handle));
       this.hal.onEvent?.({ kind: "report", t: now, ...a, result });
+    }
+  }
+
+  /** Step 1: an attempt whose deadline has passed unanswered was timed out by the module,
+   * unless its operation went another way meanwhile (its last outcome says which). */
+  private noteTimeouts(now: number): void {
+    let applied = false;
+    for (const [s, t] of this.timing) {
+      if (!tickReached(now, t.deadline)) continue;
+      if (!applied) this.api.nextDue(now); // applies what is due by now, as report or poll would
+      applied = true;
+      this.timing.delete(s);
+      if (this.api.lastOutcome(t.handle) !== Outcome.TIMEOUT) continue;
+      this.hal.onEvent?.({ kind: "timeout", t: now, handle: t.handle, attempt: t.attempt });
     }
   }
 
@@ -171,8 +201,10 @@ export class Loop {
       const h = this.api.poll(now);
       if (!this.isHandle(h)) break;
       const s = this.slotOf(h);
+      const attempt = this.api.attempt(h);
       if (s >= 0) this.slots.outstanding[s]++;
-      polled.push({ handle: h, attempt: this.api.attempt(h), operationId: this.api.operationId(h) });
+      if (s >= 0) this.timing.set(s, { handle: h, attempt, deadline: this.api.attemptDeadline(h) });
+      polled.push({ handle: h, attempt, operationId: this.api.operationId(h) });
     }
     return polled;
   }

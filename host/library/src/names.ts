@@ -6,9 +6,13 @@ export function nameOf(group: Record<string, number>, value: number): string {
   return Object.keys(group).find((k) => group[k] === value) ?? String(value);
 }
 
+/** A State value's name ("WAITING"), or the number as text. */
 export const stateName = (v: number) => nameOf(State, v);
+/** An Outcome value's name ("TRANSIENT"), or the number as text. */
 export const outcomeName = (v: number) => nameOf(Outcome, v);
+/** An EndReason value's name ("SUCCEEDED"), or the number as text. */
 export const endReasonName = (v: number) => nameOf(EndReason, v);
+/** An Error code's name ("BAD_FIELD"), or the number as text. */
 export const errorName = (v: number) => nameOf(AbiError, v);
 
 /** Every counter id with its name, COUNT left out. */

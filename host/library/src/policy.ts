@@ -1,49 +1,69 @@
 // setPolicy's and setBudget's fields by name, their arguments in ABI order, and setting
 // them: the one place on the host that knows that order and how the flags are packed.
-import { BudgetFlag, Jitter, PolicyFlag } from "./generated/abi.js";
+import { BudgetFlag, FIELD_RANGES, Jitter, PolicyFlag } from "./generated/abi.js";
 import { errorName } from "./names.js";
 import type { TickRetryApi } from "./tickretry.js";
 
+/** A jitter mode by name: "FULL", "NONE", "EQUAL" or "DECORRELATED" (docs/ABI.md, Backoff and jitter). */
 export type JitterName = keyof typeof Jitter;
 
-/** setPolicy's fields, by name; spans in ticks. */
+/** setPolicy's fields, by name; spans in ticks. None has a default: the module refuses a
+ * field out of range with BAD_FIELD (docs/ABI.md, Policies). */
 export interface PolicyFields {
+  /** Attempts in all, the first one included: 1 to Limit.MAX_ATTEMPTS (255). */
   maxAttempts: number;
+  /** An attempt not reported by then fails TIMEOUT: 1 to Limit.MAX_SPAN. */
   attemptTimeout: number;
+  /** The ceiling of the first retry's wait; each later ceiling doubles, up to maxDelay. */
   baseDelay: number;
+  /** The cap of every wait: at least baseDelay, at most Limit.MAX_SPAN. */
   maxDelay: number;
+  /** The base after a THROTTLED answer; 0 waits for the Retry-After alone. */
   throttleBaseDelay: number;
   /** Overall deadline; 0 means none. */
   deadline: number;
   /** By name ("FULL") or by value (Jitter.FULL). */
   jitter: JitterName | Jitter;
+  /** Whether an AMBIGUOUS answer may be retried (with the same operation id as the key). */
   idempotent: boolean;
-  /** Sessions (ABI v3; each 0 or false when left out): operations of this policy supervise a connection. */
+  /** A session: SUCCESS makes it UP instead of ending it, and a drop sends it back to retrying. Default false. */
   session?: boolean;
-  /** linkUp() kicks this policy's waiting requests too. */
+  /** linkUp() kicks this policy's waiting requests too. Default false. */
   kick?: boolean;
-  /** begin draws the first attempt within the spread window. */
+  /** begin draws the first attempt within the spread window. Default false. */
   spreadFirst?: boolean;
-  /** Ticks a session must stay UP before its backoff level resets. */
+  /** Ticks a session must stay UP before its backoff level resets. Default 0. */
   stableAfter?: number;
-  /** The recovery spread window. */
+  /** The recovery spread window, in ticks. Default 0 (no spread). */
   spread?: number;
-  /** Consecutive failed attempts that open the circuit breaker; 0: none. */
+  /** Consecutive failed attempts that open the breaker. Default 0 (no breaker). */
   breakAfter?: number;
+  /** Ceiling of the first break, in ticks. Default 0. */
   breakBase?: number;
+  /** Cap of every break, in ticks. Default 0. */
   breakCap?: number;
 }
 
-/** setBudget's fields, by name, in milli-tokens. */
+/** setBudget's fields, by name, in milli-tokens (docs/ABI.md, Retry budget). No default:
+ * {@link NO_BUDGET} is the budget an instance starts with, {@link AWS_STANDARD_BUDGET} a common one. */
 export interface BudgetFields {
+  /** The bucket's size; 0 turns the budget off. */
   capacity: number;
+  /** The level it starts at (and after setBudget): at most capacity. */
   initial: number;
+  /** Taken by each retry after a failure. */
   retryCost: number;
+  /** Taken by each retry after a timeout. */
   timeoutRetryCost: number;
+  /** A retry is denied (BUDGET) unless the level after its cost stays at or above this. */
   threshold: number;
+  /** Taken by every failed attempt, retried or not. */
   failureCost: number;
+  /** Given back by every first attempt (gRPC-style ratios). */
   firstAttemptDeposit: number;
+  /** Given back by every success. */
   successDeposit: number;
+  /** Whether a success also gives back what its own retries took. */
   refundOnSuccess: boolean;
 }
 
@@ -73,7 +93,8 @@ export const NO_BUDGET: BudgetFields = {
   refundOnSuccess: false,
 };
 
-type Twelve = [
+/** setPolicy's twelve arguments after the id, in ABI order. */
+export type PolicyArgs = [
   number,
   number,
   number,
@@ -87,10 +108,11 @@ type Twelve = [
   number,
   number,
 ];
-type Nine = [number, number, number, number, number, number, number, number, number];
+/** setBudget's nine arguments, in ABI order. */
+export type BudgetArgs = [number, number, number, number, number, number, number, number, number];
 
 /** setPolicy's arguments after the id: `api.setPolicy(id, ...policyArgs(p))`. */
-export function policyArgs(p: PolicyFields): Twelve {
+export function policyArgs(p: PolicyFields): PolicyArgs {
   const jitter = typeof p.jitter === "number" ? p.jitter : Jitter[p.jitter];
   const flags =
     jitter |
@@ -116,7 +138,7 @@ export function policyArgs(p: PolicyFields): Twelve {
 }
 
 /** setBudget's arguments: `api.setBudget(...budgetArgs(b))`. */
-export function budgetArgs(b: BudgetFields): Nine {
+export function budgetArgs(b: BudgetFields): BudgetArgs {
   const flags = b.refundOnSuccess ? BudgetFlag.REFUND_ON_SUCCESS : 0;
   return [
     b.capacity,
@@ -131,10 +153,49 @@ export function budgetArgs(b: BudgetFields): Nine {
   ];
 }
 
+/** The first field of `fields` outside its range (FIELD_RANGES, from constants.json), as
+ * "NAME is VALUE; allowed: MIN to MAX", or undefined when every field is in range. */
+function rangeProblem(
+  fields: Record<string, unknown>,
+  ranges: Record<string, readonly [number, number | string]>,
+) {
+  for (const [name, [min, max]] of Object.entries(ranges)) {
+    const value = fields[name];
+    const limit = typeof max === "number" ? max : (fields[max] as number);
+    const allowed = typeof max === "number" ? `${min} to ${max}` : `${min} to ${max} (${limit})`;
+    if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > limit) {
+      return `${name} is ${JSON.stringify(value)}; allowed: ${allowed}`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * What the module would refuse in `p`, named: the field, its value and its allowed range
+ * ("maxAttempts is 0; allowed: 1 to 255"), or undefined when setPolicy will take it.
+ */
+export function policyProblem(p: PolicyFields): string | undefined {
+  const problem = rangeProblem(p as unknown as Record<string, unknown>, FIELD_RANGES.setPolicy);
+  if (problem !== undefined) return problem;
+  if (
+    typeof p.jitter === "number" ? !Object.values(Jitter).includes(p.jitter as Jitter) : !(p.jitter in Jitter)
+  ) {
+    return `jitter is ${JSON.stringify(p.jitter)}; allowed: ${Object.keys(Jitter).join(", ")}`;
+  }
+  return undefined;
+}
+
+/** The same for setBudget's fields ("initial is 9; allowed: 0 to capacity (5)"). */
+export function budgetProblem(b: BudgetFields): string | undefined {
+  return rangeProblem(b as unknown as Record<string, unknown>, FIELD_RANGES.setBudget);
+}
+
 /**
  * Sets policy `id` and, when given, the budget, on an initialised instance; a refusal
  * throws, naming `what` and the module's error (configurations are code, not user input,
- * or were checked before).
+ * or were checked before). A field out of range is named first, with its value and range
+ * ({@link policyProblem}), before the module is asked. `budget` defaults to none: the
+ * instance's budget is left as it is.
  */
 export function configure(
   api: TickRetryApi,
@@ -143,6 +204,8 @@ export function configure(
   policy: PolicyFields,
   budget?: BudgetFields,
 ): void {
+  const problem = policyProblem(policy) ?? (budget && budgetProblem(budget));
+  if (problem) throw new Error(`${what}: ${problem}`);
   const set = api.setPolicy(id, ...policyArgs(policy));
   if (set < 0) throw new Error(`${what}: setPolicy refused it: ${errorName(set)}`);
   if (budget === undefined) return;

@@ -27,7 +27,9 @@ export function compileModule(): WebAssembly.Module {
   return compiled;
 }
 
-/** A fresh instance (its own memory and state), with every export checked against the ABI. */
+/** A fresh instance (its own memory and state), with every export checked against the ABI,
+ * not yet initialised: call `init`, or `restore` an image into it ({@link restoreImage}).
+ * `module` defaults to {@link compileModule}'s, compiled once per process. */
 export function instantiate(module: WebAssembly.Module = compileModule()): TickRetryApi {
   const raw = new WebAssembly.Instance(module, {}).exports;
   for (const [name, spec] of Object.entries(EXPORTS)) {
@@ -47,7 +49,8 @@ export function seedHalves(seed: bigint): [number, number] {
   return [Number(s & 0xffff_ffffn), Number(s >> 32n)];
 }
 
-/** A fresh instance, initialised with a seed. */
+/** A fresh instance, initialised with `seed` (default 1n): ready for setPolicy and begin.
+ * Before a restore, use {@link instantiate}: a restore replaces the whole state anyway. */
 export function create(seed: bigint = 1n): TickRetryApi {
   const api = instantiate();
   api.init(...seedHalves(seed));

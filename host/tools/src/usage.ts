@@ -7,13 +7,28 @@ export class UsageError extends Error {}
 
 type Strict<O> = { args: string[]; strict: true; allowPositionals: false; options: O };
 
+/** `args` with a negative number after an option joined to it (`--scale -1` as
+ * `--scale=-1`): parseArgs would call it ambiguous, and the option's own check says better
+ * what is wrong ("want a number from ..."). */
+export function joinNegativeValues(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const next = args[i + 1];
+    const option = /^--[^=]+$/.test(args[i]);
+    if (option && next !== undefined && /^-[0-9.]/.test(next)) out.push(`${args[i]}=${args[++i]}`);
+    else out.push(args[i]);
+  }
+  return out;
+}
+
 /** The options of `args` (strict, no positionals); what parseArgs refuses is a UsageError. */
 export function parseOptions<const O extends NonNullable<ParseArgsConfig["options"]>>(
   args: string[],
   options: O,
 ): ReturnType<typeof parseArgs<Strict<O>>>["values"] {
   try {
-    return parseArgs({ args, strict: true, allowPositionals: false, options }).values;
+    return parseArgs({ args: joinNegativeValues(args), strict: true, allowPositionals: false, options })
+      .values;
   } catch (e) {
     throw new UsageError((e as Error).message);
   }

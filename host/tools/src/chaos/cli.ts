@@ -4,6 +4,7 @@
 import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
 import { numberOption } from "../number-option.js";
+import { joinNegativeValues } from "../usage.js";
 import { runChaos } from "./run.js";
 import { identityHolds } from "./tally.js";
 
@@ -38,6 +39,7 @@ async function main(): Promise<number> {
   let json;
   try {
     const { values } = parseArgs({
+      args: joinNegativeValues(process.argv.slice(2)),
       strict: true,
       options: {
         kills: { type: "string" },

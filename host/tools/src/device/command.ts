@@ -3,7 +3,8 @@
 // goes on with the operations and readings this one left.
 import { parseArgs } from "node:util";
 import { numberOption } from "../number-option.js";
-import { SCENARIOS, SCENARIO_NAMES, isScenarioName } from "../upstream/scenarios.js";
+import { SCENARIOS, SCENARIO_NAMES, isScenarioName, unknownScenario } from "../upstream/scenarios.js";
+import { joinNegativeValues } from "../usage.js";
 import { DEFAULT_PORT } from "./listen.js";
 import type { EndedOperation } from "./loop.js";
 import { endReasonName, outcomeName } from "tickretry";
@@ -64,7 +65,7 @@ function isHttpUrl(text: string): boolean {
 function parse(args: string[]) {
   try {
     return parseArgs({
-      args,
+      args: joinNegativeValues(args),
       strict: true,
       options: {
         port: { type: "string" },
@@ -97,7 +98,7 @@ function parse(args: string[]) {
 /** What the values ask for, checked: a bad value throws, naming the option. */
 function deviceOptions(values: Exclude<ReturnType<typeof parse>, number>) {
   const scenario = values.scenario ?? "flaky";
-  if (!isScenarioName(scenario)) throw new Error(`--scenario: no scenario "${scenario}"`);
+  if (!isScenarioName(scenario)) throw new Error(unknownScenario(scenario));
   const budget = values.budget ?? "aws";
   if (budget !== "aws" && budget !== "off") throw new Error(`--budget wants aws or off, got "${budget}"`);
   const scale = numberOption("scale", values.scale, 0.001, 1000, false) ?? 1;

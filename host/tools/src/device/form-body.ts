@@ -1,5 +1,6 @@
 // Reads a url-encoded form body with a size limit, as a device with a small buffer must:
-// past the limit the request is refused (413) and nothing of it is kept.
+// past the limit the request is refused (413) and nothing of it is kept. No body at all is
+// an empty form; a body of another type is refused (415), naming the type wanted.
 import type { IncomingMessage } from "node:http";
 
 /** Bytes a form post may carry; the setup form needs a few hundred. */
@@ -53,12 +54,18 @@ export function readForm(req: IncomingMessage): Promise<FormBody> {
     message: `The form was larger than ${BODY_LIMIT} bytes; nothing was stored.`,
   };
   const type = (req.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
+  // A control with nothing to say (POST /power/reboot) may send no body and so no type.
+  const noBody =
+    req.headers["content-length"] === "0" ||
+    (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined);
+  if (type === "" && noBody)
+    return Promise.resolve({ ok: true, form: new URLSearchParams(), notUtf8: new Set() });
   if (type !== "application/x-www-form-urlencoded") {
     req.resume();
     return Promise.resolve({
       ok: false,
       status: 415,
-      message: "Send the form url-encoded; nothing was stored.",
+      message: `Send the form as application/x-www-form-urlencoded (this was ${type ? `"${type}"` : "untyped"}), or send no body; nothing was stored.`,
     });
   }
   return new Promise((resolve) => {

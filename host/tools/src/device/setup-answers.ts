@@ -4,6 +4,7 @@
 // chunked body, lets the answer leave in one write: chunked, its last chunk waited for
 // the client's delayed ACK (Nagle), 40 ms on every kept-alive status poll.
 import type { ServerResponse } from "node:http";
+import { gzipSync } from "node:zlib";
 import { message } from "./routes.js";
 
 const SECURITY_HEADERS = {
@@ -42,9 +43,16 @@ export const text = (status: number, body: string, headers?: Record<string, stri
   headers,
 });
 
+/** JSON of more than this many bytes goes gzip-compressed to a client that accepts it. */
+const GZIP_FROM = 1024;
+
 export function send(res: ServerResponse, a: Answer): void {
   const [type, body] = "body" in a ? ["application/json", JSON.stringify(a.body)] : [a.type, a.bytes];
-  const bytes = typeof body === "string" ? Buffer.from(body) : body;
+  const plain = typeof body === "string" ? Buffer.from(body) : body;
+  const gzip =
+    "body" in a && plain.length > GZIP_FROM && /\bgzip\b/.test(String(res.req.headers["accept-encoding"]));
+  const bytes = gzip ? gzipSync(plain) : plain;
+  const encoding = gzip ? { "content-encoding": "gzip", vary: "accept-encoding" } : {};
   // A refused request's body may still be arriving: close rather than read the rest.
   const close = a.status >= 400 ? { connection: "close" } : {};
   res
@@ -52,6 +60,7 @@ export function send(res: ServerResponse, a: Answer): void {
       ...SECURITY_HEADERS,
       "content-type": type,
       "content-length": String(bytes.length),
+      ...encoding,
       ...close,
       ...a.headers,
     })

@@ -4,7 +4,8 @@
 // (stats, stored uploads, scenario switch) for whoever drives the test.
 import { parseArgs } from "node:util";
 import { numberOption } from "../number-option.js";
-import { SCENARIOS, SCENARIO_NAMES, isScenarioName } from "./scenarios.js";
+import { SCENARIOS, SCENARIO_NAMES, isScenarioName, unknownScenario } from "./scenarios.js";
+import { joinNegativeValues } from "../usage.js";
 import { startUpstream, type UpstreamOptions } from "./server.js";
 
 export const summary = "the flaky upstream alone, with its dedup store and control routes";
@@ -30,7 +31,7 @@ export async function run(args: string[]): Promise<number> {
   let options: UpstreamOptions;
   try {
     const { values } = parseArgs({
-      args,
+      args: joinNegativeValues(args),
       strict: true,
       options: {
         port: { type: "string" },
@@ -45,7 +46,7 @@ export async function run(args: string[]): Promise<number> {
       return 0;
     }
     const scenario = values.scenario ?? "flaky";
-    if (!isScenarioName(scenario)) throw new Error(`--scenario: no scenario "${scenario}"`);
+    if (!isScenarioName(scenario)) throw new Error(unknownScenario(scenario));
     const latencyMs = numberOption("latency-ms", values["latency-ms"], 0, 60_000);
     options = {
       port: numberOption("port", values.port, 0, 65535),

@@ -85,3 +85,8 @@ export const SCENARIO_NAMES = Object.keys(SCENARIOS) as ScenarioName[];
 export function isScenarioName(name: string): name is ScenarioName {
   return Object.hasOwn(SCENARIOS, name);
 }
+
+/** The message for a name that is not a scenario, listing those that are. */
+export function unknownScenario(name: string): string {
+  return `--scenario: no scenario "${name}"; want one of ${SCENARIO_NAMES.join(", ")}`;
+}

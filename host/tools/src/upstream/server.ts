@@ -13,6 +13,7 @@ import {
   DEFAULT_TIMING,
   SCENARIOS,
   isScenarioName,
+  unknownScenario,
   type Action,
   type ScenarioName,
   type Timing,
@@ -174,7 +175,7 @@ export async function startUpstream(options: UpstreamOptions = {}): Promise<Upst
     if (route === "GET /control/stored") return json(200, storedUploads());
     if (route === "POST /control/scenario") {
       const name = body.trim();
-      if (!isScenarioName(name)) return json(400, { error: `no scenario "${name}"` });
+      if (!isScenarioName(name)) return json(400, { error: unknownScenario(name) });
       setScenario(name);
       return json(200, stats());
     }

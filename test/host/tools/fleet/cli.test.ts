@@ -180,6 +180,7 @@ describe("tickretry fleet", () => {
     [["--capacity", "0:40:100"], /--capacity "0:40:100"/],
     [["--threads", "0"], /--threads "0"/],
     [["--frobnicate"], /frobnicate/],
+    [["--devices", "-3"], /--devices "-3": want a whole number from 1/], // not parseArgs' "ambiguous"
     [["--policy", "/nonexistent/p.json"], /--policy \/nonexistent\/p.json/],
   ])("exits 2 with a clear message for %j", async (args, message) => {
     const r = await fleetHere(...args);
@@ -189,9 +190,13 @@ describe("tickretry fleet", () => {
   });
 
   it.each([
-    ['{"policy": {"maxAttempts": 256}}', /setPolicy refused it: BAD_FIELD/],
-    ['{"policy": {"deadline": 2147483648}}', /setPolicy refused it: SPAN_TOO_LARGE/],
-    ['{"budget": {"initial": 20000}}', /setBudget refused it: BAD_FIELD/],
+    ['{"policy": {"maxAttempts": 256}}', /maxAttempts is 256; allowed: 0 to 255/],
+    ['{"policy": {"deadline": 2147483648}}', /deadline is 2147483648; allowed: 0 to 2147483647/],
+    ['{"budget": {"initial": 20000}}', /initial is 20000; allowed: 0 to capacity \(\d+\)/],
+    [
+      '{"policy": {"baseDelay": 9000, "maxDelay": 8000}}',
+      /baseDelay is 9000; allowed: 0 to maxDelay \(8000\)/,
+    ],
     ['{"policy": {"jitter": "SOMETIMES"}}', /jitter must be one of/],
     ['{"policy": {"retries": 3}}', /unknown field "retries"/],
     ["{not json", /--policy/],

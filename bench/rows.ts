@@ -1,0 +1,129 @@
+// The rows of `npm run bench`'s table, one list for the console and for
+// docs/performance.md: a heading (no value), or a figure with its goal.
+import type { CallgrindFigures } from "./callgrind.js";
+import type { DeviceBench } from "./device.js";
+import type { FleetBench } from "./fleet.js";
+import type { ModuleFigures } from "./module.js";
+
+export interface Figures extends ModuleFigures, CallgrindFigures {
+  crossing: Pick<ModuleFigures, "noopCallNs" | "idlePollNs" | "idlePoll16Ns">;
+  device: DeviceBench;
+  fleet: FleetBench;
+}
+
+export interface Row {
+  name: string;
+  /** Absent on a heading. */
+  value?: (f: Figures) => string;
+  goal?: string;
+}
+
+const ratio = (a: number, b: number) => (a / b).toFixed(2);
+const both = (b: DeviceBench, k: keyof DeviceBench["healthy"]) => `${b.healthy[k]} / ${b.outage[k]}`;
+
+export const ROWS: Row[] = [
+  { name: "module" },
+  { name: "wasmBytes", value: (f) => `${f.wasmBytes}`, goal: "<= 6144" },
+  { name: "imageBytes1 (save: 1 operation, 1 policy)", value: (f) => `${f.imageBytes1}`, goal: "<= 160" },
+  {
+    name: "imageBytes16 (save: 16 operations, 8 policies)",
+    value: (f) => `${f.imageBytes16}`,
+    goal: "<= 1024",
+  },
+  {
+    name: "memoryBytes (state, measured)",
+    value: (f) => `${f.memoryBytes} (bytes ${f.highestByte - f.memoryBytes} to ${f.highestByte})`,
+    goal: "<= 4096 (stretch 2048)",
+  },
+  { name: "under V8" },
+  { name: "noopCallNs (call-boundary floor)", value: (f) => f.noopCallNs.toFixed(2) },
+  { name: "idlePollNs", value: (f) => f.idlePollNs.toFixed(2) },
+  { name: "idlePoll16Ns", value: (f) => f.idlePoll16Ns.toFixed(2) },
+  { name: "reportRetryNs", value: (f) => f.reportRetryNs.toFixed(1) },
+  { name: "idlePollNs / noopCallNs", value: (f) => ratio(f.idlePollNs, f.noopCallNs), goal: "<= 2" },
+  { name: "idlePoll16Ns / idlePollNs", value: (f) => ratio(f.idlePoll16Ns, f.idlePollNs), goal: "<= 1.2" },
+  { name: "every call crossing the boundary (no wrapper inlining)" },
+  {
+    name: "noopCallNs / idlePollNs / idlePoll16Ns",
+    value: ({ crossing: c }) =>
+      `${c.noopCallNs.toFixed(2)} / ${c.idlePollNs.toFixed(2)} / ${c.idlePoll16Ns.toFixed(2)}`,
+  },
+  {
+    name: "idlePollNs / noopCallNs, crossing",
+    value: ({ crossing: c }) => ratio(c.idlePollNs, c.noopCallNs),
+    goal: "<= 2",
+  },
+  { name: "ahead of time (wasm2c, gcc -O2, x86-64)" },
+  { name: "idlePollInstr", value: (f) => `${f.idlePollInstr}`, goal: "< 100" },
+  { name: "idlePoll16Instr", value: (f) => `${f.idlePoll16Instr}` },
+  { name: "reportRetryInstr", value: (f) => f.reportRetryInstr.toFixed(0) },
+  { name: "through the C API, wasm2c backend as boards build it (bounds checks, trap guard)" },
+  {
+    name: "apiNoopInstr / apiIdlePollInstr / apiIdlePoll16Instr / apiReportRetryInstr",
+    value: (f) =>
+      `${f.apiNoopInstr} / ${f.apiIdlePollInstr} / ${f.apiIdlePoll16Instr} / ` +
+      f.apiReportRetryInstr.toFixed(0),
+  },
+  { name: "device (healthy / outage)" },
+  {
+    name: "page p50 / p99 / max (ms)",
+    value: ({ device: d }) => `${both(d, "pageP50Ms")}; ${both(d, "pageP99Ms")}; ${both(d, "pageMaxMs")}`,
+  },
+  {
+    name: "page p99, outage / healthy",
+    value: ({ device: d }) => ratio(d.outage.pageP99Ms, d.healthy.pageP99Ms),
+    goal: "<= 1.5",
+  },
+  { name: "loop max gap (ms)", value: ({ device: d }) => both(d, "loopMaxGapMs"), goal: "< 20" },
+  {
+    name: "empty loop max gap (ms), same time",
+    value: ({ device: d }) => both(d, "baselineMaxGapMs"),
+    goal: "(the machine's own)",
+  },
+  { name: "fleet" },
+  {
+    name: "200 devices, open arrivals, A-D, 30 s, one seed (ms)",
+    value: ({ fleet }) => `${fleet.experimentMs}`,
+    goal: "< 1000",
+  },
+  { name: "the same, closed loop (ms)", value: ({ fleet }) => `${fleet.experimentClosedMs}` },
+  {
+    name: "contention, 100 clients, 100 runs, 5 strategies (ms)",
+    value: ({ fleet }) => `${fleet.contentionMs}`,
+    goal: "< 10000",
+  },
+  { name: "realTimeRatio", value: ({ fleet }) => fleet.realTimeRatio.toExponential(2) },
+  {
+    name: "device-seconds per second, by fleet size",
+    value: ({ fleet }) =>
+      `${fleet.scale.map((r) => r.devices).join("/")}: ${fleet.scale.map((r) => r.deviceSecondsPerSecond).join(" / ")}`,
+  },
+  {
+    name: "cost per device-second, largest vs 1000",
+    value: ({ fleet }) => `${fleet.costGrowth.toFixed(2)} (${fleet.costGrowthAt} devices)`,
+    goal: "<= 1.5",
+  },
+  {
+    name: "peak RSS at the largest fleet (MB)",
+    value: ({ fleet }) => `${fleet.scale[fleet.scale.length - 1].peakRssMb}`,
+  },
+];
+
+/** The console table: headings on a line of their own, figures aligned. */
+export function formatConsole(f: Figures): string {
+  const values = ROWS.map((r) => r.value?.(f) ?? "");
+  const w = Math.max(...ROWS.map((r) => r.name.length));
+  const v = Math.max(...values.map((s) => s.length));
+  return ROWS.map((r, i) =>
+    r.value ? `  ${r.name.padEnd(w)}  ${values[i].padEnd(v)}  ${r.goal ?? ""}`.trimEnd() : `\n${r.name}`,
+  ).join("\n");
+}
+
+/** docs/performance.md's table: a heading row in bold, then its figures. */
+export function formatMarkdown(f: Figures): string {
+  const lines = ["| figure | measured | goal |", "| --- | ---: | --- |"];
+  for (const r of ROWS) {
+    lines.push(r.value ? `| ${r.name} | ${r.value(f)} | ${r.goal ?? ""} |` : `| **${r.name}** | | |`);
+  }
+  return lines.join("\n");
+}

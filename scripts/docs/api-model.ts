@@ -1,0 +1,36 @@
+// What the API reference requires of the doc model api-extractor writes
+// (out/api/tickretry.api.json): a doc comment on every public export and on each of its
+// members, and, wherever a parameter or a property may be left out, the word "default"
+// in the comment that says what happens then.
+
+/** The parts of an api-extractor model item read here. */
+export interface ModelItem {
+  kind: string;
+  canonicalReference?: string;
+  docComment?: string;
+  isOptional?: boolean;
+  parameters?: { parameterName: string; isOptional?: boolean }[];
+  members?: ModelItem[];
+}
+
+/** Containers, not declarations: they carry no comment of their own. */
+const CONTAINERS = new Set(["Model", "Package", "EntryPoint"]);
+
+/** Every problem of the model, one line each ("tickretry!X:var: no doc comment"). */
+export function docProblems(item: ModelItem): string[] {
+  const problems: string[] = [];
+  if (!CONTAINERS.has(item.kind)) {
+    const name = item.canonicalReference ?? item.kind;
+    const doc = (item.docComment ?? "")
+      .replace(/^\s*\/\*\*|\*\/\s*$/g, "")
+      .replace(/^\s*\*/gm, "")
+      .trim();
+    if (doc === "") problems.push(`${name}: no doc comment`);
+    const optional = (item.parameters ?? []).filter((p) => p.isOptional).map((p) => p.parameterName);
+    if (item.isOptional) optional.push("(this property)");
+    if (doc !== "" && optional.length > 0 && !/\bdefault/i.test(doc)) {
+      problems.push(`${name}: ${optional.join(", ")} may be left out, and the comment gives no default`);
+    }
+  }
+  return problems.concat(...(item.members ?? []).map(docProblems));
+}

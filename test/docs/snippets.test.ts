@@ -1,0 +1,99 @@
+// Every C and TypeScript block of the docs (test/docs/snippets.ts says which files and how
+// a block is marked) is compiled here, so a snippet that drifts from the API fails the
+// run: C against the real headers with -Wall -Wextra -Werror (tickretry.h included first;
+// a block with a main is linked over the wasm2c backend and run), TypeScript type-checked
+// against the package's .d.ts, as a user's project sees it (host/library/dist, which
+// `npm test` builds first), then run: a block of node:test tests fails the run if one fails.
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, test } from "vitest";
+import { run } from "../helpers/command.js";
+import { ROOT, docFiles, fileName, isProgram, isSketch, snippetsOf, type Snippet } from "./snippets.js";
+
+const OUT = join(ROOT, "out/snippets");
+const all = docFiles().flatMap(snippetsOf);
+const checked = all.filter((s) => !isSketch(s));
+const c = checked.filter((s) => s.lang === "c");
+const ts = checked.filter((s) => s.lang === "ts");
+const COMMON = join(ROOT, "boards/common");
+const W2C = join(OUT, "wasm2c");
+const WABT_RT = "/usr/src/wasm2c";
+const WARNINGS = ["-std=c11", "-Wall", "-Wextra", "-Werror"];
+
+beforeAll(() => {
+  rmSync(OUT, { recursive: true, force: true });
+  mkdirSync(W2C, { recursive: true });
+  for (const s of checked) writeFileSync(join(OUT, fileName(s)), s.code);
+});
+
+test("the docs hold C and TypeScript blocks, each marked only with known words", () => {
+  expect(c.length).toBeGreaterThanOrEqual(3);
+  expect(ts.length).toBeGreaterThanOrEqual(1);
+  expect(all.filter((s) => s.marks.some((m) => m !== "sketch")).map((s) => s.where)).toEqual([]);
+});
+
+describe("C blocks compile against tickretry.h with -Wall -Wextra -Werror", () => {
+  // A fragment (no main) stands for part of a program, whose other parts would use its
+  // static functions and tables; a whole program gets no such allowance.
+  test.each(c.map((s) => [s.where, s] as [string, Snippet]))("%s", (_, s) => {
+    const allowance = isProgram(s) ? [] : ["-Wno-unused-function", "-Wno-unused-const-variable"];
+    const flags = [...WARNINGS, ...allowance, "-DTICKRETRY_BACKEND_WASM2C=1", `-I${COMMON}`];
+    run("gcc", [...flags, "-include", "tickretry.h", "-c", fileName(s), "-o", `${fileName(s)}.o`], OUT);
+  });
+});
+
+const programs = c.filter(isProgram);
+describe.runIf(programs.length > 0)("C programs link over the wasm2c backend and run", () => {
+  beforeAll(() => {
+    run("wasm2c", [
+      join(ROOT, "host/library/build/tickretry.wasm"),
+      "-n",
+      "tickretry",
+      "-o",
+      join(W2C, "tickretry_w2c.c"),
+    ]);
+  });
+  test.each(programs.map((s) => [s.where, s] as [string, Snippet]))("%s", (_, s) => {
+    const exe = join(OUT, fileName(s).replace(/\.c$/, ""));
+    const defs = ["-DWASM_RT_MEMCHECK_SIGNAL_HANDLER=0", "-DTICKRETRY_BACKEND_WASM2C=1"];
+    const sources = ["device_loop.c", "tickretry_wasm2c.c", "tickretry_failure.c", "tickretry_image.c"];
+    run("gcc", [
+      ...defs,
+      "-O1",
+      `-I${COMMON}`,
+      `-I${W2C}`,
+      `-I${WABT_RT}`,
+      "-include",
+      "tickretry.h",
+      join(OUT, fileName(s)),
+      ...sources.map((f) => join(COMMON, f)),
+      join(W2C, "tickretry_w2c.c"),
+      join(WABT_RT, "wasm-rt-impl.c"),
+      "-o",
+      exe,
+    ]);
+    run(exe, []);
+  });
+});
+
+describe.runIf(ts.length > 0)("TypeScript blocks", () => {
+  test("type-check against the package's .d.ts", () => {
+    const config = {
+      compilerOptions: {
+        target: "ES2022",
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        types: ["node"],
+      },
+      files: ts.map(fileName),
+    };
+    writeFileSync(join(OUT, "tsconfig.json"), JSON.stringify(config, null, 2));
+    run(join(ROOT, "node_modules/.bin/tsc"), ["-p", join(OUT, "tsconfig.json")]);
+  });
+  test.each(ts.map((s) => [s.where, s] as [string, Snippet]))("%s runs", (_, s) => {
+    run(process.execPath, ["--import", "tsx", join(OUT, fileName(s))], OUT);
+  });
+});

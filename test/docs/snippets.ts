@@ -1,0 +1,71 @@
+// The code blocks of the docs a newcomer reads: README.md, docs/*.md and the READMEs under
+// boards/ and host/, and docs/api/ (the examples of the doc comments). A block whose info
+// string is `c` or `ts` is a test; `c sketch` or `ts sketch` marks one that is not meant to
+// compile (pseudo-code), and other languages (sh, json, ini) are not checked here.
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+
+export const ROOT = join(import.meta.dirname, "../..");
+
+export interface Snippet {
+  /** Where it starts, as `docs/device.md:207`. */
+  where: string;
+  lang: "c" | "ts";
+  /** The info string's words after the language. */
+  marks: string[];
+  code: string;
+}
+
+/** The markdown files whose blocks are checked: found, not listed, so a new page counts. */
+export function docFiles(): string[] {
+  const md = (dir: string) =>
+    readdirSync(join(ROOT, dir))
+      .filter((f) => f.endsWith(".md"))
+      .map((f) => join(ROOT, dir, f));
+  const readmes = (dir: string) =>
+    readdirSync(join(ROOT, dir), { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => join(ROOT, dir, d.name, "README.md"))
+      .filter((f) => readdirSync(join(f, "..")).includes("README.md"));
+  return [
+    join(ROOT, "README.md"),
+    ...md("docs"),
+    ...md("docs/api"),
+    join(ROOT, "boards/README.md"),
+    ...readmes("boards"),
+    ...readmes("host"),
+  ];
+}
+
+// `typescript` is left out: docs/api/ shows declarations (not compilable) in such blocks.
+const LANGS: Record<string, Snippet["lang"]> = { c: "c", ts: "ts" };
+
+/** Every fenced block of `file` in a checked language. */
+export function snippetsOf(file: string): Snippet[] {
+  const lines = readFileSync(file, "utf8").split(/\r?\n/); // api-documenter writes CRLF
+  const found: Snippet[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^```(\S*)\s*(.*)$/.exec(lines[i]);
+    if (!open) continue;
+    const end = lines.findIndex((l, j) => j > i && /^```\s*$/.test(l));
+    if (end < 0) throw new Error(`${relative(ROOT, file)}:${i + 1}: a code block that is never closed`);
+    const lang = LANGS[open[1]];
+    if (lang) {
+      const marks = open[2].split(/\s+/).filter(Boolean);
+      const where = `${relative(ROOT, file)}:${i + 1}`;
+      found.push({ where, lang, marks, code: lines.slice(i + 1, end).join("\n") + "\n" });
+    }
+    i = end;
+  }
+  return found;
+}
+
+export const isSketch = (s: Snippet) => s.marks.includes("sketch");
+
+/** A C block with a main is a whole program: linked and run, not only compiled. */
+export const isProgram = (s: Snippet) => s.lang === "c" && /^int main\s*\(/m.test(s.code);
+
+/** A file name for a snippet: where it came from, readable in a failure. */
+export function fileName(s: Snippet): string {
+  return s.where.replace(/[^A-Za-z0-9]+/g, "_") + (s.lang === "c" ? ".c" : ".ts");
+}

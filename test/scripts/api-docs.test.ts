@@ -1,0 +1,52 @@
+// The API reference's rule (scripts/docs/api-model.ts): a comment on every export and
+// member, and a default named wherever something may be left out. `npm run check` applies
+// it to the real model; here it is seen to catch each kind of gap.
+import { expect, test } from "vitest";
+import { docProblems, type ModelItem } from "../../scripts/docs/api-model.js";
+
+const entry = (members: ModelItem[]): ModelItem => ({
+  kind: "Model",
+  members: [{ kind: "Package", members: [{ kind: "EntryPoint", members }] }],
+});
+
+test("a documented model has no problem", () => {
+  const f: ModelItem = {
+    kind: "Function",
+    canonicalReference: "p!f",
+    docComment: "/**\n * Does f; `n` defaults to 1.\n */",
+    parameters: [{ parameterName: "n", isOptional: true }],
+  };
+  expect(docProblems(entry([f]))).toEqual([]);
+});
+
+test("an export or a member without a comment is named", () => {
+  const i: ModelItem = {
+    kind: "Interface",
+    canonicalReference: "p!I",
+    docComment: "/** I. */",
+    members: [{ kind: "PropertySignature", canonicalReference: "p!I#x", docComment: "/**\n */" }],
+  };
+  expect(docProblems(entry([i, { kind: "Variable", canonicalReference: "p!V" }]))).toEqual([
+    "p!I#x: no doc comment",
+    "p!V: no doc comment",
+  ]);
+});
+
+test("an optional parameter or property whose comment gives no default is named", () => {
+  const f: ModelItem = {
+    kind: "Function",
+    canonicalReference: "p!g",
+    docComment: "/** Does g. */",
+    parameters: [{ parameterName: "seed", isOptional: true }],
+  };
+  const p: ModelItem = {
+    kind: "PropertySignature",
+    canonicalReference: "p!O#m",
+    docComment: "/** M. */",
+    isOptional: true,
+  };
+  expect(docProblems(entry([f, p]))).toEqual([
+    "p!g: seed may be left out, and the comment gives no default",
+    "p!O#m: (this property) may be left out, and the comment gives no default",
+  ]);
+});

@@ -189,7 +189,7 @@ describe("tickretry fleet", () => {
   });
 
   it.each([
-    ['{"policy": {"maxAttempts": 0}}', /setPolicy refused it: BAD_FIELD/],
+    ['{"policy": {"maxAttempts": 256}}', /setPolicy refused it: BAD_FIELD/],
     ['{"policy": {"deadline": 2147483648}}', /setPolicy refused it: SPAN_TOO_LARGE/],
     ['{"budget": {"initial": 20000}}', /setBudget refused it: BAD_FIELD/],
     ['{"policy": {"jitter": "SOMETIMES"}}', /jitter must be one of/],

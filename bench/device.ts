@@ -13,6 +13,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { Agent, request } from "node:http";
 import cliProgress from "cli-progress";
+import { benchMqtt, formatMqttTable, type MqttBench } from "./device-mqtt.js";
 
 export interface PhaseFigures {
   /** p99 of /status.json alone, and of the page's HTML alone, on the kept-alive connection. */
@@ -39,6 +40,8 @@ export interface PhaseFigures {
 export interface DeviceBench {
   healthy: PhaseFigures;
   outage: PhaseFigures;
+  /** The same over MQTT (device-mqtt.ts): a healthy mosquitto, then the broker down. */
+  mqtt: MqttBench;
 }
 
 export interface BenchOptions {
@@ -86,13 +89,13 @@ function baselineGap(ms: number): { result: Promise<number>; stop: () => void } 
   return { result, stop };
 }
 
-function startDevice(): Promise<{ child: ChildProcess; url: string }> {
+function startDevice(args = DEVICE_ARGS): Promise<{ child: ChildProcess; url: string }> {
   // A state file of its own: the device writes it as it would on a board, and no state
   // from another run comes back.
   const state = join(mkdtempSync(join(tmpdir(), "bench-device-")), "state.json");
   const child = spawn(
     process.execPath,
-    ["host/tools/bin/tickretry.js", "device", ...DEVICE_ARGS, "--state", state],
+    ["host/tools/bin/tickretry.js", "device", ...args, "--state", state],
     {
       cwd: ROOT,
       stdio: ["ignore", "pipe", "inherit"],
@@ -172,10 +175,38 @@ async function timePage(url: string, ms: number, tick: (elapsed: number) => void
   return { page: times.page.sort((a, b) => a - b), status: times.status.sort((a, b) => a - b) };
 }
 
+/** One phase: the page and status timed for `phaseMs`, the loop's gaps, the retries, the empty loop's gap. */
+async function measure(url: string, phaseMs: number, tick: (elapsed: number) => void): Promise<PhaseFigures> {
+  await postForm(url, "/loop/reset", {});
+  const before = await status(url);
+  const baseline = baselineGap(phaseMs);
+  let both;
+  try {
+    both = await timePage(url, phaseMs, tick);
+  } catch (err) {
+    baseline.stop();
+    throw err;
+  }
+  const after = await status(url);
+  const times = [...both.page, ...both.status].sort((a, b) => a - b);
+  return {
+    statusP99Ms: round(percentile(both.status, 99)),
+    onlyPageP99Ms: round(percentile(both.page, 99)),
+    pageP50Ms: round(percentile(times, 50)),
+    pageP99Ms: round(percentile(times, 99)),
+    pageMaxMs: round(times[times.length - 1]),
+    loopMaxGapMs: round(after.loop.maxGapMs),
+    loopP99GapMs: after.loop.p99GapMs,
+    samples: times.length,
+    retries: after.counters.RETRIES_SCHEDULED - before.counters.RETRIES_SCHEDULED,
+    baselineMaxGapMs: round(await baseline.result),
+  };
+}
+
 /** Runs both phases and returns their figures. */
 async function benchDevice(options: BenchOptions = {}): Promise<DeviceBench> {
   const phaseMs = (options.seconds ?? 30) * 1000;
-  const total = WARMUP_MS + 2 * phaseMs;
+  const total = 2 * (WARMUP_MS + 2 * phaseMs);
   const progress = (phase: string, done: number) => options.onProgress?.(phase, Math.min(1, done / total));
   const { child, url } = await startDevice();
   try {
@@ -183,34 +214,15 @@ async function benchDevice(options: BenchOptions = {}): Promise<DeviceBench> {
     await timePage(url, WARMUP_MS, (e) => progress("warm-up", e));
     const phase = async (name: "healthy" | "outage", offset: number): Promise<PhaseFigures> => {
       await postForm(url, "/fault/scenario", { scenario: name });
-      await postForm(url, "/loop/reset", {});
-      const before = await status(url);
-      const baseline = baselineGap(phaseMs);
-      let both;
-      try {
-        both = await timePage(url, phaseMs, (e) => progress(name, offset + e));
-      } catch (err) {
-        baseline.stop();
-        throw err;
-      }
-      const after = await status(url);
-      const times = [...both.page, ...both.status].sort((a, b) => a - b);
-      return {
-        statusP99Ms: round(percentile(both.status, 99)),
-        onlyPageP99Ms: round(percentile(both.page, 99)),
-        pageP50Ms: round(percentile(times, 50)),
-        pageP99Ms: round(percentile(times, 99)),
-        pageMaxMs: round(times[times.length - 1]),
-        loopMaxGapMs: round(after.loop.maxGapMs),
-        loopP99GapMs: after.loop.p99GapMs,
-        samples: times.length,
-        retries: after.counters.RETRIES_SCHEDULED - before.counters.RETRIES_SCHEDULED,
-        baselineMaxGapMs: round(await baseline.result),
-      };
+      return measure(url, phaseMs, (e) => progress(name, offset + e));
     };
     const healthy = await phase("healthy", WARMUP_MS);
     const outage = await phase("outage", WARMUP_MS + phaseMs);
-    return { healthy, outage };
+    child.kill("SIGTERM");
+    const half = WARMUP_MS + 2 * phaseMs;
+    const tools = { startDevice, postForm, timePage, measure, password: DEVICE_PASSWORD };
+    const mqtt = await benchMqtt(phaseMs, WARMUP_MS, (name, e) => progress(name, half + e), tools);
+    return { healthy, outage, mqtt };
   } finally {
     child.kill("SIGTERM");
   }
@@ -257,6 +269,8 @@ export function formatTable(b: DeviceBench): string {
     ),
     `outage p99 / healthy p99: ${(b.outage.pageP99Ms / b.healthy.pageP99Ms).toFixed(2)} (goal: at most 1.5)`,
     `loop max gap: ${Math.max(b.healthy.loopMaxGapMs, b.outage.loopMaxGapMs)} ms (goal: below 20 ms)`,
+    "",
+    formatMqttTable(b.mqtt),
   ].join("\n");
 }
 

@@ -138,6 +138,15 @@ function cards(s) {
       "of a board's NVS at this rate of state changes (at most one NVS write per 20 min)",
     ],
   ];
+  if (s.consumer) {
+    const c = s.consumer;
+    list.push([
+      "consumer",
+      `${c.stored}`,
+      `stored; ${c.replays} replays, ${c.duplicates} duplicates, ${c.unparseable} unparseable` +
+        `${c.connected ? "" : " (disconnected)"}; broker restarts ${s.broker?.restarts ?? 0}`,
+    ]);
+  }
   if (s.upstream) {
     const up = s.upstream;
     list.push([
@@ -222,6 +231,27 @@ function render(s) {
       ),
     ),
   );
+  $("sessions-panel").hidden = s.sessions.length === 0;
+  fill(
+    "sessions",
+    s.sessions.map((v) =>
+      row(
+        [
+          v.name,
+          v.state,
+          v.attempts,
+          v.drops,
+          v.reconnects,
+          ms(v.upForMs),
+          ms(v.nextTryInMs),
+          v.endReason === "NONE" ? "" : v.endReason,
+          v.detail,
+        ],
+        [2, 3, 4, 5, 6],
+      ),
+    ),
+  );
+  $("broker-restart").hidden = !s.broker?.embedded;
   fill(
     "recent",
     s.recent.map((r) =>

@@ -4,10 +4,12 @@
 // or the file TICKRETRY_BUILD_KEY names. `-- --new-key` makes a key pair first and writes
 // its public half to boards/keys/build-key.pub; `npm run embed` then puts that into the firmware
 // (boards/esp32/src/generated/tickretry_build_key.h), and devices flashed with it accept the modules
-// signed by it, and only those.
+// signed by it, and only those. `-- --version N` first adds N as the module's version (a
+// custom section the signature covers): a device refuses a module older than one it took.
 import { createPrivateKey, generateKeyPairSync, sign } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { withVersion } from "./version-section.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 /** An Ed25519 signature's length (RFC 8032), what the device strips off an upload. */
@@ -34,7 +36,9 @@ if (!existsSync(keyPath)) {
   console.error(`sign: no build key at ${keyPath}; \`npm run sign -- --new-key\` makes one`);
   process.exit(1);
 }
-const module = readFileSync(wasmPath);
+const versionAt = process.argv.indexOf("--version");
+const plain = readFileSync(wasmPath);
+const module = versionAt < 0 ? plain : withVersion(plain, Number(process.argv[versionAt + 1]));
 const signature = sign(null, module, createPrivateKey(readFileSync(keyPath)));
 if (signature.length !== SIGNATURE_BYTES) throw new Error("not an Ed25519 key");
 writeFileSync(outPath, Buffer.concat([module, signature]));

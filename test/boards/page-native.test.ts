@@ -12,6 +12,8 @@ import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseForm } from "../../host/tools/src/device/form-body.js";
 import { GuessLimit } from "../../host/tools/src/device/guess-limit.js";
+import { moduleVersion } from "../../host/tools/src/device/module-version.js";
+import { withVersion } from "../../scripts/sign/version-section.js";
 import { checkPassword, hashPassword } from "../../host/tools/src/device/security.js";
 import { checkSettings, OTHER_HOST } from "../../host/tools/src/device/settings.js";
 import { WASM_PATH } from "../../host/library/src/tickretry.js";
@@ -183,5 +185,28 @@ describe("the brute-force limit (issue 20, defect 9), in C and in the simulator"
     }
     expect(waits).toEqual([0, 0, 59950, 1, 0]);
     expect(run("guesses", ...steps).out).toBe(waits.join(" "));
+  });
+});
+
+describe("a module's version for anti-rollback (issue 20, defect 6), in C and in the simulator", () => {
+  it("is read from the signed bytes' custom section alike, 0 without one, -1 for no module", () => {
+    const plain = readFileSync(WASM_PATH);
+    const cases: [string, Buffer, number][] = [
+      ["plain", plain, 0],
+      ["version 7", withVersion(plain, 7), 7],
+      ["version 2^32-1", withVersion(plain, 2 ** 32 - 1), 2 ** 32 - 1],
+      ["not a module", Buffer.from("not wasm at all"), -1],
+    ];
+    for (const [name, bytes, version] of cases) {
+      const path = join(dir, `version-${name.replace(/\W/g, "_")}.wasm`);
+      writeFileSync(path, bytes);
+      expect([name, moduleVersion(bytes), Number(run("version", path).out)]).toEqual([
+        name,
+        version,
+        version,
+      ]);
+    }
+    // The section leaves a loadable module.
+    expect(() => new WebAssembly.Module(new Uint8Array(withVersion(plain, 7)))).not.toThrow();
   });
 });

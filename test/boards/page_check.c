@@ -79,6 +79,10 @@ static int status(void) {
   s.power_kind = "deep sleep";
   s.power_count = 2;
   s.module_upload = 1;
+  status_session sessions[] = {{"wifi", "up", 77, 1, 0, 0, {1, 5000}, {0, 0}, "NONE", "SUCCESS", "got IP"},
+                               {"mqtt", "backing off", 78, 3, 1, 0, {0, 0}, {1, 800}, "NONE", "TRANSIENT", "ECONNREFUSED"}};
+  s.sessions = sessions;
+  s.session_count = 2;
   static char json[8192];
   if (device_status_json(&s, json, sizeof json) == 0) return 1;
   char tiny[64];
@@ -126,6 +130,14 @@ int main(int argc, char **argv) {
     return ok ? 0 : 1;
   }
   if (argc == 2 && strcmp(argv[1], "status") == 0) return status();
+  if (argc == 3 && strcmp(argv[1], "version") == 0) {
+    FILE *f = fopen(argv[2], "rb");
+    static uint8_t bytes[256 * 1024];
+    size_t n = f ? fread(bytes, 1, sizeof bytes, f) : 0;
+    if (f) fclose(f);
+    printf("%lld\n", (long long)module_version(bytes, n));
+    return 0;
+  }
   if (argc == 3 && strcmp(argv[1], "crc32") == 0) {
     printf("%08lx\n", (unsigned long)device_crc32(argv[2], strlen(argv[2])));
     return 0;

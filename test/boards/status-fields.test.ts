@@ -19,11 +19,19 @@ function paths(value: unknown, prefix = ""): string[] {
   return Object.entries(value).flatMap(([k, v]) => [`${prefix}${k}`, ...paths(v, `${prefix}${k}.`)]);
 }
 
-/** The key paths the list asks for; counters has every module counter by name. */
-function expected(withUpstream: boolean): string[] {
+/**
+ * The key paths the list asks for; counters has every module counter by name. Groups
+ * a source has none of (null, or an empty list) have no keys below them.
+ */
+function expected(has: { upstream: boolean; sessions: boolean; mqtt: boolean }): string[] {
   const out: string[] = [];
+  const absent = new Set([
+    ...(has.upstream ? [] : ["upstream"]),
+    ...(has.sessions ? [] : ["sessions"]),
+    ...(has.mqtt ? [] : ["broker", "consumer"]),
+  ]);
   for (const [path] of statusKeys()) {
-    if (!withUpstream && path[0] === "upstream" && path.length > 1) continue;
+    if (absent.has(path[0]) && path.length > 1) continue;
     out.push(path.join("."));
     if (path.join(".") === "counters") for (const [name] of COUNTERS) out.push(`counters.${name}`);
   }
@@ -72,14 +80,14 @@ describe("the status fields", () => {
       const s = await (await fetch(new URL("/status.json", sim.url))).json();
       return s.operations.length > 0 && s.recent.length > 0 && s.events.length > 0 && s;
     });
-    expect(paths(status).sort()).toEqual(expected(true));
+    expect(paths(status).sort()).toEqual(expected({ upstream: true, sessions: false, mqtt: false }));
     typesMatch(status, STATUS_FIELDS);
   });
 
   it("the sketch's writer, built with gcc, writes exactly the list's fields, with their types", () => {
     const out = execFileSync(`${ROOT}build/native/page_check`, ["status"], { encoding: "utf8" });
     const status = JSON.parse(out);
-    expect(paths(status).sort()).toEqual(expected(false));
+    expect(paths(status).sort()).toEqual(expected({ upstream: false, sessions: true, mqtt: false }));
     typesMatch(status, STATUS_FIELDS);
     // Strings are escaped, UTF-8 kept as it is.
     expect(status.settings.ssid).toBe('café "quoted" \\ tab\t');

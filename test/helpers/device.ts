@@ -1,9 +1,13 @@
-// Shared by the device tests: a quick retry policy, a bounded wait for a condition, a closed
-// port, the device CLI as a child process.
+// Shared by the device tests: a quick retry policy, a device in virtual time against a
+// real upstream (runUntil, runFor), a bounded wall-clock wait for the end-to-end tests, a
+// closed port, the device CLI as a child process.
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import type { PolicyFields } from "../../host/library/src/policy.js";
+import type { VirtualClock } from "../../host/tools/src/device/clock.js";
+import type { Device } from "../../host/tools/src/device/loop.js";
+import type { Upstream } from "../../host/tools/src/upstream/server.js";
 
 /** Retries in tens of ms; the attempt timeout stays at 1 s so a loaded machine does not time out healthy answers. */
 export const QUICK: PolicyFields = {
@@ -20,7 +24,9 @@ export const QUICK: PolicyFields = {
 /** 300 ms before the wrap: every test crosses it. */
 export const NEAR_WRAP = 2 ** 32 - 300;
 
-/** Polls `check` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
+/** Polls `check` until it returns a value other than undefined/false, or fails after
+ * `timeoutMs` of wall time: for the end-to-end tests (the real setup server, Chromium, a
+ * child process), where the device runs in real time. */
 export async function waitFor<T>(
   what: string,
   check: () => T | undefined | false | Promise<T | undefined | false>,
@@ -61,4 +67,69 @@ export function spawnDevice(args: string[]): {
   child.stderr!.on("data", (chunk: Buffer) => (out += chunk));
   const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
   return { child, exited, out: () => out };
+}
+
+/** A device on a virtual clock against a real upstream on loopback: the clock moves only
+ * when a test moves it, the network is real. */
+export interface VirtualRig {
+  clock: VirtualClock;
+  device: Device;
+  upstream: Upstream;
+}
+
+/** Requests of the device still waiting for their answer. */
+const awaiting = (device: Device) =>
+  [...device.ops.values()].filter((o) => o.flight && !o.flight.result).length;
+
+/** Requests the upstream holds for good: under "hang" (elsewhere it holds one only for its latency). */
+function hung(upstream: Upstream): number {
+  const s = upstream.stats();
+  return s.scenario === "hang" ? s.holding : 0;
+}
+
+/** Guards the loopback I/O below against an upstream that neither answers nor holds a request. */
+const IO_GUARD_MS = 10_000;
+
+/**
+ * Lets the real I/O catch up with virtual time: returns once every request in flight has
+ * its answer or is held by a hanging upstream (which only the module's timeout ends).
+ * It waits for loopback I/O only, never for time to pass.
+ */
+export async function settle({ device, upstream }: VirtualRig): Promise<void> {
+  const guard = performance.now() + IO_GUARD_MS;
+  for (let n = awaiting(device); n > 0 && n !== hung(upstream); n = awaiting(device)) {
+    if (performance.now() > guard)
+      throw new Error(`${n} request(s) neither answered nor held by the upstream`);
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
+/**
+ * Runs the rig in virtual time until `check` returns a value other than undefined/false:
+ * between passes the I/O settles, then the clock jumps to the next timer (the next pass).
+ * Fails once `limitMs` of virtual time have passed.
+ */
+export async function runUntil<T>(
+  rig: VirtualRig,
+  what: string,
+  check: () => T | undefined | false,
+  limitMs = 60_000,
+): Promise<T> {
+  const end = rig.clock.nowMs() + limitMs;
+  for (;;) {
+    await settle(rig);
+    const value = check();
+    if (value !== undefined && value !== false) return value;
+    if (!rig.clock.step(end)) throw new Error(`not within ${limitMs} virtual ms: ${what}`);
+    // One turn of the event loop per pass, so I/O the device does not wait for (a socket
+    // it closed reaching the upstream) goes on too.
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
+/** Runs the rig for `ms` of virtual time (every pass due by then), letting the I/O settle between passes. */
+export async function runFor(rig: VirtualRig, ms: number): Promise<void> {
+  const end = rig.clock.nowMs() + ms;
+  for (await settle(rig); rig.clock.step(end); await settle(rig)) await new Promise((r) => setImmediate(r));
+  rig.clock.advance(end - rig.clock.nowMs());
 }

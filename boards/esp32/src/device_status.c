@@ -45,108 +45,161 @@ static void number_or_null(out *o, status_number v) {
 
 #define BOOL(b) ((b) ? "true" : "false")
 
-size_t device_status_json(const device_status *s, char *buffer, size_t size) {
-  out o = {buffer, size, 0, 0};
-  static const char *const counter_names[] = STATUS_COUNTER_NAMES;
+static void put_sessions(out *o, const device_status *s) {
+  put(o, "," STATUS_KEY_SESSIONS "[");
+  for (uint32_t i = 0; i < s->session_count; i++) {
+    const status_session *v = &s->sessions[i];
+    put(o, "%s{" STATUS_KEY_SESSIONS_NAME, i ? "," : "");
+    str(o, v->name);
+    put(o, "," STATUS_KEY_SESSIONS_STATE);
+    str(o, v->state);
+    put(o,
+        "," STATUS_KEY_SESSIONS_OPERATION_ID "%ld," STATUS_KEY_SESSIONS_ATTEMPTS "%lu," STATUS_KEY_SESSIONS_DROPS
+        "%lu," STATUS_KEY_SESSIONS_RECONNECTS "%lu," STATUS_KEY_SESSIONS_UP_FOR_MS,
+        (long)v->operation_id, (unsigned long)v->attempts, (unsigned long)v->drops, (unsigned long)v->reconnects);
+    ms_or_null(o, v->up_for);
+    put(o, "," STATUS_KEY_SESSIONS_NEXT_TRY_IN_MS);
+    ms_or_null(o, v->next_try_in);
+    put(o, "," STATUS_KEY_SESSIONS_END_REASON);
+    str(o, v->end_reason);
+    put(o, "," STATUS_KEY_SESSIONS_LAST_OUTCOME);
+    str(o, v->last_outcome);
+    put(o, "," STATUS_KEY_SESSIONS_DETAIL);
+    str(o, v->detail);
+    put(o, "}");
+  }
+  put(o, "]");
+}
 
-  put(&o, "{" STATUS_KEY_DEVICE "{" STATUS_KEY_DEVICE_NAME);
-  str(&o, s->name);
-  put(&o, "," STATUS_KEY_DEVICE_BACKEND);
-  str(&o, s->backend);
-  put(&o, "," STATUS_KEY_DEVICE_ABI_VERSION "%ld}", (long)s->abi_version);
-  put(&o, "," STATUS_KEY_TICK "{" STATUS_KEY_TICK_NOW "%lu," STATUS_KEY_TICK_WRAPS "%lu}", (unsigned long)s->now,
+/* The groups from device to readings. */
+static void put_figures(out *o, const device_status *s) {
+  static const char *const counter_names[] = STATUS_COUNTER_NAMES;
+  put(o, "{" STATUS_KEY_DEVICE "{" STATUS_KEY_DEVICE_NAME);
+  str(o, s->name);
+  put(o, "," STATUS_KEY_DEVICE_BACKEND);
+  str(o, s->backend);
+  put(o, "," STATUS_KEY_DEVICE_ABI_VERSION "%ld}", (long)s->abi_version);
+  put(o, "," STATUS_KEY_TICK "{" STATUS_KEY_TICK_NOW "%lu," STATUS_KEY_TICK_WRAPS "%lu}", (unsigned long)s->now,
       (unsigned long)s->wraps);
-  put(&o,
+  put(o,
       "," STATUS_KEY_LOOP "{" STATUS_KEY_LOOP_PASSES "%lu," STATUS_KEY_LOOP_LAST_GAP_MS "%.2f," STATUS_KEY_LOOP_MAX_GAP_MS
       "%.2f," STATUS_KEY_LOOP_P99_GAP_MS "%lu," STATUS_KEY_LOOP_MAX_STALLED_GAP_MS "%.2f," STATUS_KEY_LOOP_STALLS "%lu}",
       (unsigned long)s->passes, s->last_gap_ms, s->max_gap_ms, (unsigned long)s->p99_gap_ms, s->max_stalled_gap_ms,
       (unsigned long)s->stalls);
-  put(&o, "," STATUS_KEY_BUDGET "{" STATUS_KEY_BUDGET_ON "%s," STATUS_KEY_BUDGET_TOKENS_MILLI "%ld}",
+  put(o, "," STATUS_KEY_BUDGET "{" STATUS_KEY_BUDGET_ON "%s," STATUS_KEY_BUDGET_TOKENS_MILLI "%ld}",
       BOOL(s->budget_on), (long)s->tokens_milli);
-  put(&o, "," STATUS_KEY_COUNTERS "{");
+  put(o, "," STATUS_KEY_COUNTERS "{");
   for (int i = 0; i < TICKRETRY_COUNTER_COUNT; i++)
-    put(&o, "%s\"%s\":%ld", i ? "," : "", counter_names[i], (long)s->counters[i]);
-  put(&o, "}," STATUS_KEY_HOST "{" STATUS_KEY_HOST_REQUESTS_STARTED "%lu," STATUS_KEY_HOST_REQUESTS_ABANDONED "%lu}",
+    put(o, "%s\"%s\":%ld", i ? "," : "", counter_names[i], (long)s->counters[i]);
+  put(o, "}," STATUS_KEY_HOST "{" STATUS_KEY_HOST_REQUESTS_STARTED "%lu," STATUS_KEY_HOST_REQUESTS_ABANDONED "%lu}",
       (unsigned long)s->requests_started, (unsigned long)s->requests_abandoned);
-  put(&o,
+  put(o,
       "," STATUS_KEY_READINGS "{" STATUS_KEY_READINGS_QUEUED "%lu," STATUS_KEY_READINGS_QUEUE_LIMIT
       "%lu," STATUS_KEY_READINGS_DROPPED "%lu}",
       (unsigned long)s->readings_queued, (unsigned long)s->readings_queue_limit, (unsigned long)s->readings_dropped);
-  put(&o, "," STATUS_KEY_STORE "{" STATUS_KEY_STORE_WHERE);
-  str(&o, s->store_where);
-  put(&o, "," STATUS_KEY_STORE_WRITES "%lu," STATUS_KEY_STORE_WRITE_FAILURES "%lu," STATUS_KEY_STORE_OPERATIONS_ENDED
+}
+
+/* The store and power groups. */
+static void put_store(out *o, const device_status *s) {
+  put(o, "," STATUS_KEY_STORE "{" STATUS_KEY_STORE_WHERE);
+  str(o, s->store_where);
+  put(o, "," STATUS_KEY_STORE_WRITES "%lu," STATUS_KEY_STORE_WRITE_FAILURES "%lu," STATUS_KEY_STORE_OPERATIONS_ENDED
       "%lu," STATUS_KEY_STORE_WRITES_PER_OPERATION,
       (unsigned long)s->store_writes, (unsigned long)s->store_write_failures, (unsigned long)s->store_operations_ended);
-  number_or_null(&o, s->store_writes_per_operation);
-  put(&o, "," STATUS_KEY_STORE_FLASH_LIFE_YEARS);
-  number_or_null(&o, s->store_flash_life_years);
-  put(&o, "," STATUS_KEY_STORE_BYTES "%lu," STATUS_KEY_STORE_IMAGE_BYTES "%lu," STATUS_KEY_STORE_MAX_WRITE_MS "%.2f}",
+  number_or_null(o, s->store_writes_per_operation);
+  put(o, "," STATUS_KEY_STORE_FLASH_LIFE_YEARS);
+  number_or_null(o, s->store_flash_life_years);
+  put(o, "," STATUS_KEY_STORE_BYTES "%lu," STATUS_KEY_STORE_IMAGE_BYTES "%lu," STATUS_KEY_STORE_MAX_WRITE_MS "%.2f}",
       (unsigned long)s->store_bytes, (unsigned long)s->store_image_bytes, s->store_max_write_ms);
-  put(&o, "," STATUS_KEY_POWER "{" STATUS_KEY_POWER_KIND);
-  str(&o, s->power_kind);
-  put(&o,
+  put(o, "," STATUS_KEY_POWER "{" STATUS_KEY_POWER_KIND);
+  str(o, s->power_kind);
+  put(o,
       "," STATUS_KEY_POWER_COUNT "%lu," STATUS_KEY_POWER_ELAPSED_MS "%lu," STATUS_KEY_POWER_RESTORED_OPERATIONS
       "%lu," STATUS_KEY_POWER_RESTORED_QUEUED "%lu," STATUS_KEY_POWER_ASLEEP_FOR_MS,
       (unsigned long)s->power_count, (unsigned long)s->power_elapsed_ms, (unsigned long)s->power_restored_operations,
       (unsigned long)s->power_restored_queued);
-  ms_or_null(&o, s->power_asleep_for);
-  put(&o, "}");
+  ms_or_null(o, s->power_asleep_for);
+  put(o, "}");
+}
 
-  put(&o, "," STATUS_KEY_OPERATIONS "[");
+/* The live operations. */
+static void put_operations(out *o, const device_status *s) {
+  put(o, "," STATUS_KEY_OPERATIONS "[");
   for (uint32_t i = 0; i < s->operation_count; i++) {
     const status_operation *op = &s->operations[i];
-    put(&o,
+    put(o,
         "%s{" STATUS_KEY_OPERATIONS_OPERATION_ID "%ld," STATUS_KEY_OPERATIONS_SLOT "%ld," STATUS_KEY_OPERATIONS_READING
         "%ld," STATUS_KEY_OPERATIONS_STATE,
         i ? "," : "", (long)op->operation_id, (long)op->slot, (long)op->reading);
-    str(&o, op->state);
-    put(&o, "," STATUS_KEY_OPERATIONS_ATTEMPT "%ld," STATUS_KEY_OPERATIONS_MAX_ATTEMPTS "%ld,"
+    str(o, op->state);
+    put(o, "," STATUS_KEY_OPERATIONS_ATTEMPT "%ld," STATUS_KEY_OPERATIONS_MAX_ATTEMPTS "%ld,"
             STATUS_KEY_OPERATIONS_NEXT_ATTEMPT_IN_MS,
         (long)op->attempt, (long)op->max_attempts);
-    ms_or_null(&o, op->next_attempt_in);
-    put(&o, "," STATUS_KEY_OPERATIONS_ATTEMPT_TIMEOUT_IN_MS);
-    ms_or_null(&o, op->attempt_timeout_in);
-    put(&o, "," STATUS_KEY_OPERATIONS_DEADLINE_IN_MS);
-    ms_or_null(&o, op->deadline_in);
-    put(&o, "," STATUS_KEY_OPERATIONS_LAST_OUTCOME);
-    str(&o, op->last_outcome);
-    put(&o, "," STATUS_KEY_OPERATIONS_DETAIL);
-    str(&o, op->detail);
-    put(&o, "}");
+    ms_or_null(o, op->next_attempt_in);
+    put(o, "," STATUS_KEY_OPERATIONS_ATTEMPT_TIMEOUT_IN_MS);
+    ms_or_null(o, op->attempt_timeout_in);
+    put(o, "," STATUS_KEY_OPERATIONS_DEADLINE_IN_MS);
+    ms_or_null(o, op->deadline_in);
+    put(o, "," STATUS_KEY_OPERATIONS_LAST_OUTCOME);
+    str(o, op->last_outcome);
+    put(o, "," STATUS_KEY_OPERATIONS_DETAIL);
+    str(o, op->detail);
+    put(o, "}");
   }
-  put(&o, "]," STATUS_KEY_RECENT "[");
+  put(o, "]");
+}
+
+/* The last ended operations and the last events. */
+static void put_history(out *o, const device_status *s) {
+  put(o, "," STATUS_KEY_RECENT "[");
   for (uint32_t i = 0; i < s->recent_count; i++) {
     const status_ended *e = &s->recent[i];
-    put(&o, "%s{" STATUS_KEY_RECENT_OPERATION_ID "%ld," STATUS_KEY_RECENT_READING "%ld," STATUS_KEY_RECENT_END_REASON,
+    put(o, "%s{" STATUS_KEY_RECENT_OPERATION_ID "%ld," STATUS_KEY_RECENT_READING "%ld," STATUS_KEY_RECENT_END_REASON,
         i ? "," : "", (long)e->operation_id, (long)e->reading);
-    str(&o, e->end_reason);
-    put(&o, "," STATUS_KEY_RECENT_ATTEMPTS "%ld," STATUS_KEY_RECENT_LAST_OUTCOME, (long)e->attempts);
-    str(&o, e->last_outcome);
-    put(&o, "," STATUS_KEY_RECENT_DETAIL);
-    str(&o, e->detail);
-    put(&o, "," STATUS_KEY_RECENT_TOOK_MS "%lu}", (unsigned long)e->took_ms);
+    str(o, e->end_reason);
+    put(o, "," STATUS_KEY_RECENT_ATTEMPTS "%ld," STATUS_KEY_RECENT_LAST_OUTCOME, (long)e->attempts);
+    str(o, e->last_outcome);
+    put(o, "," STATUS_KEY_RECENT_DETAIL);
+    str(o, e->detail);
+    put(o, "," STATUS_KEY_RECENT_TOOK_MS "%lu}", (unsigned long)e->took_ms);
   }
-  put(&o, "]," STATUS_KEY_EVENTS "[");
+  put(o, "]," STATUS_KEY_EVENTS "[");
   for (uint32_t i = 0; i < s->event_count; i++) {
     const status_event *e = &s->events[i];
-    put(&o, "%s{" STATUS_KEY_EVENTS_SEQ "%lu," STATUS_KEY_EVENTS_T "%lu," STATUS_KEY_EVENTS_KIND, i ? "," : "",
+    put(o, "%s{" STATUS_KEY_EVENTS_SEQ "%lu," STATUS_KEY_EVENTS_T "%lu," STATUS_KEY_EVENTS_KIND, i ? "," : "",
         (unsigned long)e->seq, (unsigned long)e->t);
-    str(&o, e->kind);
-    put(&o, "," STATUS_KEY_EVENTS_OPERATION_ID "%ld," STATUS_KEY_EVENTS_ATTEMPT "%ld," STATUS_KEY_EVENTS_OUTCOME,
+    str(o, e->kind);
+    put(o, "," STATUS_KEY_EVENTS_OPERATION_ID "%ld," STATUS_KEY_EVENTS_ATTEMPT "%ld," STATUS_KEY_EVENTS_OUTCOME,
         (long)e->operation_id, (long)e->attempt);
-    str(&o, e->outcome);
-    put(&o, "," STATUS_KEY_EVENTS_END_REASON);
-    str(&o, e->end_reason);
-    put(&o, "}");
+    str(o, e->outcome);
+    put(o, "," STATUS_KEY_EVENTS_END_REASON);
+    str(o, e->end_reason);
+    put(o, "}");
   }
-  put(&o, "]," STATUS_KEY_SETTINGS "{" STATUS_KEY_SETTINGS_SSID);
-  str(&o, s->ssid);
-  put(&o, "," STATUS_KEY_SETTINGS_PASSWORD_SET "%s," STATUS_KEY_SETTINGS_UPSTREAM_URL, BOOL(s->password_set));
-  str(&o, s->upstream_url);
-  put(&o, "}," STATUS_KEY_SECURITY "{" STATUS_KEY_SECURITY_DEVICE_PASSWORD_SET "%s," STATUS_KEY_SECURITY_MODULE_UPLOAD
+  put(o, "]");
+}
+
+/* Settings, security, and the simulator-only groups (empty or null on a board). */
+static void put_settings(out *o, const device_status *s) {
+  put(o, "," STATUS_KEY_SETTINGS "{" STATUS_KEY_SETTINGS_SSID);
+  str(o, s->ssid);
+  put(o, "," STATUS_KEY_SETTINGS_PASSWORD_SET "%s," STATUS_KEY_SETTINGS_UPSTREAM_URL, BOOL(s->password_set));
+  str(o, s->upstream_url);
+  put(o, "}," STATUS_KEY_SECURITY "{" STATUS_KEY_SECURITY_DEVICE_PASSWORD_SET "%s," STATUS_KEY_SECURITY_MODULE_UPLOAD
           "%s}",
       BOOL(s->device_password_set), BOOL(s->module_upload));
-  put(&o, "," STATUS_KEY_FAULTS "{" STATUS_KEY_FAULTS_SCENARIOS "[]," STATUS_KEY_FAULTS_SCENARIO "\"\"}");
-  put(&o, "," STATUS_KEY_UPSTREAM "null}");
+  put(o, "," STATUS_KEY_FAULTS "{" STATUS_KEY_FAULTS_SCENARIOS "[]," STATUS_KEY_FAULTS_SCENARIO "\"\"}");
+  put(o, "," STATUS_KEY_UPSTREAM "null");
+}
+
+size_t device_status_json(const device_status *s, char *buffer, size_t size) {
+  out o = {buffer, size, 0, 0};
+  put_figures(&o, s);
+  put_store(&o, s);
+  put_operations(&o, s);
+  put_history(&o, s);
+  put_settings(&o, s);
+  put_sessions(&o, s);
+  put(&o, "," STATUS_KEY_BROKER "null," STATUS_KEY_CONSUMER "null}");
   return o.full ? 0 : o.len;
 }

@@ -51,6 +51,16 @@ typedef struct status_event {
   const char *outcome, *end_reason;
 } status_event;
 
+/* A connection the module supervises as a session (Wi-Fi, the MQTT broker). */
+typedef struct status_session {
+  const char *name;
+  const char *state; /* connecting, up, backing off, breaker open, ended */
+  int32_t operation_id;
+  uint32_t attempts, drops, reconnects;
+  status_ms up_for, next_try_in;
+  const char *end_reason, *last_outcome, *detail;
+} status_session;
+
 typedef struct device_status {
   const char *name, *backend;
   int32_t abi_version;
@@ -80,8 +90,10 @@ typedef struct device_status {
   uint32_t event_count;
   const char *ssid, *upstream_url; /* the URL without credentials */
   uint8_t password_set, device_password_set, module_upload;
-  /* A board has no simulated upstream: faults.scenarios is [], faults.scenario "" and
-   * upstream null. */
+  const status_session *sessions;
+  uint32_t session_count;
+  /* A board has no simulated upstream, broker or consumer: faults.scenarios is [],
+   * faults.scenario "", and upstream, broker and consumer null. */
 } device_status;
 
 /* Writes the JSON into out (NUL-terminated): its length, or 0 when it did not fit. */

@@ -695,6 +695,7 @@ static void handle_loop_reset() {
 // so uploads in flight go on and their answers count; a module that fails to load or
 // refuses the image is refused, and the embedded one runs on with the state.
 #define MODULE_LIMIT (64 * 1024)
+#define MODULE_VERSION_KEY "modver"  // the highest module version accepted
 static uint8_t *incoming;
 static size_t incoming_size;
 static bool incoming_too_large;
@@ -743,11 +744,21 @@ static void handle_module() {
     drop_incoming();
     return refuse(422, String(PAGE_MSG_MODULE_REFUSED) + module_signature_meaning(signature) + ".");
   }
+  // Anti-rollback: never below the highest version this board accepted (module_signature.h).
+  int64_t version = module_version(incoming, module_size);
+  if (version < int64_t(prefs.getUInt(MODULE_VERSION_KEY, 0))) {
+    drop_incoming();
+    return refuse(422, PAGE_MSG_MODULE_ROLLED_BACK);
+  }
   int32_t result = tickretry_wasm3_open(incoming, module_size, millis());
   if (result == TICKRETRY_RESULT_OK || result == TICKRETRY_ERROR_NOT_INITIALIZED) {
     free(active);
     active = incoming;
     active_size = module_size;
+    if (version > int64_t(prefs.getUInt(MODULE_VERSION_KEY, 0)) &&
+        prefs.putUInt(MODULE_VERSION_KEY, uint32_t(version)) != sizeof(uint32_t)) {
+      kept_write_failures++;  // shown with the state's: the floor did not reach NVS
+    }
     answer_ok(PAGE_MSG_MODULE_REPLACED);
     // No state to carry (the old engine had failed): start the new module afresh.
     if (result == TICKRETRY_ERROR_NOT_INITIALIZED) start_scheduler();
@@ -764,9 +775,23 @@ static void handle_module() {
   scheduler_ok = tickretry_error() == nullptr;
 }
 
+// An uploaded module that traps (wasm3 reports it as the call's error) is dropped for the
+// embedded one, which takes up the state RTC memory kept at the last pass, as a reset
+// would. One that loops never returns to here: the task watchdog resets the board, and
+// the reset leaves the upload behind (it lived in RAM), so the embedded module resumes.
+static void fall_back_to_embedded() {
+  if (!active) return;
+  Serial.println("the uploaded module failed: back to the embedded one");
+  tickretry_close();
+  free(active);
+  active = nullptr;
+  start_scheduler();
+}
+
 static const uint8_t *active_module() { return active ? active : tickretry_wasm; }
 static size_t active_module_size() { return active ? active_size : TICKRETRY_WASM_LEN; }
 #else
+static void fall_back_to_embedded() {}  // the module is compiled in: nothing to fall back to
 static const uint8_t *active_module() { return tickretry_wasm; }
 static size_t active_module_size() { return TICKRETRY_WASM_LEN; }
 #endif
@@ -1073,6 +1098,7 @@ void loop() {
     if (device_loop_fault(&uploads) != 0) {
       scheduler_ok = false;
       Serial.println(tickretry_error() ? tickretry_error() : "scheduler stopped");
+      fall_back_to_embedded();
     }
   } else {
     server.handleClient();

@@ -26,6 +26,14 @@ module_signature_result module_signature_check(const uint8_t *signed_module, siz
 /* For people: what a result means. */
 const char *module_signature_meaning(module_signature_result result);
 
+/* Anti-rollback: a module's version is a custom section named MODULE_VERSION_SECTION whose
+ * content is a u32, little-endian (`npm run sign -- --version N` adds it before signing, so
+ * the signature covers it); a module without one is version 0. A board refuses a module
+ * whose version is below the highest it accepted (kept in NVS), as the simulator does.
+ * -1 for bytes that are no well-formed module header and sections. */
+#define MODULE_VERSION_SECTION "tickretry.version"
+int64_t module_version(const uint8_t *wasm, size_t length);
+
 #ifdef __cplusplus
 }
 #endif

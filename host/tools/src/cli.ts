@@ -12,6 +12,11 @@ const commands: Record<string, { summary: string; run: (args: string[]) => Promi
   fleet,
   contention,
   upstream,
+  // Loaded only when asked for: MQTT.js would cost every other command its start-up time.
+  consumer: {
+    summary: "an MQTT subscriber that stores readings by operation id (the MQTT upstream)",
+    run: async (args) => (await import("./mqtt/command.js")).run(args),
+  },
 };
 
 function usage(): string {

@@ -57,5 +57,7 @@
 #define PAGE_MSG_MODULE_ROLLED_BACK "Module refused: its version is older than the running one's."
 #define PAGE_MSG_MODULE_REPLACED "Module replaced."
 #define PAGE_MSG_STATUS_TOO_LARGE "status larger than its buffer"
+#define PAGE_MSG_NO_BROKER "No broker started here to restart."
+#define PAGE_MSG_BROKER_RESTARTED "Broker restarted: every client dropped; the device's session reconnects."
 
 #endif

@@ -24,6 +24,10 @@ options:
   --windows         then one more kill in each narrow window of the pass (the device
                     kills itself there: before the state write, between it and the log,
                     between an answer's arrival and its report)
+  --transport T     http (default) or mqtt: the device publishes through a real mosquitto
+                    the run starts, with the consumer in a process of its own
+  --broker-restarts N with mqtt: restart mosquitto N times at seeded moments of the
+                    device lives, down up to 400 ms each (default 0)
   --dir DIR         where the state file and the readings log go (default: a new temporary one)
   --json            print the result as one JSON object
   -h, --help        this text
@@ -42,6 +46,8 @@ async function main(): Promise<number> {
         scale: { type: "string" },
         "max-kill-ms": { type: "string" },
         dir: { type: "string" },
+        transport: { type: "string" },
+        "broker-restarts": { type: "string" },
         windows: { type: "boolean" },
         json: { type: "boolean" },
         help: { type: "boolean", short: "h" },
@@ -52,6 +58,13 @@ async function main(): Promise<number> {
       return 0;
     }
     json = values.json === true;
+    const transport = values.transport ?? "http";
+    if (transport !== "http" && transport !== "mqtt") {
+      throw new Error(`--transport wants http or mqtt, got "${transport}"`);
+    }
+    if (transport === "http" && values["broker-restarts"] !== undefined) {
+      throw new Error("--broker-restarts needs --transport mqtt");
+    }
     options = {
       kills: numberOption("kills", values.kills, 1, 1000) ?? 20,
       seed:
@@ -61,6 +74,8 @@ async function main(): Promise<number> {
       maxKillMs: numberOption("max-kill-ms", values["max-kill-ms"], 0, 600_000),
       dir: values.dir,
       windows: values.windows === true,
+      transport: transport as "http" | "mqtt",
+      brokerRestarts: numberOption("broker-restarts", values["broker-restarts"], 0, 1000),
       onProgress: (line: string) => console.error(`chaos:device: ${line}`),
     };
   } catch (err) {

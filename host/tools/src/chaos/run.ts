@@ -13,9 +13,8 @@ import { CRASH_POINTS } from "../device/crash-points.js";
 import { readLog } from "../device/readings-log.js";
 import { readStateFile } from "../device/state-file.js";
 import type { DeviceStatus } from "../device/status.js";
-import type { ScenarioName } from "../upstream/scenarios.js";
-import type { StoredUpload } from "../upstream/server.js";
 import { exitWithin, startTickretry, stop, type Child } from "./processes.js";
+import { httpSink, mqttSink } from "./sinks.js";
 import { tally, type TallyResult } from "./tally.js";
 
 export interface ChaosOptions {
@@ -38,10 +37,15 @@ export interface ChaosOptions {
   windows?: boolean;
   /** One line per step, for people. */
   onProgress?: (line: string) => void;
+  /** Upload over MQTT through a mosquitto the run restarts (default http). */
+  transport?: "http" | "mqtt";
+  /** With mqtt: broker restarts at seeded moments of the device lives (default 0). */
+  brokerRestarts?: number;
 }
 
 export interface Kill {
-  scenario: ScenarioName;
+  /** The upstream's scenario (http), or what the broker did (mqtt). */
+  scenario: string;
   /** ms after the device started serving (a random kill). */
   afterMs?: number;
   /** point:n (a kill in a window). */
@@ -76,13 +80,16 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     : [];
   if (windows.length > 0) progress(`then SIGKILL in each window: ${windows.join(", ")}`);
 
-  const deviceArgs = (uploadEveryMs: number, url: string) => [
+  const sink =
+    options.transport === "mqtt"
+      ? await mqttSink(moments, options.brokerRestarts ?? 0, rng, progress)
+      : await httpSink(options.kills, options.seed);
+  const deviceArgs = (uploadEveryMs: number) => [
     "device",
     "--port",
     "0",
     "--quiet",
-    "--upstream-url",
-    url,
+    ...sink.deviceArgs,
     "--state",
     statePath,
     "--log",
@@ -108,26 +115,16 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const told = (k: Kill) =>
     `the state file holds ${k.pendingLeft} begun and ${k.queuedLeft} queued readings; ${k.begunSoFar} begun so far`;
 
-  const upstream = await startTickretry(
-    ["upstream", "--port", "0", "--scenario", "outage", "--seed", String(options.seed), "--latency-ms", "5"],
-    /upstream (http:\S+) /,
-  );
-  const uploadUrl = upstream.ready[1];
-  const control = (route: string) => new URL(`/control/${route}`, uploadUrl);
-  const setScenario = async (name: ScenarioName) => {
-    const res = await fetch(control("scenario"), { method: "POST", body: name });
-    if (!res.ok) throw new Error(`the upstream refused scenario ${name}: HTTP ${res.status}`);
-  };
-
   let device: Child | undefined;
   const kills: Kill[] = [];
   try {
     for (const [i, afterMs] of moments.entries()) {
-      const scenario: ScenarioName = i < Math.ceil(options.kills / 2) ? "outage" : "flaky";
-      await setScenario(scenario);
-      device = await startTickretry(deviceArgs(options.uploadEveryMs ?? 50, uploadUrl), SERVES);
+      await sink.before(i);
+      device = await startTickretry(deviceArgs(options.uploadEveryMs ?? 50), SERVES);
+      const sinkDid = sink.during(i);
       await sleep(afterMs);
       const how = await stop(device, "SIGKILL");
+      const scenario = await sinkDid;
       if (how !== "SIGKILL")
         throw new Error(`the device exited (${how}) before its kill:\n${device.output()}`);
       device = undefined;
@@ -137,21 +134,21 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       );
     }
 
-    await setScenario("flaky");
+    const calm = await sink.calm();
     for (const crashAt of windows) {
       device = await startTickretry(
-        [...deviceArgs(options.uploadEveryMs ?? 50, uploadUrl), "--crash-at", crashAt],
+        [...deviceArgs(options.uploadEveryMs ?? 50), "--crash-at", crashAt],
         SERVES,
       );
       const how = await exitWithin(device, WINDOW_MS);
       if (how !== "SIGKILL")
         throw new Error(`the device did not crash at ${crashAt} (${how}):\n${device.output()}`);
       device = undefined;
-      kills.push({ scenario: "flaky", crashAt, begunSoFar: begun(), ...left() });
+      kills.push({ scenario: calm, crashAt, begunSoFar: begun(), ...left() });
       progress(`kill in a window: ${crashAt}; ${told(kills.at(-1)!)}`);
     }
 
-    device = await startTickretry(deviceArgs(0, uploadUrl), SERVES);
+    device = await startTickretry(deviceArgs(0), SERVES);
     const statusUrl = new URL("/status.json", device.ready[1]);
     const settleEnd = performance.now() + (options.settleMs ?? 120_000);
     for (let s: DeviceStatus; ; await sleep(200)) {
@@ -168,7 +165,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     device = undefined;
     if (how !== 0) throw new Error(`the last device exited with ${how}`);
 
-    const stored = (await (await fetch(control("stored"))).json()) as StoredUpload[];
+    const stored = await sink.stored();
     const last = readStateFile(statePath);
     const owed = {
       pending: last?.pending.map((p) => p.reading.id) ?? [],
@@ -177,6 +174,6 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     return { ...tally(readLog(logPath), stored, owed), kills, dir };
   } finally {
     if (device !== undefined) await stop(device, "SIGKILL");
-    await stop(upstream, "SIGTERM");
+    await sink.close();
   }
 }

@@ -15,6 +15,8 @@ import {
   tickAfter,
   type AttemptAnswer,
   type LoopEvent,
+  type LoopHal,
+  type TickRetryApi,
 } from "tickretry";
 import { EventQueue } from "../event-queue.js";
 import { deriveSeed, Rng } from "../random.js";
@@ -67,6 +69,89 @@ class Network {
   }
 }
 
+/** What the clients share: the network, the event queue, the row and the tallies. */
+class Row {
+  version = 0;
+  /** Writes that reached the row. */
+  calls = 0;
+  completionUs = 0;
+  readonly events = new EventQueue();
+  private sequence = 0;
+  constructor(readonly network: Network) {}
+
+  /** An event `kind` for `client` at `time`; ties go in the order they were set. */
+  at(time: number, kind: number, client: number): void {
+    this.events.push(time, this.sequence++, kind, client);
+  }
+}
+
+/** One client: its own module instance and main loop (host/library/src/loop.ts), with a
+ * HAL over the run's virtual time. */
+class Client implements LoopHal {
+  readonly loop: Loop;
+  readonly handle: number;
+  versionRead = 0;
+  writeOk = false;
+  /** The attempt whose read or write is on its way, or 0. */
+  inFlight = 0;
+  lastWait = 0;
+  /** The time of the event the loop runs for, and the answer it brings. */
+  private time = 0;
+  private answer: AttemptAnswer | undefined;
+
+  constructor(
+    readonly index: number,
+    api: TickRetryApi,
+    /** This client's tick at time 0: its counter wraps within the first second (as the fleet's do). */
+    private readonly offset: number,
+    private readonly row: Row,
+  ) {
+    this.loop = new Loop(api, this);
+    this.handle = this.loop.begin(POLICY_ID, offset);
+    if (this.handle < 0) throw new Error(`client ${index}: begin refused: ${this.handle}`);
+  }
+
+  /** A pass of the loop at `time`, bringing `brought`: it reports the answer, starts the
+   * attempt if it is due (a read), else sleeps until it is. No message is lost, so while an
+   * attempt is on its way the client sleeps until its answer: the attempt's timeout, the
+   * only other thing due, is never reached. */
+  pass(time: number, brought?: AttemptAnswer): void {
+    this.time = time;
+    this.answer = brought;
+    const due = this.loop.pass();
+    if (this.loop.fault !== 0)
+      throw new Error(`client ${this.index}: the loop stopped: ${errorName(this.loop.fault)}`);
+    if (this.inFlight === 0 && due !== NextDue.IDLE) this.row.at(time + due, Event.WAKE, this.index);
+  }
+
+  ticks(): number {
+    return tickAfter(this.offset, this.time);
+  }
+
+  collect(): AttemptAnswer | undefined {
+    const brought = this.answer;
+    this.answer = undefined;
+    return brought;
+  }
+
+  startAttempt(_handle: number, attempt: number): void {
+    this.inFlight = attempt;
+    this.row.at(this.time + this.row.network.delay(), Event.READ, this.index);
+  }
+
+  /** The operation ends when its write succeeded (the attempt has come back, so nothing is
+   * outstanding and the loop releases it at once). */
+  onEvent(e: LoopEvent): void {
+    if (e.kind === "end") {
+      if (e.reason !== EndReason.SUCCEEDED)
+        throw new Error(`client ${this.index}: ended ${e.reason}, not SUCCEEDED`);
+      this.row.completionUs = this.time;
+    } else if (e.kind === "report" && e.result < 0) {
+      throw new Error(`client ${this.index}: report refused: ${errorName(e.result)}`);
+    }
+  }
+}
+
 /** Runs `clients` clients under `strategy`; `seed` and `run` pick every random number. */
 export function runContention(
   strategy: ContentionStrategy,
@@ -75,109 +160,51 @@ export function runContention(
   run: number,
 ): ContentionRun {
   const runSeed = deriveSeed(seed, run, 0);
-  const network = new Network(new Rng(deriveSeed(runSeed, -1, Stream.NETWORK)));
+  const row = new Row(new Network(new Rng(deriveSeed(runSeed, -1, Stream.NETWORK))));
   const hostRng = new Rng(deriveSeed(runSeed, -1, Stream.HOST_WAIT));
   const uniform = () => hostRng.next();
-  const events = new EventQueue();
-  let sequence = 0;
-  const at = (time: number, kind: number, client: number) => events.push(time, sequence++, kind, client);
-
-  const apis = prepareInstances(clients);
-  // Each client's counter wraps within the first second of the run (as the fleet's do).
-  const offset = new Float64Array(clients);
-  const handle = new Int32Array(clients);
-  /** The time of the event a client's loop runs for, and the answer it brings. */
-  const clientTime = new Float64Array(clients);
-  const answer: (AttemptAnswer | undefined)[] = [];
-  const versionRead = new Int32Array(clients);
-  const writeOk = new Uint8Array(clients);
-  /** The attempt whose read or write is on its way, or 0. */
-  const inFlight = new Int32Array(clients);
-  const lastWait = new Float64Array(clients);
-  let version = 0;
-  let calls = 0;
-  let completionUs = 0;
-
-  /** What the client's loop sees: its operation ends when its write succeeded (the attempt
-   * has come back, so nothing is outstanding and the loop releases it at once). */
-  const onEvent = (i: number, e: LoopEvent) => {
-    if (e.kind === "end") {
-      if (e.reason !== EndReason.SUCCEEDED) throw new Error(`client ${i}: ended ${e.reason}, not SUCCEEDED`);
-      completionUs = clientTime[i];
-    } else if (e.kind === "report" && e.result < 0) {
-      throw new Error(`client ${i}: report refused: ${errorName(e.result)}`);
-    }
-  };
-  const loops = apis.map(
-    (api, i) =>
-      new Loop(api, {
-        ticks: () => tickAfter(offset[i], clientTime[i]),
-        collect() {
-          const brought = answer[i];
-          answer[i] = undefined;
-          return brought;
-        },
-        startAttempt(_handle, attempt) {
-          inFlight[i] = attempt;
-          at(clientTime[i] + network.delay(), Event.READ, i);
-        },
-        onEvent: (e) => onEvent(i, e),
-      }),
-  );
-  for (let i = 0; i < clients; i++) {
-    const api = apis[i];
-    api.init(deriveSeed(runSeed, i, Stream.SEED_LO), deriveSeed(runSeed, i, Stream.SEED_HI));
-    configure(api, `strategy ${strategy.name}`, POLICY_ID, strategy.policy);
-    offset[i] = tickAfter(0, -(new Rng(deriveSeed(runSeed, i, Stream.CLOCK)).nextU32() % 1_000_000));
-    handle[i] = loops[i].begin(POLICY_ID, offset[i]);
-    if (handle[i] < 0) throw new Error(`client ${i}: begin refused: ${handle[i]}`);
-  }
-
-  /** A pass of the client's loop (host/library/src/loop.ts) at `time`, bringing `brought`:
-   * it reports the answer, starts the attempt if it is due (a read), else sleeps until it
-   * is. No message is lost, so while an attempt is on its way the client sleeps until its
-   * answer: the attempt's timeout, the only other thing due, is never reached. */
-  const pass = (i: number, time: number, brought?: AttemptAnswer) => {
-    clientTime[i] = time;
-    answer[i] = brought;
-    const due = loops[i].pass();
-    if (loops[i].fault !== 0) throw new Error(`client ${i}: the loop stopped: ${errorName(loops[i].fault)}`);
-    if (inFlight[i] === 0 && due !== NextDue.IDLE) at(time + due, Event.WAKE, i);
-  };
-
-  for (let i = 0; i < clients; i++) pass(i, 0);
-  const popped = events.popped;
-  while (events.pop()) {
-    const { time, arg: i } = popped;
+  // The pool may hold more instances than this run has clients.
+  const all = prepareInstances(clients)
+    .slice(0, clients)
+    .map((api, i) => {
+      api.init(deriveSeed(runSeed, i, Stream.SEED_LO), deriveSeed(runSeed, i, Stream.SEED_HI));
+      configure(api, `strategy ${strategy.name}`, POLICY_ID, strategy.policy);
+      const offset = tickAfter(0, -(new Rng(deriveSeed(runSeed, i, Stream.CLOCK)).nextU32() % 1_000_000));
+      return new Client(i, api, offset, row);
+    });
+  for (const c of all) c.pass(0);
+  const popped = row.events.popped;
+  while (row.events.pop()) {
+    const c = all[popped.arg];
+    const time = popped.time;
     switch (popped.kind) {
       case Event.READ:
-        versionRead[i] = version;
-        at(time + network.delay(), Event.READ_REPLY, i);
+        c.versionRead = row.version;
+        row.at(time + row.network.delay(), Event.READ_REPLY, c.index);
         break;
       case Event.READ_REPLY:
-        at(time + network.delay(), Event.WRITE, i);
+        row.at(time + row.network.delay(), Event.WRITE, c.index);
         break;
       case Event.WRITE:
-        calls++;
-        writeOk[i] = versionRead[i] === version ? 1 : 0;
-        if (writeOk[i]) version++;
-        at(time + network.delay(), Event.WRITE_REPLY, i);
+        row.calls++;
+        c.writeOk = c.versionRead === row.version;
+        if (c.writeOk) row.version++;
+        row.at(time + row.network.delay(), Event.WRITE_REPLY, c.index);
         break;
       case Event.WRITE_REPLY: {
         let retryAfter = 0;
-        if (!writeOk[i] && strategy.hostWait)
-          retryAfter = lastWait[i] = strategy.hostWait(lastWait[i], uniform);
-        const outcome = writeOk[i] ? Outcome.SUCCESS : Outcome.TRANSIENT;
-        const attempt = inFlight[i];
-        inFlight[i] = 0;
-        pass(i, time, { handle: handle[i], attempt, outcome, retryAfter });
+        if (!c.writeOk && strategy.hostWait) retryAfter = c.lastWait = strategy.hostWait(c.lastWait, uniform);
+        const outcome = c.writeOk ? Outcome.SUCCESS : Outcome.TRANSIENT;
+        const attempt = c.inFlight;
+        c.inFlight = 0;
+        c.pass(time, { handle: c.handle, attempt, outcome, retryAfter });
         break;
       }
       case Event.WAKE:
-        pass(i, time);
+        c.pass(time);
         break;
     }
   }
-  if (version !== clients) throw new Error(`${version} of ${clients} clients succeeded`);
-  return { calls, completionUs };
+  if (row.version !== clients) throw new Error(`${row.version} of ${clients} clients succeeded`);
+  return { calls: row.calls, completionUs: row.completionUs };
 }

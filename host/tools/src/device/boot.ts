@@ -16,7 +16,7 @@ import {
   seedHalves,
   type TickRetryApi,
 } from "tickretry";
-import { configureUpload, type BudgetName } from "./policies.js";
+import { configureBroker, configureUpload, type BudgetName } from "./policies.js";
 import { StateFileError, type DeviceState, type StateStore } from "./state-file.js";
 
 const ENDED = [
@@ -41,7 +41,7 @@ export interface Booted {
 export function bootModule(
   store: StateStore,
   now: number,
-  fresh: { seed: bigint; policy: PolicyFields; budget: BudgetName },
+  fresh: { seed: bigint; policy: PolicyFields; budget: BudgetName; broker?: PolicyFields },
   /** The RTC's reading at `now`: how long the stored image waited is measured by it. */
   wallMs: number,
 ): Booted {
@@ -50,6 +50,7 @@ export function bootModule(
   if (stored === undefined) {
     api.init(...seedHalves(fresh.seed));
     configureUpload(api, fresh.policy, fresh.budget);
+    if (fresh.broker) configureBroker(api, fresh.broker);
     return { api, elapsedMs: 0 };
   }
   const refuse = (what: string): never => {
@@ -65,14 +66,24 @@ export function bootModule(
       );
     }
   }
-  // Every operation the image holds is a pending reading's, or the loop would meet one it
-  // does not know. Ended ones are released before a save, so the image holds BEGUN minus
+  const session = stored.session;
+  if (fresh.broker === undefined && session !== undefined) {
+    refuse("it holds an MQTT broker session; start it with --transport mqtt");
+  }
+  // A state an HTTP device wrote has no broker policy yet.
+  if (fresh.broker !== undefined && session === undefined) configureBroker(api, fresh.broker);
+  if (session !== undefined && api.operationId(session.handle) !== session.operationId) {
+    refuse(`the broker session ${session.operationId} is not under handle ${session.handle}`);
+  }
+  // Every operation the image holds is a pending reading's (or the broker session), or the
+  // loop would meet one it does not know. Ended ones are released before a save, so the image holds BEGUN minus
   // the ends, counted in an instance restored with no time passed and no attempt lost
   // (which, unlike the one above, ends nothing while restoring).
   const probe = instantiate();
   restoreImage(probe, stored.image, now, 0, 0);
   const live = probe.counter(Counter.BEGUN) - ENDED.reduce((n, c) => n + probe.counter(c), 0);
-  if (live !== stored.pending.length) {
+  const known = stored.pending.length + (session === undefined ? 0 : 1);
+  if (live !== known) {
     refuse(`the image holds ${live} operations, field pending ${stored.pending.length}`);
   }
   return { api, restored: stored, elapsedMs };

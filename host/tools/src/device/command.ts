@@ -7,7 +7,8 @@ import { SCENARIOS, SCENARIO_NAMES, isScenarioName } from "../upstream/scenarios
 import { DEFAULT_PORT } from "./listen.js";
 import type { EndedOperation } from "./loop.js";
 import { endReasonName, outcomeName } from "tickretry";
-import { UPLOAD, UPLOAD_POLICY, scaled, type BudgetName } from "./policies.js";
+import { BROKER, UPLOAD, UPLOAD_POLICY, scaled, type BudgetName } from "./policies.js";
+import { mqttOptions } from "./mqtt-options.js";
 import { MAX_STALL_MS } from "./loop.js";
 import { CRASH_POINTS, parseCrashAt } from "./crash-points.js";
 import { fileLog } from "./readings-log.js";
@@ -35,6 +36,9 @@ options:
   --seed N          module seed (default random, as a board seeds from its RNG)
   --upstream-port N upstream port (default 0: any free port)
   --upstream-url U  upload to an upstream that runs elsewhere (tickretry upstream) instead
+  --transport T     http (default) or mqtt: each reading a QoS 1 publish through a broker
+  --broker URL      with --transport mqtt: the broker (mqtt://[user:password@]host:port);
+                    default: an embedded aedes broker on loopback, with a consumer
   --state FILE      the state file standing in for NVS (default ${DEFAULT_STATE}; none: memory only)
   --log FILE        append one JSON line per reading begun, ended or dropped (default: none)
   --crash-at P:N    fault injection: SIGKILL itself the Nth time the pass reaches point P:
@@ -56,10 +60,10 @@ function isHttpUrl(text: string): boolean {
   }
 }
 
-export async function runDevice(args: string[]): Promise<number> {
-  let values;
+/** The command line's values, or 2 after a usage message. */
+function parse(args: string[]) {
   try {
-    values = parseArgs({
+    return parseArgs({
       args,
       strict: true,
       options: {
@@ -75,6 +79,8 @@ export async function runDevice(args: string[]): Promise<number> {
         seed: { type: "string" },
         "upstream-port": { type: "string" },
         "upstream-url": { type: "string" },
+        transport: { type: "string" },
+        broker: { type: "string" },
         state: { type: "string" },
         log: { type: "string" },
         "crash-at": { type: "string" },
@@ -86,77 +92,70 @@ export async function runDevice(args: string[]): Promise<number> {
     console.error(`tickretry device: ${(err as Error).message}\n\n${HELP}`);
     return 2;
   }
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
+}
 
-  let options;
-  try {
-    const scenario = values.scenario ?? "flaky";
-    if (!isScenarioName(scenario)) throw new Error(`--scenario: no scenario "${scenario}"`);
-    const budget = values.budget ?? "aws";
-    if (budget !== "aws" && budget !== "off") throw new Error(`--budget wants aws or off, got "${budget}"`);
-    const scale = numberOption("scale", values.scale, 0.001, 1000, false) ?? 1;
-    if (values.seed !== undefined && !/^[0-9]+$/.test(values.seed)) {
-      throw new Error(`--seed wants a decimal integer, got "${values.seed}"`);
-    }
-    const seed = values.seed === undefined ? undefined : BigInt(values.seed);
-    const upstreamUrl = values["upstream-url"];
-    if (upstreamUrl !== undefined) {
-      if (values.scenario !== undefined || values["upstream-port"] !== undefined) {
-        throw new Error(
-          "--scenario and --upstream-port set the upstream started here; not with --upstream-url",
-        );
-      }
-      if (!isHttpUrl(upstreamUrl)) {
-        throw new Error(`--upstream-url wants an http or https URL, got "${upstreamUrl}"`);
-      }
-    }
-    const state = values.state ?? DEFAULT_STATE;
-    options = {
-      port: numberOption("port", values.port, 0, 65535),
-      host: values.host,
-      scenario,
-      uploadEveryMs: numberOption("upload-every", values["upload-every"], 0, 2 ** 31 - 1),
-      budget: budget as BudgetName,
-      policy: scaled(UPLOAD, scale),
-      tickStart: numberOption("tick-start", values["tick-start"], 0, 2 ** 32 - 1),
-      stallMs: numberOption("stall-ms", values["stall-ms"], 1, MAX_STALL_MS),
-      stallEveryMs: (numberOption("stall-every", values["stall-every"], 0.01, 86_400, false) ?? 10) * 1000,
-      seed,
-      upstreamPort: numberOption("upstream-port", values["upstream-port"], 0, 65535),
-      upstreamUrl,
-      store: state === "none" ? memoryStore() : fileStore(state),
-      log: values.log === undefined ? undefined : fileLog(values.log),
-      crashAt: values["crash-at"] === undefined ? undefined : parseCrashAt(values["crash-at"]),
-      onEnd: values.quiet
-        ? undefined
-        : (e: EndedOperation) =>
-            console.log(
-              `op ${e.operationId} (reading ${e.reading}) ${endReasonName(e.endReason)} after ${e.attempts} attempt(s) in ` +
-                `${Math.round(e.tookMs)} ms; last ${outcomeName(e.lastOutcome)} (${e.detail || "no answer"})`,
-            ),
-    };
-  } catch (err) {
-    console.error(`tickretry device: ${(err as Error).message}`);
-    return 2;
+/** What the values ask for, checked: a bad value throws, naming the option. */
+function deviceOptions(values: Exclude<ReturnType<typeof parse>, number>) {
+  const scenario = values.scenario ?? "flaky";
+  if (!isScenarioName(scenario)) throw new Error(`--scenario: no scenario "${scenario}"`);
+  const budget = values.budget ?? "aws";
+  if (budget !== "aws" && budget !== "off") throw new Error(`--budget wants aws or off, got "${budget}"`);
+  const scale = numberOption("scale", values.scale, 0.001, 1000, false) ?? 1;
+  if (values.seed !== undefined && !/^[0-9]+$/.test(values.seed)) {
+    throw new Error(`--seed wants a decimal integer, got "${values.seed}"`);
   }
+  const seed = values.seed === undefined ? undefined : BigInt(values.seed);
+  const upstreamUrl = values["upstream-url"];
+  if (upstreamUrl !== undefined) {
+    if (values.scenario !== undefined || values["upstream-port"] !== undefined) {
+      throw new Error(
+        "--scenario and --upstream-port set the upstream started here; not with --upstream-url",
+      );
+    }
+    if (!isHttpUrl(upstreamUrl)) {
+      throw new Error(`--upstream-url wants an http or https URL, got "${upstreamUrl}"`);
+    }
+  }
+  const mqtt = mqttOptions(values, scaled(BROKER, scale));
+  const state = values.state ?? DEFAULT_STATE;
+  return {
+    port: numberOption("port", values.port, 0, 65535),
+    host: values.host,
+    scenario,
+    uploadEveryMs: numberOption("upload-every", values["upload-every"], 0, 2 ** 31 - 1),
+    budget: budget as BudgetName,
+    policy: scaled(UPLOAD, scale),
+    tickStart: numberOption("tick-start", values["tick-start"], 0, 2 ** 32 - 1),
+    stallMs: numberOption("stall-ms", values["stall-ms"], 1, MAX_STALL_MS),
+    stallEveryMs: (numberOption("stall-every", values["stall-every"], 0.01, 86_400, false) ?? 10) * 1000,
+    seed,
+    upstreamPort: numberOption("upstream-port", values["upstream-port"], 0, 65535),
+    upstreamUrl,
+    mqtt,
+    store: state === "none" ? memoryStore() : fileStore(state),
+    log: values.log === undefined ? undefined : fileLog(values.log),
+    crashAt: values["crash-at"] === undefined ? undefined : parseCrashAt(values["crash-at"]),
+    onEnd: values.quiet
+      ? undefined
+      : (e: EndedOperation) =>
+          console.log(
+            `op ${e.operationId} (reading ${e.reading}) ${endReasonName(e.endReason)} after ${e.attempts} attempt(s) in ` +
+              `${Math.round(e.tookMs)} ms; last ${outcomeName(e.lastOutcome)} (${e.detail || "no answer"})`,
+          ),
+  };
+}
 
-  let sim: Simulation;
-  try {
-    sim = await startSimulation(options);
-  } catch (err) {
-    console.error(`tickretry device: ${(err as Error).message}`);
-    return 2;
-  }
+/** What runs where, what the state file held, and the policy in force. */
+function printBanner(sim: Simulation): void {
   const device = sim.device;
   const p = device.policy;
   console.log(`tickretry device: setup page ${sim.url}`);
   console.log(
-    sim.upstream
-      ? `upstream ${sim.upstream.url} (scenario ${sim.upstream.scenario()})`
-      : `upstream ${device.settings.upstreamUrl}`,
+    sim.mqtt
+      ? `broker ${sim.mqtt.transport.brokerUrl} (${sim.mqtt.broker ? "embedded aedes, with a consumer" : "named by --broker"})`
+      : sim.upstream
+        ? `upstream ${sim.upstream.url} (scenario ${sim.upstream.scenario()})`
+        : `upstream ${device.settings.upstreamUrl}`,
   );
   const boot = device.boot;
   console.log(
@@ -173,13 +172,38 @@ export async function runDevice(args: string[]): Promise<number> {
   );
   console.log("First setup: choose the device password on the page's Setup view; every change needs it.");
   console.log("Ctrl-C stops it.");
+}
 
+export async function runDevice(args: string[]): Promise<number> {
+  const values = parse(args);
+  if (typeof values === "number") return values;
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  let options;
+  try {
+    options = deviceOptions(values);
+  } catch (err) {
+    console.error(`tickretry device: ${(err as Error).message}`);
+    return 2;
+  }
+
+  let sim: Simulation;
+  try {
+    sim = await startSimulation(options);
+  } catch (err) {
+    console.error(`tickretry device: ${(err as Error).message}`);
+    return 2;
+  }
+  printBanner(sim);
   await new Promise<void>((resolve) => {
     process.once("SIGINT", resolve);
     process.once("SIGTERM", resolve);
   });
   // Every live operation ends or is kept, with a line each: without a state file it ends
   // CANCELLED (nothing would carry it on); with one it goes on at the next start.
+  const device = sim.device;
   if (device.store.where === "memory") device.cancelLive();
   else {
     for (const op of device.ops.values()) {

@@ -10,7 +10,6 @@
 // send one under two operation ids. Everything else (the setup page) runs in the event
 // loop between passes, as it would between loop() calls.
 import { readFileSync } from "node:fs";
-import type { ClientRequest } from "node:http";
 import {
   Error as AbiError,
   Limit,
@@ -37,10 +36,12 @@ import {
   type LoopHal,
 } from "tickretry";
 import { bootModule } from "./boot.js";
+import { BrokerSession } from "./broker-session.js";
 import { crasher, type CrashAt, type CrashPoint } from "./crash-points.js";
 import { EventLog } from "./events.js";
 import { keepAliveAgents, startAttempt, type Agents, type AttemptResult } from "./http-attempt.js";
 import { LoopStats } from "./loop-stats.js";
+import { publishReading, type MqttTransport } from "./mqtt-transport.js";
 import { UPLOAD, UPLOAD_POLICY, type BudgetName } from "./policies.js";
 import {
   QUEUE_LIMIT,
@@ -88,11 +89,14 @@ export interface DeviceOptions {
   crashAt?: CrashAt;
   /** Where time comes from (default: the wall clock). */
   clock?: DeviceClock;
+  /** Upload over MQTT through this broker connection instead of HTTP (mqtt-transport.ts). */
+  mqtt?: MqttTransport;
 }
 
 interface Flight {
   attempt: number;
-  req: ClientRequest;
+  /** The HTTP request or the MQTT publish; destroy() gives it up. */
+  req: { destroy(): void };
   result?: AttemptResult;
 }
 
@@ -180,9 +184,13 @@ export class Device {
   dropped = 0;
   /** Uploaded modules that trapped at run time and were replaced by the built one (this process). */
   moduleTraps = 0;
+  /** The highest module version accepted (anti-rollback; kept in the state file). */
+  moduleVersionFloor = 0;
   boot!: BootInfo;
   readonly store: StateStore;
   readonly figures: StoreFigures;
+  /** The broker connection's session (MQTT transport only). */
+  readonly session?: BrokerSession;
 
   private readonly seed: bigint;
   private readonly tickStart?: number;
@@ -192,6 +200,7 @@ export class Device {
   private readonly onEnd?: (op: EndedOperation) => void;
   private readonly log?: ReadingsLog;
   private readonly crash?: (point: CrashPoint) => void;
+  private readonly mqtt?: MqttTransport;
   private agents!: Agents;
   private loop!: Loop;
   private readonly hal: LoopHal;
@@ -248,21 +257,28 @@ export class Device {
       upstreamUrl: options.upstreamUrl,
     };
     this.clock = options.clock ?? wallClock;
+    this.mqtt = options.mqtt;
+    if (this.mqtt) this.session = new BrokerSession(this.mqtt.link);
     this.hal = {
       ticks: () => this.tick.at(this.passMs),
-      collect: () => this.collectAnswer(),
-      beginDue: (now) => this.running && this.takeReadings(now),
+      collect: () => this.session?.collect() ?? this.collectAnswer(),
+      beginDue: (now) => {
+        this.session?.beginDue(now);
+        if (this.running) this.takeReadings(now);
+      },
       persist: (now) => {
         this.dropStale(now);
+        this.session?.dropStale();
         this.stored = this.writeState(now);
       },
       // Persist before send: an attempt whose state did not reach the store is not sent
       // (the module times it out and retries; the next pass writes again).
       startAttempt: (h, attempt, _id, now) => {
-        if (this.stored) this.startRequest(h, attempt, now);
-        else this.loop.abandon(h);
+        if (!this.stored) this.loop.abandon(h);
+        else if (this.session?.owns(h)) this.session.start(attempt);
+        else this.startRequest(h, attempt, now);
       },
-      onEvent: (e) => this.onLoopEvent(e),
+      onEvent: (e) => (this.session?.sees(e) ? undefined : this.onLoopEvent(e)),
     };
     this.startedMs = this.clock.nowMs();
     this.powerOn("power-on", 0);
@@ -346,6 +362,13 @@ export class Device {
     return Result.OK;
   }
 
+  /** Raises the anti-rollback floor to `version`; the next pass stores it. */
+  acceptModuleVersion(version: number): void {
+    if (version <= this.moduleVersionFloor) return;
+    this.moduleVersionFloor = version;
+    this.readingsChanged = true;
+  }
+
   /** State writes a day since this process started (each a change of the kept state); undefined before one. */
   writesPerDay(): number | undefined {
     const writes = this.figures.writes - this.writesAtStart;
@@ -414,14 +437,14 @@ export class Device {
     const booted = bootModule(
       this.store,
       this.tick.at(ms),
-      { seed: this.seed, policy: this.policy, budget: this.budget },
+      { seed: this.seed, policy: this.policy, budget: this.budget, broker: this.mqtt?.policy },
       ms + this.rtcOffsetMs,
     );
     const s = booted.restored;
     this.api = booted.api;
     this.loop = new Loop(this.api, this.hal);
     const slots = emptySlots();
-    slots.live = s?.pending.length ?? 0;
+    slots.live = (s?.pending.length ?? 0) + (s?.session === undefined ? 0 : 1);
     this.loop.resume(this.api, slots, true); // the restore lost every attempt in flight
     this.moduleBytes = BUILT_MODULE; // an uploaded module lives until the next boot, as on a board
     this.host = { requestsStarted: 0, requestsAbandoned: 0 };
@@ -431,6 +454,7 @@ export class Device {
     // A new epoch each boot, stored by the first pass before any reading is numbered in
     // it: readings a kill lost in memory took numbers no later boot can take again.
     this.epoch = (s?.epoch ?? 0) + 1;
+    this.moduleVersionFloor = s?.moduleVersion ?? 0;
     this.nextReading = 0;
     this.epochStored = false;
     this.dropped = s?.dropped ?? 0;
@@ -441,6 +465,7 @@ export class Device {
     this.writtenChanges = this.api.changes();
     this.readingsChanged = true; // the new epoch
     const bootKind = kind === "power-on" && s !== undefined ? "restart" : kind;
+    this.session?.boot(this.api, this.loop, this.tick.at(ms), s?.session);
     if (s !== undefined) {
       this.policy = s.policy;
       this.budget = s.budget;
@@ -462,6 +487,7 @@ export class Device {
 
   /** Every connection dies and the instance with it; only the state store remains. */
   private powerDown(): void {
+    this.session?.powerDown();
     for (const op of this.ops.values()) op.flight?.req.destroy();
     this.ops.clear();
     this.agents.http.destroy();
@@ -580,6 +606,9 @@ export class Device {
   }
 
   private beginQueued(now: number): void {
+    // The MQTT gate (docs/device.md): a reading begins only while the broker connection is
+    // up; until then it waits in the queue, spending no attempt, budget or deadline.
+    if (this.session !== undefined && !this.session.up) return;
     for (
       let r = this.queue.peek();
       r !== undefined && this.ops.size < Limit.OPERATIONS;
@@ -621,6 +650,7 @@ export class Device {
       policy: this.policy,
       budget: this.budget,
       epoch: this.epoch,
+      moduleVersion: this.moduleVersionFloor,
       nextReading: this.nextReading,
       pending: [...this.ops.values()].map((op) => ({
         operationId: op.operationId,
@@ -629,6 +659,7 @@ export class Device {
       })),
       queue: this.queue.toArray(),
       dropped: this.dropped,
+      session: this.session?.stored(),
       outbox: this.outbox,
       writes: f.writes + 1,
       ended: f.operationsEnded,
@@ -656,20 +687,23 @@ export class Device {
   private startRequest(h: number, attempt: number, now: number): void {
     const op = this.ops.get(h)!;
     this.events.add(now, "start", op.operationId, attempt);
+    const done = (result: AttemptResult) => (flight.result = result);
     const flight: Flight = {
       attempt,
-      req: startAttempt(
-        {
-          url: this.settings.upstreamUrl,
-          operationId: op.operationId,
-          attempt,
-          body: uploadBody(op.reading),
-          classifyHttp: this.api.classifyHttp,
-          agents: this.agents,
-          wallMs: () => this.clock.nowMs() + this.rtcOffsetMs,
-        },
-        (result) => (flight.result = result),
-      ),
+      req: this.mqtt
+        ? publishReading(this.mqtt, op.operationId, op.reading, done)
+        : startAttempt(
+            {
+              url: this.settings.upstreamUrl,
+              operationId: op.operationId,
+              attempt,
+              body: uploadBody(op.reading),
+              classifyHttp: this.api.classifyHttp,
+              agents: this.agents,
+              wallMs: () => this.clock.nowMs() + this.rtcOffsetMs,
+            },
+            done,
+          ),
     };
     op.flight = flight;
     this.host.requestsStarted++;

@@ -49,3 +49,26 @@ export function scaled(policy: PolicyFields, scale: number): PolicyFields {
 export function configureUpload(api: TickRetryApi, policy: PolicyFields, budget: BudgetName): void {
   configure(api, `the upload policy with the ${budget} budget`, UPLOAD_POLICY, policy, BUDGETS[budget]);
 }
+
+/** Policy slot of the broker connection (the MQTT transport's session). */
+export const BROKER_POLICY = 1;
+
+/**
+ * The broker connection: connect attempts of 2 s, backoff 500 ms doubling to 8 s with full
+ * jitter, retried at the cap for as long as the broker stays away (255 attempts a run).
+ */
+export const BROKER: PolicyFields = {
+  maxAttempts: 255,
+  attemptTimeout: 2000,
+  baseDelay: 500,
+  maxDelay: 8000,
+  throttleBaseDelay: 1000,
+  deadline: 0,
+  jitter: "FULL",
+  idempotent: true,
+};
+
+/** Sets the broker policy (the MQTT transport's); throws on a refused field. */
+export function configureBroker(api: TickRetryApi, policy: PolicyFields): void {
+  configure(api, "the broker policy", BROKER_POLICY, policy);
+}

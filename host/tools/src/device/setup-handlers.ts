@@ -7,6 +7,7 @@ import type { IncomingMessage } from "node:http";
 import type { KeyObject } from "node:crypto";
 import { ABI_VERSION, Result, errorName, instantiate, saveImage } from "tickretry";
 import { trialRun } from "./module-trial.js";
+import { moduleVersion } from "./module-version.js";
 import { isScenarioName } from "../upstream/scenarios.js";
 import type { Upstream } from "../upstream/server.js";
 import { MAX_SLEEP_S, MAX_STALL_MS, type Device } from "./loop.js";
@@ -15,10 +16,13 @@ import { DevicePassword, passwordProblem, verifySignedModule } from "./security.
 import { checkSettings } from "./settings.js";
 import { deviceStatus } from "./status.js";
 import { ok, refuse, refuseText, type Answer } from "./setup-answers.js";
+import type { MqttSide } from "./mqtt-simulation.js";
 
 export interface SetupContext {
   device: Device;
   upstream?: Upstream;
+  /** The MQTT side, when the device uploads over MQTT (its embedded broker the page may restart). */
+  mqtt?: MqttSide;
   password: DevicePassword;
   buildKey?: KeyObject;
 }
@@ -73,6 +77,13 @@ function scenario(ctx: SetupContext, { form }: Input): Answer {
   return ok("scenarioSwitched");
 }
 
+async function brokerRestart(ctx: SetupContext): Promise<Answer> {
+  const broker = ctx.mqtt?.broker;
+  if (broker === undefined) return refuse(400, "noBroker");
+  await broker.restart();
+  return ok("brokerRestarted");
+}
+
 function stall(ctx: SetupContext, { form }: Input): Answer {
   const ms = decimal(form.get("ms") ?? "", 6, 1, MAX_STALL_MS);
   if (ms === undefined) return refuse(400, "stallRule");
@@ -99,6 +110,8 @@ async function module(ctx: SetupContext, { bytes }: Input): Promise<Answer> {
   }
   if (abiVersion !== ABI_VERSION)
     return refused(`ABI version ${abiVersion}, this firmware has ${ABI_VERSION}`);
+  const version = moduleVersion(signed.module);
+  if (version < ctx.device.moduleVersionFloor) return refuse(422, "moduleRolledBack");
   const now = ctx.device.tick.read();
   const image = saveImage(ctx.device.api, now);
   if (typeof image === "number")
@@ -107,13 +120,20 @@ async function module(ctx: SetupContext, { bytes }: Input): Promise<Answer> {
   if (failed !== undefined) return refused(failed);
   const swapped = ctx.device.replaceModule(signed.module);
   if (swapped !== Result.OK) return refused(`its restore of the running state said ${errorName(swapped)}`);
+  ctx.device.acceptModuleVersion(version);
   return ok("moduleReplaced");
 }
 
 export const HANDLERS: Record<string, Handler> = {
   status: (ctx) => ({
     status: 200,
-    body: { ...deviceStatus(ctx.device, { upstream: ctx.upstream, devicePasswordSet: ctx.password.isSet }) },
+    body: {
+      ...deviceStatus(ctx.device, {
+        upstream: ctx.upstream,
+        mqtt: ctx.mqtt,
+        devicePasswordSet: ctx.password.isSet,
+      }),
+    },
   }),
   module_bytes: (ctx) => ({ status: 200, type: "application/wasm", bytes: ctx.device.moduleBytes }),
   password,
@@ -125,4 +145,5 @@ export const HANDLERS: Record<string, Handler> = {
   module,
   scenario,
   stall,
+  broker_restart: brokerRestart,
 };

@@ -18,6 +18,7 @@ import { routeTable, type Route } from "./routes.js";
 import { DevicePassword } from "./security.js";
 import { refuse, refuseText, send, text, type Answer } from "./setup-answers.js";
 import { HANDLERS, type Handler, type Input, type SetupContext } from "./setup-handlers.js";
+import type { MqttSide } from "./mqtt-simulation.js";
 
 /** Connections at once (connection-guard.ts): a device has a handful of sockets; more are closed at accept. */
 export const MAX_CONNECTIONS = 32;
@@ -32,6 +33,8 @@ export interface SetupServerOptions {
   device: Device;
   /** The loopback upstream, when the page may switch its scenario. */
   upstream?: Upstream;
+  /** The MQTT side, when the device uploads over MQTT (its embedded broker the page may restart). */
+  mqtt?: MqttSide;
   /**
    * The address the server is bound to: only requests whose Host names it (or a loopback
    * name, for a loopback address) are answered, so a page elsewhere cannot reach it by
@@ -160,8 +163,9 @@ export function createSetupServer(options: SetupServerOptions): Server {
     },
   );
   // A connection that never finishes its headers holds a slot: not for long, checked every
-  // second rather than on Node's 30 s sweep.
-  server.headersTimeout = 5_000;
-  server.requestTimeout = 10_000;
+  // second rather than on Node's 30 s sweep. (Above the 5 s keep-alive timeout: at 5 s it
+  // closed browsers' kept-alive connections under their next poll.)
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 15_000;
   return server;
 }

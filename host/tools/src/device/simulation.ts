@@ -11,8 +11,11 @@ import { DevicePassword, loadBuildKey } from "./security.js";
 import { guardedServer } from "./connection-guard.js";
 import type { GuessLimit } from "./guess-limit.js";
 import { createSetupServer, MAX_CONNECTIONS, MAX_PIPELINED } from "./setup-server.js";
+import type { MqttOptions, MqttSide } from "./mqtt-simulation.js";
 
-export interface SimulationOptions extends Omit<DeviceOptions, "upstreamUrl"> {
+export interface SimulationOptions extends Omit<DeviceOptions, "upstreamUrl" | "mqtt"> {
+  /** Upload over MQTT instead of HTTP (the upstream is then not started). */
+  mqtt?: MqttOptions;
   /** Setup page port: undefined for 8080 or the next free one, 0 for any free port. */
   port?: number;
   /** Address the setup page binds (default 127.0.0.1). */
@@ -38,6 +41,8 @@ export interface Simulation {
   device: Device;
   /** The device password, as the device keeps it (hashed). */
   password: DevicePassword;
+  /** The MQTT side: the broker (embedded unless one was named) and the consumer started here. */
+  mqtt: MqttSide | undefined;
   /** The setup page's HTTP server (behind the connection guard), for tests that watch its requests. */
   http: Server;
   close(): Promise<void>;
@@ -45,8 +50,10 @@ export interface Simulation {
 
 export async function startSimulation(options: SimulationOptions = {}): Promise<Simulation> {
   const host = options.host ?? "127.0.0.1";
+  // MQTT.js and aedes load only for an MQTT device: an HTTP one starts as fast as before.
+  const mqtt = options.mqtt && (await (await import("./mqtt-simulation.js")).startMqtt(options.mqtt));
   const upstream =
-    options.upstreamUrl === undefined
+    options.upstreamUrl === undefined && mqtt === undefined
       ? await startUpstream({ port: options.upstreamPort, scenario: options.scenario ?? "flaky" })
       : undefined;
   const buildKey = options.buildKey === undefined ? loadBuildKey() : (options.buildKey ?? undefined);
@@ -56,11 +63,16 @@ export async function startSimulation(options: SimulationOptions = {}): Promise<
   let address;
   let server;
   try {
-    device = new Device({ ...options, upstreamUrl: options.upstreamUrl ?? upstream!.url });
+    device = new Device({
+      ...options,
+      upstreamUrl: options.upstreamUrl ?? upstream?.url ?? "",
+      mqtt: mqtt?.transport,
+    });
     password = new DevicePassword(device.store.password);
     server = createSetupServer({
       device,
       upstream,
+      mqtt,
       bindHost: host,
       password,
       buildKey,
@@ -70,6 +82,7 @@ export async function startSimulation(options: SimulationOptions = {}): Promise<
     address = await listen(front, host, options.port);
   } catch (err) {
     await upstream?.close();
+    await mqtt?.close();
     throw err;
   }
   device.start();
@@ -83,6 +96,7 @@ export async function startSimulation(options: SimulationOptions = {}): Promise<
     upstream,
     device,
     password,
+    mqtt,
     http: server,
     async close() {
       clearInterval(stalls);
@@ -91,6 +105,7 @@ export async function startSimulation(options: SimulationOptions = {}): Promise<
       server.close();
       await new Promise<void>((resolve) => front.close(() => resolve()));
       await upstream?.close();
+      await mqtt?.close();
     },
   };
 }

@@ -27,6 +27,7 @@ import type { BudgetName } from "./policies.js";
 import type { Reading } from "./readings.js";
 import type { LogEvent } from "./readings-log.js";
 import { isPasswordHash, type PasswordKeeper } from "./security.js";
+import type { StoredSession } from "./broker-session.js";
 import type { Settings } from "./settings.js";
 
 /** A reading begun under an operation: the module's handle for it survives a restore. */
@@ -46,6 +47,8 @@ export interface DeviceState {
   budget: BudgetName;
   /** The reading epoch of the boot that wrote this state (readings.ts, readingId). */
   epoch: number;
+  /** The highest module version the device accepted (anti-rollback). */
+  moduleVersion: number;
   /** The next reading's place in that epoch. */
   nextReading: number;
   pending: PendingReading[];
@@ -58,6 +61,8 @@ export interface DeviceState {
   writes: number;
   /** Operations ended so far (for writes per operation). */
   ended: number;
+  /** The broker connection's session (MQTT transport only). */
+  session?: StoredSession;
 }
 
 /** Where the device keeps its state: a file, or memory (gone with the process). */
@@ -104,12 +109,38 @@ const isU32 = (v: unknown): v is number =>
 const isId = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
 const isI32 = (v: unknown): v is number => Number.isInteger(v) && Math.abs(v as number) < 2 ** 31;
 
-/** Reads a state back, checking every field; the message names the first that is wrong. */
-export function decode(text: string, where: string): DeviceState {
-  const fail = (what: string): never => {
-    throw new StateFileError(`state file ${where}: ${what}; move it away to start afresh`);
-  };
-  let raw: Record<string, unknown>;
+const isReading = (v: unknown): v is Reading =>
+  typeof v === "object" && v !== null && isId((v as Reading).id) && Number.isFinite((v as Reading).celsius);
+const isPending = (v: unknown): v is PendingReading =>
+  typeof v === "object" &&
+  v !== null &&
+  isI32((v as PendingReading).operationId) &&
+  isI32((v as PendingReading).handle) &&
+  (v as PendingReading).handle >= 0 &&
+  isReading((v as PendingReading).reading);
+const isEvent = (v: unknown): v is LogEvent =>
+  typeof v === "object" &&
+  v !== null &&
+  ["taken", "began", "ended", "dropped"].includes((v as LogEvent).event) &&
+  isId((v as LogEvent).reading);
+const arrayOf =
+  <T>(ok: (v: unknown) => v is T) =>
+  (v: unknown): v is T[] =>
+    Array.isArray(v) && v.every(ok);
+const isPolicy = (v: unknown): v is PolicyFields => {
+  if (typeof v !== "object" || v === null) return false;
+  const p = v as PolicyFields;
+  const spans = [p.maxAttempts, p.attemptTimeout, p.baseDelay, p.maxDelay, p.throttleBaseDelay, p.deadline];
+  return (
+    spans.every(isU32) &&
+    typeof p.idempotent === "boolean" &&
+    (Object.hasOwn(Jitter, String(p.jitter)) || Object.values(Jitter).includes(p.jitter as Jitter))
+  );
+};
+const isBase64 = (v: unknown): v is string => typeof v === "string" && /^[A-Za-z0-9+/]*={0,2}$/.test(v);
+
+/** The state's JSON object inside the sealed envelope, once its checksum holds. */
+function unseal(text: string, fail: (what: string) => never): Record<string, unknown> {
   try {
     JSON.parse(text);
   } catch (err) {
@@ -120,57 +151,46 @@ export function decode(text: string, where: string): DeviceState {
   if (createHash("sha256").update(sealed[2]).digest("hex") !== sealed[1]) {
     return fail("its checksum does not match its content (damaged)");
   }
-  raw = JSON.parse(sealed[2]);
+  const raw = JSON.parse(sealed[2]);
   if (typeof raw !== "object" || raw === null) return fail("not an object");
   if (raw.format !== FORMAT) return fail(`format ${String(raw.format)}, this device reads ${FORMAT}`);
+  return raw;
+}
+
+/** Reads a state back, checking every field; the message names the first that is wrong. */
+export function decode(text: string, where: string): DeviceState {
+  const fail = (what: string): never => {
+    throw new StateFileError(`state file ${where}: ${what}; move it away to start afresh`);
+  };
+  const raw = unseal(text, fail);
   const field = <T>(name: string, ok: (v: unknown) => v is T, what: string): T => {
     const v = raw[name];
     return ok(v) ? v : fail(`field ${name} is not ${what}`);
   };
-  const reading = (v: unknown): v is Reading =>
-    typeof v === "object" && v !== null && isId((v as Reading).id) && Number.isFinite((v as Reading).celsius);
-  const pending = (v: unknown): v is PendingReading =>
-    typeof v === "object" &&
-    v !== null &&
-    isI32((v as PendingReading).operationId) &&
-    isI32((v as PendingReading).handle) &&
-    (v as PendingReading).handle >= 0 &&
-    reading((v as PendingReading).reading);
-  const event = (v: unknown): v is LogEvent =>
-    typeof v === "object" &&
-    v !== null &&
-    ["taken", "began", "ended", "dropped"].includes((v as LogEvent).event) &&
-    isId((v as LogEvent).reading);
-  const arrayOf =
-    <T>(ok: (v: unknown) => v is T) =>
-    (v: unknown): v is T[] =>
-      Array.isArray(v) && v.every(ok);
-  const policy = (v: unknown): v is PolicyFields => {
-    if (typeof v !== "object" || v === null) return false;
-    const p = v as PolicyFields;
-    const spans = [p.maxAttempts, p.attemptTimeout, p.baseDelay, p.maxDelay, p.throttleBaseDelay, p.deadline];
-    return (
-      spans.every(isU32) &&
-      typeof p.idempotent === "boolean" &&
-      (Object.hasOwn(Jitter, String(p.jitter)) || Object.values(Jitter).includes(p.jitter as Jitter))
-    );
-  };
-  const base64 = (v: unknown): v is string => typeof v === "string" && /^[A-Za-z0-9+/]*={0,2}$/.test(v);
-
   const state: DeviceState = {
     savedAtMs: field("savedAtMs", (v): v is number => Number.isFinite(v), "a time"),
-    image: new Uint8Array(Buffer.from(field("image", base64, "base64"), "base64")),
-    policy: field("policy", policy, "a policy"),
+    image: new Uint8Array(Buffer.from(field("image", isBase64, "base64"), "base64")),
+    policy: field("policy", isPolicy, "a policy"),
     budget: field("budget", (v): v is BudgetName => v === "aws" || v === "off", "aws or off"),
     epoch: field("epoch", isU32, "a u32"),
+    moduleVersion: field("moduleVersion", isU32, "a u32"),
     nextReading: field("nextReading", isU32, "a u32"),
-    pending: field("pending", arrayOf(pending), "a list of begun readings"),
-    queue: field("queue", arrayOf(reading), "a list of readings"),
+    pending: field("pending", arrayOf(isPending), "a list of begun readings"),
+    queue: field("queue", arrayOf(isReading), "a list of readings"),
     dropped: field("dropped", isU32, "a count"),
-    outbox: field("outbox", arrayOf(event), "a list of log lines"),
+    outbox: field("outbox", arrayOf(isEvent), "a list of log lines"),
     writes: field("writes", isU32, "a count"),
     ended: field("ended", isU32, "a count"),
   };
+  if (raw.session !== undefined) {
+    const session = (v: unknown): v is StoredSession =>
+      typeof v === "object" &&
+      v !== null &&
+      isI32((v as StoredSession).operationId) &&
+      isI32((v as StoredSession).handle) &&
+      (v as StoredSession).handle >= 0;
+    state.session = field("session", session, "a broker session");
+  }
   const ids = new Set(state.pending.map((p) => p.operationId));
   if (ids.size !== state.pending.length) fail("field pending holds an operation id twice");
   const readings = [...state.pending.map((p) => p.reading.id), ...state.queue.map((r) => r.id)];

@@ -8,6 +8,8 @@ import { SCENARIO_NAMES } from "../upstream/scenarios.js";
 import type { BootInfo, Device, HostCounts, StoreFigures } from "./loop.js";
 import type { DeviceEvent } from "./events.js";
 import { withoutCredentials } from "./settings.js";
+import { mqttStatus, type MqttStatus } from "./mqtt-status.js";
+import type { MqttSide } from "./mqtt-simulation.js";
 import { flashLifeYears, sketchNvsWritesPerDay } from "./nvs-wear.js";
 
 /** A board's NVS life at the device's rate of state changes (nvs-wear.ts); null before any. */
@@ -43,7 +45,7 @@ export interface EndedStatus {
   tookMs: number;
 }
 
-export interface DeviceStatus {
+export interface DeviceStatus extends MqttStatus {
   device: { name: string; backend: string; abiVersion: number };
   tick: { now: number; wraps: number };
   loop: {
@@ -74,6 +76,7 @@ export interface DeviceStatus {
 
 export interface StatusContext {
   upstream?: Upstream;
+  mqtt?: MqttSide;
   devicePasswordSet?: boolean;
 }
 
@@ -148,5 +151,6 @@ export function deviceStatus(device: Device, context: StatusContext = {}): Devic
           holding: up.holding,
         }
       : null,
+    ...mqttStatus(device, now, context.mqtt),
   };
 }

@@ -18,6 +18,7 @@ import { WASM_PATH } from "../../../../host/library/src/tickretry.js";
 import { QUICK, waitFor } from "../../../helpers/device.js";
 import { DEVICE_PASSWORD, post, setUp } from "../../../helpers/page.js";
 import { stubModule } from "../../../helpers/stub-module.js";
+import { withVersion } from "../../../../scripts/sign/version-section.js";
 import { TRIAL_LIMIT_MS } from "../../../../host/tools/src/device/module-trial.js";
 
 let sim: Simulation;
@@ -260,6 +261,32 @@ describe("module upload", () => {
     expect(sim.device.boot.kind).toBe("reboot");
     const stored = sim.upstream!.stats().stored;
     await waitFor("uploads to go on", () => sim.upstream!.stats().stored > stored + 2);
+  });
+
+  it("never takes a module older than one it took, across a restart (anti-rollback)", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), "tickretry-rollback-")), "state.json");
+    buildKey = generateKeyPairSync("ed25519");
+    const start = () =>
+      startSimulation({
+        port: 0,
+        scenario: "healthy",
+        policy: QUICK,
+        uploadEveryMs: 0,
+        buildKey: buildKey.publicKey,
+        store: fileStore(path),
+      });
+    sim = await start();
+    await setUp(sim);
+    expect(await answer(await post(sim, "/module", signed(withVersion(module, 5))))).toEqual([200, "ok"]);
+    expect(await answer(await post(sim, "/module", signed(withVersion(module, 5))))).toEqual([200, "ok"]);
+    const older = [422, "Module refused: its version is older than the running one's."];
+    expect(await answer(await post(sim, "/module", signed(withVersion(module, 4))))).toEqual(older);
+    expect(await answer(await post(sim, "/module", signed(module)))).toEqual(older); // no version: 0
+    await waitFor("the floor stored", () => fileStore(path).load()?.moduleVersion === 5);
+    await sim.close();
+    sim = await start();
+    expect(await answer(await post(sim, "/module", signed(withVersion(module, 4))))).toEqual(older);
+    expect(await answer(await post(sim, "/module", signed(withVersion(module, 6))))).toEqual([200, "ok"]);
   });
 
   it("refuses a signed upload that is no module of this ABI", async () => {

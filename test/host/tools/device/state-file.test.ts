@@ -25,6 +25,7 @@ const STATE: DeviceState = {
   policy: QUICK,
   budget: "aws",
   epoch: 3,
+  moduleVersion: 0,
   nextReading: 12,
   pending: [{ operationId: 123456, handle: 0x31, reading: { id: 10, celsius: 21 } }],
   queue: [{ id: 11, celsius: 21.1 }],

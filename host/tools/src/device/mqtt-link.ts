@@ -1,0 +1,124 @@
+// The device's broker connection through MQTT.js, shaped for a session: one connect
+// attempt at a time (a new client each, MQTT.js's own reconnect off, so tickretry alone
+// decides when to try again), its result as an outcome, a drop reported once per
+// connection that was up, and QoS 1 publishes whose PUBACK is the attempt's answer.
+// CONNACK codes are sorted by whether retrying can ever help: bad credentials, a refused
+// client id or protocol are PERMANENT (the session ends and the page says why); "server
+// unavailable" and transport errors are TRANSIENT.
+import mqtt, { type MqttClient } from "mqtt";
+import { Outcome } from "tickretry";
+import type { BrokerCredentials } from "../mqtt/broker.js";
+import type { AttemptResult } from "./http-attempt.js";
+
+export interface MqttLinkOptions {
+  url: string;
+  credentials?: BrokerCredentials;
+  clientId: string;
+  /** MQTT.js's own CONNACK wait, ms; the session's attempt timeout normally ends an attempt first. */
+  connectTimeoutMs?: number;
+}
+
+/** CONNACK codes (3.1.1 and MQTT 5) a retry cannot cure. */
+const REFUSED_FOR_GOOD = new Set([1, 2, 4, 5, 128, 129, 130, 132, 133, 134, 135, 138, 140]);
+/** MQTT 5 PUBACK "quota exceeded": the broker asks the client to slow down. */
+const QUOTA_EXCEEDED = 0x97;
+
+/** A failed connect as an outcome: a numeric code is the broker's CONNACK, anything else the transport's. */
+export function connectOutcome(err: Error & { code?: unknown }): AttemptResult {
+  if (typeof err.code === "number") {
+    const outcome = REFUSED_FOR_GOOD.has(err.code) ? Outcome.PERMANENT : Outcome.TRANSIENT;
+    return { outcome, retryAfter: 0, detail: `CONNACK ${err.code} (${err.message})` };
+  }
+  return { outcome: Outcome.TRANSIENT, retryAfter: 0, detail: String(err.code ?? err.message) };
+}
+
+/** A publish's callback error as an outcome: no code means the connection closed before the PUBACK. */
+export function publishOutcome(err: (Error & { code?: unknown }) | null | undefined): AttemptResult {
+  if (!err) return { outcome: Outcome.SUCCESS, retryAfter: 0, detail: "PUBACK" };
+  if (typeof err.code === "number") {
+    const outcome = err.code === QUOTA_EXCEEDED ? Outcome.THROTTLED : Outcome.PERMANENT;
+    return { outcome, retryAfter: 0, detail: `PUBACK ${err.code} (${err.message})` };
+  }
+  // The PUBLISH may have reached the broker: the retry goes under the same operation id.
+  return { outcome: Outcome.AMBIGUOUS, retryAfter: 0, detail: `${err.message} before the PUBACK` };
+}
+
+export class MqttLink {
+  /** Called once when a connection that was up goes down. */
+  onDrop: (why: string) => void = () => {};
+  private client: MqttClient | undefined;
+  private connected = false;
+
+  constructor(private readonly options: MqttLinkOptions) {}
+
+  get up(): boolean {
+    return this.connected;
+  }
+
+  /** Starts one connect attempt (ending any client before it); `done` runs once unless abort() comes first. */
+  connect(done: (r: AttemptResult) => void): void {
+    this.abort();
+    const client = mqtt.connect(this.options.url, {
+      clientId: this.options.clientId,
+      clean: true,
+      reconnectPeriod: 0,
+      connectTimeout: this.options.connectTimeoutMs ?? 30_000,
+      keepalive: 10,
+      username: this.options.credentials?.username,
+      password: this.options.credentials?.password,
+    });
+    this.client = client;
+    let settled = false;
+    const settle = (r: AttemptResult) => {
+      if (settled || this.client !== client) return;
+      settled = true;
+      done(r);
+    };
+    client.on("connect", () => {
+      this.connected = true;
+      settle({ outcome: Outcome.SUCCESS, retryAfter: 0, detail: "CONNACK 0" });
+    });
+    client.on("error", (err) => settle(connectOutcome(err)));
+    client.on("close", () => {
+      if (this.client !== client) return;
+      settle({ outcome: Outcome.TRANSIENT, retryAfter: 0, detail: "closed before the CONNACK" });
+      if (this.connected) {
+        this.connected = false;
+        this.client = undefined;
+        this.onDrop("the broker closed the connection");
+      }
+    });
+  }
+
+  /** Ends the current client at once, without a drop: an attempt given up, a cancel, a power-down. */
+  abort(): void {
+    const client = this.client;
+    this.client = undefined;
+    this.connected = false;
+    client?.end(true);
+  }
+
+  /**
+   * One QoS 1 publish; `done` runs once with its outcome unless the returned handle is
+   * destroyed first (the module timed the attempt out).
+   */
+  publish(topic: string, payload: string, done: (r: AttemptResult) => void): { destroy(): void } {
+    let live = true;
+    const settle = (r: AttemptResult) => {
+      if (live) {
+        live = false;
+        done(r);
+      }
+    };
+    const client = this.client;
+    if (client === undefined || !this.connected) {
+      // Not queued for later: MQTT.js would hold it offline, outside the module's count.
+      queueMicrotask(() =>
+        settle({ outcome: Outcome.TRANSIENT, retryAfter: 0, detail: "not sent: no broker connection" }),
+      );
+    } else {
+      client.publish(topic, payload, { qos: 1 }, (err) => settle(publishOutcome(err)));
+    }
+    return { destroy: () => (live = false) };
+  }
+}

@@ -1,0 +1,29 @@
+// The MQTT transport of the simulated device (`--transport mqtt`): each reading is one
+// upload operation whose attempt is one QoS 1 publish of its payload (operation id
+// included, mqtt/payload.ts); the PUBACK is the attempt's answer, and the module's attempt
+// timeout ends an attempt whose PUBACK does not come. The connection under it is the
+// broker session's (broker-session.ts).
+import type { PolicyFields } from "tickretry";
+import { TOPIC, readingPayload } from "../mqtt/payload.js";
+import type { AttemptResult } from "./http-attempt.js";
+import type { MqttLink } from "./mqtt-link.js";
+import type { Reading } from "./readings.js";
+
+export interface MqttTransport {
+  link: MqttLink;
+  /** The broker policy a new scheduler gets (policies.ts BROKER, scaled). */
+  policy: PolicyFields;
+  /** Where the broker is, for people (no credentials). */
+  brokerUrl: string;
+  topic?: string;
+}
+
+/** One attempt of a reading's upload: its publish, answered through `done` unless destroyed first. */
+export function publishReading(
+  t: MqttTransport,
+  operationId: number,
+  reading: Reading,
+  done: (r: AttemptResult) => void,
+): { destroy(): void } {
+  return t.link.publish(t.topic ?? TOPIC, readingPayload(operationId, reading), done);
+}

@@ -1,0 +1,98 @@
+// The simulated device over MQTT (--transport mqtt) against real brokers: readings
+// published with QoS 1 and stored by the consumer under their operation ids; the broker
+// connection supervised as a session that drops with a broker restart and comes back,
+// readings taken meanwhile waiting (no attempt starts while it is down); and a broker that
+// refuses the credentials ending the session PERMANENT, shown in the status.
+import { afterEach, expect, it } from "vitest";
+import { startSimulation, type Simulation } from "../../../../host/tools/src/device/simulation.js";
+import type { DeviceStatus } from "../../../../host/tools/src/device/status.js";
+import { startMosquitto } from "../../../../host/tools/src/mqtt/mosquitto.js";
+import type { Broker } from "../../../../host/tools/src/mqtt/broker.js";
+import { QUICK, waitFor } from "../../../helpers/device.js";
+
+const open: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  for (const o of open.splice(0).reverse()) await o.close();
+});
+
+async function simulate(mqtt: { brokerUrl?: string }, uploadEveryMs = 0): Promise<Simulation> {
+  const sim = await startSimulation({ port: 0, policy: QUICK, uploadEveryMs, mqtt });
+  open.push(sim);
+  return sim;
+}
+
+const status = async (sim: Simulation): Promise<DeviceStatus> =>
+  (await fetch(new URL("/status.json", sim.url))).json() as Promise<DeviceStatus>;
+
+it("publishes each reading once through the embedded broker; the consumer stores it by operation id", async () => {
+  const sim = await simulate({});
+  expect(sim.upstream).toBeUndefined();
+  await waitFor("the session up", async () => (await status(sim)).sessions[0]?.state === "up");
+  for (let i = 0; i < 3; i++) sim.device.requestUpload();
+  await waitFor("three readings stored", () => sim.mqtt!.consumer!.stats().stored === 3);
+  const stored = sim.mqtt!.consumer!.stored().map((s) => JSON.parse(s.body));
+  const readings = sim.device.recent.map((e) => e.reading).sort((x, y) => x - y);
+  expect(stored.map((p) => p.reading)).toEqual(readings);
+  expect(new Set(readings).size).toBe(3);
+  const ended = sim.device.recent.map((e) => [String(e.operationId), e.detail]);
+  expect(ended.sort()).toEqual(
+    sim
+      .mqtt!.consumer!.stored()
+      .map((s) => [s.key, "PUBACK"])
+      .sort(),
+  );
+  const s = await status(sim);
+  expect(s.broker).toMatchObject({ embedded: true, restarts: 0 });
+  expect(s.consumer).toMatchObject({ stored: 3, duplicates: 0, unparseable: 0 });
+  expect(s.sessions[0]).toMatchObject({
+    name: "broker",
+    drops: 0,
+    lastOutcome: "SUCCESS",
+    detail: "CONNACK 0",
+  });
+  expect(s.sessions[0].upForMs).toBeGreaterThanOrEqual(0);
+});
+
+it("holds readings while a restarted broker is down and sends them once the session is up again", async () => {
+  const broker: Broker = await startMosquitto();
+  open.push(broker);
+  const sim = await simulate({ brokerUrl: broker.url });
+  const device = sim.device;
+  await waitFor("the session up", () => device.session!.up);
+  const started = device.host.requestsStarted;
+  const dropped = new Promise<void>((resolve) => {
+    const check = setInterval(() => {
+      if (!device.session!.up) resolve(clearInterval(check));
+    }, 5);
+  });
+  const restart = broker.restart(1500);
+  await dropped;
+  for (let i = 0; i < 4; i++) device.requestUpload();
+  await waitFor("the readings queued", () => device.queue.length === 4);
+  // Down: the readings wait in the queue; no publish starts.
+  expect(device.host.requestsStarted).toBe(started);
+  expect(device.ops.size).toBe(0);
+  await restart;
+  await waitFor("the session up again", () => device.session!.up, 15_000);
+  await waitFor("the four uploads ended", () => device.recent.length === 4 && device.ops.size === 0, 15_000);
+  expect(device.recent.map((e) => [e.attempts, e.detail])).toEqual(Array(4).fill([1, "PUBACK"]));
+  const s = (await status(sim)).sessions[0];
+  expect(s).toMatchObject({ state: "up", drops: 1, reconnects: 1 });
+  expect(s.attempts).toBeGreaterThanOrEqual(2);
+}, 40_000);
+
+it("ends the session PERMANENT when the broker refuses the credentials, and begins no reading", async () => {
+  const broker = await startMosquitto({ credentials: { username: "device", password: "right" } });
+  open.push(broker);
+  const url = broker.url.replace("mqtt://", "mqtt://device:wrong@");
+  const sim = await simulate({ brokerUrl: url }, 50);
+  const s = await waitFor("the session ended", async () => {
+    const st = await status(sim);
+    return st.sessions[0]?.state === "ended" && st;
+  });
+  expect(s.sessions[0]).toMatchObject({ endReason: "PERMANENT", lastOutcome: "PERMANENT", attempts: 1 });
+  expect(s.sessions[0].detail).toMatch(/^CONNACK (4|5|134|135) /);
+  expect(s.broker).toMatchObject({ url: broker.url, embedded: false });
+  await waitFor("readings queued", () => sim.device.queue.length >= 3);
+  expect(sim.device.host.requestsStarted).toBe(0);
+});

@@ -160,10 +160,10 @@ describe("the page in Chromium", () => {
   });
 
   it("the playground shows the module's refusal of an invalid policy, with its code and meaning", async () => {
-    await page.fill("#policy-form input[name=maxAttempts]", "0");
+    await page.fill("#policy-form input[name=maxAttempts]", "256");
     await page.locator("#pg-error").waitFor();
     expect(await page.textContent("#pg-error")).toBe(
-      "setPolicy refused this: BAD_FIELD (-5): a policy or budget field out of its range, or unknown flag bits",
+      "setPolicy refused this: BAD_FIELD (-5): a policy or budget field out of its range, unknown flag bits, or fields that do not go together",
     );
     await page.fill("#policy-form input[name=maxAttempts]", "6");
     await page.fill("#policy-form input[name=attemptTimeout]", "2147483648");

@@ -4,7 +4,7 @@
 // page and status are timed as in the HTTP phases (device.ts); the goal is the same: the
 // page's p99 with the broker down at most 1.5 times the healthy p99.
 import { startMosquitto } from "../host/tools/src/mqtt/mosquitto.js";
-import type { PhaseFigures } from "./device.js";
+import type { PhaseFigures } from "./phase-figures.js";
 
 /** What device.ts lends this scenario (passed in, so the two files do not import each other). */
 export interface PhaseTools {

@@ -6,7 +6,7 @@
 // outside the range constants.json gives it (/abi.json) is named with its value and range.
 import loader from "/loader.js";
 import { drawTimeline } from "/timeline.js";
-import { cInitializer, fieldsOf, fleetJson } from "/policy-text.js";
+import { callArgs, cInitializer, fieldsOf, fleetJson } from "/policy-text.js";
 
 const SAMPLES = 200;
 const $ = (id) => document.getElementById(id);
@@ -17,7 +17,8 @@ const [abi, wasm] = await Promise.all([
 ]);
 const m = wasm.exports;
 const u32 = (v) => v >>> 0;
-const POLICY_FIELDS = fieldsOf(abi, "setPolicy");
+// The request policy's fields the form has; a session's (stableAfter, spread, the breaker) stay 0 here.
+const POLICY_FIELDS = fieldsOf(abi, "setPolicy").filter((f) => form.elements.namedItem(f) !== null);
 const BUDGET_FIELDS = fieldsOf(abi, "setBudget");
 const { outcome: O, state: S, error: E } = abi;
 const errorName = (code) => Object.keys(E).find((k) => E[k] === code) ?? String(code);
@@ -77,7 +78,7 @@ function rangeProblem(exportName, values) {
 /** Seeds the module afresh and sets policy 0 (and the budget); the module's refusal, if any. */
 function configure(seed, policy, budget) {
   m.init(seed, 0x7e57);
-  const p = m.setPolicy(0, ...POLICY_FIELDS.map((f) => policy[f]), policyFlags(policy));
+  const p = m.setPolicy(0, ...callArgs(abi, "setPolicy", policy, policyFlags(policy)));
   if (p < 0) return { call: "setPolicy", code: p };
   if (budget) {
     const b = m.setBudget(...budgetArgs(budget));

@@ -15,8 +15,16 @@ export function fieldsOf(abi, exportName) {
     .map((p) => p.name);
 }
 
+/** An export's arguments in ABI order: each struct field from values (0 when left out), flags packed in its place. */
+export function callArgs(abi, exportName, values, flags) {
+  const params = abi.exports.find((e) => e.name === exportName).params.filter((p) => p.in !== undefined);
+  return params.map((p) => (p.name === "flags" ? flags : (values[p.name] ?? 0)));
+}
+
 function initializer(type, name, fields, values, flags) {
-  const lines = fields.map((f) => `    .${snake(f)} = ${values[f]},`);
+  // A field the values leave out (a later ABI's) stays out: a designated initializer makes it 0.
+  const given = fields.filter((f) => values[f] !== undefined);
+  const lines = given.map((f) => `    .${snake(f)} = ${values[f]},`);
   return `static const ${type} ${name} = {\n${lines.join("\n")}\n    .flags = ${flags},\n};\n`;
 }
 

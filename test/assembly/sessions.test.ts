@@ -124,7 +124,12 @@ describe("the spread", () => {
         const moved =
           e.fn === "linkUp"
             ? [...policy.keys()].filter(
-                (h) => e.after[`nextAttemptAt(${h})`] !== before[`nextAttemptAt(${h})`],
+                (h) =>
+                  // Waiting before and after: only the kick moves its start (an attempt the
+                  // advance timed out waits for a backoff instead).
+                  before[`state(${h})`] === State.WAITING &&
+                  e.after[`state(${h})`] === State.WAITING &&
+                  e.after[`nextAttemptAt(${h})`] !== before[`nextAttemptAt(${h})`],
               )
             : e.fn === "begin" && e.result >= 0
               ? [e.result]

@@ -167,8 +167,8 @@ describe("the page in Chromium", () => {
   it("the playground names a refused field with its value and range, before the module does", async () => {
     const shows = (text: string) =>
       page.waitForFunction((t) => document.getElementById("pg-error")?.textContent === t, text);
-    await page.fill("#policy-form input[name=maxAttempts]", "0");
-    await shows("setPolicy: maxAttempts is 0; allowed: 1 to 255");
+    await page.fill("#policy-form input[name=maxAttempts]", "256");
+    await shows("setPolicy: maxAttempts is 256; allowed: 0 to 255");
     await page.fill("#policy-form input[name=maxAttempts]", "6");
     await page.fill("#policy-form input[name=attemptTimeout]", "2147483648");
     await shows("setPolicy: attemptTimeout is 2147483648; allowed: 1 to 2147483647");

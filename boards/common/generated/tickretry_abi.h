@@ -126,7 +126,7 @@
 /* setPolicy's policy fields, in ticks and milli-tokens; fill it with designated
  * initializers, so that a field added to the ABI starts at 0 where it is not named. */
 typedef struct tickretry_policy {
-  uint32_t max_attempts; /* counts the first attempt, 1 to MAX_ATTEMPTS; 0: no limit */
+  uint32_t max_attempts; /* counts the first attempt, up to MAX_ATTEMPTS; 0: no limit */
   uint32_t attempt_timeout; /* an attempt not reported by then fails TIMEOUT */
   uint32_t base_delay; /* ceiling of the first retry's wait */
   uint32_t max_delay; /* cap of every wait */

@@ -10,7 +10,7 @@ export type JitterName = keyof typeof Jitter;
 /** setPolicy's fields, by name; spans in ticks. None has a default: the module refuses a
  * field out of range with BAD_FIELD (docs/ABI.md, Policies). */
 export interface PolicyFields {
-  /** Attempts in all, the first one included: 1 to Limit.MAX_ATTEMPTS (255). */
+  /** Attempts in all, the first one included: 1 to Limit.MAX_ATTEMPTS (255); 0 sets no limit. */
   maxAttempts: number;
   /** An attempt not reported by then fails TIMEOUT: 1 to Limit.MAX_SPAN. */
   attemptTimeout: number;
@@ -172,7 +172,7 @@ function rangeProblem(
 
 /**
  * What the module would refuse in `p`, named: the field, its value and its allowed range
- * ("maxAttempts is 0; allowed: 1 to 255"), or undefined when setPolicy will take it.
+ * ("maxAttempts is 256; allowed: 0 to 255"), or undefined when setPolicy will take it.
  */
 export function policyProblem(p: PolicyFields): string | undefined {
   const problem = rangeProblem(p as unknown as Record<string, unknown>, FIELD_RANGES.setPolicy);

@@ -25,8 +25,8 @@ const good: PolicyFields = {
 };
 
 test.each([
-  [{ maxAttempts: 0 }, "maxAttempts is 0; allowed: 1 to 255"],
-  [{ maxAttempts: 256 }, "maxAttempts is 256; allowed: 1 to 255"],
+  [{ maxAttempts: 256 }, "maxAttempts is 256; allowed: 0 to 255"],
+  [{ maxAttempts: -1 }, "maxAttempts is -1; allowed: 0 to 255"],
   [{ attemptTimeout: 0 }, "attemptTimeout is 0; allowed: 1 to 2147483647"],
   [{ baseDelay: 1001 }, "baseDelay is 1001; allowed: 0 to maxDelay (1000)"],
   [{ deadline: 2 ** 31 }, "deadline is 2147483648; allowed: 0 to 2147483647"],
@@ -43,7 +43,12 @@ test.each([
 
 test("what the checks pass, the module takes: the edges of every range", () => {
   const api = create();
-  for (const p of [good, { ...good, maxAttempts: 1 }, { ...good, maxAttempts: 255, baseDelay: 1000 }]) {
+  for (const p of [
+    good,
+    { ...good, maxAttempts: 0 },
+    { ...good, maxAttempts: 1 },
+    { ...good, maxAttempts: 255, baseDelay: 1000 },
+  ]) {
     expect(policyProblem(p)).toBeUndefined();
     expect(api.setPolicy(0, ...policyArgs(p))).toBe(0);
   }

@@ -4,7 +4,10 @@
 // words: CONNECTED makes the broker session UP, PUBLISHED(msg_id) ends its upload
 // SUCCEEDED, DISCONNECTED drops the session and fails the publish in flight AMBIGUOUS, a
 // publish with no connection fails TRANSIENT at once, and a refused CONNACK (5: not
-// authorised) ends the session PERMANENT.
+// authorised) ends the session PERMANENT. The sketch's Wi-Fi session (wifi_session.c)
+// beside it: a DISCONNECTED before any IP fails the connect attempt TRANSIENT (its reason
+// kept), GOT_IP makes the session UP and its link_up makes the broker session, waiting
+// out its backoff, due at once, and a DISCONNECTED while UP drops it.
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
@@ -12,7 +15,7 @@ import { EndReason, Outcome, State } from "../../host/library/src/generated/abi.
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
-it("maps esp-mqtt's events onto report, drop and link_up", () => {
+it("maps esp-mqtt's and the Wi-Fi events onto report, drop and link_up", () => {
   execFileSync("make", ["-s", "-C", "test/boards", "mqtt"], { cwd: ROOT });
   const out = execFileSync(`${ROOT}build/native/mqtt_check`, { encoding: "utf8" }).trim().split("\n");
   expect(out).toEqual([
@@ -21,5 +24,8 @@ it("maps esp-mqtt's events onto report, drop and link_up", () => {
     `dropped state=${State.WAITING} upload=${Outcome.AMBIGUOUS} drops=1`,
     `while down upload=${Outcome.TRANSIENT}`,
     `refused reconnects=1 state=${State.DONE} end=${EndReason.PERMANENT} lost=0`,
+    `no ip state=${State.WAITING} failed=1 reason=201 begins=1 broker=${Outcome.TRANSIENT}`,
+    `got ip state=${State.UP} failed=0 kicks=2 broker due before=0 after=1`,
+    `wifi dropped state=${State.WAITING} drops=1 reason=8`,
   ]);
 }, 120_000);

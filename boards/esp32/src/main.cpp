@@ -25,6 +25,7 @@
 #include <esp_random.h>
 #endif
 
+#include "device_broker.h"
 #include "device_kept.h"
 #include "device_loop.h"
 #include "device_password.h"
@@ -689,16 +690,48 @@ static void restart_soon() {
 // The same checks as the simulator's (device_settings.c, tested beside
 // host/tools/src/device/settings.ts); a form with any bad field stores nothing. Hidden
 // credentials in the URL ("***") are put back only for their own scheme, host and port.
+// The broker fields of the form (a field it does not carry keeps its stored value), checked
+// as the simulator checks them (device_broker.c); into `out` when they pass.
+static device_broker_problem broker_form(BrokerSettings *out) {
+  const String stored[] = {broker_settings.url, broker_settings.client_id, broker_settings.username,
+                           broker_settings.password, broker_settings.topic};
+  static const char *const names[] = {"brokerUrl", "brokerClientId", "brokerUsername", "brokerPassword",
+                                      "brokerTopic"};
+  String v[5];
+  for (int i = 0; i < 5; i++) v[i] = server.hasArg(names[i]) ? server.arg(names[i]) : stored[i];
+  device_broker_form form = {v[0].c_str(), v[1].c_str(), v[2].c_str(), v[3].c_str(), v[4].c_str(),
+                             v[0].length(), v[1].length(), v[2].length(), v[3].length(), v[4].length()};
+  device_broker_problem problem = device_broker_check(&form);
+  if (problem != DEVICE_BROKER_OK) return problem;
+  strlcpy(out->url, v[0].c_str(), sizeof out->url);
+  strlcpy(out->client_id, v[1].c_str(), sizeof out->client_id);
+  strlcpy(out->username, v[2].c_str(), sizeof out->username);
+  strlcpy(out->password, v[3].c_str(), sizeof out->password);
+  strlcpy(out->topic, v[4].c_str(), sizeof out->topic);
+  return DEVICE_BROKER_OK;
+}
+
+static bool store_broker(const BrokerSettings *b) {
+  return prefs.putString("mqurl", b->url) == strlen(b->url) &&
+         prefs.putString("mqid", b->client_id) == strlen(b->client_id) &&
+         prefs.putString("mquser", b->username) == strlen(b->username) &&
+         prefs.putString("mqpass", b->password) == strlen(b->password) &&
+         prefs.putString("mqtopic", b->topic) == strlen(b->topic);
+}
+
 static void handle_settings() {
   String ssid = server.arg("ssid"), pass = server.arg("password"), url = server.arg("upstreamUrl");
   device_settings_problem problem =
       device_settings_check(ssid.c_str(), ssid.length(), pass.c_str(), pass.length(), url.c_str(), url.length());
   if (problem != DEVICE_SETTINGS_OK) return refuse(400, device_settings_meaning(problem));
+  BrokerSettings broker;
+  device_broker_problem broker_problem = broker_form(&broker);
+  if (broker_problem != DEVICE_BROKER_OK) return refuse(400, device_broker_meaning(broker_problem));
   char merged[sizeof upload_url];
   device_credentials credentials = device_settings_credentials(upload_url, url.c_str(), merged, sizeof merged);
   if (credentials != DEVICE_CREDENTIALS_OK) return refuse(400, device_settings_credentials_meaning(credentials));
   bool stored = prefs.putString("ssid", ssid) == ssid.length() && prefs.putString("pass", pass) == pass.length() &&
-                prefs.putString("url", merged) == strlen(merged);
+                prefs.putString("url", merged) == strlen(merged) && store_broker(&broker);
   if (!stored) return refuse(507, PAGE_MSG_STORE_FAILED);
   prefs.putUInt(WIFI_FAILS_KEY, 0);  // new settings get their own tries (see wifi_fallback)
   answer_ok(PAGE_MSG_SETTINGS_SAVED_RESTARTING);

@@ -53,7 +53,7 @@ import {
   type Reading,
 } from "./readings.js";
 import type { LogEvent, ReadingsLog } from "./readings-log.js";
-import type { Settings } from "./settings.js";
+import { defaultSettings, type Settings } from "./settings.js";
 import { memoryStore, type DeviceState, type StateStore } from "./state-file.js";
 import { wallClock, type DeviceClock } from "./clock.js";
 import { DeviceTick } from "./tick.js";
@@ -251,11 +251,7 @@ export class Device {
       maxWriteMs: 0,
     };
     // Saved settings win over the command line's URL, as NVS does on a board.
-    this.settings = this.store.settings.load() ?? {
-      ssid: "",
-      password: "",
-      upstreamUrl: options.upstreamUrl,
-    };
+    this.settings = this.store.settings.load() ?? defaultSettings(options.upstreamUrl);
     this.clock = options.clock ?? wallClock;
     this.mqtt = options.mqtt;
     if (this.mqtt) {

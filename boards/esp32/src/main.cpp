@@ -624,6 +624,18 @@ static void status_history(device_status *s) {
   s->event_count = event_seq - first;
 }
 
+// The sessions and the broker settings (the password only as set), for the status.
+static void status_connections(device_status *s, uint32_t now) {
+  static status_session sessions[SESSION_COUNT];
+  s->sessions = sessions;
+  s->session_count = scheduler_ok ? sessions_status(sessions, now) : 0;
+  s->broker_url = broker_settings.url;
+  s->broker_client_id = broker_settings.client_id;
+  s->broker_username = broker_settings.username;
+  s->broker_password_set = broker_settings.password[0] != '\0';
+  s->broker_topic = broker_settings.topic;
+}
+
 static void handle_status() {
   static status_operation ops[TICKRETRY_LIMIT_OPERATIONS];
   static char json[12 * 1024];
@@ -658,6 +670,7 @@ static void handle_status() {
   s.upstream_url = shown_url;
   s.password_set = prefs.getString("pass").length() > 0;
   s.device_password_set = prefs.getString("devpw").length() > 0;
+  status_connections(&s, now);
   if (device_status_json(&s, json, sizeof json) == 0) return server.send(500, "text/plain", PAGE_MSG_STATUS_TOO_LARGE "\n");
   server.sendHeader("Cache-Control", "no-store");
   server.send(200, "application/json", json);

@@ -5,8 +5,9 @@
 // broker connection, are sessions of the module (sketch_sessions.cpp): it decides every
 // reconnect, and no retry waits in a delay(). The loop never blocks: the HTTP attempt runs
 // in its own FreeRTOS task and comes back through a queue, esp-mqtt runs in its own, and
-// the setup page is served on every pass. The scheduler's image is kept in RTC memory and NVS, so uploads go on
-// after a deep sleep (DEEP_SLEEP=1 sleeps whenever nothing is in flight) or a reset.
+// the setup page is served on every pass. The scheduler's image is kept in RTC memory and
+// NVS, so uploads go on after a deep sleep (DEEP_SLEEP=1 sleeps whenever nothing is in
+// flight) or a reset.
 // Without saved Wi-Fi credentials the board opens an access point with the setup page at
 // http://192.168.4.1/. The page is boards/page/, the same files the simulator serves,
 // embedded gzip-compressed in flash (setup_page.h, npm run embed); every change needs the
@@ -700,9 +701,6 @@ static void restart_soon() {
   restart_pending = true;
 }
 
-// The same checks as the simulator's (device_settings.c, tested beside
-// host/tools/src/device/settings.ts); a form with any bad field stores nothing. Hidden
-// credentials in the URL ("***") are put back only for their own scheme, host and port.
 // The broker fields of the form (a field it does not carry keeps its stored value), checked
 // as the simulator checks them (device_broker.c); into `out` when they pass.
 static device_broker_problem broker_form(BrokerSettings *out) {
@@ -732,6 +730,9 @@ static bool store_broker(const BrokerSettings *b) {
          prefs.putString("mqtopic", b->topic) == strlen(b->topic);
 }
 
+// The same checks as the simulator's (device_settings.c, tested beside
+// host/tools/src/device/settings.ts); a form with any bad field stores nothing. Hidden
+// credentials in the URL ("***") are put back only for their own scheme, host and port.
 static void handle_settings() {
   String ssid = server.arg("ssid"), pass = server.arg("password"), url = server.arg("upstreamUrl");
   device_settings_problem problem =

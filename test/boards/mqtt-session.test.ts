@@ -7,7 +7,9 @@
 // authorised) ends the session PERMANENT. The sketch's Wi-Fi session (wifi_session.c)
 // beside it: a DISCONNECTED before any IP fails the connect attempt TRANSIENT (its reason
 // kept), GOT_IP makes the session UP and its link_up makes the broker session, waiting
-// out its backoff, due at once, and a DISCONNECTED while UP drops it.
+// out its backoff, due at once, and a DISCONNECTED while UP drops it; a connect attempt the
+// module timed out is forgotten (counted failed), and an IP that comes after it makes the
+// next attempt succeed at once, without another WiFi.begin.
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
@@ -27,5 +29,6 @@ it("maps esp-mqtt's and the Wi-Fi events onto report, drop and link_up", () => {
     `no ip state=${State.WAITING} failed=1 reason=201 begins=1 broker=${Outcome.TRANSIENT}`,
     `got ip state=${State.UP} failed=0 kicks=2 broker due before=0 after=1`,
     `wifi dropped state=${State.WAITING} drops=1 reason=8`,
+    `late ip timed out=1 forgot=1 failed=1 then state=${State.UP} failed=0 begins=1`,
   ]);
 }, 120_000);

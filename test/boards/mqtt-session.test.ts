@@ -9,7 +9,8 @@
 // kept), GOT_IP makes the session UP and its link_up makes the broker session, waiting
 // out its backoff, due at once, and a DISCONNECTED while UP drops it; a connect attempt the
 // module timed out is forgotten (counted failed), and an IP that comes after it makes the
-// next attempt succeed at once, without another WiFi.begin.
+// next attempt succeed at once, without another WiFi.begin; a publish timed out likewise
+// is forgotten, so its late PUBACK reports nothing (no stale report).
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
@@ -30,5 +31,6 @@ it("maps esp-mqtt's and the Wi-Fi events onto report, drop and link_up", () => {
     `got ip state=${State.UP} failed=0 kicks=2 broker due before=0 after=1`,
     `wifi dropped state=${State.WAITING} drops=1 reason=8`,
     `late ip timed out=1 forgot=1 failed=1 then state=${State.UP} failed=0 begins=1`,
+    `late puback up=1 timed out=1 forgot=1 stale reports=0`,
   ]);
 }, 120_000);

@@ -60,6 +60,28 @@ static void wifi_apply_at(uint32_t t) {
   wifi_session_apply(&w, now, finished, NULL);
 }
 
+/* A publish whose PUBACK does not come within the attempt timeout is forgotten, as the
+ * board does on the loop's TIMEOUT event: its late PUBACK reports nothing. */
+static int late_puback_steps(uint32_t t) {
+  fake.starts = 0; /* the client may start again */
+  poll_at(t + 2000); /* the broker session's next connect */
+  mqtt_session_event(&s, "MQTT_EVENTS", MQTT_EVENT_CONNECTED, &(esp_mqtt_event_t){.event_id = MQTT_EVENT_CONNECTED});
+  apply_at(t + 2010);
+  int32_t upload = tickretry_begin(0, t + 2020);
+  poll_at(t + 2020);
+  int msg_id = 100 + fake.enqueued, attempt = tickretry_attempt(upload);
+  now = t + 2020 + 1001;
+  tickretry_next_due(now);
+  int forgot = mqtt_session_forget(&s, upload, attempt);
+  int32_t stale = tickretry_counter(TICKRETRY_COUNTER_STALE_REPORTS);
+  event(MQTT_EVENT_PUBLISHED, msg_id, NULL);
+  apply_at(now);
+  printf("late puback up=%d timed out=%d forgot=%d stale reports=%" PRId32 "\n", s.up,
+         tickretry_last_outcome(upload) == TICKRETRY_OUTCOME_TIMEOUT, forgot,
+         tickretry_counter(TICKRETRY_COUNTER_STALE_REPORTS) - stale);
+  return 0;
+}
+
 /* A connect attempt the module times out is forgotten, as the board does on the loop's
  * TIMEOUT event; the IP that comes after it makes the next attempt succeed at once, with
  * no WiFi.begin. */
@@ -77,7 +99,7 @@ static int late_ip_steps(void) {
   poll_at(now);
   printf("late ip timed out=%d forgot=%d failed=%" PRIu32 " then state=%" PRId32 " failed=%" PRIu32 " begins=%d\n",
          timed_out, forgot, failed, tickretry_state(w.handle), w.failed_in_row, wifi_begins - begins);
-  return 0;
+  return late_puback_steps(now);
 }
 
 /* The station: a connect that gets no IP, then GOT_IP, whose link_up makes a broker session

@@ -272,6 +272,7 @@ function render(s) {
   $("stored-ssid").textContent = s.settings.ssid || "(none)";
   $("stored-password").textContent = s.settings.passwordSet ? "set" : "none";
   $("stored-url").textContent = s.settings.upstreamUrl;
+  storedBroker(s.settings);
   $("password-setup").hidden = s.security.devicePasswordSet;
   $("unlock").hidden = !s.security.devicePasswordSet;
   $("module-panel").hidden = !s.security.moduleUpload;
@@ -283,6 +284,7 @@ function render(s) {
     filled = true;
     $("ssid").value = s.settings.ssid;
     $("upstreamUrl").value = s.settings.upstreamUrl;
+    for (const field of BROKER_FIELDS) $(field).value = s.settings[field];
     $("scenario").replaceChildren(
       ...scenarios.map((name) => {
         const option = document.createElement("option");
@@ -292,6 +294,15 @@ function render(s) {
       }),
     );
   }
+}
+
+// The broker settings the form edits and the status returns (the password only as set).
+const BROKER_FIELDS = ["brokerUrl", "brokerClientId", "brokerUsername", "brokerTopic"];
+function storedBroker(settings) {
+  $("stored-broker").textContent = settings.brokerUrl || "(none)";
+  $("stored-broker-user").textContent = settings.brokerUsername || "(no user)";
+  $("stored-broker-password").textContent = settings.brokerPasswordSet ? "set" : "none";
+  $("stored-broker-topic").textContent = settings.brokerTopic;
 }
 
 async function poll(again = true) {

@@ -15,7 +15,8 @@ import { GuessLimit } from "../../host/tools/src/device/guess-limit.js";
 import { moduleVersion } from "../../host/tools/src/device/module-version.js";
 import { withVersion } from "../../scripts/sign/version-section.js";
 import { checkPassword, hashPassword } from "../../host/tools/src/device/security.js";
-import { checkSettings, OTHER_HOST } from "../../host/tools/src/device/settings.js";
+import { checkSettings, defaultSettings, OTHER_HOST } from "../../host/tools/src/device/settings.js";
+import { BROKER_MEANINGS, checkBroker, DEFAULT_BROKER } from "../../host/tools/src/device/broker-settings.js";
 import { WASM_PATH } from "../../host/library/src/tickretry.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -106,11 +107,7 @@ describe("the settings checks in C agree with the simulator's", () => {
       Buffer.from(encodeURIComponentBytes(url)),
     ]);
     const { form, notUtf8 } = parseForm(body);
-    const checked = checkSettings(
-      form,
-      { ssid: "", password: "", upstreamUrl: "http://127.0.0.1/" },
-      notUtf8,
-    );
+    const checked = checkSettings(form, defaultSettings("http://127.0.0.1/"), notUtf8);
     return checked.ok ? "" : (["ssid", "password", "upstreamUrl"].find((f) => f in checked.errors) ?? "?");
   }
   const encodeURIComponentBytes = (b: Buffer) =>
@@ -150,8 +147,68 @@ describe("the settings checks in C agree with the simulator's", () => {
   });
 });
 
+describe("the broker settings checks in C agree with the simulator's, field and message", () => {
+  const FIELDS = ["brokerUrl", "brokerClientId", "brokerUsername", "brokerPassword", "brokerTopic"] as const;
+  const good = ["mqtt://192.168.1.10:1883", "board-7", "board", "secret", "tickretry/readings"];
+  const with_ = (field: number, value: string) => good.map((v, i) => (i === field ? value : v));
+  const cases: [string, string[]][] = [
+    ["good", good],
+    ["no broker", with_(0, "")],
+    ["mqtts, a name, no port", with_(0, "mqtts://broker.example.com")],
+    ["a trailing slash", with_(0, "mqtt://10.0.0.2:1883/")],
+    ["port 65535", with_(0, "mqtt://h:65535")],
+    ["port 0", with_(0, "mqtt://h:0")],
+    ["port 65536", with_(0, "mqtt://h:65536")],
+    ["six digits", with_(0, "mqtt://h:018830")],
+    ["an empty port", with_(0, "mqtt://h:")],
+    ["http", with_(0, "http://h:1883")],
+    ["credentials", with_(0, "mqtt://user:pw@h:1883")],
+    ["a path", with_(0, "mqtt://h:1883/x")],
+    ["a query", with_(0, "mqtt://h:1883?x")],
+    ["no host", with_(0, "mqtt://:1883")],
+    ["a space", with_(0, " mqtt://h:1883")],
+    ["IPv6", with_(0, "mqtt://[::1]:1883")],
+    ["128 characters", with_(0, `mqtt://${"h".repeat(121)}`)],
+    ["127 characters", with_(0, `mqtt://${"h".repeat(120)}`)],
+    ["no client id", with_(1, "")],
+    ["a space in the client id", with_(1, "board 7")],
+    ["64-character client id", with_(1, "c".repeat(64))],
+    ["non-ASCII user", with_(2, "bördé")],
+    ["a NUL in the password", with_(3, "sec\x00ret")],
+    ["63-character password", with_(3, "p".repeat(63))],
+    ["no topic", with_(4, "")],
+    ["a + in the topic", with_(4, "tickretry/+/readings")],
+    ["a # in the topic", with_(4, "tickretry/#")],
+    ["96-character topic", with_(4, "t".repeat(96))],
+  ];
+
+  it.each(cases)("%s", (_, values) => {
+    const c = run("broker", ...values.map((v) => Buffer.from(v).toString("hex")));
+    const form = new URLSearchParams(FIELDS.map((f, i) => [f, values[i]]));
+    const { errors } = checkBroker(form, DEFAULT_BROKER);
+    const first = FIELDS.find((f) => f in errors);
+    expect(c.code === 0 ? "ok" : c.out.trim()).toBe(
+      first === undefined ? "ok" : `${first}: ${BROKER_MEANINGS[first]}`,
+    );
+  });
+
+  it("keep what a form does not carry, and refuse a bad field without storing any", () => {
+    const stored = { ...defaultSettings("http://127.0.0.1/"), ssid: "home", brokerUrl: "mqtt://h:1883" };
+    const kept = checkSettings(
+      new URLSearchParams({ ssid: "home", password: "", upstreamUrl: "http://127.0.0.1/" }),
+      stored,
+    );
+    expect(kept.ok && kept.settings.brokerUrl).toBe("mqtt://h:1883");
+    const bad = checkSettings(
+      new URLSearchParams({ ssid: "home", brokerUrl: "mqtt://h:1883/x", upstreamUrl: "http://127.0.0.1/" }),
+      stored,
+    );
+    expect(bad).toEqual({ ok: false, errors: { brokerUrl: BROKER_MEANINGS.brokerUrl } });
+  });
+});
+
 describe("hidden credentials in the upstream URL (issue 20, defect 10), in C and in the simulator", () => {
-  const stored = { ssid: "home", password: "", upstreamUrl: "http://user:secret@127.0.0.1:9/x" };
+  const stored = { ...defaultSettings("http://user:secret@127.0.0.1:9/x"), ssid: "home" };
   const form = (url: string) => new URLSearchParams({ ssid: "home", password: "", upstreamUrl: url });
 
   it("go back to the same scheme, host and port only", () => {

@@ -8,12 +8,15 @@
  *   page_check settings SSID_HEX PASSWORD_HEX URL_HEX
  *                                            "ok", or the field of the first problem and
  *                                            its message (exit 1)
+ *   page_check broker URL_HEX ID_HEX USER_HEX PASSWORD_HEX TOPIC_HEX
+ *                                            the same for the broker fields
  */
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "device_broker.h"
 #include "device_kept.h"
 #include "device_password.h"
 #include "device_settings.h"
@@ -70,6 +73,10 @@ static int status(void) {
   s.ssid = "caf\xc3\xa9 \"quoted\" \\ tab\t";
   s.upstream_url = "http://***@192.168.1.10:8080/upload";
   s.device_password_set = 1;
+  s.broker_url = "mqtt://192.168.1.10:1883";
+  s.broker_username = "board";
+  s.broker_password_set = 1;
+  s.broker_topic = "tickretry/readings";
   s.store_where = "NVS";
   s.store_writes = 9;
   s.store_write_failures = 2;
@@ -112,8 +119,26 @@ static int settings(const char *ssid_hex, const char *password_hex, const char *
   return 1;
 }
 
+/* The broker fields, each given in hex: the first problem's field and meaning, or "ok". */
+static int broker(char **hex) {
+  static char fields[5][512];
+  long n[5];
+  for (int i = 0; i < 5; i++)
+    if ((n[i] = from_hex(hex[i], fields[i], sizeof fields[i])) < 0) return 2;
+  device_broker_form form = {fields[0], fields[1], fields[2], fields[3], fields[4],
+                             (size_t)n[0], (size_t)n[1], (size_t)n[2], (size_t)n[3], (size_t)n[4]};
+  device_broker_problem problem = device_broker_check(&form);
+  if (problem == DEVICE_BROKER_OK) {
+    puts("ok");
+    return 0;
+  }
+  printf("%s: %s\n", device_broker_field(problem), device_broker_meaning(problem));
+  return 1;
+}
+
 int main(int argc, char **argv) {
   if (argc == 5 && strcmp(argv[1], "settings") == 0) return settings(argv[2], argv[3], argv[4]);
+  if (argc == 7 && strcmp(argv[1], "broker") == 0) return broker(argv + 2);
   if (argc >= 3 && strcmp(argv[1], "verify") == 0) return verify(argv[2], argc > 3 ? argv[3] : NULL);
   if (argc == 4 && strcmp(argv[1], "hash") == 0) {
     uint8_t salt[DEVICE_PASSWORD_SALT_BYTES];

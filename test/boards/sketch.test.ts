@@ -1,7 +1,9 @@
 // The sketch (boards/esp32/src/main.cpp) against the setup page's contract,
-// boards/page/routes.json, and against stand-ins for the Arduino-ESP32 headers
-// (test/boards/arduino-shim: declarations only, at the ESP32's integer widths): it
-// type-checks warning-free with both backends, registers every route through the
+// boards/page/routes.json, and against stand-ins for the Arduino-ESP32 and esp-mqtt
+// headers (test/boards/arduino-shim, test/boards/esp-mqtt-shim: declarations only, at the
+// ESP32's integer widths): it and its sessions (sketch_sessions.cpp) type-check
+// warning-free with both backends, with HTTP and with MQTT uploads (UPLOAD_MQTT, against
+// esp-mqtt's IDF 4.4 and IDF 5 configuration layouts), registers every route through the
 // generated table and routed() (which checks the Host first, issue 20 defect 1), and says
 // nothing to a person that the contract does not hold. The simulator's table is held to
 // the same contract when its server is made.
@@ -16,7 +18,7 @@ import { KEPT_BYTES } from "../../host/tools/src/device/nvs-wear.js";
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const SKETCH = readFileSync(`${ROOT}boards/esp32/src/main.cpp`, "utf8");
 
-function typeCheck(backend: string, extra: string[] = []) {
+function typeCheck(backend: string, extra: string[] = [], file = "main.cpp") {
   return spawnSync(
     "g++",
     [
@@ -31,10 +33,11 @@ function typeCheck(backend: string, extra: string[] = []) {
       `-DTICKRETRY_BACKEND_${backend}=1`,
       "-Itest/boards/arduino-shim",
       "-Itest/boards/wasm3-shim",
+      "-Itest/boards/esp-mqtt-shim",
       "-Iboards/common",
       "-Iboards/esp32/src",
       ...extra,
-      "boards/esp32/src/main.cpp",
+      `boards/esp32/src/${file}`,
     ],
     { cwd: ROOT, encoding: "utf8" },
   );
@@ -49,6 +52,29 @@ describe("the sketch", () => {
       expect(r.status).toBe(0);
     },
   );
+
+  const UPLOADS: [string, string[]][] = [
+    ["HTTP", ["-DUPLOAD_MQTT=0"]],
+    ["MQTT, IDF 4.4", ["-DUPLOAD_MQTT=1"]],
+    ["MQTT, IDF 5", ["-DUPLOAD_MQTT=1", "-DESP_IDF_VERSION_MAJOR=5"]],
+  ];
+  it.each(
+    ["main.cpp", "sketch_sessions.cpp"].flatMap((file) =>
+      UPLOADS.map(([name, flags]) => [file, name, flags]),
+    ),
+  )("%s type-checks without a warning with %s uploads", (file, _name, flags) => {
+    const r = typeCheck("WASM2C", flags as string[], file as string);
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+  });
+
+  it("calls no delay() outside loop()'s wait between passes, and no blocking Wi-Fi call", () => {
+    const code = (text: string) => text.replace(/\/\/.*$|\/\*[\s\S]*?\*\//gm, "");
+    const sessions = code(readFileSync(`${ROOT}boards/esp32/src/sketch_sessions.cpp`, "utf8"));
+    expect(sessions).not.toMatch(/\bdelay\(|waitForConnectResult|WiFi\.disconnect\(/);
+    expect(code(SKETCH).match(/\bdelay\(/g)).toEqual(["delay("]);
+    expect(code(SKETCH)).toMatch(/delay\(device_loop_sleep\(due, PASS_MAX_WAIT_MS\)\);\s*}\s*$/);
+  });
 
   it("keeps the state the flash-life model assumes (sizeof(Kept) is nvs-wear.ts's KEPT_BYTES)", () => {
     const r = typeCheck("WASM3", [`-DKEPT_BYTES_EXPECTED=${KEPT_BYTES}`]);

@@ -185,6 +185,15 @@ static void put_settings(out *o, const device_status *s) {
   str(o, s->ssid);
   put(o, "," STATUS_KEY_SETTINGS_PASSWORD_SET "%s," STATUS_KEY_SETTINGS_UPSTREAM_URL, BOOL(s->password_set));
   str(o, s->upstream_url);
+  put(o, "," STATUS_KEY_SETTINGS_BROKER_URL);
+  str(o, s->broker_url);
+  put(o, "," STATUS_KEY_SETTINGS_BROKER_CLIENT_ID);
+  str(o, s->broker_client_id);
+  put(o, "," STATUS_KEY_SETTINGS_BROKER_USERNAME);
+  str(o, s->broker_username);
+  put(o, "," STATUS_KEY_SETTINGS_BROKER_PASSWORD_SET "%s," STATUS_KEY_SETTINGS_BROKER_TOPIC,
+      BOOL(s->broker_password_set));
+  str(o, s->broker_topic);
   put(o, "}," STATUS_KEY_SECURITY "{" STATUS_KEY_SECURITY_DEVICE_PASSWORD_SET "%s," STATUS_KEY_SECURITY_MODULE_UPLOAD
           "%s}",
       BOOL(s->device_password_set), BOOL(s->module_upload));

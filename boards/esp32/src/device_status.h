@@ -90,6 +90,9 @@ typedef struct device_status {
   uint32_t event_count;
   const char *ssid, *upstream_url; /* the URL without credentials */
   uint8_t password_set, device_password_set, module_upload;
+  /* The broker settings, the password only as set or not. */
+  const char *broker_url, *broker_client_id, *broker_username, *broker_topic;
+  uint8_t broker_password_set;
   const status_session *sessions;
   uint32_t session_count;
   /* A board has no simulated upstream, broker or consumer: faults.scenarios is [],

@@ -1,9 +1,13 @@
 // tickretry on an ESP32: every UPLOAD_EVERY_MS the device uploads a small JSON reading
-// over HTTP, retried by the scheduler module through boards/common/device_loop.c, with
-// the operation id as Idempotency-Key. The loop never blocks: the HTTP attempt runs in
-// its own FreeRTOS task and comes back through a queue, and the setup page is served on
-// every pass. The scheduler's image is kept in RTC memory and NVS, so uploads go on
-// after a deep sleep (DEEP_SLEEP=1 sleeps whenever nothing is in flight) or a reset.
+// over HTTP (or, built with -DUPLOAD_MQTT=1, publishes it with QoS 1 over MQTT), retried
+// by the scheduler module through boards/common/device_loop.c, with the operation id as
+// Idempotency-Key (over MQTT: the payload's "op"). The Wi-Fi station, and over MQTT the
+// broker connection, are sessions of the module (sketch_sessions.cpp): it decides every
+// reconnect, and no retry waits in a delay(). The loop never blocks: the HTTP attempt runs
+// in its own FreeRTOS task and comes back through a queue, esp-mqtt runs in its own, and
+// the setup page is served on every pass. The scheduler's image is kept in RTC memory and
+// NVS, so uploads go on after a deep sleep (DEEP_SLEEP=1 sleeps whenever nothing is in
+// flight) or a reset.
 // Without saved Wi-Fi credentials the board opens an access point with the setup page at
 // http://192.168.4.1/. The page is boards/page/, the same files the simulator serves,
 // embedded gzip-compressed in flash (setup_page.h, npm run embed); every change needs the
@@ -22,6 +26,7 @@
 #include <esp_random.h>
 #endif
 
+#include "device_broker.h"
 #include "device_kept.h"
 #include "device_loop.h"
 #include "device_password.h"
@@ -29,6 +34,7 @@
 #include "device_status.h"
 #include "device_trace.h"
 #include "module_signature.h"
+#include "sketch_sessions.h"
 #include "generated/page_routes.h"
 #include "generated/setup_page.h"
 #include "generated/status_fields.h"
@@ -45,7 +51,10 @@
 // ---- Configuration -------------------------------------------------------------------
 
 #define UPLOAD_EVERY_MS 60000u
+// HTTP uploads by default; -DUPLOAD_MQTT=1 in build_flags publishes them to the broker of
+// the setup page's settings instead (sketch_sessions.h defines it 0 when unset).
 #define DEFAULT_UPLOAD_URL "http://192.168.1.10:8080/upload"
+#define DEFAULT_BROKER_TOPIC "tickretry/readings"
 // The HTTP client gives up before the module's attempt timeout, so that an answer
 // normally arrives in time to count (a later one is reported and counted stale).
 #define HTTP_CONNECT_TIMEOUT_MS 4000
@@ -68,7 +77,11 @@
 
 // Idempotent because the server deduplicates on Idempotency-Key, so a timed-out or
 // ambiguous attempt may be retried. 6 attempts of 10 s, backoff 1 s doubling to 30 s with
-// full jitter, 5 s after a 429/503, all within 2 minutes.
+// full jitter, 5 s after a 429/503, all within 2 minutes. KICK: when the station gets its
+// IP back (or the broker session comes up), a waiting upload falls due within 1 s instead
+// of at the end of its backoff. Over MQTT also a breaker: after 2 failed attempts in a
+// row (a broker gone away fails every publish at once) no upload starts until a probe
+// gets through, so uploads wait instead of spending their attempts; link_up ends the break.
 // Fields are named (in declaration order, as C++ requires); a field not named is 0.
 static const tickretry_policy UPLOAD_POLICY = {
     .max_attempts = 6,
@@ -77,14 +90,12 @@ static const tickretry_policy UPLOAD_POLICY = {
     .max_delay = 30000,
     .throttle_base_delay = 5000,
     .deadline = 120000,
-    .flags = TICKRETRY_JITTER_FULL | TICKRETRY_POLICY_FLAG_IDEMPOTENT,
-    // ABI v3's session, spread and breaker fields: none for this request policy (g++'s
-    // -Wextra wants every field named).
-    .stable_after = 0,
-    .spread = 0,
-    .break_after = 0,
-    .break_base = 0,
-    .break_cap = 0,
+    .flags = TICKRETRY_JITTER_FULL | TICKRETRY_POLICY_FLAG_IDEMPOTENT | TICKRETRY_POLICY_FLAG_KICK,
+    .stable_after = 0,  // a request policy: no session (g++'s -Wextra wants every field named)
+    .spread = 1000,
+    .break_after = UPLOAD_MQTT ? 2u : 0u,
+    .break_base = 30000,
+    .break_cap = 120000,
 };
 // The SRE / Finagle 10% budget of docs/ABI.md: retries may add at most a tenth to the load.
 static const tickretry_budget RETRY_BUDGET = {
@@ -103,7 +114,11 @@ static const tickretry_budget RETRY_BUDGET = {
 // compiles each function on its first call, which wants a few KiB more than the default).
 SET_LOOP_TASK_STACK_SIZE(16 * 1024);
 
+static char upload_url[160];
+static BrokerSettings broker_settings;
+
 // ---- The upload task: HTTP off the main loop ------------------------------------------
+#if !UPLOAD_MQTT
 
 struct UploadRequest {
   int32_t handle, attempt, operation_id;
@@ -121,7 +136,6 @@ struct UploadAnswer {
 
 static QueueHandle_t requests;
 static QueueHandle_t answers;
-static char upload_url[160];
 
 static void read_retry_after(HTTPClient &http, UploadAnswer &answer) {
   if (!http.hasHeader("Retry-After")) return;
@@ -172,6 +186,7 @@ static int32_t transport_outcome(int error) {
       return TICKRETRY_OUTCOME_TRANSIENT;
   }
 }
+#endif
 
 // ---- What survives a deep sleep and a reset ----------------------------------------
 
@@ -199,6 +214,7 @@ struct Kept {
   uint32_t upload_seq;
   uint32_t sleep_ms;        // the deep sleep the board went into
   uint32_t next_upload_in;  // ms from the start of that sleep to the next reading
+  SessionHandles sessions;  // the Wi-Fi and broker sessions in the image
 };
 #ifdef KEPT_BYTES_EXPECTED
 static_assert(sizeof(Kept) == KEPT_BYTES_EXPECTED, "nvs-wear.ts's KEPT_BYTES is not sizeof(Kept)");
@@ -206,7 +222,7 @@ static_assert(sizeof(Kept) == KEPT_BYTES_EXPECTED, "nvs-wear.ts's KEPT_BYTES is 
 #define KEPT_MAGIC 0x6b747232u
 #define KEPT_KEY "kept"
 #define EPOCH_KEY "epoch"
-#define WIFI_FAILS_KEY "wififails"  // failed Wi-Fi connects in a row (wifi_watch)
+#define WIFI_FAILS_KEY "wififails"  // failed Wi-Fi connects in a row (wifi_fallback)
 // At most one NVS write of the kept state this often; a refused one is tried again after
 // NVS_RETRY_MS.
 #define NVS_EVERY_MS 1200000u
@@ -240,7 +256,21 @@ static char *body_of(int32_t handle) {
 
 static uint32_t hal_ticks(void *) { return millis(); }
 
+#if UPLOAD_MQTT
+static void hal_start_attempt(void *, int32_t handle, int32_t attempt, int32_t, uint32_t) {
+  if (!sessions_start_attempt(handle, attempt)) sessions_publish(handle, attempt, body_of(handle));
+}
+
+static void remember_outcome(int32_t handle, int32_t outcome);
+
+static int hal_collect(void *, uint32_t, device_result *out) {
+  if (!sessions_collect(out)) return 0;
+  remember_outcome(out->handle, out->outcome);
+  return 1;
+}
+#else
 static void hal_start_attempt(void *, int32_t handle, int32_t attempt, int32_t operation_id, uint32_t) {
+  if (sessions_start_attempt(handle, attempt)) return;
   int32_t slot = tickretry_slot(handle);
   UploadRequest request = {handle, attempt, operation_id, slot >= 0 ? kept.epochs[slot] : boot_epoch, {0}};
   strlcpy(request.body, body_of(handle), sizeof request.body);
@@ -253,6 +283,7 @@ static void hal_start_attempt(void *, int32_t handle, int32_t attempt, int32_t o
 static void remember_answer(int32_t handle, int status);
 
 static int hal_collect(void *, uint32_t, device_result *out) {
+  if (sessions_collect(out)) return 1;
   UploadAnswer answer;
   if (xQueueReceive(answers, &answer, 0) != pdTRUE) return 0;
   int32_t outcome = answer.status > 0 ? tickretry_classify_http(answer.status, answer.has_retry_after)
@@ -263,6 +294,7 @@ static int hal_collect(void *, uint32_t, device_result *out) {
   *out = {.handle = answer.handle, .attempt = answer.attempt, .outcome = outcome, .retry_after = answer.retry_after_ms};
   return 1;
 }
+#endif
 
 static void begin_due(uint32_t now);
 static void keep_state(bool always, uint32_t now);
@@ -283,6 +315,7 @@ static void record_event(const device_event *event);
 static void hal_on_event(void *, const device_event *event) {
   device_event_format(event, last_event, sizeof last_event);
   Serial.println(last_event);
+  sessions_see(&uploads, event);
   record_event(event);
 }
 
@@ -355,12 +388,26 @@ static Tracked *tracked_of(int32_t handle, bool add) {
   return nullptr;
 }
 
+#if UPLOAD_MQTT
+// What a publish's answer means (mqtt_session.h): its PUBACK, no connection to send it on,
+// or a connection lost before the PUBACK (it may have reached the broker).
+static void remember_outcome(int32_t handle, int32_t outcome) {
+  Tracked *t = tracked_of(handle, false);
+  if (!t) return;
+  strlcpy(t->detail,
+          outcome == TICKRETRY_OUTCOME_SUCCESS     ? "PUBACK"
+          : outcome == TICKRETRY_OUTCOME_AMBIGUOUS ? "connection lost before the PUBACK"
+                                                   : "not sent: no broker connection",
+          sizeof t->detail);
+}
+#else
 static void remember_answer(int32_t handle, int status) {
   Tracked *t = tracked_of(handle, false);
   if (!t) return;
   if (status > 0) snprintf(t->detail, sizeof t->detail, "HTTP %d", status);
   else snprintf(t->detail, sizeof t->detail, "transport error %d", status);
 }
+#endif
 
 static void add_event(const char *kind, int32_t operation_id, int32_t attempt, int32_t outcome, int32_t reason) {
   events[event_seq % EVENTS_KEPT] = {event_seq + 1, millis(), kind, operation_id, attempt,
@@ -578,6 +625,18 @@ static void status_history(device_status *s) {
   s->event_count = event_seq - first;
 }
 
+// The sessions and the broker settings (the password only as set), for the status.
+static void status_connections(device_status *s, uint32_t now) {
+  static status_session sessions[SESSION_COUNT];
+  s->sessions = sessions;
+  s->session_count = scheduler_ok ? sessions_status(sessions, now) : 0;
+  s->broker_url = broker_settings.url;
+  s->broker_client_id = broker_settings.client_id;
+  s->broker_username = broker_settings.username;
+  s->broker_password_set = broker_settings.password[0] != '\0';
+  s->broker_topic = broker_settings.topic;
+}
+
 static void handle_status() {
   static status_operation ops[TICKRETRY_LIMIT_OPERATIONS];
   static char json[12 * 1024];
@@ -612,6 +671,7 @@ static void handle_status() {
   s.upstream_url = shown_url;
   s.password_set = prefs.getString("pass").length() > 0;
   s.device_password_set = prefs.getString("devpw").length() > 0;
+  status_connections(&s, now);
   if (device_status_json(&s, json, sizeof json) == 0) return server.send(500, "text/plain", PAGE_MSG_STATUS_TOO_LARGE "\n");
   server.sendHeader("Cache-Control", "no-store");
   server.send(200, "application/json", json);
@@ -641,6 +701,35 @@ static void restart_soon() {
   restart_pending = true;
 }
 
+// The broker fields of the form (a field it does not carry keeps its stored value), checked
+// as the simulator checks them (device_broker.c); into `out` when they pass.
+static device_broker_problem broker_form(BrokerSettings *out) {
+  const String stored[] = {broker_settings.url, broker_settings.client_id, broker_settings.username,
+                           broker_settings.password, broker_settings.topic};
+  static const char *const names[] = {"brokerUrl", "brokerClientId", "brokerUsername", "brokerPassword",
+                                      "brokerTopic"};
+  String v[5];
+  for (int i = 0; i < 5; i++) v[i] = server.hasArg(names[i]) ? server.arg(names[i]) : stored[i];
+  device_broker_form form = {v[0].c_str(), v[1].c_str(), v[2].c_str(), v[3].c_str(), v[4].c_str(),
+                             v[0].length(), v[1].length(), v[2].length(), v[3].length(), v[4].length()};
+  device_broker_problem problem = device_broker_check(&form);
+  if (problem != DEVICE_BROKER_OK) return problem;
+  strlcpy(out->url, v[0].c_str(), sizeof out->url);
+  strlcpy(out->client_id, v[1].c_str(), sizeof out->client_id);
+  strlcpy(out->username, v[2].c_str(), sizeof out->username);
+  strlcpy(out->password, v[3].c_str(), sizeof out->password);
+  strlcpy(out->topic, v[4].c_str(), sizeof out->topic);
+  return DEVICE_BROKER_OK;
+}
+
+static bool store_broker(const BrokerSettings *b) {
+  return prefs.putString("mqurl", b->url) == strlen(b->url) &&
+         prefs.putString("mqid", b->client_id) == strlen(b->client_id) &&
+         prefs.putString("mquser", b->username) == strlen(b->username) &&
+         prefs.putString("mqpass", b->password) == strlen(b->password) &&
+         prefs.putString("mqtopic", b->topic) == strlen(b->topic);
+}
+
 // The same checks as the simulator's (device_settings.c, tested beside
 // host/tools/src/device/settings.ts); a form with any bad field stores nothing. Hidden
 // credentials in the URL ("***") are put back only for their own scheme, host and port.
@@ -649,13 +738,16 @@ static void handle_settings() {
   device_settings_problem problem =
       device_settings_check(ssid.c_str(), ssid.length(), pass.c_str(), pass.length(), url.c_str(), url.length());
   if (problem != DEVICE_SETTINGS_OK) return refuse(400, device_settings_meaning(problem));
+  BrokerSettings broker;
+  device_broker_problem broker_problem = broker_form(&broker);
+  if (broker_problem != DEVICE_BROKER_OK) return refuse(400, device_broker_meaning(broker_problem));
   char merged[sizeof upload_url];
   device_credentials credentials = device_settings_credentials(upload_url, url.c_str(), merged, sizeof merged);
   if (credentials != DEVICE_CREDENTIALS_OK) return refuse(400, device_settings_credentials_meaning(credentials));
   bool stored = prefs.putString("ssid", ssid) == ssid.length() && prefs.putString("pass", pass) == pass.length() &&
-                prefs.putString("url", merged) == strlen(merged);
+                prefs.putString("url", merged) == strlen(merged) && store_broker(&broker);
   if (!stored) return refuse(507, PAGE_MSG_STORE_FAILED);
-  prefs.putUInt(WIFI_FAILS_KEY, 0);  // new settings get their own tries (see wifi_watch)
+  prefs.putUInt(WIFI_FAILS_KEY, 0);  // new settings get their own tries (see wifi_fallback)
   answer_ok(PAGE_MSG_SETTINGS_SAVED_RESTARTING);
   restart_soon();
 }
@@ -893,6 +985,8 @@ static bool resume_scheduler() {
   return true;
 }
 
+static void start_afresh();
+
 static void start_scheduler() {
   // open is a no-op when a module is already open (the one handle_module just loaded).
   scheduler_ok = tickretry_open() == TICKRETRY_RESULT_OK;
@@ -900,7 +994,13 @@ static void start_scheduler() {
     Serial.println(tickretry_error());
     return;
   }
-  if (resume_scheduler()) return;
+  if (!resume_scheduler()) start_afresh();
+  // The sessions in the image, or new ones: the station's first connect is due at once.
+  sessions_start(&uploads, &kept.sessions, prefs.getString("ssid").c_str(), prefs.getString("pass").c_str(),
+                 &broker_settings, millis());
+}
+
+static void start_afresh() {
   memset(&kept, 0, sizeof kept);
   next_upload_at = millis();
   // A per-device, per-boot seed: the hardware RNG (true random while the radio is on)
@@ -911,6 +1011,7 @@ static void start_scheduler() {
   uint32_t seed_hi = esp_random() ^ (uint32_t(mac[2]) << 24 | uint32_t(mac[3]) << 16 | mac[4] << 8 | mac[5]);
   tickretry_init(seed_lo, seed_hi);
   tickretry_set_policy(0, &UPLOAD_POLICY);
+  if (!sessions_set_policies()) Serial.println("a session policy was refused: no Wi-Fi session");
   tickretry_set_budget(&RETRY_BUDGET);
   device_loop_init(&uploads, &hal);
   Serial.printf("scheduler ready, worst case per upload %ld ms\n", long(tickretry_worst_case(0)));
@@ -934,15 +1035,32 @@ static void begin_upload(uint32_t now) {
   // The body and the key's epoch are fixed at begin: every attempt sends the same bytes.
   int32_t slot = tickretry_slot(handle);
   if (slot >= 0) kept.epochs[slot] = boot_epoch;
+#if UPLOAD_MQTT
+  // The operation id travels in the payload ("op", as the simulator's consumer reads it),
+  // with the boot epoch beside it: an older image's ids come back under an older epoch.
+  snprintf(body_of(handle), BODY_BYTES,
+           "{\"op\":%ld,\"reading\":%lu,\"epoch\":%lu,\"device\":\"%s\",\"uptime_ms\":%lu}",
+           long(tickretry_operation_id(handle)), (unsigned long)++kept.upload_seq, (unsigned long)boot_epoch,
+           device_id, (unsigned long)now);
+#else
   snprintf(body_of(handle), BODY_BYTES, "{\"device\":\"%s\",\"seq\":%lu,\"uptime_ms\":%lu}", device_id,
            (unsigned long)++kept.upload_seq, (unsigned long)now);
+#endif
 }
 
 // The timer's reading, and "Upload now" on the page (the HAL's begin_due).
+// Over MQTT a reading begins only while the broker session is UP (the gate of
+// docs/device.md): while it is down the due reading waits, spending no attempt and no
+// budget, and begins in the pass after the session comes up. A board has no readings
+// queue, so an outage longer than UPLOAD_EVERY_MS takes one reading, not one per minute.
 static void begin_due(uint32_t now) {
-  bool station = WiFi.getMode() == WIFI_STA || WiFi.getMode() == WIFI_AP_STA;  // AP_STA: see wifi_watch
+#if UPLOAD_MQTT
+  if (!sessions_broker_up()) return;
+#endif
+  bool station = WiFi.getMode() == WIFI_STA || WiFi.getMode() == WIFI_AP_STA;  // AP_STA: see wifi_fallback
   if (station && tickretry_tick_reached(now, next_upload_at)) {
-    next_upload_at = tickretry_tick_after(next_upload_at, UPLOAD_EVERY_MS);
+    uint32_t next = tickretry_tick_after(next_upload_at, UPLOAD_EVERY_MS);
+    next_upload_at = tickretry_tick_reached(now, next) ? tickretry_tick_after(now, UPLOAD_EVERY_MS) : next;
     begin_upload(now);
   }
   if (upload_asked) {
@@ -972,15 +1090,13 @@ static void access_point_passphrase(char *out) {
   if (!nvs_ok || prefs.putString(AP_PASS_KEY, out) != AP_PASS_CHARS) Serial.println("NVS refused the AP passphrase: it changes at the next boot");
 }
 
-// After WIFI_MAX_FAILED_CONNECTS connects that each got nowhere within
-// WIFI_CONNECT_WAIT_MS (a wrong SSID or password), the board opens its access point beside
-// the station, so that the page is reachable to fix the settings; saving them resets the
-// count. (Counted here until the module's Wi-Fi session of issue 18 lands; then the
-// session's end reason says when to fall back, and this counter goes.)
+// After WIFI_MAX_FAILED_CONNECTS connect attempts of the Wi-Fi session in a row that got
+// no IP (each within the session policy's 30 s: a wrong SSID or password), the board opens
+// its access point beside the station, so that the page is reachable to fix the settings,
+// while the session goes on trying; the count is kept in NVS, so the next boot opens the
+// access point at once, and an IP or saving the settings resets it.
 #define WIFI_MAX_FAILED_CONNECTS 3
-#define WIFI_CONNECT_WAIT_MS 30000u
-static uint32_t wifi_started_at;
-static bool wifi_connected_once;
+static bool wifi_fails_noted;  // the count in NVS is this boot's last word on it
 
 static void open_access_point(wifi_mode_t mode) {
   char passphrase[AP_PASS_CHARS + 1];
@@ -991,22 +1107,18 @@ static void open_access_point(wifi_mode_t mode) {
   Serial.printf("setup access point %s, passphrase %s, page http://192.168.4.1/\n", name.c_str(), passphrase);
 }
 
-static void wifi_watch() {
-  if (WiFi.getMode() != WIFI_STA || wifi_connected_once) return;
-  if (WiFi.status() == WL_CONNECTED) {
-    wifi_connected_once = true;
-    if (nvs_ok) prefs.putUInt(WIFI_FAILS_KEY, 0);
+static void wifi_fallback() {
+  if (!nvs_ok || wifi_fails_noted) return;
+  if (sessions_wifi_up()) {
+    if (prefs.getUInt(WIFI_FAILS_KEY, 0) != 0) prefs.putUInt(WIFI_FAILS_KEY, 0);
+    wifi_fails_noted = true;
     return;
   }
-  if (!tickretry_tick_reached(millis(), tickretry_tick_after(wifi_started_at, WIFI_CONNECT_WAIT_MS))) return;
-  uint32_t fails = (nvs_ok ? prefs.getUInt(WIFI_FAILS_KEY, 0) : 0) + 1;
-  if (nvs_ok) prefs.putUInt(WIFI_FAILS_KEY, fails);
-  Serial.printf("Wi-Fi: no connection within %lu ms (%lu of %d)\n", (unsigned long)WIFI_CONNECT_WAIT_MS,
-                (unsigned long)fails, WIFI_MAX_FAILED_CONNECTS);
-  if (fails >= WIFI_MAX_FAILED_CONNECTS) return open_access_point(WIFI_AP_STA);
-  WiFi.disconnect();
-  WiFi.begin(prefs.getString("ssid").c_str(), prefs.getString("pass").c_str());
-  wifi_started_at = millis();
+  if (sessions_wifi_failed_in_row() < WIFI_MAX_FAILED_CONNECTS) return;
+  prefs.putUInt(WIFI_FAILS_KEY, WIFI_MAX_FAILED_CONNECTS);
+  wifi_fails_noted = true;
+  Serial.printf("Wi-Fi: %d connects without an IP\n", WIFI_MAX_FAILED_CONNECTS);
+  if (WiFi.getMode() == WIFI_STA) open_access_point(WIFI_AP_STA);
 }
 
 // NVS, and this boot's epoch in it before anything else: the high half of every
@@ -1024,29 +1136,37 @@ static void open_nvs() {
   else Serial.println("NVS refused the boot epoch: no upload begins this boot");
 }
 
+// The broker settings of the setup page (NVS), for the MQTT build's session.
+static void load_broker_settings(BrokerSettings *b) {
+  strlcpy(b->url, prefs.getString("mqurl").c_str(), sizeof b->url);
+  strlcpy(b->client_id, prefs.getString("mqid").c_str(), sizeof b->client_id);
+  strlcpy(b->username, prefs.getString("mquser").c_str(), sizeof b->username);
+  strlcpy(b->password, prefs.getString("mqpass").c_str(), sizeof b->password);
+  strlcpy(b->topic, prefs.getString("mqtopic", DEFAULT_BROKER_TOPIC).c_str(), sizeof b->topic);
+}
+
 void setup() {
   Serial.begin(115200);
   boots++;
   open_nvs();
   strlcpy(upload_url, prefs.getString("url", DEFAULT_UPLOAD_URL).c_str(), sizeof upload_url);
+  load_broker_settings(&broker_settings);
 
   uint8_t mac[6];
   esp_read_mac(mac, ESP_MAC_WIFI_STA);
   snprintf(device_id, sizeof device_id, "%02x%02x%02x%02x%02x%02x", mac[0], mac[1], mac[2], mac[3], mac[4],
            mac[5]);
 
+  // The station connects once the scheduler runs: its Wi-Fi session's first attempt.
   String ssid = prefs.getString("ssid");
-  if (ssid.length() && prefs.getUInt(WIFI_FAILS_KEY, 0) < WIFI_MAX_FAILED_CONNECTS) {
-    WiFi.mode(WIFI_STA);
-    WiFi.begin(ssid.c_str(), prefs.getString("pass").c_str());  // connects in the background
-    wifi_started_at = millis();
-  } else {
-    open_access_point(ssid.length() ? WIFI_AP_STA : WIFI_AP);
-  }
+  if (ssid.length() && prefs.getUInt(WIFI_FAILS_KEY, 0) < WIFI_MAX_FAILED_CONNECTS) WiFi.mode(WIFI_STA);
+  else open_access_point(ssid.length() ? WIFI_AP_STA : WIFI_AP);
 
+#if !UPLOAD_MQTT
   requests = xQueueCreate(TICKRETRY_LIMIT_OPERATIONS, sizeof(UploadRequest));
   answers = xQueueCreate(2 * TICKRETRY_LIMIT_OPERATIONS, sizeof(UploadAnswer));
   xTaskCreate(upload_task, "upload", UPLOAD_TASK_STACK_BYTES, nullptr, 1, nullptr);
+#endif
 
   server.collectHeaders(COLLECTED, sizeof COLLECTED / sizeof COLLECTED[0]);
   // The contract's table, every route through routed(): none can skip the Host check.
@@ -1101,6 +1221,7 @@ void loop() {
   uint32_t due = 0;
   note_pass();
   if (scheduler_ok) {
+    sessions_apply(millis());          // what the Wi-Fi and MQTT event tasks saw since the last pass
     due = device_loop_pass(&uploads);  // serves the page too
     if (device_loop_fault(&uploads) != 0) {
       scheduler_ok = false;
@@ -1110,7 +1231,7 @@ void loop() {
   } else {
     server.handleClient();
   }
-  wifi_watch();
+  wifi_fallback();
   if (restart_pending && tickretry_tick_reached(millis(), restart_at)) ESP.restart();
   if (sleep_asked_ms && tickretry_tick_reached(millis(), restart_at)) deep_sleep_for(sleep_asked_ms);
 #if DEEP_SLEEP

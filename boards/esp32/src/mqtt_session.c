@@ -25,55 +25,39 @@ void mqtt_session_init(mqtt_session *s, esp_mqtt_client_handle_t client, int32_t
   s->handle = handle;
 }
 
-/* Single producer: only this task writes head, and the entry before it. */
-static void queue_seen(mqtt_session *s, uint8_t kind, int32_t value) {
-  uint32_t head = s->head;
-  if (head - s->tail >= MQTT_SEEN_RING) {
-    s->lost_events++; /* a full ring: the module's timeouts cover what is lost */
-    return;
-  }
-  s->ring[head % MQTT_SEEN_RING] = (mqtt_seen){kind, value};
-  __atomic_store_n(&s->head, head + 1, __ATOMIC_RELEASE);
-}
-
 void mqtt_session_event(void *arg, esp_event_base_t base, int32_t id, void *data) {
   (void)base;
   mqtt_session *s = (mqtt_session *)arg;
   const esp_mqtt_event_t *e = (const esp_mqtt_event_t *)data;
   switch (id) {
     case MQTT_EVENT_CONNECTED:
-      queue_seen(s, SEEN_CONNECTED, 0);
+      session_ring_put(&s->ring, SEEN_CONNECTED, 0);
       break;
     case MQTT_EVENT_DISCONNECTED:
-      queue_seen(s, SEEN_DISCONNECTED, 0);
+      session_ring_put(&s->ring, SEEN_DISCONNECTED, 0);
       break;
     case MQTT_EVENT_PUBLISHED:
-      queue_seen(s, SEEN_PUBLISHED, e->msg_id);
+      session_ring_put(&s->ring, SEEN_PUBLISHED, e->msg_id);
       break;
     case MQTT_EVENT_ERROR:
       if (e->error_handle != NULL && e->error_handle->error_type == MQTT_ERROR_TYPE_CONNECTION_REFUSED)
-        queue_seen(s, SEEN_REFUSED, (int32_t)e->error_handle->connect_return_code);
+        session_ring_put(&s->ring, SEEN_REFUSED, (int32_t)e->error_handle->connect_return_code);
       else
-        queue_seen(s, SEEN_TRANSPORT_ERROR, 0);
+        session_ring_put(&s->ring, SEEN_TRANSPORT_ERROR, 0);
       break;
     default:
       break;
   }
 }
 
-static void finish(mqtt_finished_fn finished, void *ctx, int32_t handle, int32_t attempt, int32_t outcome) {
-  device_result r = {handle, attempt, outcome, 0};
-  finished(ctx, &r);
-}
-
 /* The connect attempt in flight ends with `outcome`. */
-static void connect_ended(mqtt_session *s, int32_t outcome, mqtt_finished_fn finished, void *ctx) {
+static void connect_ended(mqtt_session *s, int32_t outcome, session_finished_fn finished, void *ctx) {
   if (s->connect_attempt == 0) return;
-  finish(finished, ctx, s->handle, s->connect_attempt, outcome);
+  session_finish(finished, ctx, s->handle, s->connect_attempt, outcome);
   s->connect_attempt = 0;
 }
 
-void mqtt_session_connect(mqtt_session *s, int32_t attempt, mqtt_finished_fn finished, void *ctx) {
+void mqtt_session_connect(mqtt_session *s, int32_t attempt, session_finished_fn finished, void *ctx) {
   s->connect_attempt = attempt;
   /* Without auto-reconnect esp-mqtt either waits for reconnect() (newer releases) or has
    * ended its task and wants start() again (IDF 4.4): try the one, then the other. */
@@ -86,26 +70,41 @@ void mqtt_session_connect(mqtt_session *s, int32_t attempt, mqtt_finished_fn fin
 }
 
 void mqtt_session_publish(mqtt_session *s, int32_t handle, int32_t attempt, const char *topic, const char *payload,
-                          mqtt_finished_fn finished, void *ctx) {
+                          session_finished_fn finished, void *ctx) {
   mqtt_publish *slot = NULL;
   for (int i = 0; i < TICKRETRY_LIMIT_OPERATIONS && slot == NULL; i++)
     if (s->publishes[i].attempt == 0 || s->publishes[i].handle == handle) slot = &s->publishes[i];
   int msg_id = s->up && slot != NULL ? esp_mqtt_client_enqueue(s->client, topic, payload, 0, 1, 0, true) : -1;
-  if (msg_id <= 0) return finish(finished, ctx, handle, attempt, TICKRETRY_OUTCOME_TRANSIENT);
+  if (msg_id <= 0) return session_finish(finished, ctx, handle, attempt, TICKRETRY_OUTCOME_TRANSIENT);
   *slot = (mqtt_publish){handle, attempt, msg_id};
 }
 
 /* Every publish still waiting for its PUBACK: the connection went with it. */
-static void publishes_lost(mqtt_session *s, mqtt_finished_fn finished, void *ctx) {
+static void publishes_lost(mqtt_session *s, session_finished_fn finished, void *ctx) {
   for (int i = 0; i < TICKRETRY_LIMIT_OPERATIONS; i++) {
     mqtt_publish *p = &s->publishes[i];
     if (p->attempt == 0) continue;
-    finish(finished, ctx, p->handle, p->attempt, TICKRETRY_OUTCOME_AMBIGUOUS);
+    session_finish(finished, ctx, p->handle, p->attempt, TICKRETRY_OUTCOME_AMBIGUOUS);
     p->attempt = 0;
   }
 }
 
-static void apply_one(mqtt_session *s, const mqtt_seen *seen, uint32_t now, mqtt_finished_fn finished, void *ctx) {
+int mqtt_session_forget(mqtt_session *s, int32_t handle, int32_t attempt) {
+  if (handle == s->handle && attempt == s->connect_attempt) {
+    s->connect_attempt = 0;
+    esp_mqtt_client_disconnect(s->client); /* give up the handshake: the next attempt starts afresh */
+    return 1;
+  }
+  for (int i = 0; i < TICKRETRY_LIMIT_OPERATIONS; i++) {
+    mqtt_publish *p = &s->publishes[i];
+    if (p->attempt == 0 || p->handle != handle || p->attempt != attempt) continue;
+    p->attempt = 0;
+    return 1;
+  }
+  return 0;
+}
+
+static void apply_one(mqtt_session *s, const session_seen *seen, uint32_t now, session_finished_fn finished, void *ctx) {
   switch (seen->kind) {
     case SEEN_CONNECTED:
       if (s->drops > 0) s->reconnects++;
@@ -114,6 +113,7 @@ static void apply_one(mqtt_session *s, const mqtt_seen *seen, uint32_t now, mqtt
       tickretry_link_up(now); /* uploads held while it was down fall due within their spread */
       break;
     case SEEN_REFUSED:
+      s->refused = seen->value;
       connect_ended(s, mqtt_connack_outcome(seen->value), finished, ctx);
       break;
     case SEEN_TRANSPORT_ERROR:
@@ -132,15 +132,15 @@ static void apply_one(mqtt_session *s, const mqtt_seen *seen, uint32_t now, mqtt
       for (int i = 0; i < TICKRETRY_LIMIT_OPERATIONS; i++) {
         mqtt_publish *p = &s->publishes[i];
         if (p->attempt == 0 || p->msg_id != seen->value) continue;
-        finish(finished, ctx, p->handle, p->attempt, TICKRETRY_OUTCOME_SUCCESS);
+        session_finish(finished, ctx, p->handle, p->attempt, TICKRETRY_OUTCOME_SUCCESS);
         p->attempt = 0;
       }
       break;
   }
 }
 
-void mqtt_session_apply(mqtt_session *s, uint32_t now, mqtt_finished_fn finished, void *ctx) {
-  uint32_t head = __atomic_load_n(&s->head, __ATOMIC_ACQUIRE);
-  for (; s->tail != head; s->tail++) apply_one(s, &s->ring[s->tail % MQTT_SEEN_RING], now, finished, ctx);
+void mqtt_session_apply(mqtt_session *s, uint32_t now, session_finished_fn finished, void *ctx) {
+  session_seen seen;
+  while (session_ring_take(&s->ring, &seen)) apply_one(s, &seen, now, finished, ctx);
 }
 #endif /* UPLOAD_MQTT */

@@ -23,6 +23,7 @@ class WebServer {
   String header(const char *name);
   String hostHeader();
   String arg(const char *name);
+  bool hasArg(const char *name) const;
   String uri();
   HTTPMethod method();
   HTTPRaw &raw();

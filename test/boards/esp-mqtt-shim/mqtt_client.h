@@ -1,12 +1,17 @@
-/* A stand-in for esp-mqtt's mqtt_client.h (the copy arduino-esp32 core 2.x bundles, IDF 4.4
- * layout): declarations only, the ones boards/esp32/src/mqtt_session.c uses, with the
- * values of the real enums, so that file compiles here with gcc and runs against a fake
- * client in test/boards/mqtt_check.c. Taken from the API's documentation, not its code. */
+/* A stand-in for esp-mqtt's mqtt_client.h: declarations only, the ones
+ * boards/esp32/src/mqtt_session.c and sketch_sessions.cpp use, with the values of the real
+ * enums, so those files compile here and mqtt_session.c runs against a fake client in
+ * test/boards/mqtt_check.c. The client configuration comes in both layouts: IDF 4.4's flat
+ * one (arduino-esp32 core 2.x) and IDF 5's nested one (core 3.x), chosen by
+ * ESP_IDF_VERSION_MAJOR as in the real header. Taken from the API's documentation, not its
+ * code. */
 #ifndef MQTT_CLIENT_H
 #define MQTT_CLIENT_H
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "esp_idf_version.h"
 
 typedef int esp_err_t;
 #define ESP_OK 0
@@ -74,6 +79,29 @@ typedef struct esp_mqtt_event_t {
 } esp_mqtt_event_t;
 typedef esp_mqtt_event_t *esp_mqtt_event_handle_t;
 
+#if ESP_IDF_VERSION_MAJOR >= 5
+typedef struct {
+  struct {
+    struct {
+      const char *uri;
+    } address;
+  } broker;
+  struct {
+    const char *username;
+    const char *client_id;
+    struct {
+      const char *password;
+    } authentication;
+  } credentials;
+  struct {
+    int keepalive;
+  } session;
+  struct {
+    int timeout_ms;
+    bool disable_auto_reconnect;
+  } network;
+} esp_mqtt_client_config_t;
+#else
 typedef struct {
   const char *uri;
   const char *client_id;
@@ -83,6 +111,7 @@ typedef struct {
   bool disable_auto_reconnect;
   int network_timeout_ms;
 } esp_mqtt_client_config_t;
+#endif
 
 #ifdef __cplusplus
 extern "C" {

@@ -41,7 +41,7 @@ import { crasher, type CrashAt, type CrashPoint } from "./crash-points.js";
 import { EventLog } from "./events.js";
 import { keepAliveAgents, startAttempt, type Agents, type AttemptResult } from "./http-attempt.js";
 import { LoopStats } from "./loop-stats.js";
-import { publishReading, type MqttTransport } from "./mqtt-transport.js";
+import { publishReading, useBrokerSettings, type MqttTransport } from "./mqtt-transport.js";
 import { UPLOAD, UPLOAD_POLICY, mqttUpload, type BudgetName } from "./policies.js";
 import {
   QUEUE_LIMIT,
@@ -53,7 +53,7 @@ import {
   type Reading,
 } from "./readings.js";
 import type { LogEvent, ReadingsLog } from "./readings-log.js";
-import type { Settings } from "./settings.js";
+import { defaultSettings, type Settings } from "./settings.js";
 import { memoryStore, type DeviceState, type StateStore } from "./state-file.js";
 import { wallClock, type DeviceClock } from "./clock.js";
 import { DeviceTick } from "./tick.js";
@@ -251,14 +251,11 @@ export class Device {
       maxWriteMs: 0,
     };
     // Saved settings win over the command line's URL, as NVS does on a board.
-    this.settings = this.store.settings.load() ?? {
-      ssid: "",
-      password: "",
-      upstreamUrl: options.upstreamUrl,
-    };
+    this.settings = this.store.settings.load() ?? defaultSettings(options.upstreamUrl);
     this.clock = options.clock ?? wallClock;
     this.mqtt = options.mqtt;
     if (this.mqtt) {
+      useBrokerSettings(this.mqtt, this.settings);
       this.session = new BrokerSession(this.mqtt.link);
       this.policy = mqttUpload(this.policy);
     }
@@ -301,6 +298,12 @@ export class Device {
   }
 
   /** Asks for one more reading at the next pass (a button press, a test). */
+  /** The settings the page saved; over MQTT its broker's apply from the next connect attempt. */
+  useSettings(settings: Settings): void {
+    this.settings = settings;
+    if (this.mqtt) useBrokerSettings(this.mqtt, settings);
+  }
+
   requestUpload(): void {
     this.uploadsAsked++;
   }

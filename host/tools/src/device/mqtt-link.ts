@@ -49,7 +49,12 @@ export class MqttLink {
   private client: MqttClient | undefined;
   private connected = false;
 
-  constructor(private readonly options: MqttLinkOptions) {}
+  constructor(private options: MqttLinkOptions) {}
+
+  /** Where the next connect attempt goes (the page's broker settings); a connection up now stays. */
+  retarget(changes: Partial<MqttLinkOptions>): void {
+    this.options = { ...this.options, ...changes };
+  }
 
   get up(): boolean {
     return this.connected;

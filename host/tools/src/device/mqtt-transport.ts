@@ -4,7 +4,9 @@
 // timeout ends an attempt whose PUBACK does not come. The connection under it is the
 // broker session's (broker-session.ts).
 import type { PolicyFields } from "tickretry";
+import { parseBrokerUrl } from "../mqtt/broker-url.js";
 import { TOPIC, readingPayload } from "../mqtt/payload.js";
+import type { BrokerSettings } from "./broker-settings.js";
 import type { AttemptResult } from "./http-attempt.js";
 import type { MqttLink } from "./mqtt-link.js";
 import type { Reading } from "./readings.js";
@@ -16,6 +18,21 @@ export interface MqttTransport {
   /** Where the broker is, for people (no credentials). */
   brokerUrl: string;
   topic?: string;
+}
+
+/**
+ * The setup page's broker settings, from the next connect attempt on (a board takes them at
+ * its restart): the broker, its user and password, the client id (empty keeps the device's)
+ * and the topic. An empty broker URL keeps the broker the device started with.
+ */
+export function useBrokerSettings(t: MqttTransport, b: BrokerSettings): void {
+  if (b.brokerUrl === "") return;
+  const { url } = parseBrokerUrl(b.brokerUrl); // checked on the form: it parses
+  const credentials =
+    b.brokerUsername === "" ? undefined : { username: b.brokerUsername, password: b.brokerPassword };
+  t.link.retarget({ url, credentials, ...(b.brokerClientId === "" ? {} : { clientId: b.brokerClientId }) });
+  t.brokerUrl = url;
+  t.topic = b.brokerTopic;
 }
 
 /** One attempt of a reading's upload: its publish, answered through `done` unless destroyed first. */

@@ -1,10 +1,16 @@
 // The setup form's settings and their checks: what a device would accept before it writes
 // them to flash. A form with any bad field stores nothing.
+import { brokerStatus, checkBroker, DEFAULT_BROKER, type BrokerSettings } from "./broker-settings.js";
 
-export interface Settings {
+export interface Settings extends BrokerSettings {
   ssid: string;
   password: string;
   upstreamUrl: string;
+}
+
+/** Settings before the form saved any: no network, and the broker fields' defaults. */
+export function defaultSettings(upstreamUrl: string): Settings {
+  return { ssid: "", password: "", upstreamUrl, ...DEFAULT_BROKER };
 }
 
 export type SettingsErrors = Partial<Record<keyof Settings, string>>;
@@ -77,6 +83,18 @@ export function checkSettings(form: URLSearchParams, stored: Settings, notUtf8 =
     }
   }
 
+  const broker = checkBroker(form, stored, notUtf8);
+  Object.assign(errors, broker.errors);
   if (Object.keys(errors).length > 0) return { ok: false, errors };
-  return { ok: true, settings: { ssid, password, upstreamUrl: url!.href } };
+  return { ok: true, settings: { ...broker.settings, ssid, password, upstreamUrl: url!.href } };
+}
+
+/** The settings as the status shows them: no password, no credentials. */
+export function settingsStatus(s: Settings) {
+  return {
+    ssid: s.ssid,
+    passwordSet: s.password !== "",
+    upstreamUrl: withoutCredentials(s.upstreamUrl),
+    ...brokerStatus(s),
+  };
 }

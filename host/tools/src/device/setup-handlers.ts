@@ -66,7 +66,7 @@ function settings(ctx: SetupContext, { form, notUtf8 }: Input): Answer {
   } catch (err) {
     return refuseText(507, `${message("storeFailed")} (${(err as Error).message})`);
   }
-  ctx.device.settings = checked.settings;
+  ctx.device.useSettings(checked.settings);
   return ok("settingsSaved");
 }
 

@@ -28,6 +28,7 @@ import type { Reading } from "./readings.js";
 import type { LogEvent } from "./readings-log.js";
 import { isPasswordHash, type PasswordKeeper } from "./security.js";
 import type { StoredSession } from "./broker-session.js";
+import { DEFAULT_BROKER, type BrokerSettings } from "./broker-settings.js";
 import type { Settings } from "./settings.js";
 
 /** A reading begun under an operation: the module's handle for it survives a restore. */
@@ -311,7 +312,17 @@ function settingsFile(path: string): SettingsKeeper {
       }
       if (!isSettings(v))
         throw new StateFileError(`settings file ${path}: not ssid, password and upstreamUrl; move it away`);
-      return { ssid: v.ssid, password: v.password, upstreamUrl: v.upstreamUrl };
+      // A file saved before the broker settings existed has their defaults.
+      const broker = (Object.keys(DEFAULT_BROKER) as (keyof BrokerSettings)[]).map((k) => {
+        const value = (v as unknown as Record<string, unknown>)[k];
+        return [k, typeof value === "string" ? value : DEFAULT_BROKER[k]];
+      });
+      return {
+        ...Object.fromEntries(broker),
+        ssid: v.ssid,
+        password: v.password,
+        upstreamUrl: v.upstreamUrl,
+      };
     },
     save: (s) => writeDurably(path, Buffer.from(JSON.stringify(s) + "\n")),
   };

@@ -7,7 +7,7 @@ import type { Upstream } from "../upstream/server.js";
 import { SCENARIO_NAMES } from "../upstream/scenarios.js";
 import type { BootInfo, Device, HostCounts, StoreFigures } from "./loop.js";
 import type { DeviceEvent } from "./events.js";
-import { withoutCredentials } from "./settings.js";
+import { settingsStatus } from "./settings.js";
 import { mqttStatus, type MqttStatus } from "./mqtt-status.js";
 import type { MqttSide } from "./mqtt-simulation.js";
 import { flashLifeYears, sketchNvsWritesPerDay } from "./nvs-wear.js";
@@ -68,7 +68,7 @@ export interface DeviceStatus extends MqttStatus {
   operations: OperationStatus[];
   recent: EndedStatus[];
   events: DeviceEvent[];
-  settings: { ssid: string; passwordSet: boolean; upstreamUrl: string };
+  settings: ReturnType<typeof settingsStatus>;
   security: { devicePasswordSet: boolean; moduleUpload: boolean };
   faults: { scenarios: string[]; scenario: string };
   upstream: { requests: number; stored: number; replays: number; resets: number; holding: number } | null;
@@ -135,11 +135,7 @@ export function deviceStatus(device: Device, context: StatusContext = {}): Devic
       tookMs: Math.round(e.tookMs),
     })),
     events: device.events.list(),
-    settings: {
-      ssid: device.settings.ssid,
-      passwordSet: device.settings.password !== "",
-      upstreamUrl: withoutCredentials(device.settings.upstreamUrl),
-    },
+    settings: settingsStatus(device.settings),
     security: { devicePasswordSet: context.devicePasswordSet ?? false, moduleUpload: true },
     faults: { scenarios: context.upstream ? [...SCENARIO_NAMES] : [], scenario: up?.scenario ?? "" },
     upstream: up

@@ -96,7 +96,7 @@ describe("the page in Chromium", () => {
     await page.locator("#timeline line.wait").first().waitFor({ state: "attached", timeout: 10_000 });
   });
 
-  it("sets the device password on first setup, then refuses a bad SSID and stores a good one", async () => {
+  it("sets the device password on first setup, then refuses a bad SSID or broker URL and stores good ones", async () => {
     await page.goto(sim.url);
     await view("setup");
     await page.fill("#new-device-password", "correct horse battery");
@@ -123,6 +123,26 @@ describe("the page in Chromium", () => {
     );
     expect(sim.device.settings.ssid).toBe("<b>café</b>");
     await page.waitForFunction(() => document.getElementById("stored-ssid")?.textContent === "<b>café</b>");
+
+    // The broker fields: an unparseable URL marked and nothing stored; then a good one shown,
+    // its password only as set, and the password field left empty.
+    const saved = { ...sim.device.settings };
+    await page.fill("#brokerUrl", "mqtt//192.168.1.10");
+    await page.click("#settings button[type=submit]");
+    await page.locator("#brokerUrl-error").waitFor();
+    expect(await page.textContent("#brokerUrl-error")).toContain(
+      "Broker URL must be empty or mqtt://host:port",
+    );
+    expect(sim.device.settings).toEqual(saved);
+    await page.fill("#brokerUrl", "mqtt://192.168.1.10:1883");
+    await page.fill("#brokerPassword", "broker-secret");
+    await page.click("#settings button[type=submit]");
+    await page.waitForFunction(
+      () => document.getElementById("stored-broker")?.textContent === "mqtt://192.168.1.10:1883",
+    );
+    expect(await page.textContent("#stored-broker-password")).toBe("set");
+    expect(sim.device.settings.brokerPassword).toBe("broker-secret");
+    expect(await page.content()).not.toContain("broker-secret");
   });
 
   it("refuses a change with a wrong device password", async () => {

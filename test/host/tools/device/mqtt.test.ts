@@ -2,7 +2,8 @@
 // published with QoS 1 and stored by the consumer under their operation ids; the broker
 // connection supervised as a session that drops with a broker restart and comes back,
 // readings taken meanwhile waiting (no attempt starts while it is down); and a broker that
-// refuses the credentials ending the session PERMANENT, shown in the status.
+// refuses the credentials ending the session PERMANENT, shown in the status; the setup
+// page's broker settings taken from the next connect attempt on.
 import { afterEach, expect, it } from "vitest";
 import { Counter, State } from "tickretry";
 import { startSimulation, type Simulation } from "../../../../host/tools/src/device/simulation.js";
@@ -10,6 +11,7 @@ import type { DeviceStatus } from "../../../../host/tools/src/device/status.js";
 import { startMosquitto } from "../../../../host/tools/src/mqtt/mosquitto.js";
 import type { Broker } from "../../../../host/tools/src/mqtt/broker.js";
 import { QUICK, waitFor } from "../../../helpers/device.js";
+import { post, setUp } from "../../../helpers/page.js";
 
 const open: { close(): Promise<void> }[] = [];
 afterEach(async () => {
@@ -102,3 +104,42 @@ it("ends the session PERMANENT when the broker refuses the credentials, and begi
   await waitFor("readings queued", () => sim.device.queue.length >= 3);
   expect(sim.device.host.requestsStarted).toBe(0);
 });
+
+it("takes the page's broker settings from the next connect: another broker, its user, a refusal PERMANENT", async () => {
+  const other = await startMosquitto({ credentials: { username: "device", password: "right" } });
+  open.push(other);
+  const sim = await simulate({});
+  await waitFor(
+    "the session up on the embedded broker",
+    async () => (await status(sim)).sessions[0]?.state === "up",
+  );
+  await setUp(sim);
+  const fields = {
+    ssid: "home",
+    password: "",
+    upstreamUrl: "http://127.0.0.1:1/",
+    brokerTopic: "site/readings",
+  };
+  const saved = await post(sim, "/settings", {
+    ...fields,
+    brokerUrl: other.url,
+    brokerUsername: "device",
+    brokerPassword: "wrong",
+  });
+  expect(saved.status).toBe(200);
+  expect((await status(sim)).sessions[0].state).toBe("up"); // the connection up now stays
+  await sim.mqtt!.broker!.restart(); // the drop: the next connect goes to the saved broker
+  const s = await waitFor("the session ended", async () => {
+    const st = await status(sim);
+    return st.sessions[0]?.state === "ended" && st;
+  });
+  expect(s.sessions[0]).toMatchObject({ endReason: "PERMANENT", drops: 1 });
+  expect(s.sessions[0].detail).toMatch(/^CONNACK (4|5|134|135) /);
+  expect(s.broker?.url).toBe(other.url);
+  expect(s.settings).toMatchObject({
+    brokerUrl: other.url,
+    brokerUsername: "device",
+    brokerPasswordSet: true,
+  });
+  expect(JSON.stringify(s)).not.toContain("wrong");
+}, 40_000);

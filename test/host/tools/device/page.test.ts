@@ -3,6 +3,7 @@
 import { readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BROKER_MEANINGS, DEFAULT_BROKER } from "../../../../host/tools/src/device/broker-settings.js";
 import { BODY_LIMIT } from "../../../../host/tools/src/device/form-body.js";
 import { pageFiles, ROOT } from "../../../../scripts/embed/page-files.js";
 import { startSimulation, type Simulation } from "../../../../host/tools/src/device/simulation.js";
@@ -36,7 +37,36 @@ describe("the settings form", () => {
   it("stores good settings and says so", async () => {
     const res = await post("/settings", { ...GOOD, password: "12345678" });
     expect([res.status, await res.json()]).toEqual([200, { ok: true, message: "Settings saved." }]);
-    expect(sim.device.settings).toEqual({ ...GOOD, password: "12345678" });
+    expect(sim.device.settings).toEqual({ ...DEFAULT_BROKER, ...GOOD, password: "12345678" });
+  });
+
+  it("stores the broker settings and shows them, the password only as set", async () => {
+    const broker = {
+      brokerUrl: "mqtt://192.168.1.10:1883",
+      brokerClientId: "board-7",
+      brokerUsername: "board",
+      brokerPassword: "broker-secret",
+      brokerTopic: "site/readings",
+    };
+    expect((await post("/settings", { ...GOOD, ...broker })).status).toBe(200);
+    expect(sim.device.settings).toMatchObject(broker);
+    const status = await (await fetch(new URL("/status.json", sim.url))).json();
+    const { brokerPassword: _, ...shown } = broker;
+    expect(status.settings).toMatchObject({ ...shown, brokerPasswordSet: true });
+    expect(JSON.stringify(status)).not.toContain("broker-secret");
+  });
+
+  it("refuses a broker URL it cannot parse, or one with credentials, saying what is wrong", async () => {
+    for (const brokerUrl of [
+      "mqtt//h:1883",
+      "http://h:1883",
+      "mqtt://u:p@h:1883",
+      "mqtt://h:99999",
+      "mqtt://h/x",
+    ]) {
+      expect(await refused({ brokerUrl }, "brokerUrl")).toBe(BROKER_MEANINGS.brokerUrl);
+    }
+    expect(await refused({ brokerTopic: "a/#" }, "brokerTopic")).toContain("without the wildcards");
   });
 
   it("refuses an SSID that is empty or over 32 bytes (counted in UTF-8)", async () => {

@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, rmSync, statSync, symlinkSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { DEFAULT_BROKER } from "../../../../host/tools/src/device/broker-settings.js";
 import { Device } from "../../../../host/tools/src/device/loop.js";
 import { startSimulation, type Simulation } from "../../../../host/tools/src/device/simulation.js";
 import { fileStore, StateFileError } from "../../../../host/tools/src/device/state-file.js";
@@ -51,7 +52,7 @@ describe("the state store", () => {
     expect((await post(s, "/settings", GOOD)).status).toBe(200);
     await s.close();
     const again = await boot(path, { uploadEveryMs: 0 });
-    expect(again.device.settings).toEqual(GOOD);
+    expect(again.device.settings).toEqual({ ...DEFAULT_BROKER, ...GOOD });
     const status = await (await fetch(new URL("/status.json", again.url))).json();
     expect(status.settings).toMatchObject({ ssid: "home", passwordSet: true, upstreamUrl: GOOD.upstreamUrl });
   });

@@ -1,0 +1,60 @@
+// The sketch's supervised connections: the Wi-Fi station (wifi_session.c) always, and with
+// the build flag UPLOAD_MQTT the broker connection (mqtt_session.c over esp-mqtt). Each is
+// a session of the module under a policy of its own, run through the same device loop as
+// the uploads: poll hands out its connect attempt, start_attempt passes it here, and its
+// answer comes back through collect. main.cpp calls these from its HAL and from loop().
+#ifndef SKETCH_SESSIONS_H
+#define SKETCH_SESSIONS_H
+
+#include <stdint.h>
+
+#include "device_loop.h"
+#include "device_status.h"
+
+#ifndef UPLOAD_MQTT
+#define UPLOAD_MQTT 0
+#endif
+
+#define WIFI_POLICY 1
+#define BROKER_POLICY 2
+#define SESSION_COUNT 2
+
+// The sessions' handles, kept beside the image (main.cpp's Kept): 0 for none.
+struct SessionHandles {
+  int32_t wifi, broker;
+};
+
+// What the setup page stores for the broker (NVS); the password is never shown.
+struct BrokerSettings {
+  char url[128], client_id[64], username[64], password[64], topic[96];
+};
+
+// Sets the sessions' policies; after tickretry_init, before any begin.
+bool sessions_set_policies();
+// Takes the kept sessions back after a restore when the module still has them live, else
+// begins them. Without an SSID there is no station, and so no session at all.
+void sessions_start(device_loop *loop, SessionHandles *kept, const char *ssid, const char *pass,
+                    const BrokerSettings *broker, uint32_t now);
+// The HAL's start_attempt for a session's handle: true when it was one (and started).
+bool sessions_start_attempt(int32_t handle, int32_t attempt);
+// The HAL's collect, before the uploads': one session answer, or an MQTT upload's.
+int sessions_collect(device_result *out);
+// At the start of a pass: what the Wi-Fi and MQTT event tasks queued.
+void sessions_apply(uint32_t now);
+// The device loop's events: a timed-out attempt is forgotten (and abandoned), and a
+// session's end kept for the page.
+void sessions_see(device_loop *loop, const device_event *event);
+// Connect attempts since the station last had its IP that got none (the access point's cue).
+uint32_t sessions_wifi_failed_in_row();
+bool sessions_wifi_up();
+// The sessions as the status shows them, into `out` (SESSION_COUNT long); how many.
+uint32_t sessions_status(status_session *out, uint32_t now);
+
+#if UPLOAD_MQTT
+// True while the broker session is UP: uploads begin only then (the gate of docs/device.md).
+bool sessions_broker_up();
+// One upload attempt: a QoS 1 publish of `payload` on the broker settings' topic.
+void sessions_publish(int32_t handle, int32_t attempt, const char *payload);
+#endif
+
+#endif

@@ -180,6 +180,20 @@ function assemblyView(): string {
   return out;
 }
 
+// The module's exports with the signatures constants.json gives them, each calling the
+// function of the same name in assembly/api.ts: a signature that drifts fails the build.
+function assemblyExportsView(): string {
+  let out = header("//");
+  out += `// The module's exports; assembly/api.ts implements them (binaryen inlines each call).\n`;
+  out += `import * as api from "../api";\n`;
+  for (const e of exports) {
+    const params = e.params.map((p) => `${p.name}: ${p.type}`).join(", ");
+    const args = e.params.map((p) => p.name).join(", ");
+    out += `\n/** ${e.doc} */\nexport function ${e.name}(${params}): ${e.result} {\n  return api.${e.name}(${args});\n}\n`;
+  }
+  return out;
+}
+
 /** A range's bound as the views show it: a limit's name becomes its value; a field's name stays. */
 function bound(b: number | string, fields: string[]): number | string {
   if (typeof b === "number" || fields.includes(b)) return b;
@@ -397,6 +411,7 @@ if (cHeader) {
 const docPath = join(root, "docs/ABI.md");
 const outputs: [string, string][] = [
   [join(root, "assembly/generated/constants.ts"), assemblyView()],
+  [join(root, "assembly/generated/exports.ts"), assemblyExportsView()],
   [join(root, "host/library/src/generated/abi.ts"), typescriptView()],
   [join(root, "boards/common/generated/tickretry_abi.h"), cView()],
   [docPath, docView(readFileSync(docPath, "utf8"))],

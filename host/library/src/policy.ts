@@ -1,6 +1,6 @@
 // setPolicy's and setBudget's fields by name, their arguments in ABI order, and setting
 // them: the one place on the host that knows that order and how the flags are packed.
-import { BudgetFlag, FIELD_RANGES, Jitter, PolicyFlag } from "./generated/abi.js";
+import { BudgetFlag, EXPORTS, FIELD_RANGES, Jitter, PolicyFlag } from "./generated/abi.js";
 import { errorName } from "./names.js";
 import type { TickRetryApi } from "./tickretry.js";
 
@@ -93,25 +93,21 @@ export const NO_BUDGET: BudgetFields = {
   refundOnSuccess: false,
 };
 
-/** setPolicy's twelve arguments after the id, in ABI order. */
-export type PolicyArgs = [
-  number,
-  number,
-  number,
-  number,
-  number,
-  number,
-  number,
-  number,
-  number,
-  number,
-  number,
-  number,
-];
-/** setBudget's nine arguments, in ABI order. */
-export type BudgetArgs = [number, number, number, number, number, number, number, number, number];
+type Tail<T extends unknown[]> = T extends [unknown, ...infer R] ? R : never;
+/** setPolicy's arguments after the id, in ABI order (assembly/constants.json). */
+export type PolicyArgs = Required<Tail<Parameters<TickRetryApi["setPolicy"]>>>;
+/** setBudget's arguments, in ABI order (assembly/constants.json). */
+export type BudgetArgs = Parameters<TickRetryApi["setBudget"]>;
 
-/** setPolicy's arguments after the id: `api.setPolicy(id, ...policyArgs(p))`. */
+// The order comes from the export's parameter list, so a field added to constants.json
+// needs no edit here; the flags are packed from their booleans.
+const POLICY_PARAMS = EXPORTS.setPolicy.params.slice(1);
+const BUDGET_PARAMS = EXPORTS.setBudget.params;
+const inOrder = (names: readonly string[], values: Record<string, unknown>) =>
+  names.map((name) => (values[name] as number | undefined) ?? 0);
+
+/** setPolicy's arguments after the id: `api.setPolicy(id, ...policyArgs(p))`. The optional
+ * fields default to 0. */
 export function policyArgs(p: PolicyFields): PolicyArgs {
   const jitter = typeof p.jitter === "number" ? p.jitter : Jitter[p.jitter];
   const flags =
@@ -120,37 +116,13 @@ export function policyArgs(p: PolicyFields): PolicyArgs {
     (p.session ? PolicyFlag.SESSION : 0) |
     (p.kick ? PolicyFlag.KICK : 0) |
     (p.spreadFirst ? PolicyFlag.SPREAD_FIRST : 0);
-  const { stableAfter = 0, spread = 0, breakAfter = 0, breakBase = 0, breakCap = 0 } = p;
-  return [
-    p.maxAttempts,
-    p.attemptTimeout,
-    p.baseDelay,
-    p.maxDelay,
-    p.throttleBaseDelay,
-    p.deadline,
-    flags,
-    stableAfter,
-    spread,
-    breakAfter,
-    breakBase,
-    breakCap,
-  ];
+  return inOrder(POLICY_PARAMS, { ...p, flags }) as PolicyArgs;
 }
 
 /** setBudget's arguments: `api.setBudget(...budgetArgs(b))`. */
 export function budgetArgs(b: BudgetFields): BudgetArgs {
   const flags = b.refundOnSuccess ? BudgetFlag.REFUND_ON_SUCCESS : 0;
-  return [
-    b.capacity,
-    b.initial,
-    b.retryCost,
-    b.timeoutRetryCost,
-    b.threshold,
-    b.failureCost,
-    b.firstAttemptDeposit,
-    b.successDeposit,
-    flags,
-  ];
+  return inOrder(BUDGET_PARAMS, { ...b, flags }) as BudgetArgs;
 }
 
 /** The first field of `fields` outside its range (FIELD_RANGES, from constants.json), as

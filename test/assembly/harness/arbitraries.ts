@@ -5,6 +5,7 @@
 // that include stalls, wraps, jumps near 2^31 and steps back.
 import fc from "fast-check";
 import { EXPORTS, Limit, PolicyFlag, RestoreFlag, State } from "../../../host/library/src/generated/abi.js";
+import { budgetArgs } from "tickretry";
 import { EXPORT_NAMES, NOW, v, type Arg, type ExportName, type RestoreStep, type Step } from "./calls.js";
 import { damageArb } from "./images.js";
 import { HANDLE_QUERIES } from "./snapshot.js";
@@ -171,21 +172,11 @@ const setBudgetArb = fc.oneof(
         failureCost: small(2000),
         firstAttemptDeposit: small(500),
         successDeposit: small(1000),
-        flags: small(1),
+        refundOnSuccess: fc.boolean(),
       })
       .map((b) => {
         const pct = (x: number) => Math.floor((b.capacity * x) / 100);
-        const fields = [
-          b.capacity,
-          pct(b.initial),
-          b.retryCost,
-          b.timeoutRetryCost,
-          pct(b.threshold),
-          b.failureCost,
-          b.firstAttemptDeposit,
-          b.successDeposit,
-          b.flags,
-        ];
+        const fields = budgetArgs({ ...b, initial: pct(b.initial), threshold: pct(b.threshold) });
         return call("setBudget", ...fields.map(v));
       }),
   },

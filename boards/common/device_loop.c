@@ -66,7 +66,8 @@ static void note_timeouts(device_loop *loop, uint32_t now) {
 }
 
 /* Step 2: every attempt finished by now, earliest first. A result for an operation that
- * ended meanwhile is still reported: the module answers STALE_REPORT and counts it. */
+ * ended meanwhile is still reported: the module answers STALE_REPORT and counts it. A
+ * SUCCESS that leaves a session UP tells the board its connection is established. */
 static void report_finished(device_loop *loop, uint32_t now) {
   device_result r;
   while (loop->hal->collect(loop->hal->ctx, now, &r)) {
@@ -76,6 +77,27 @@ static void report_finished(device_loop *loop, uint32_t now) {
     if (s >= 0 && result == TICKRETRY_RESULT_OK) loop->timing[s].handle = 0;
     emit(loop, &(device_event){.kind = DEVICE_EVENT_REPORT, .t = now, .handle = r.handle,
                                .attempt = r.attempt, .outcome = r.outcome, .result = result});
+    if (result != TICKRETRY_RESULT_OK || r.outcome != TICKRETRY_OUTCOME_SUCCESS) continue;
+    if (tickretry_state(r.handle) != TICKRETRY_STATE_UP) continue;
+    emit(loop, &(device_event){.kind = DEVICE_EVENT_UP, .t = now, .handle = r.handle,
+                               .attempt = r.attempt,
+                               .operation_id = tickretry_operation_id(r.handle)});
+  }
+}
+
+/* Steps 3 and 4: the connections the board lost since the last pass, then the link's
+ * return. A drop the module answers NOT_UP (it had the session down already: a restore)
+ * changes nothing there. */
+static void connection_events(device_loop *loop, uint32_t now) {
+  const device_hal *hal = loop->hal;
+  int32_t h;
+  while (hal->dropped && hal->dropped(hal->ctx, now, &h)) {
+    emit(loop, &(device_event){.kind = DEVICE_EVENT_DROP, .t = now, .handle = h,
+                               .result = tickretry_drop(h, now)});
+  }
+  if (hal->link_up && hal->link_up(hal->ctx, now)) {
+    emit(loop, &(device_event){.kind = DEVICE_EVENT_LINK_UP, .t = now,
+                               .result = tickretry_link_up(now)});
   }
 }
 
@@ -86,7 +108,7 @@ static int is_handle(device_loop *loop, int32_t answer) {
   return answer >= 0;
 }
 
-/* Steps 3 and 6: each operation that ended, once, from ended(); then the late-answer rule. */
+/* Steps 5 and 8: each operation that ended, once, from ended(); then the late-answer rule. */
 static void retire(device_loop *loop, uint32_t now) {
   for (int32_t h = tickretry_ended(now); is_handle(loop, h); h = tickretry_ended(now)) {
     int32_t s = slot_of(h);
@@ -105,7 +127,7 @@ static void retire(device_loop *loop, uint32_t now) {
   }
 }
 
-/* Step 5: poll until NONE, at most one attempt per slot (one is in flight per operation);
+/* Step 7: poll until NONE, at most one attempt per slot (one is in flight per operation);
  * what a full buffer leaves is still due at the next pass. Returns how many. */
 static int poll_due(device_loop *loop, uint32_t now, polled *out) {
   int n = 0;
@@ -128,6 +150,7 @@ uint32_t device_loop_pass(device_loop *loop) {
   uint32_t now = hal->ticks(hal->ctx);
   if (loop->fault == 0) note_timeouts(loop, now);
   if (loop->fault == 0) report_finished(loop, now);
+  if (loop->fault == 0) connection_events(loop, now);
   if (loop->fault == 0) retire(loop, now);
   if (loop->fault == 0 && hal->begin_due) hal->begin_due(hal->ctx, loop, now);
   if (loop->fault == 0) n = poll_due(loop, now, started);

@@ -16,6 +16,7 @@ import { beforeAll, describe, expect, test } from "vitest";
 import { run } from "../helpers/command.js";
 import { loadScenarios, traceScenarios } from "../fixtures/scenarios.js";
 import { instantiate, WASM_PATH } from "../../host/library/src/tickretry.js";
+import { Counter, Error as AbiError } from "../../host/library/src/generated/abi.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const build = (path: string) => `${root}build/${path}`;
@@ -97,6 +98,45 @@ describe("the C side", () => {
     );
     expect(v8Trace).toMatch(
       / restore bytes=\d+ crc=[0-9a-f]{8} elapsed=0 lost=1 -> 0\n\d+ end h=\d+ AMBIGUOUS after 1\n/,
+    );
+  });
+
+  test("the scenarios cover sessions, drops, link-up kicks and breakers", () => {
+    // a session comes UP, is dropped, comes UP again (a reconnect), and a drop while it is
+    // not UP is refused; a PERMANENT connect attempt ends it
+    expect(v8Trace).toMatch(/ report h=(\d+) a=\d+ SUCCESS -> 0\n\d+ up h=\1 a=\d+\n/);
+    expect(v8Trace).toMatch(/ up h=(\d+) a=\d+\n(.*\n)*?\d+ drop h=\1 -> 0\n(.*\n)*?\d+ up h=\1 /);
+    expect(v8Trace).toContain(` -> ${AbiError.NOT_UP}\n`);
+    expect(v8Trace).toMatch(
+      / drop h=(\d+) -> 0\n(.*\n)*?.* report h=\1 a=\d+ PERMANENT -> 0\n.* end h=\1 PERMANENT/,
+    );
+    // a module swap keeps a session UP (the drop after it is OK); a reboot drops it
+    expect(v8Trace).toMatch(
+      / restore bytes=\d+ crc=[0-9a-f]{8} elapsed=0 lost=0 -> 0\n\d+ drop h=\d+ -> 0\n/,
+    );
+    expect(v8Trace).toMatch(
+      new RegExp(
+        ` restore bytes=\\d+ crc=[0-9a-f]{8} elapsed=\\d+ lost=1 -> 0\\n\\d+ drop h=\\d+ -> ${AbiError.NOT_UP}\\n`,
+      ),
+    );
+    // a link-up kicks waiting operations (the module counts them)
+    const kicks = v8Trace
+      .split("\n== ")
+      .filter((scenario) => scenario.includes(" link-up -> 0\n"))
+      .map((scenario) =>
+        Number(/\ncounters((?: \d+)+) tokens/.exec(scenario)![1].trim().split(" ")[Counter.KICKS]),
+      );
+    expect(Math.max(...kicks)).toBeGreaterThan(0);
+    // a breaker opens, holds, lets one probe out, and closes on its success; a failed probe
+    // opens it again; a link-up ends a break
+    expect(v8Trace).toMatch(
+      / breaker(\d)=OPEN\b.*\n(.*\n)*?.* breaker\1=PROBING\b.*\n(.*\n)*?.* breaker\1=CLOSED\b/,
+    );
+    expect(v8Trace).toMatch(
+      / breaker(\d)=PROBING\b.*\n(\d+ (?!pass).*\n)*\d+ pass -> \d+.* breaker\1=OPEN\b/,
+    );
+    expect(v8Trace).toMatch(
+      / breaker(\d)=OPEN\b.*\n\d+ link-up -> 0\n(\d+ (?!pass).*\n)*\d+ pass -> \d+.* breaker\1=(HALF_OPEN|PROBING)\b/,
     );
   });
 

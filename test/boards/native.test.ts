@@ -119,6 +119,11 @@ describe("the C side", () => {
         ` restore bytes=\\d+ crc=[0-9a-f]{8} elapsed=\\d+ lost=1 -> 0\\n\\d+ drop h=\\d+ -> ${AbiError.NOT_UP}\\n`,
       ),
     );
+    // one pass in the documented order: the report that brings a session UP, then the
+    // loss of its connection, then the link's return, which kicks it at once
+    expect(v8Trace).toMatch(
+      / report h=(\d+) a=\d+ SUCCESS -> 0\n\d+ up h=\1 a=\d+\n\d+ drop h=\1 -> 0\n\d+ link-up -> 0\n\d+ start h=\1 /,
+    );
     // a link-up kicks waiting operations (the module counts them)
     const kicks = v8Trace
       .split("\n== ")

@@ -195,6 +195,11 @@ class Sim implements LoopHal {
  * ```
  */
 export function runOperations(api: TickRetryApi, clock: SimClock, options: RunOptions): TraceEvent[] {
+  const n = options.operations.length;
+  for (const d of options.drops ?? []) {
+    if (!Number.isInteger(d.operation) || d.operation < 0 || d.operation >= n)
+      throw new Error(`a drop names operation ${d.operation}; there are operations 0 to ${n - 1}`);
+  }
   const scriptOf = new Map<number, FaultScript>();
   const sim = new Sim(clock, scriptOf, (h) => loop.api.attemptDeadline(h), options);
   const loop = new Loop(api, sim);

@@ -128,9 +128,11 @@ export class BrokerSession {
     return { handle: this.handle, attempt: f.attempt, outcome: f.result.outcome, retryAfter: 0 };
   }
 
-  /** The loop's events about the session (true when it was one): it came up, it ended. */
+  /** The loop's events about the session (true when it was one): it came up, the link's
+   * return it told, it ended. */
   sees(e: LoopEvent): boolean {
-    if (e.kind === "link-up" || !this.owns(e.handle)) return e.kind === "link-up";
+    if (e.kind === "link-up") return true; // told because the session came up
+    if (!this.owns(e.handle)) return false;
     if (e.kind === "up") {
       if (this.counts.drops > 0) this.counts.reconnects++;
       this.connected = true;

@@ -26,6 +26,7 @@ static int32_t slot_of(int32_t handle) {
 void device_loop_init(device_loop *loop, const device_hal *hal) {
   memset(loop, 0, sizeof *loop);
   loop->hal = hal;
+  if ((hal->dropped || hal->link_up) && !hal->sessions) loop->fault = DEVICE_LOOP_NO_SESSIONS;
 }
 
 void device_loop_resume(device_loop *loop, const device_hal *hal, const device_slots *slots,
@@ -65,24 +66,22 @@ static void note_timeouts(device_loop *loop, uint32_t now) {
   }
 }
 
-/* Step 2: every attempt finished by now, earliest first. A result for an operation that
- * ended meanwhile is still reported: the module answers STALE_REPORT and counts it. A
- * SUCCESS that leaves a session UP tells the board its connection is established. */
-static void report_finished(device_loop *loop, uint32_t now) {
-  device_result r;
-  while (loop->hal->collect(loop->hal->ctx, now, &r)) {
-    device_loop_abandon(loop, r.handle);
-    int32_t result = tickretry_report(r.handle, r.attempt, r.outcome, r.retry_after, now);
-    int32_t s = slot_of(r.handle);
-    if (s >= 0 && result == TICKRETRY_RESULT_OK) loop->timing[s].handle = 0;
-    emit(loop, &(device_event){.kind = DEVICE_EVENT_REPORT, .t = now, .handle = r.handle,
-                               .attempt = r.attempt, .outcome = r.outcome, .result = result});
-    if (result != TICKRETRY_RESULT_OK || r.outcome != TICKRETRY_OUTCOME_SUCCESS) continue;
-    if (tickretry_state(r.handle) != TICKRETRY_STATE_UP) continue;
-    emit(loop, &(device_event){.kind = DEVICE_EVENT_UP, .t = now, .handle = r.handle,
-                               .attempt = r.attempt,
-                               .operation_id = tickretry_operation_id(r.handle)});
-  }
+/* The session steps, reached only through a HAL's `sessions` (device_loop_sessions), so
+ * that a build without sessions links none of them. */
+struct device_session_steps {
+  void (*reported)(const device_loop *loop, const device_result *r, int32_t result, uint32_t now);
+  void (*connections)(device_loop *loop, uint32_t now);
+};
+
+/* Step 2, for sessions: a SUCCESS that leaves a session UP tells the board its connection
+ * is established. */
+static void session_reported(const device_loop *loop, const device_result *r, int32_t result,
+                             uint32_t now) {
+  if (result != TICKRETRY_RESULT_OK || r->outcome != TICKRETRY_OUTCOME_SUCCESS) return;
+  if (tickretry_state(r->handle) != TICKRETRY_STATE_UP) return;
+  emit(loop, &(device_event){.kind = DEVICE_EVENT_UP, .t = now, .handle = r->handle,
+                             .attempt = r->attempt,
+                             .operation_id = tickretry_operation_id(r->handle)});
 }
 
 /* Steps 3 and 4: the connections the board lost since the last pass, then the link's
@@ -98,6 +97,24 @@ static void connection_events(device_loop *loop, uint32_t now) {
   if (hal->link_up && hal->link_up(hal->ctx, now)) {
     emit(loop, &(device_event){.kind = DEVICE_EVENT_LINK_UP, .t = now,
                                .result = tickretry_link_up(now)});
+  }
+}
+
+const struct device_session_steps device_loop_sessions = {session_reported, connection_events};
+
+/* Step 2: every attempt finished by now, earliest first. A result for an operation that
+ * ended meanwhile is still reported: the module answers STALE_REPORT and counts it. */
+static void report_finished(device_loop *loop, uint32_t now) {
+  const struct device_session_steps *sessions = loop->hal->sessions;
+  device_result r;
+  while (loop->hal->collect(loop->hal->ctx, now, &r)) {
+    device_loop_abandon(loop, r.handle);
+    int32_t result = tickretry_report(r.handle, r.attempt, r.outcome, r.retry_after, now);
+    int32_t s = slot_of(r.handle);
+    if (s >= 0 && result == TICKRETRY_RESULT_OK) loop->timing[s].handle = 0;
+    emit(loop, &(device_event){.kind = DEVICE_EVENT_REPORT, .t = now, .handle = r.handle,
+                               .attempt = r.attempt, .outcome = r.outcome, .result = result});
+    if (sessions) sessions->reported(loop, &r, result, now);
   }
 }
 
@@ -150,7 +167,7 @@ uint32_t device_loop_pass(device_loop *loop) {
   uint32_t now = hal->ticks(hal->ctx);
   if (loop->fault == 0) note_timeouts(loop, now);
   if (loop->fault == 0) report_finished(loop, now);
-  if (loop->fault == 0) connection_events(loop, now);
+  if (loop->fault == 0 && hal->sessions) hal->sessions->connections(loop, now);
   if (loop->fault == 0) retire(loop, now);
   if (loop->fault == 0 && hal->begin_due) hal->begin_due(hal->ctx, loop, now);
   if (loop->fault == 0) n = poll_due(loop, now, started);

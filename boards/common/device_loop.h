@@ -73,6 +73,14 @@ typedef struct device_event {
 } device_event;
 
 struct device_loop;
+/* The pass's session steps (the UP event, then steps 3 and 4), in device_loop.c. */
+struct device_session_steps;
+/* A board with sessions points its HAL's `sessions` here; one without leaves it NULL. */
+extern const struct device_session_steps device_loop_sessions;
+
+/* A HAL that sets `dropped` or `link_up` without `sessions` stops the loop with this fault
+ * (the hooks would never be asked). */
+#define DEVICE_LOOP_NO_SESSIONS (-200)
 
 typedef struct device_hal {
   void *ctx; /* passed to every hook */
@@ -82,11 +90,15 @@ typedef struct device_hal {
    * Every started attempt must come back here (or through device_loop_abandon)
    * eventually, late or not: the loop keeps the slot until it has. */
   int (*collect)(void *ctx, uint32_t now, device_result *out);
-  /* Takes one session whose established connection (DEVICE_EVENT_UP) was lost by `now`:
+  /* &device_loop_sessions to run sessions (the UP event, `dropped`, `link_up`), or NULL for
+   * a board without them: its build then links neither these steps nor the module's drop,
+   * linkUp and state (about 1.1 KB of RV32 text with the wasm2c backend). */
+  const struct device_session_steps *sessions;
+  /* With `sessions`: takes one session whose established connection (DEVICE_EVENT_UP) was lost by `now`:
    * 1 and its handle, or 0 when none was; may be NULL. A connect attempt that fails is an
    * answer for collect, not a drop. */
   int (*dropped)(void *ctx, uint32_t now, int32_t *handle);
-  /* Whether the link came back since the last pass (Wi-Fi associated again, the broker
+  /* With `sessions`: whether the link came back since the last pass (Wi-Fi associated again, the broker
    * answers): the loop then tells the module (linkUp), which kicks what waits; may be NULL. */
   int (*link_up)(void *ctx, uint32_t now);
   /* Begins what the board has due through device_loop_begin at `now`; may be NULL. */
@@ -122,7 +134,8 @@ typedef struct device_loop {
   const device_hal *hal;
   device_slots slots;
   device_timing timing[TICKRETRY_LIMIT_OPERATIONS];
-  int32_t fault; /* 0, or what poll or ended answered that was neither a handle nor NONE */
+  int32_t fault; /* 0, what poll or ended answered that was neither a handle nor NONE, or
+                  * DEVICE_LOOP_NO_SESSIONS */
 } device_loop;
 
 void device_loop_init(device_loop *loop, const device_hal *hal);
@@ -140,7 +153,7 @@ void device_loop_abandon(device_loop *loop, int32_t handle);
  * TICKRETRY_ENGINE_FAILED, tickretry_error() says where), the pass only serves the page
  * and returns 0: check device_loop_fault(). */
 uint32_t device_loop_pass(device_loop *loop);
-/* 0, or the code that stopped the loop (above). */
+/* 0, or the code that stopped the loop (above, or DEVICE_LOOP_NO_SESSIONS from the HAL). */
 int32_t device_loop_fault(const device_loop *loop);
 /* How long to sleep after a pass that returned `due`: at most `most` ticks, since IDLE
  * and long waits say nothing of the next answer, the next reading or the page. */

@@ -174,6 +174,16 @@ describe("the C side", () => {
     expect(runXtensa("image")).toBe(expected);
   });
 
+  test("a HAL with session hooks but no `sessions` stops the loop at once; with it, they are asked", () => {
+    expect(run(build("native/loop_check"), [])).toBe(
+      [
+        "link_up without sessions: fault -200 pass 0 link-up events 0",
+        "link_up with sessions: fault 0 pass 4294967295 link-up events 1",
+        "",
+      ].join("\n"),
+    );
+  });
+
   test("the division and 64-bit multiply helpers the LX106 build supplies agree with this machine's", () => {
     expect(run(build("native/libgcc_check"), [])).toBe("libgcc ok\n");
   });
@@ -264,6 +274,13 @@ describe("the C side", () => {
     for (const net of [rv32, xtensaPrintf]) {
       expect(net.text).toBeLessThan(16 * 1024);
       expect(net.bss).toBeLessThan(2 * 1024);
+    }
+    // A board without sessions (footprint.c) links neither the loop's session steps nor
+    // the module's drop and linkUp; one with them (scenarios.c) does.
+    const symbols = (elf: string) => run("riscv64-unknown-elf-nm", [build(`rv32/${elf}.elf`)]);
+    for (const name of ["device_loop_sessions", "tickretry_drop", "tickretry_link_up"]) {
+      expect(symbols("footprint")).not.toMatch(new RegExp(` ${name}\n`));
+      expect(symbols("scenarios")).toMatch(new RegExp(` ${name}\n`));
     }
   });
 });

@@ -246,6 +246,7 @@ static int run(const scenario *s) {
       .ticks = sim_ticks,
       .start_attempt = sim_start,
       .collect = sim_collect,
+      .sessions = &device_loop_sessions,
       .dropped = sim_dropped,
       .link_up = sim_link_up,
       .on_event = print_event,

@@ -1,7 +1,8 @@
 // The main loop over the module, the TypeScript twin of boards/common/device_loop.c: the
 // same HAL (read the ticks, collect finished attempts, hand back dropped connections, say
 // when the link is back, begin due work, persist, start an attempt, see events), the same
-// pass in the same order, the same per-slot records. Every host of this repository (the
+// pass in the same order, the same per-slot records (C alone adds `sessions` and `serve`:
+// a firmware without sessions links none of their code). Every host of this repository (the
 // simulated device, the fleet devices, the contention client, the virtual-time driver, the
 // tests) runs its operations and sessions through it; docs/ABI.md ("The main loop") states
 // the pass:

@@ -1,10 +1,11 @@
 // The main loop over the module, the TypeScript twin of boards/common/device_loop.c: the
 // same HAL (read the ticks, collect finished attempts, hand back dropped connections, say
 // when the link is back, begin due work, persist, start an attempt, see events), the same
-// pass in the same order, the same per-slot records (C alone adds `sessions` and `serve`:
-// a firmware without sessions links none of their code). Every host of this repository (the
-// simulated device, the fleet devices, the contention client, the virtual-time driver, the
-// tests) runs its operations and sessions through it; docs/ABI.md ("The main loop") states
+// pass in the same order, the same per-slot records (C alone adds `serve`, and `sessions`
+// so that a firmware without sessions links none of their code). Every host of this
+// repository (the simulated device, the fleet devices, the contention client, the
+// virtual-time driver, the tests) runs its operations and sessions through it; docs/ABI.md
+// ("The main loop") states
 // the pass:
 //   1. read now once; nothing else in the pass reads a clock; note each attempt whose
 //      deadline passed unanswered, which the module timed out (an event);

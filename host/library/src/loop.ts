@@ -5,8 +5,7 @@
 // so that a firmware without sessions links none of their code). Every host of this
 // repository (the simulated device, the fleet devices, the contention client, the
 // virtual-time driver, the tests) runs its operations and sessions through it; docs/ABI.md
-// ("The main loop") states
-// the pass:
+// ("The main loop") states the pass:
 //   1. read now once; nothing else in the pass reads a clock; note each attempt whose
 //      deadline passed unanswered, which the module timed out (an event);
 //   2. report every attempt that finished by now, in the order the HAL hands them back; a

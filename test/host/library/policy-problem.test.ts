@@ -25,8 +25,9 @@ const good: PolicyFields = {
 };
 
 test.each([
-  [{ maxAttempts: 0 }, "maxAttempts is 0; allowed: 1 to 255"],
-  [{ maxAttempts: 256 }, "maxAttempts is 256; allowed: 1 to 255"],
+  // 0 is no limit (ABI v3, for sessions that retry for ever at the cap)
+  [{ maxAttempts: -1 }, "maxAttempts is -1; allowed: 0 to 255"],
+  [{ maxAttempts: 256 }, "maxAttempts is 256; allowed: 0 to 255"],
   [{ attemptTimeout: 0 }, "attemptTimeout is 0; allowed: 1 to 2147483647"],
   [{ baseDelay: 1001 }, "baseDelay is 1001; allowed: 0 to maxDelay (1000)"],
   [{ deadline: 2 ** 31 }, "deadline is 2147483648; allowed: 0 to 2147483647"],

@@ -26,6 +26,7 @@ static int32_t slot_of(int32_t handle) {
 void device_loop_init(device_loop *loop, const device_hal *hal) {
   memset(loop, 0, sizeof *loop);
   loop->hal = hal;
+  if ((hal->dropped || hal->link_up) && !hal->sessions) loop->fault = DEVICE_LOOP_NO_SESSIONS;
 }
 
 void device_loop_resume(device_loop *loop, const device_hal *hal, const device_slots *slots,
@@ -65,9 +66,46 @@ static void note_timeouts(device_loop *loop, uint32_t now) {
   }
 }
 
+/* The session steps, reached only through a HAL's `sessions` (device_loop_sessions), so
+ * that a build without sessions links none of them. */
+struct device_session_steps {
+  void (*reported)(const device_loop *loop, const device_result *r, int32_t result, uint32_t now);
+  void (*connections)(device_loop *loop, uint32_t now);
+};
+
+/* Step 2, for sessions: a SUCCESS that leaves a session UP tells the board its connection
+ * is established. */
+static void session_reported(const device_loop *loop, const device_result *r, int32_t result,
+                             uint32_t now) {
+  if (result != TICKRETRY_RESULT_OK || r->outcome != TICKRETRY_OUTCOME_SUCCESS) return;
+  if (tickretry_state(r->handle) != TICKRETRY_STATE_UP) return;
+  emit(loop, &(device_event){.kind = DEVICE_EVENT_UP, .t = now, .handle = r->handle,
+                             .attempt = r->attempt,
+                             .operation_id = tickretry_operation_id(r->handle)});
+}
+
+/* Steps 3 and 4: the connections the board lost since the last pass, then the link's
+ * return. A drop the module answers NOT_UP (it had the session down already: a restore)
+ * changes nothing there. */
+static void connection_events(device_loop *loop, uint32_t now) {
+  const device_hal *hal = loop->hal;
+  int32_t h;
+  while (hal->dropped && hal->dropped(hal->ctx, now, &h)) {
+    emit(loop, &(device_event){.kind = DEVICE_EVENT_DROP, .t = now, .handle = h,
+                               .result = tickretry_drop(h, now)});
+  }
+  if (hal->link_up && hal->link_up(hal->ctx, now)) {
+    emit(loop, &(device_event){.kind = DEVICE_EVENT_LINK_UP, .t = now,
+                               .result = tickretry_link_up(now)});
+  }
+}
+
+const struct device_session_steps device_loop_sessions = {session_reported, connection_events};
+
 /* Step 2: every attempt finished by now, earliest first. A result for an operation that
  * ended meanwhile is still reported: the module answers STALE_REPORT and counts it. */
 static void report_finished(device_loop *loop, uint32_t now) {
+  const struct device_session_steps *sessions = loop->hal->sessions;
   device_result r;
   while (loop->hal->collect(loop->hal->ctx, now, &r)) {
     device_loop_abandon(loop, r.handle);
@@ -76,6 +114,7 @@ static void report_finished(device_loop *loop, uint32_t now) {
     if (s >= 0 && result == TICKRETRY_RESULT_OK) loop->timing[s].handle = 0;
     emit(loop, &(device_event){.kind = DEVICE_EVENT_REPORT, .t = now, .handle = r.handle,
                                .attempt = r.attempt, .outcome = r.outcome, .result = result});
+    if (sessions) sessions->reported(loop, &r, result, now);
   }
 }
 
@@ -86,7 +125,7 @@ static int is_handle(device_loop *loop, int32_t answer) {
   return answer >= 0;
 }
 
-/* Steps 3 and 6: each operation that ended, once, from ended(); then the late-answer rule. */
+/* Steps 5 and 8: each operation that ended, once, from ended(); then the late-answer rule. */
 static void retire(device_loop *loop, uint32_t now) {
   for (int32_t h = tickretry_ended(now); is_handle(loop, h); h = tickretry_ended(now)) {
     int32_t s = slot_of(h);
@@ -105,7 +144,7 @@ static void retire(device_loop *loop, uint32_t now) {
   }
 }
 
-/* Step 5: poll until NONE, at most one attempt per slot (one is in flight per operation);
+/* Step 7: poll until NONE, at most one attempt per slot (one is in flight per operation);
  * what a full buffer leaves is still due at the next pass. Returns how many. */
 static int poll_due(device_loop *loop, uint32_t now, polled *out) {
   int n = 0;
@@ -128,6 +167,7 @@ uint32_t device_loop_pass(device_loop *loop) {
   uint32_t now = hal->ticks(hal->ctx);
   if (loop->fault == 0) note_timeouts(loop, now);
   if (loop->fault == 0) report_finished(loop, now);
+  if (loop->fault == 0 && hal->sessions) hal->sessions->connections(loop, now);
   if (loop->fault == 0) retire(loop, now);
   if (loop->fault == 0 && hal->begin_due) hal->begin_due(hal->ctx, loop, now);
   if (loop->fault == 0) n = poll_due(loop, now, started);

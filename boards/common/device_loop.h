@@ -1,22 +1,28 @@
 /* The firmware's main-loop logic over tickretry.h, in plain C and free of any board:
- * the board supplies a small HAL (read the tick counter, collect finished attempts, begin
- * its due work, persist, start an attempt, see events, serve the setup page) and calls
- * device_loop_pass on every pass of its loop. host/library/src/loop.ts is its TypeScript
- * twin (the same HAL, the same pass, the same slots), and the differential tests run the
- * two pass by pass on the same scenarios. One pass (docs/ABI.md, "The main loop"):
+ * the board supplies a small HAL (read the tick counter, collect finished attempts, hand
+ * back dropped connections, say when the link is back, begin its due work, persist, start
+ * an attempt, see events, serve the setup page) and calls device_loop_pass on every pass
+ * of its loop. host/library/src/loop.ts is its TypeScript twin (the same HAL, the same
+ * pass, the same slots), and the differential tests run the two pass by pass on the same
+ * scenarios. One pass (docs/ABI.md, "The main loop"):
  *   1. read now once; nothing else in the pass reads the tick counter; note each attempt
  *      whose deadline passed unanswered, which the module timed out (DEVICE_EVENT_TIMEOUT);
  *   2. report every attempt that finished by now, in the order collect hands them back;
- *   3. retire: take every ended operation from ended(now) (lowest slot first), then
+ *      a SUCCESS that made a session UP is DEVICE_EVENT_UP (its connection is established);
+ *   3. drop every connection `dropped` hands back (DEVICE_EVENT_DROP): after the reports,
+ *      since a connection dropped after the answer that brought it up;
+ *   4. when `link_up` says the link is back, kick what waits (DEVICE_EVENT_LINK_UP): after
+ *      the drops, so the sessions a link loss dropped are kicked too;
+ *   5. retire: take every ended operation from ended(now) (lowest slot first), then
  *      release each one none of whose attempts is still out (the late-answer rule of
  *      docs/ABI.md: an answer that comes back before the release gets STALE_REPORT;
  *      none comes after it);
- *   4. begin_due: the board begins what it has due (a slot freed in 3 is free for it);
- *   5. poll until NONE, counting each attempt out at once;
- *   6. retire again (polling may end an operation: its last attempt timed out);
- *   7. persist, then 8. start the attempts polled in 5 (the persist-before-send rule:
+ *   6. begin_due: the board begins what it has due (a slot freed in 5 is free for it);
+ *   7. poll until NONE, counting each attempt out at once;
+ *   8. retire again (polling may end an operation: its last attempt timed out);
+ *   9. persist, then 10. start the attempts polled in 7 (the persist-before-send rule:
  *      the state that holds an attempt is stored before the attempt leaves);
- *   9. serve the page; return how long the board may wait before the next pass.
+ *  11. serve the page; return how long the board may wait before the next pass.
  * Nothing here blocks or sleeps: the HAL starts attempts elsewhere (a task, a
  * non-blocking client) and the module times out an attempt that never comes back.
  * What the loop keeps between passes is plain data (device_slots), so a board that
@@ -46,8 +52,12 @@ typedef enum device_event_kind {
   DEVICE_EVENT_START,  /* an attempt was started: handle, attempt, operation_id */
   DEVICE_EVENT_REPORT, /* a finished attempt was reported: handle, attempt, outcome, result */
   DEVICE_EVENT_TIMEOUT, /* the module timed an attempt out (no answer by its deadline): handle, attempt */
-  DEVICE_EVENT_END     /* an operation ended: handle, reason, attempt (attempts made), operation_id */
-  /* Session events (up, drop) join here as further kinds. */
+  DEVICE_EVENT_END,    /* an operation ended: handle, reason, attempt (attempts made), operation_id */
+  DEVICE_EVENT_UP,     /* a session's connect attempt was reported SUCCESS and it is UP: handle,
+                        * attempt, operation_id; its connection is established */
+  DEVICE_EVENT_DROP,   /* a connection `dropped` handed back was dropped: handle, result (drop's:
+                        * OK, or NOT_UP when the module had it down already) */
+  DEVICE_EVENT_LINK_UP /* `link_up` said the link is back: result (linkUp's) */
 } device_event_kind;
 
 /* What happened, for logs and traces; fields a kind does not name are 0. */
@@ -63,6 +73,14 @@ typedef struct device_event {
 } device_event;
 
 struct device_loop;
+/* The pass's session steps (the UP event, then steps 3 and 4), in device_loop.c. */
+struct device_session_steps;
+/* A board with sessions points its HAL's `sessions` here; one without leaves it NULL. */
+extern const struct device_session_steps device_loop_sessions;
+
+/* A HAL that sets `dropped` or `link_up` without `sessions` stops the loop with this fault
+ * (the hooks would never be asked). */
+#define DEVICE_LOOP_NO_SESSIONS (-200)
 
 typedef struct device_hal {
   void *ctx; /* passed to every hook */
@@ -72,6 +90,17 @@ typedef struct device_hal {
    * Every started attempt must come back here (or through device_loop_abandon)
    * eventually, late or not: the loop keeps the slot until it has. */
   int (*collect)(void *ctx, uint32_t now, device_result *out);
+  /* &device_loop_sessions to run sessions (the UP event, `dropped`, `link_up`), or NULL for
+   * a board without them: its build then links neither these steps nor the module's drop,
+   * linkUp and state (about 1.1 KB of RV32 text with the wasm2c backend). */
+  const struct device_session_steps *sessions;
+  /* With `sessions`: takes one session whose established connection (DEVICE_EVENT_UP) was lost by `now`:
+   * 1 and its handle, or 0 when none was; may be NULL. A connect attempt that fails is an
+   * answer for collect, not a drop. */
+  int (*dropped)(void *ctx, uint32_t now, int32_t *handle);
+  /* With `sessions`: whether the link came back since the last pass (Wi-Fi associated again, the broker
+   * answers): the loop then tells the module (linkUp), which kicks what waits; may be NULL. */
+  int (*link_up)(void *ctx, uint32_t now);
   /* Begins what the board has due through device_loop_begin at `now`; may be NULL. */
   void (*begin_due)(void *ctx, struct device_loop *loop, uint32_t now);
   /* Stores what must survive a reset (the image when tickretry_changes() moved), before
@@ -105,7 +134,8 @@ typedef struct device_loop {
   const device_hal *hal;
   device_slots slots;
   device_timing timing[TICKRETRY_LIMIT_OPERATIONS];
-  int32_t fault; /* 0, or what poll or ended answered that was neither a handle nor NONE */
+  int32_t fault; /* 0, what poll or ended answered that was neither a handle nor NONE, or
+                  * DEVICE_LOOP_NO_SESSIONS */
 } device_loop;
 
 void device_loop_init(device_loop *loop, const device_hal *hal);
@@ -123,7 +153,7 @@ void device_loop_abandon(device_loop *loop, int32_t handle);
  * TICKRETRY_ENGINE_FAILED, tickretry_error() says where), the pass only serves the page
  * and returns 0: check device_loop_fault(). */
 uint32_t device_loop_pass(device_loop *loop);
-/* 0, or the code that stopped the loop (above). */
+/* 0, or the code that stopped the loop (above, or DEVICE_LOOP_NO_SESSIONS from the HAL). */
 int32_t device_loop_fault(const device_loop *loop);
 /* How long to sleep after a pass that returned `due`: at most `most` ticks, since IDLE
  * and long waits say nothing of the next answer, the next reading or the page. */

@@ -53,6 +53,14 @@ int device_event_format(const device_event *e, char *out, size_t size) {
                       name_or_number(tickretry_end_reason_name(e->reason), e->reason, number,
                                      sizeof number),
                       e->attempt);
+    case DEVICE_EVENT_UP:
+      return snprintf(out, size, "%" PRIu32 " up h=%" PRId32 " a=%" PRId32, e->t, e->handle,
+                      e->attempt);
+    case DEVICE_EVENT_DROP:
+      return snprintf(out, size, "%" PRIu32 " drop h=%" PRId32 " -> %" PRId32, e->t, e->handle,
+                      e->result);
+    case DEVICE_EVENT_LINK_UP:
+      return snprintf(out, size, "%" PRIu32 " link-up -> %" PRId32, e->t, e->result);
   }
   return snprintf(out, size, "%" PRIu32 " event %d", e->t, (int)e->kind);
 }

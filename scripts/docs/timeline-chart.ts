@@ -37,7 +37,7 @@ type Bar = { op: string; from: number; to: number; kind: string; label: string }
 const bars: Bar[] = [];
 const attempts = new Map<number, Bar>(); // the latest attempt of each operation
 for (const e of trace) {
-  if (e.kind === "note") continue; // no restores in this run
+  if (e.kind === "note" || e.kind === "link-up") continue; // no restores, no sessions in this run
   const op = opOf(e.handle);
   if (e.kind === "start") {
     const previous = attempts.get(e.handle);

@@ -16,6 +16,7 @@ import { beforeAll, describe, expect, test } from "vitest";
 import { run } from "../helpers/command.js";
 import { loadScenarios, traceScenarios } from "../fixtures/scenarios.js";
 import { instantiate, WASM_PATH } from "../../host/library/src/tickretry.js";
+import { Counter, Error as AbiError } from "../../host/library/src/generated/abi.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const build = (path: string) => `${root}build/${path}`;
@@ -100,6 +101,50 @@ describe("the C side", () => {
     );
   });
 
+  test("the scenarios cover sessions, drops, link-up kicks and breakers", () => {
+    // a session comes UP, is dropped, comes UP again (a reconnect), and a drop while it is
+    // not UP is refused; a PERMANENT connect attempt ends it
+    expect(v8Trace).toMatch(/ report h=(\d+) a=\d+ SUCCESS -> 0\n\d+ up h=\1 a=\d+\n/);
+    expect(v8Trace).toMatch(/ up h=(\d+) a=\d+\n(.*\n)*?\d+ drop h=\1 -> 0\n(.*\n)*?\d+ up h=\1 /);
+    expect(v8Trace).toContain(` -> ${AbiError.NOT_UP}\n`);
+    expect(v8Trace).toMatch(
+      / drop h=(\d+) -> 0\n(.*\n)*?.* report h=\1 a=\d+ PERMANENT -> 0\n.* end h=\1 PERMANENT/,
+    );
+    // a module swap keeps a session UP (the drop after it is OK); a reboot drops it
+    expect(v8Trace).toMatch(
+      / restore bytes=\d+ crc=[0-9a-f]{8} elapsed=0 lost=0 -> 0\n\d+ drop h=\d+ -> 0\n/,
+    );
+    expect(v8Trace).toMatch(
+      new RegExp(
+        ` restore bytes=\\d+ crc=[0-9a-f]{8} elapsed=\\d+ lost=1 -> 0\\n\\d+ drop h=\\d+ -> ${AbiError.NOT_UP}\\n`,
+      ),
+    );
+    // one pass in the documented order: the report that brings a session UP, then the
+    // loss of its connection, then the link's return, which kicks it at once
+    expect(v8Trace).toMatch(
+      / report h=(\d+) a=\d+ SUCCESS -> 0\n\d+ up h=\1 a=\d+\n\d+ drop h=\1 -> 0\n\d+ link-up -> 0\n\d+ start h=\1 /,
+    );
+    // a link-up kicks waiting operations (the module counts them)
+    const kicks = v8Trace
+      .split("\n== ")
+      .filter((scenario) => scenario.includes(" link-up -> 0\n"))
+      .map((scenario) =>
+        Number(/\ncounters((?: \d+)+) tokens/.exec(scenario)![1].trim().split(" ")[Counter.KICKS]),
+      );
+    expect(Math.max(...kicks)).toBeGreaterThan(0);
+    // a breaker opens, holds, lets one probe out, and closes on its success; a failed probe
+    // opens it again; a link-up ends a break
+    expect(v8Trace).toMatch(
+      / breaker(\d)=OPEN\b.*\n(.*\n)*?.* breaker\1=PROBING\b.*\n(.*\n)*?.* breaker\1=CLOSED\b/,
+    );
+    expect(v8Trace).toMatch(
+      / breaker(\d)=PROBING\b.*\n(\d+ (?!pass).*\n)*\d+ pass -> \d+.* breaker\1=OPEN\b/,
+    );
+    expect(v8Trace).toMatch(
+      / breaker(\d)=OPEN\b.*\n\d+ link-up -> 0\n(\d+ (?!pass).*\n)*\d+ pass -> \d+.* breaker\1=(HALF_OPEN|PROBING)\b/,
+    );
+  });
+
   test("gcc on this machine: the trace equals V8's", () => {
     const native = run(build("native/scenarios"), []);
     expect(native).toBe(v8Trace);
@@ -127,6 +172,16 @@ describe("the C side", () => {
     ].join("\n");
     expect(run(build("native/image"), [])).toBe(expected);
     expect(runXtensa("image")).toBe(expected);
+  });
+
+  test("a HAL with session hooks but no `sessions` stops the loop at once; with it, they are asked", () => {
+    expect(run(build("native/loop_check"), [])).toBe(
+      [
+        "link_up without sessions: fault -200 pass 0 link-up events 0",
+        "link_up with sessions: fault 0 pass 4294967295 link-up events 1",
+        "",
+      ].join("\n"),
+    );
   });
 
   test("the division and 64-bit multiply helpers the LX106 build supplies agree with this machine's", () => {
@@ -219,6 +274,13 @@ describe("the C side", () => {
     for (const net of [rv32, xtensaPrintf]) {
       expect(net.text).toBeLessThan(16 * 1024);
       expect(net.bss).toBeLessThan(2 * 1024);
+    }
+    // A board without sessions (footprint.c) links neither the loop's session steps nor
+    // the module's drop and linkUp; one with them (scenarios.c) does.
+    const symbols = (elf: string) => run("riscv64-unknown-elf-nm", [build(`rv32/${elf}.elf`)]);
+    for (const name of ["device_loop_sessions", "tickretry_drop", "tickretry_link_up"]) {
+      expect(symbols("footprint")).not.toMatch(new RegExp(` ${name}\n`));
+      expect(symbols("scenarios")).toMatch(new RegExp(` ${name}\n`));
     }
   });
 });

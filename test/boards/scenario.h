@@ -37,15 +37,28 @@ typedef struct scenario_restore {
   int attempts_lost;
 } scenario_restore;
 
+/* `at` ticks after the start, the session of script `script` loses its connection. */
+typedef struct scenario_drop {
+  uint32_t at;
+  uint32_t script;
+} scenario_drop;
+
 typedef struct scenario {
   const char *name;
   uint32_t seed_lo, seed_hi;
   uint32_t start;
-  tickretry_policy policy;
+  tickretry_policy policy; /* policy 0 */
+  const tickretry_policy *extra_policies; /* policies 1, 2, ... */
+  uint32_t extra_policy_count;
   int has_budget;
   tickretry_budget budget;
   const scenario_script *scripts;
   uint32_t script_count;
+  const uint32_t *script_policies; /* each script's policy; NULL: 0 for all */
+  const scenario_drop *drops;      /* in the order of `at` */
+  uint32_t drop_count;
+  const uint32_t *link_ups; /* ticks after the start at which the link comes back, in order */
+  uint32_t link_up_count;
   const scenario_stall *stalls;
   uint32_t stall_count;
   const scenario_restore *restores;

@@ -24,7 +24,8 @@ typedef struct pending {
   uint32_t seq; /* start order, which breaks ties in arrival like a stable sort */
 } pending;
 
-/* The HAL's world: a u32 clock, each operation's script, answers in flight. */
+/* The HAL's world: a u32 clock, each operation's script, answers in flight, the
+ * connections lost and link-ups still to come. */
 typedef struct sim {
   uint32_t now;
   const scenario *s;
@@ -33,10 +34,34 @@ typedef struct sim {
   pending pending[MAX_PENDING];
   uint32_t pending_count;
   uint32_t seq;
+  uint32_t next_drop, next_link_up; /* the first of s->drops and s->link_ups not yet told */
   int overflow;
 } sim;
 
 static uint32_t sim_ticks(void *ctx) { return ((sim *)ctx)->now; }
+
+/* The next lost connection in list order, once its tick is reached. */
+static int sim_dropped(void *ctx, uint32_t now, int32_t *handle) {
+  sim *w = ctx;
+  if (w->next_drop == w->s->drop_count) return 0;
+  const scenario_drop *d = &w->s->drops[w->next_drop];
+  if (!tickretry_tick_reached(now, tickretry_tick_after(w->s->start, d->at))) return 0;
+  w->next_drop++;
+  *handle = w->handles[d->script];
+  return 1;
+}
+
+/* Whether a link-up's tick was reached since the last pass. */
+static int sim_link_up(void *ctx, uint32_t now) {
+  sim *w = ctx;
+  uint32_t before = w->next_link_up;
+  while (w->next_link_up < w->s->link_up_count) {
+    uint32_t at = tickretry_tick_after(w->s->start, w->s->link_ups[w->next_link_up]);
+    if (!tickretry_tick_reached(now, at)) break;
+    w->next_link_up++;
+  }
+  return w->next_link_up > before;
+}
 
 static void sim_start(void *ctx, int32_t handle, int32_t attempt, int32_t operation_id, uint32_t now) {
   sim *w = ctx;
@@ -125,6 +150,94 @@ static int restart(sim *w, device_loop *loop, const scenario_restore *r) {
   return 1;
 }
 
+static const char *const breaker_names[] = {
+    [TICKRETRY_BREAKER_CLOSED] = "CLOSED",
+    [TICKRETRY_BREAKER_OPEN] = "OPEN",
+    [TICKRETRY_BREAKER_HALF_OPEN] = "HALF_OPEN",
+    [TICKRETRY_BREAKER_PROBING] = "PROBING",
+};
+
+/* Policy `id` of the scenario: 0, or one of its extra policies. */
+static const tickretry_policy *policy_of(const scenario *s, uint32_t id) {
+  return id == 0 ? &s->policy : &s->extra_policies[id - 1];
+}
+
+/* init, every policy and the budget: the setup line test/fixtures/scenarios.ts prints. */
+static void set_up(const scenario *s) {
+  tickretry_init(s->seed_lo, s->seed_hi);
+  int32_t policy = tickretry_set_policy(0, &s->policy);
+  int32_t budget = s->has_budget ? tickretry_set_budget(&s->budget) : 0;
+  printf("== %s\nsetup policy=%" PRId32 " budget=%" PRId32 " worst=%" PRId32, s->name, policy,
+         budget, tickretry_worst_case(0));
+  for (uint32_t id = 1; id <= s->extra_policy_count; id++) {
+    printf(" policy%" PRIu32 "=%" PRId32, id, tickretry_set_policy(id, policy_of(s, id)));
+  }
+  printf("\n");
+}
+
+/* A pass's line: what it returned, and every breaker of a policy that has one. */
+static void print_pass(const scenario *s, uint32_t now, uint32_t due) {
+  printf("%" PRIu32 " pass -> %" PRIu32, now, due);
+  for (uint32_t id = 0; id <= s->extra_policy_count; id++) {
+    if (policy_of(s, id)->break_after == 0) continue;
+    int32_t state = tickretry_breaker_state(id);
+    const char *name = state >= 0 && state <= TICKRETRY_BREAKER_PROBING ? breaker_names[state] : "?";
+    printf(" breaker%" PRIu32 "=%s", id, name);
+  }
+  printf("\n");
+}
+
+/* Ticks from now to whichever comes first: the module's next due time (`due`), the next
+ * answer, the next lost connection or link-up; 0 with *none set when nothing is to come. */
+static uint32_t sim_wait(const sim *w, uint32_t due, int *none) {
+  int idle = due == TICKRETRY_NEXT_DUE_IDLE;
+  uint32_t wait = due;
+  uint32_t at[MAX_PENDING + 2];
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < w->pending_count; i++) at[n++] = w->pending[i].at;
+  if (w->next_drop < w->s->drop_count) at[n++] = w->s->drops[w->next_drop].at;
+  if (w->next_link_up < w->s->link_up_count) at[n++] = w->s->link_ups[w->next_link_up];
+  for (uint32_t i = w->pending_count; i < n; i++) at[i] = tickretry_tick_after(w->s->start, at[i]);
+  for (uint32_t i = 0; i < n; i++) {
+    int32_t d = tickretry_ticks_until(w->now, at[i]);
+    uint32_t until = d > 0 ? (uint32_t)d : 0;
+    if (idle || until < wait) wait = until;
+    idle = 0;
+  }
+  *none = idle;
+  return wait;
+}
+
+/* failed(), for step: -1. */
+static int step_failed(const char *scenario_name, const char *why) {
+  failed(scenario_name, why);
+  return -1;
+}
+
+/* One loop step of the scenario (its stalls and restores, then a pass, then the clock's
+ * jump): 1 to go on, 0 once nothing is live, -1 on a failure (reported). */
+static int step(sim *w, device_loop *loop, uint32_t n) {
+  const scenario *s = w->s;
+  for (uint32_t i = 0; i < s->stall_count; i++) {
+    if (s->stalls[i].step == n) w->now = tickretry_tick_after(w->now, s->stalls[i].ticks);
+  }
+  for (uint32_t i = 0; i < s->restore_count; i++) {
+    if (s->restores[i].step == n && !restart(w, loop, &s->restores[i])) {
+      return step_failed(s->name, "save or restore failed");
+    }
+  }
+  uint32_t due = device_loop_pass(loop);
+  if (device_loop_fault(loop) || tickretry_error()) return step_failed(s->name, "engine failed");
+  print_pass(s, w->now, due); /* the two loops, pass by pass */
+  if (w->overflow) return step_failed(s->name, "too many answers in flight");
+  if (device_loop_live(loop) == 0) return 0;
+  int none;
+  uint32_t wait = sim_wait(w, due, &none);
+  if (none) return step_failed(s->name, "nothing left to wait for, yet operations are live");
+  w->now = tickretry_tick_after(w->now, wait);
+  return 1;
+}
+
 /* Runs one scenario; 1 on success. */
 static int run(const scenario *s) {
   sim w = {.now = s->start, .s = s};
@@ -133,56 +246,30 @@ static int run(const scenario *s) {
       .ticks = sim_ticks,
       .start_attempt = sim_start,
       .collect = sim_collect,
+      .sessions = &device_loop_sessions,
+      .dropped = sim_dropped,
+      .link_up = sim_link_up,
       .on_event = print_event,
   };
   device_loop loop;
 
-  tickretry_init(s->seed_lo, s->seed_hi);
-  int32_t policy = tickretry_set_policy(0, &s->policy);
-  int32_t budget = s->has_budget ? tickretry_set_budget(&s->budget) : 0;
-  printf("== %s\nsetup policy=%" PRId32 " budget=%" PRId32 " worst=%" PRId32 "\n", s->name, policy,
-         budget, tickretry_worst_case(0));
-
+  set_up(s);
   if (s->script_count > TICKRETRY_LIMIT_OPERATIONS) return failed(s->name, "too many scripts");
   device_loop_init(&loop, &hal);
   int32_t ids[TICKRETRY_LIMIT_OPERATIONS];
   int refused = 0;
   for (uint32_t i = 0; i < s->script_count; i++) {
-    w.handles[i] = device_loop_begin(&loop, 0, w.now);
+    w.handles[i] = device_loop_begin(&loop, s->script_policies ? s->script_policies[i] : 0, w.now);
     refused |= w.handles[i] < 0;
     ids[i] = tickretry_operation_id(w.handles[i]);
   }
   if (refused) return failed(s->name, "begin refused");
-
-  for (uint32_t step = 0; device_loop_live(&loop) > 0; step++) {
-    if (step >= MAX_STEPS) return failed(s->name, "no end after 10000 steps");
-    for (uint32_t i = 0; i < s->stall_count; i++) {
-      if (s->stalls[i].step == step) {
-        w.now = tickretry_tick_after(w.now, s->stalls[i].ticks);
-      }
-    }
-    for (uint32_t i = 0; i < s->restore_count; i++) {
-      if (s->restores[i].step == step && !restart(&w, &loop, &s->restores[i])) {
-        return failed(s->name, "save or restore failed");
-      }
-    }
-    uint32_t due = device_loop_pass(&loop);
-    if (device_loop_fault(&loop) || tickretry_error()) return failed(s->name, "engine failed");
-    printf("%" PRIu32 " pass -> %" PRIu32 "\n", w.now, due); /* the two loops, pass by pass */
-    if (w.overflow) return failed(s->name, "too many answers in flight");
-    if (device_loop_live(&loop) == 0) break;
-    /* Jump to whichever comes first: the module's next due time or the next answer. */
-    int idle = due == TICKRETRY_NEXT_DUE_IDLE;
-    uint32_t wait = due;
-    for (uint32_t i = 0; i < w.pending_count; i++) {
-      int32_t d = tickretry_ticks_until(w.now, w.pending[i].at);
-      uint32_t until = d > 0 ? (uint32_t)d : 0;
-      if (idle || until < wait) wait = until;
-      idle = 0;
-    }
-    if (idle) return failed(s->name, "nothing left to wait for, yet operations are live");
-    w.now = tickretry_tick_after(w.now, wait);
+  int going = 1;
+  for (uint32_t n = 0; going > 0 && device_loop_live(&loop) > 0; n++) {
+    if (n >= MAX_STEPS) return failed(s->name, "no end after 10000 steps");
+    going = step(&w, &loop, n);
   }
+  if (going < 0) return 0;
 
   printf("ids");
   for (uint32_t i = 0; i < s->script_count; i++) printf(" %" PRId32, ids[i]);

@@ -27,12 +27,12 @@ export function drive(api: TickRetryApi, handles: readonly number[], start: numb
       answers.push({ handle, attempt, outcome, retryAfter: k % 5 === 0 ? 400 : 0 });
     },
     onEvent(e) {
-      known.add(e.handle);
+      if ("handle" in e) known.add(e.handle);
       if (e.kind === "start")
         out.push(e.handle, e.attempt, e.operationId, rel(api.attemptDeadline(e.handle)));
       else if (e.kind === "report") out.push(e.result);
       else if (e.kind === "timeout") out.push(e.attempt);
-      else out.push(e.handle, e.reason);
+      else if (e.kind === "end") out.push(e.handle, e.reason);
     },
   });
   for (k = 1; k <= PASSES; k++) {

@@ -11,12 +11,16 @@ import { tickAfter, tickReached, ticksUntil } from "./ticks.js";
 
 /** One line of a run's trace: an attempt started, an answer reported (with report's
  * result), an attempt the module timed out (no answer by its attempt deadline), an
- * operation ended, or a note (a restart's). */
+ * operation ended, a session UP, a lost connection dropped (drop's result), the link's
+ * return (linkUp's result), or a note (a restart's, a pass's). */
 export type TraceEvent =
   | { t: number; kind: "start"; handle: number; attempt: number; attemptDeadline: number }
   | { t: number; kind: "report"; handle: number; attempt: number; outcome: number; result: number }
   | { t: number; kind: "timeout"; handle: number; attempt: number }
   | { t: number; kind: "end"; handle: number; reason: number; attempts: number }
+  | { t: number; kind: "up"; handle: number; attempt: number }
+  | { t: number; kind: "drop"; handle: number; result: number }
+  | { t: number; kind: "link-up"; result: number }
   | { t: number; kind: "note"; text: string };
 
 interface Pending {
@@ -38,6 +42,12 @@ export function formatEvent(e: TraceEvent): string {
       return `${e.t} timeout h=${e.handle} a=${e.attempt}`;
     case "end":
       return `${e.t} end h=${e.handle} ${nameOf(EndReason, e.reason)} after ${e.attempts}`;
+    case "up":
+      return `${e.t} up h=${e.handle} a=${e.attempt}`;
+    case "drop":
+      return `${e.t} drop h=${e.handle} -> ${e.result}`;
+    case "link-up":
+      return `${e.t} link-up -> ${e.result}`;
     case "note":
       return `${e.t} ${e.text}`;
   }
@@ -64,9 +74,17 @@ export interface RunOptions {
    * reboot, a deep sleep, a module swap), returning the instance to go on with, whether
    * the answers in flight were lost with it, and a line for the trace. Default: none. */
   restart?: (api: TickRetryApi, clock: SimClock, step: number) => Restart | undefined;
-  /** Also trace each pass's answer (what nextDue said) as a note: the differential test
-   * compares two loops pass by pass. Default false. */
-  tracePasses?: boolean;
+  /** Connections lost: at tick `at`, the session begun as `operations[operation]` loses
+   * its connection, which the HAL hands back (Loop's dropped) at the first pass from then
+   * on, in list order. Default: none. */
+  drops?: { at: number; operation: number }[];
+  /** Ticks at which the link comes back, which the HAL tells (Loop's linkUp) at the first
+   * pass from then on, in list order. Default: none. */
+  linkUps?: number[];
+  /** A note for the trace after each pass, given the instance and what the pass returned
+   * (nextDue's answer): the differential test traces it to compare two loops pass by
+   * pass. Default: none. */
+  passNote?: (api: TickRetryApi, due: number) => string;
 }
 
 /** What a restart hook returns: the instance to go on with. */
@@ -83,12 +101,20 @@ export interface Restart {
 class Sim implements LoopHal {
   readonly pending: Pending[] = [];
   readonly trace: TraceEvent[] = [];
+  /** The operations' handles, in begin order. */
+  readonly handles: number[] = [];
   private seq = 0;
+  private readonly drops: { at: number; operation: number }[];
+  private readonly linkUps: number[];
   constructor(
     readonly clock: SimClock,
     readonly scriptOf: Map<number, FaultScript>,
     private readonly attemptDeadline: (handle: number) => number,
-  ) {}
+    options: RunOptions,
+  ) {
+    this.drops = [...(options.drops ?? [])];
+    this.linkUps = [...(options.linkUps ?? [])];
+  }
 
   ticks(): number {
     return this.clock.now;
@@ -107,6 +133,21 @@ class Sim implements LoopHal {
     return best < 0 ? undefined : this.pending.splice(best, 1)[0].answer;
   }
 
+  /** The next lost connection in list order, once its tick is reached. */
+  dropped(now: number): number | undefined {
+    const d = this.drops[0];
+    if (d === undefined || !tickReached(now, d.at)) return undefined;
+    this.drops.shift();
+    return this.handles[d.operation];
+  }
+
+  /** Whether a link-up's tick was reached since the last pass. */
+  linkUp(now: number): boolean {
+    const before = this.linkUps.length;
+    while (this.linkUps.length > 0 && tickReached(now, this.linkUps[0])) this.linkUps.shift();
+    return this.linkUps.length < before;
+  }
+
   startAttempt(handle: number, attempt: number, _operationId: number, now: number): void {
     const fate = this.scriptOf.get(handle)!.next();
     if ("hang" in fate) return;
@@ -116,14 +157,22 @@ class Sim implements LoopHal {
 
   onEvent(e: LoopEvent): void {
     if (e.kind === "start") this.trace.push({ ...e, attemptDeadline: this.attemptDeadline(e.handle) });
-    else if (e.kind === "report" || e.kind === "timeout") this.trace.push(e);
-    else this.trace.push({ t: e.t, kind: "end", handle: e.handle, reason: e.reason, attempts: e.attempt });
+    else if (e.kind === "end")
+      this.trace.push({ t: e.t, kind: "end", handle: e.handle, reason: e.reason, attempts: e.attempt });
+    else if (e.kind === "up") this.trace.push({ t: e.t, kind: "up", handle: e.handle, attempt: e.attempt });
+    else this.trace.push(e);
   }
 
-  /** Ticks from now to whichever comes first: the module's next due time or the next answer. */
+  /** Ticks from now to whichever comes first: the module's next due time, the next answer,
+   * the next lost connection or link-up. */
   wait(due: number): number {
     let wait = due === NextDue.IDLE ? Infinity : due;
-    for (const p of this.pending) wait = Math.min(wait, Math.max(0, ticksUntil(this.clock.now, p.at)));
+    const next = [
+      ...this.pending.map((p) => p.at),
+      ...this.drops.slice(0, 1).map((d) => d.at),
+      ...this.linkUps.slice(0, 1),
+    ];
+    for (const at of next) wait = Math.min(wait, Math.max(0, ticksUntil(this.clock.now, at)));
     if (wait === Infinity) throw new Error("nothing left to wait for, yet operations are live");
     return wait;
   }
@@ -146,13 +195,19 @@ class Sim implements LoopHal {
  * ```
  */
 export function runOperations(api: TickRetryApi, clock: SimClock, options: RunOptions): TraceEvent[] {
+  const n = options.operations.length;
+  for (const d of options.drops ?? []) {
+    if (!Number.isInteger(d.operation) || d.operation < 0 || d.operation >= n)
+      throw new Error(`a drop names operation ${d.operation}; there are operations 0 to ${n - 1}`);
+  }
   const scriptOf = new Map<number, FaultScript>();
-  const sim = new Sim(clock, scriptOf, (h) => loop.api.attemptDeadline(h));
+  const sim = new Sim(clock, scriptOf, (h) => loop.api.attemptDeadline(h), options);
   const loop = new Loop(api, sim);
   for (const op of options.operations) {
     const h = loop.begin(op.policy, clock.now);
     if (h < 0) throw new Error(`begin refused: ${h}`);
     scriptOf.set(h, op.script);
+    sim.handles.push(h);
   }
   const maxSteps = options.maxSteps ?? 10_000;
   for (let step = 0; loop.slots.live > 0; step++) {
@@ -166,7 +221,8 @@ export function runOperations(api: TickRetryApi, clock: SimClock, options: RunOp
     }
     const due = loop.pass();
     if (loop.fault !== 0) throw new Error(`the loop stopped: ${nameOf(AbiError, loop.fault)}`);
-    if (options.tracePasses) sim.trace.push({ t: clock.now, kind: "note", text: `pass -> ${due}` });
+    if (options.passNote)
+      sim.trace.push({ t: clock.now, kind: "note", text: options.passNote(loop.api, due) });
     if (loop.slots.live > 0) clock.advance(sim.wait(due));
   }
   return sim.trace;

@@ -1,20 +1,27 @@
 // The main loop over the module, the TypeScript twin of boards/common/device_loop.c: the
-// same HAL (read the ticks, collect finished attempts, begin due work, persist, start an
-// attempt, see events), the same pass in the same order, the same per-slot records. Every
-// host of this repository (the simulated device, the fleet device, the contention client,
-// the virtual-time driver, the tests) runs its operations through it; docs/ABI.md ("The
-// main loop") states the pass:
+// same HAL (read the ticks, collect finished attempts, hand back dropped connections, say
+// when the link is back, begin due work, persist, start an attempt, see events), the same
+// pass in the same order, the same per-slot records (C alone adds `serve`, and `sessions`
+// so that a firmware without sessions links none of their code). Every host of this
+// repository (the simulated device, the fleet devices, the contention client, the
+// virtual-time driver, the tests) runs its operations and sessions through it; docs/ABI.md
+// ("The main loop") states the pass:
 //   1. read now once; nothing else in the pass reads a clock; note each attempt whose
 //      deadline passed unanswered, which the module timed out (an event);
-//   2. report every attempt that finished by now, in the order the HAL hands them back;
-//   3. retire: take every ended operation from ended(now), then release each one none of
+//   2. report every attempt that finished by now, in the order the HAL hands them back; a
+//      SUCCESS that made a session UP is an "up" event (its connection is established);
+//   3. drop every connection the HAL hands back as lost ("drop"): after the reports, since
+//      a connection dropped after the answer that brought it up;
+//   4. when the HAL says the link is back, kick what waits ("link-up"): after the drops, so
+//      the sessions a link loss dropped are kicked too;
+//   5. retire: take every ended operation from ended(now), then release each one none of
 //      whose attempts is still out (the late-answer rule);
-//   4. let the host begin what it has due (a slot freed in 3 is free for it);
-//   5. poll until NONE, counting each attempt out at once;
-//   6. retire again (polling may end an operation: its last attempt timed out);
-//   7. persist, then 8. start the attempts polled in 5 (the persist-before-send rule: the
+//   6. let the host begin what it has due (a slot freed in 5 is free for it);
+//   7. poll until NONE, counting each attempt out at once;
+//   8. retire again (polling may end an operation: its last attempt timed out);
+//   9. persist, then 10. start the attempts polled in 7 (the persist-before-send rule: the
 //      state that holds an attempt is stored before the attempt leaves).
-import { Limit, Outcome, Result } from "./generated/abi.js";
+import { Limit, Outcome, Result, State } from "./generated/abi.js";
 import type { TickRetryApi } from "./tickretry.js";
 import { tickReached } from "./ticks.js";
 
@@ -30,13 +37,18 @@ export interface AttemptAnswer {
   retryAfter: number;
 }
 
-/** What happened in a pass, for logs and traces (device_event in C). Session events
- * (up, drop) join as further kinds. */
+/** What happened in a pass, for logs and traces (device_event in C): an attempt started,
+ * an answer reported, an attempt timed out, an operation ended, a session came UP (its
+ * connection is established), a lost connection dropped (drop's result: OK, or NOT_UP when
+ * the module had it down already), the link's return told (linkUp's result). */
 export type LoopEvent =
   | { kind: "start"; t: number; handle: number; attempt: number; operationId: number }
   | { kind: "report"; t: number; handle: number; attempt: number; outcome: number; result: number }
   | { kind: "timeout"; t: number; handle: number; attempt: number }
-  | { kind: "end"; t: number; handle: number; attempt: number; operationId: number; reason: number };
+  | { kind: "end"; t: number; handle: number; attempt: number; operationId: number; reason: number }
+  | { kind: "up"; t: number; handle: number; attempt: number; operationId: number }
+  | { kind: "drop"; t: number; handle: number; result: number }
+  | { kind: "link-up"; t: number; result: number };
 
 /** What the host supplies (device_hal in C). */
 export interface LoopHal {
@@ -45,6 +57,13 @@ export interface LoopHal {
   /** One attempt that finished by `now`, earliest first; undefined when none has. Every
    * started attempt comes back here or through Loop.abandon, late or not. */
   collect(now: number): AttemptAnswer | undefined;
+  /** One session whose established connection (the "up" event) was lost by `now`, or
+   * undefined when none was; a connect attempt that fails is an answer for collect, not a
+   * drop. Default: no connection is ever lost. */
+  dropped?(now: number): number | undefined;
+  /** Whether the link came back since the last pass (Wi-Fi associated again, the broker
+   * answers): the loop then tells the module (linkUp), which kicks what waits. Default: never. */
+  linkUp?(now: number): boolean;
   /** Begins what the host has due, through Loop.begin at `now`. Default: nothing is begun. */
   beginDue?(now: number): void;
   /** Stores what must survive a restart (the image when changes() moved); before any
@@ -134,6 +153,7 @@ export class Loop {
     const now = this.hal.ticks();
     if (this.fault === 0) this.noteTimeouts(now);
     if (this.fault === 0) this.report(now);
+    if (this.fault === 0) this.connectionEvents(now);
     if (this.fault === 0) this.retire(now);
     if (this.fault === 0) this.hal.beginDue?.(now);
     const polled = this.fault === 0 ? this.poll(now) : [];
@@ -154,7 +174,21 @@ export class Loop {
       const result = this.api.report(a.handle, a.attempt, a.outcome, a.retryAfter, now);
       if (result === Result.OK) this.timing.delete(this.slotOf(a.handle));
       this.hal.onEvent?.({ kind: "report", t: now, ...a, result });
+      if (result !== Result.OK || a.outcome !== Outcome.SUCCESS) continue;
+      if (this.api.state(a.handle) !== State.UP) continue;
+      const operationId = this.api.operationId(a.handle);
+      this.hal.onEvent?.({ kind: "up", t: now, handle: a.handle, attempt: a.attempt, operationId });
     }
+  }
+
+  /** Steps 3 and 4: the connections the host lost since the last pass, then the link's
+   * return. A drop the module answers NOT_UP (it had the session down already: a restore)
+   * changes nothing there. */
+  private connectionEvents(now: number): void {
+    for (let h = this.hal.dropped?.(now); h !== undefined; h = this.hal.dropped?.(now)) {
+      this.hal.onEvent?.({ kind: "drop", t: now, handle: h, result: this.api.drop(h, now) });
+    }
+    if (this.hal.linkUp?.(now)) this.hal.onEvent?.({ kind: "link-up", t: now, result: this.api.linkUp(now) });
   }
 
   /** Step 1: an attempt whose deadline has passed unanswered was timed out by the module,

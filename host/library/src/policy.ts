@@ -93,9 +93,9 @@ export const NO_BUDGET: BudgetFields = {
   refundOnSuccess: false,
 };
 
-type Tail<T extends unknown[]> = T extends [unknown, ...infer R] ? R : never;
 /** setPolicy's arguments after the id, in ABI order (assembly/constants.json). */
-export type PolicyArgs = Required<Tail<Parameters<TickRetryApi["setPolicy"]>>>;
+export type PolicyArgs =
+  Parameters<TickRetryApi["setPolicy"]> extends [unknown, ...infer R] ? Required<R> : never;
 /** setBudget's arguments, in ABI order (assembly/constants.json). */
 export type BudgetArgs = Parameters<TickRetryApi["setBudget"]>;
 

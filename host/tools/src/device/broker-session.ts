@@ -1,16 +1,16 @@
 // The device's broker connection, supervised by the module as a session (ABI v3): one
 // operation under the broker policy (policies.ts) whose attempts are connect attempts. It
 // runs through the same main loop as the uploads (host/library/src/loop.ts): poll hands
-// out its attempt, the link's answer is collected and reported like an upload's, and a
-// SUCCESS makes it UP (then linkUp kicks the uploads that waited). A drop goes to drop(),
-// which sends it back to retrying with its backoff level kept; a PERMANENT refusal (bad
-// credentials) ends it for good, the loop releases it, and the page shows why. The Device
-// calls the few methods below from its HAL.
+// out its attempt, the link's answer is collected and reported like an upload's, and the
+// loop's "up" event says the connection is established (then the HAL's linkUp tells the
+// loop, which kicks the uploads that waited). A lost connection goes back through the
+// HAL's dropped, and the loop drops the session: it retries with its backoff level kept; a
+// PERMANENT refusal (bad credentials) ends it for good, the loop releases it, and the page
+// shows why. The Device calls the few methods below from its HAL.
 import {
   Breaker,
   EndReason,
   Outcome,
-  Result,
   State,
   endReasonName,
   errorName,
@@ -69,6 +69,8 @@ export class BrokerSession {
   private loop!: SessionLoop;
   private flight: ConnectFlight | undefined;
   private dropPending: string | undefined;
+  /** The connection came up since the last pass: the link is back for the uploads. */
+  private linkPending = false;
   /** The connection is up (reported SUCCESS, not dropped since). */
   private connected = false;
   private endReason: number = EndReason.NONE;
@@ -91,6 +93,7 @@ export class BrokerSession {
     this.loop = loop;
     this.flight = undefined;
     this.dropPending = undefined;
+    this.linkPending = false;
     this.connected = false;
     this.counts = { attempts: 0, drops: 0, reconnects: 0 };
     if (stored === undefined) return this.begin(now);
@@ -125,27 +128,38 @@ export class BrokerSession {
     return { handle: this.handle, attempt: f.attempt, outcome: f.result.outcome, retryAfter: 0 };
   }
 
-  /** The loop's events about the session (true when it was one): its report and its end. */
+  /** The loop's events about the session (true when it was one): it came up, the link's
+   * return it told, it ended. */
   sees(e: LoopEvent): boolean {
+    if (e.kind === "link-up") return true; // told because the session came up
     if (!this.owns(e.handle)) return false;
-    if (e.kind === "report" && e.result === Result.OK && e.outcome === Outcome.SUCCESS) {
+    if (e.kind === "up") {
       if (this.counts.drops > 0) this.counts.reconnects++;
       this.connected = true;
-      this.api.linkUp(e.t);
+      this.linkPending = true;
     }
     if (e.kind === "end") this.ended(e.handle);
     return true;
   }
 
-  /** The HAL's beginDue, before the readings: a drop that arrived since the last pass. */
-  beginDue(now: number): void {
-    if (this.dropPending === undefined) return;
+  /** The HAL's dropped: the session, once, when its connection went down since the last
+   * pass (the loop then drops it; NOT_UP when the module had it down already: a restore
+   * that lost the connection). */
+  dropped(): number | undefined {
+    if (this.dropPending === undefined) return undefined;
     this.detail = this.dropPending;
     this.dropPending = undefined;
     this.connected = false;
     this.counts.drops++;
-    // NOT_UP: the module had it down already (a restore that lost the connection).
-    if (this.handle !== undefined) this.api.drop(this.handle, now);
+    return this.handle;
+  }
+
+  /** The HAL's linkUp: the broker answered since the last pass, so the uploads that waited
+   * for it may go (the loop kicks them). */
+  linkUp(): boolean {
+    const up = this.linkPending;
+    this.linkPending = false;
+    return up;
   }
 
   /** A connect attempt the module no longer counts (timed out, or the session ended): given up. */

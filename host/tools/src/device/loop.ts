@@ -262,8 +262,9 @@ export class Device {
     this.hal = {
       ticks: () => this.tick.at(this.passMs),
       collect: () => this.session?.collect() ?? this.collectAnswer(),
+      dropped: () => this.session?.dropped(),
+      linkUp: () => this.session?.linkUp() ?? false,
       beginDue: (now) => {
-        this.session?.beginDue(now);
         if (this.running) this.takeReadings(now);
       },
       persist: (now) => {

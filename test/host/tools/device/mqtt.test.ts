@@ -32,7 +32,11 @@ it("publishes each reading once through the embedded broker; the consumer stores
   expect(sim.upstream).toBeUndefined();
   await waitFor("the session up", async () => (await status(sim)).sessions[0]?.state === "up");
   for (let i = 0; i < 3; i++) sim.device.requestUpload();
-  await waitFor("three readings stored", () => sim.mqtt!.consumer!.stats().stored === 3);
+  // The consumer may store a reading before its PUBACK reaches the device and ends it.
+  await waitFor(
+    "three readings stored and ended",
+    () => sim.mqtt!.consumer!.stats().stored === 3 && sim.device.recent.length === 3,
+  );
   const stored = sim.mqtt!.consumer!.stored().map((s) => JSON.parse(s.body));
   const readings = sim.device.recent.map((e) => e.reading).sort((x, y) => x - y);
   expect(stored.map((p) => p.reading)).toEqual(readings);

@@ -1,7 +1,7 @@
 // One device of the broker-restart experiment: it holds one connection to the broker and
 // reconnects after the restart drops it, either by a client's own formula or through a
 // tickretry session in its own instance of the module.
-import { Outcome, Result, State, configure, create, type TickRetryApi } from "tickretry";
+import { Loop, NextDue, Outcome, Result, State, configure, create, type LoopHal } from "tickretry";
 import type { Broker } from "./model.js";
 import type { BrokerStrategy, FormulaStrategy, ModuleStrategy } from "./strategies.js";
 
@@ -58,11 +58,17 @@ class FormulaDevice implements Device {
   }
 }
 
+/** A tickretry session in its own module instance, run through the main loop
+ * (host/library/src/loop.ts) as every host runs it: the broker's answer comes back through
+ * collect, the restart's drop through dropped. */
 class ModuleDevice implements Device {
   connected = false;
-  private readonly api: TickRetryApi;
+  private readonly loop: Loop;
   private readonly h: number;
   private answer: { ok: boolean; atMs: number; attempt: number } | undefined;
+  private lost = false;
+  /** The time of the wake running, ms. */
+  private t: number;
 
   constructor(
     s: ModuleStrategy,
@@ -73,38 +79,58 @@ class ModuleDevice implements Device {
     private readonly live: () => number,
     startMs: number,
   ) {
-    this.api = create(seed);
-    configure(this.api, `strategy ${s.name}`, 0, s.policy);
-    this.h = this.api.begin(0, this.tick(startMs));
+    const api = create(seed);
+    configure(api, `strategy ${s.name}`, 0, s.policy);
+    this.t = startMs;
+    this.loop = new Loop(api, this.hal());
+    this.h = this.loop.begin(0, this.tick(startMs));
   }
 
   private tick(t: number): number {
     return (t + this.clockOffset) >>> 0;
   }
 
+  private hal(): LoopHal {
+    return {
+      ticks: () => this.tick(this.t),
+      collect: () => {
+        const a = this.answer;
+        if (a === undefined || a.atMs > this.t) return undefined;
+        this.answer = undefined;
+        const outcome = a.ok ? Outcome.SUCCESS : Outcome.TRANSIENT;
+        return { handle: this.h, attempt: a.attempt, outcome, retryAfter: 0 };
+      },
+      dropped: () => {
+        if (!this.lost) return undefined;
+        this.lost = false;
+        return this.h;
+      },
+      startAttempt: (h, attempt) => {
+        // An answer still to come belongs to an attempt the module timed out: given up.
+        if (this.answer !== undefined) this.loop.abandon(h);
+        this.sent(this.t);
+        this.answer = { ...this.broker.connect(this.t, this.live()), attempt };
+      },
+      onEvent: (e) => {
+        if (e.kind === "drop" && e.result !== Result.OK)
+          throw new Error("the module refused to drop an UP session");
+      },
+    };
+  }
+
   wake(t: number): number {
-    const now = this.tick(t);
-    if (this.answer && this.answer.atMs <= t) {
-      const outcome = this.answer.ok ? Outcome.SUCCESS : Outcome.TRANSIENT;
-      this.api.report(this.h, this.answer.attempt, outcome, 0, now);
-      this.answer = undefined;
-    }
-    if (this.api.poll(now) === this.h) {
-      this.sent(t);
-      this.answer = { ...this.broker.connect(t, this.live()), attempt: this.api.attempt(this.h) };
-    }
-    this.connected = this.api.state(this.h) === State.UP;
-    const due = this.api.nextDue(now);
-    const next = due === 0xffffffff ? Infinity : t + due;
+    this.t = t;
+    const due = this.loop.pass();
+    if (this.loop.fault !== 0) throw new Error(`the loop stopped: ${this.loop.fault}`);
+    this.connected = this.loop.api.state(this.h) === State.UP;
+    const next = due === NextDue.IDLE ? Infinity : t + due;
     return this.answer ? Math.min(this.answer.atMs, next) : next;
   }
 
   dropped(t: number): number {
-    // A handshake under way fails with the restart; a connection that was UP drops.
+    // A handshake under way fails with the restart; a connection that was UP is lost.
     if (this.answer) this.answer = { ...this.answer, ok: false, atMs: t };
-    else if (this.connected && this.api.drop(this.h, this.tick(t)) !== Result.OK) {
-      throw new Error("the module refused to drop an UP session");
-    }
+    else if (this.connected) this.lost = true;
     this.connected = false;
     return this.wake(t);
   }

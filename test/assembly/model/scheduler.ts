@@ -758,63 +758,16 @@ export class SchedulerModel {
   private saved(now: number): Saved {
     const rel = (t: number) => u32(t - now);
     const b = this.budget;
-    const policyFields = (p: Policy, b: BreakerState) => [
-      p.maxAttempts,
-      p.flags,
-      p.attemptTimeout,
-      p.baseDelay,
-      p.maxDelay,
-      p.throttleBaseDelay,
-      p.deadline,
-      p.stableAfter,
-      p.spread,
-      p.breakAfter,
-      p.breakBase,
-      p.breakCap,
-      b.state,
-      b.failures,
-      b.opens,
-      b.state === Breaker.OPEN ? rel(b.breakEnds) : 0,
-    ];
-    const slot = (op: Op): SavedSlot | undefined =>
-      op.generation === 0
-        ? undefined
-        : {
-            generation: op.generation,
-            state: op.state,
-            policy: op.policy,
-            attempt: op.attempt,
-            lastOutcome: op.lastOutcome,
-            endReason: op.endReason,
-            opFlags: opFlagsOf(op),
-            operationId: op.id,
-            nextAttemptAt: rel(op.nextAttemptAt),
-            attemptDeadline: rel(op.attemptDeadline),
-            deadline: rel(op.deadline),
-            previousWait: op.prev,
-            lastRetryCost: op.lastRetryCost,
-            level: op.level,
-          };
     return {
       clockAhead: rel(this.clock!),
       nextOperationId: this.nextId,
       prng: this.prng.state,
-      budget: [
-        b.capacity,
-        b.tokens,
-        b.retryCost,
-        b.timeoutRetryCost,
-        b.threshold,
-        b.failureCost,
-        b.firstAttemptDeposit,
-        b.successDeposit,
-        b.flags,
-      ],
+      budget: BUDGET_KEYS.map((k) => b[k]),
       counters: [...this.counters],
       policies: this.policies.map((p, id) =>
-        p === undefined ? undefined : policyFields(p, this.breakers[id]),
+        p === undefined ? undefined : savedPolicy(p, this.breakers[id], rel),
       ),
-      slots: this.ops.map(slot),
+      slots: this.ops.map((op) => savedSlot(op, rel)),
     };
   }
 
@@ -827,65 +780,98 @@ export class SchedulerModel {
     this.clock = at(s.clockAhead);
     this.nextId = s.nextOperationId;
     this.prng.state = s.prng;
-    const [capacity, tokens, retryCost, timeoutRetryCost, threshold, failureCost] = s.budget;
-    const [firstAttemptDeposit, successDeposit, flags] = s.budget.slice(6);
-    Object.assign(this.budget, {
-      capacity,
-      tokens,
-      retryCost,
-      timeoutRetryCost,
-      threshold,
-      failureCost,
-      firstAttemptDeposit,
-      successDeposit,
-      flags,
-    });
+    BUDGET_KEYS.forEach((k, i) => (this.budget[k] = s.budget[i]));
     this.counters = [...s.counters];
     this.policies = s.policies.map((p, id) => {
       if (p === undefined) return undefined;
-      const [maxAttempts, flags, attemptTimeout, baseDelay, maxDelay, throttleBaseDelay, deadline] = p;
-      const [stableAfter, spread, breakAfter, breakBase, breakCap, state, failures, opens, ends] = p.slice(7);
+      const [state, failures, opens, ends] = p.slice(POLICY_KEYS.length);
       this.breakers[id] = { state, failures, opens, breakEnds: at(ends) };
-      return {
-        maxAttempts,
-        attemptTimeout,
-        baseDelay,
-        maxDelay,
-        throttleBaseDelay,
-        deadline,
-        flags,
-        stableAfter,
-        spread,
-        breakAfter,
-        breakBase,
-        breakCap,
-      };
+      return Object.fromEntries(POLICY_KEYS.map((k, i) => [k, p[i]])) as unknown as Policy;
     });
-    this.ops = s.slots.map((slot) => {
-      if (slot === undefined) return freeOp(0);
-      const op = freeOp(slot.generation);
-      if (slot.state === State.FREE) return op;
-      return Object.assign(op, {
-        state: slot.state,
-        policy: slot.policy,
-        attempt: slot.attempt,
-        endReason: slot.endReason,
-        lastOutcome: slot.lastOutcome,
-        nextAttemptAt: at(slot.nextAttemptAt),
-        attemptDeadline: at(slot.attemptDeadline),
-        deadline: at(slot.deadline),
-        hasDeadline: (slot.opFlags & OpFlag.HAS_DEADLINE) !== 0,
-        due: (slot.opFlags & OpFlag.DUE) !== 0,
-        handedOut: (slot.opFlags & OpFlag.HANDED_OUT) !== 0,
-        session: (slot.opFlags & OpFlag.SESSION) !== 0,
-        probe: (slot.opFlags & OpFlag.PROBE) !== 0,
-        dropped: (slot.opFlags & OpFlag.DROPPED) !== 0,
-        held: (slot.opFlags & OpFlag.HELD) !== 0,
-        id: slot.operationId,
-        prev: slot.previousWait,
-        lastRetryCost: slot.lastRetryCost,
-        level: slot.level,
-      });
-    });
+    this.ops = s.slots.map((slot) => loadedOp(slot, at));
   }
+}
+
+// The image's record layouts, in docs/ABI.md's order: the budget's fields, then a policy's
+// fields (its breaker follows), as the save writes them and the restore reads them back.
+const BUDGET_KEYS = [
+  "capacity",
+  "tokens",
+  "retryCost",
+  "timeoutRetryCost",
+  "threshold",
+  "failureCost",
+  "firstAttemptDeposit",
+  "successDeposit",
+  "flags",
+] as const;
+const POLICY_KEYS = [
+  "maxAttempts",
+  "flags",
+  "attemptTimeout",
+  "baseDelay",
+  "maxDelay",
+  "throttleBaseDelay",
+  "deadline",
+  "stableAfter",
+  "spread",
+  "breakAfter",
+  "breakBase",
+  "breakCap",
+] as const;
+
+/** A policy's record in the image: its fields, then its breaker (a break's end relative). */
+function savedPolicy(p: Policy, b: BreakerState, rel: (t: number) => number): number[] {
+  const breakEnds = b.state === Breaker.OPEN ? rel(b.breakEnds) : 0;
+  return [...POLICY_KEYS.map((k) => p[k]), b.state, b.failures, b.opens, breakEnds];
+}
+
+/** An operation's record in the image; undefined for a slot never used. */
+function savedSlot(op: Op, rel: (t: number) => number): SavedSlot | undefined {
+  if (op.generation === 0) return undefined;
+  return {
+    generation: op.generation,
+    state: op.state,
+    policy: op.policy,
+    attempt: op.attempt,
+    lastOutcome: op.lastOutcome,
+    endReason: op.endReason,
+    opFlags: opFlagsOf(op),
+    operationId: op.id,
+    nextAttemptAt: rel(op.nextAttemptAt),
+    attemptDeadline: rel(op.attemptDeadline),
+    deadline: rel(op.deadline),
+    previousWait: op.prev,
+    lastRetryCost: op.lastRetryCost,
+    level: op.level,
+  };
+}
+
+/** The operation an image's slot record stands for, its ticks rebased by `at`. */
+function loadedOp(slot: SavedSlot | undefined, at: (x: number) => number): Op {
+  if (slot === undefined) return freeOp(0);
+  const op = freeOp(slot.generation);
+  if (slot.state === State.FREE) return op;
+  const flag = (bit: number) => (slot.opFlags & bit) !== 0;
+  return Object.assign(op, {
+    state: slot.state,
+    policy: slot.policy,
+    attempt: slot.attempt,
+    endReason: slot.endReason,
+    lastOutcome: slot.lastOutcome,
+    nextAttemptAt: at(slot.nextAttemptAt),
+    attemptDeadline: at(slot.attemptDeadline),
+    deadline: at(slot.deadline),
+    hasDeadline: flag(OpFlag.HAS_DEADLINE),
+    due: flag(OpFlag.DUE),
+    handedOut: flag(OpFlag.HANDED_OUT),
+    session: flag(OpFlag.SESSION),
+    probe: flag(OpFlag.PROBE),
+    dropped: flag(OpFlag.DROPPED),
+    held: flag(OpFlag.HELD),
+    id: slot.operationId,
+    prev: slot.previousWait,
+    lastRetryCost: slot.lastRetryCost,
+    level: slot.level,
+  });
 }

@@ -19,6 +19,20 @@ export const ARTICLE: PolicyFields = {
   idempotent: true,
 };
 
+/** A session that reconnects forever: a 500-tick connect timeout, waits from 1,000 doubling to
+ * 8,000 ticks, no jitter (so a trace's ticks can be read off). */
+export const RECONNECT: HostPolicyFields = {
+  maxAttempts: 0,
+  attemptTimeout: 500,
+  baseDelay: 1000,
+  maxDelay: 8000,
+  throttleBaseDelay: 0,
+  deadline: 0,
+  jitter: "NONE",
+  idempotent: false,
+  session: true,
+};
+
 /** Sets policy `id` and insists the module took it. */
 export function setPolicy(api: TickRetryApi, id: number, fields: Partial<PolicyFields> = {}): void {
   const p = { ...ARTICLE, ...fields };

@@ -3,32 +3,12 @@
 // has a line for each session event, and a drop that names no operation is refused before
 // anything is begun.
 import { expect, test } from "vitest";
-import {
-  Counter,
-  FaultScript,
-  SimClock,
-  configure,
-  create,
-  formatEvent,
-  runOperations,
-  type PolicyFields,
-} from "tickretry";
-
-const SESSION: PolicyFields = {
-  maxAttempts: 0,
-  attemptTimeout: 500,
-  baseDelay: 1000,
-  maxDelay: 8000,
-  throttleBaseDelay: 0,
-  deadline: 0,
-  jitter: "NONE",
-  idempotent: false,
-  session: true,
-};
+import { Counter, FaultScript, SimClock, configure, create, formatEvent, runOperations } from "tickretry";
+import { RECONNECT } from "../../helpers/policies.js";
 
 function session() {
   const api = create(4n);
-  configure(api, "session", 0, SESSION);
+  configure(api, "session", 0, RECONNECT);
   return api;
 }
 

@@ -13,27 +13,15 @@ import {
   create,
   type AttemptAnswer,
   type LoopEvent,
-  type PolicyFields,
 } from "tickretry";
-
-const SESSION: PolicyFields = {
-  maxAttempts: 0,
-  attemptTimeout: 500,
-  baseDelay: 1000,
-  maxDelay: 8000,
-  throttleBaseDelay: 0,
-  deadline: 0,
-  jitter: "NONE",
-  idempotent: false,
-  session: true,
-};
+import { RECONNECT } from "../../helpers/policies.js";
 
 /** A loop over a fresh module with policy 0 a session and policy 1 a request; the HAL's
  * answers, drops and link-ups are whatever the test queues before a pass. */
 function rig() {
   const api = create(9n);
-  configure(api, "session", 0, SESSION);
-  configure(api, "request", 1, { ...SESSION, maxAttempts: 3, session: false });
+  configure(api, "session", 0, RECONNECT);
+  configure(api, "request", 1, { ...RECONNECT, maxAttempts: 3, session: false });
   const world = {
     now: 0,
     answers: [] as AttemptAnswer[],
@@ -105,8 +93,8 @@ test("without the link's return, a dropped session waits out its backoff", () =>
   world.drops.push(session);
   expect(pass(100)).toEqual(["report", "up", "drop"]);
   expect(api.state(session)).toBe(State.WAITING);
-  expect(api.nextAttemptAt(session)).toBe(100 + SESSION.baseDelay);
-  expect(pass(100 + SESSION.baseDelay)).toEqual(["start"]);
+  expect(api.nextAttemptAt(session)).toBe(100 + RECONNECT.baseDelay);
+  expect(pass(100 + RECONNECT.baseDelay)).toEqual(["start"]);
 });
 
 test("a drop of a session that is not UP is told with NOT_UP and changes nothing", () => {

@@ -7,15 +7,11 @@ import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
 import { runChaos } from "../../../../host/tools/src/chaos/run.js";
+import { expectAccounted } from "../../../helpers/chaos.js";
 
 it("loses no reading and stores none twice across SIGKILLs", async () => {
   const result = await runChaos({ kills: 4, seed: 7, windows: true });
-  const t = result.tally;
-  expect(result.problems).toEqual([]);
-  expect(t.lost).toBe(0);
-  expect(t.duplicates).toBe(0);
-  expect(t.began).toBe(t.delivered + t.endedOther);
-  expect(t.delivered).toBeGreaterThan(0);
+  expectAccounted(result);
   // Kills left operations in flight for the next start to restore.
   expect(result.kills.some((k) => k.pendingLeft > 0)).toBe(true);
   expect(result.kills.map((k) => k.crashAt?.replace(/:\d+$/, "") ?? k.scenario)).toEqual([

@@ -403,43 +403,14 @@ export class SchedulerModel {
     return Result.OK;
   }
 
-  setBudget(
-    capacity: number,
-    initial: number,
-    retryCost: number,
-    timeoutRetryCost: number,
-    threshold: number,
-    failureCost: number,
-    firstAttemptDeposit: number,
-    successDeposit: number,
-    flags: number,
-  ): number {
+  setBudget(...fields: number[]): number {
     if (!this.initialized) return Err.NOT_INITIALIZED;
-    const fields = [
-      capacity,
-      initial,
-      retryCost,
-      timeoutRetryCost,
-      threshold,
-      failureCost,
-      firstAttemptDeposit,
-      successDeposit,
-      flags,
-    ];
+    // In the image's order (BUDGET_KEYS): the call's `initial` is where tokens start.
+    const [capacity, initial, , , threshold, , , , flags] = fields;
     if (!fields.every(isSpan) || initial > capacity || threshold > capacity) return Err.BAD_FIELD;
     if ((flags & ~BudgetFlag.REFUND_ON_SUCCESS) !== 0) return Err.BAD_FIELD;
     this.changed = true;
-    Object.assign(this.budget, {
-      capacity,
-      tokens: initial,
-      retryCost,
-      timeoutRetryCost,
-      threshold,
-      failureCost,
-      firstAttemptDeposit,
-      successDeposit,
-      flags,
-    });
+    BUDGET_KEYS.forEach((k, i) => (this.budget[k] = fields[i]));
     return Result.OK;
   }
 

@@ -81,7 +81,10 @@ static void finished(void *, const device_result *r) {
   answers[answers_in++ % ANSWERS_KEPT] = *r;
 }
 
+static void sessions_apply();
+
 int sessions_collect(device_result *out) {
+  sessions_apply();
   if (answers_in == answers_out) return 0;
   *out = answers[answers_out++ % ANSWERS_KEPT];
   return 1;
@@ -229,11 +232,28 @@ bool sessions_start_attempt(int32_t handle, int32_t attempt) {
   return false;
 }
 
-void sessions_apply(uint32_t now) {
-  if (wifi_view.handle) wifi_session_apply(&wifi, now, finished, nullptr);
+// What the Wi-Fi and MQTT event tasks queued since the last call.
+static void sessions_apply() {
+  if (wifi_view.handle) wifi_session_apply(&wifi, finished, nullptr);
 #if UPLOAD_MQTT
-  if (broker_view.handle) mqtt_session_apply(&broker, now, finished, nullptr);
+  if (broker_view.handle) mqtt_session_apply(&broker, finished, nullptr);
 #endif
+}
+
+int sessions_dropped(int32_t *handle) {
+  if (wifi_view.handle && session_take_drop(&wifi.news, wifi.handle, handle)) return 1;
+#if UPLOAD_MQTT
+  if (broker_view.handle && session_take_drop(&broker.news, broker.handle, handle)) return 1;
+#endif
+  return 0;
+}
+
+int sessions_link_up() {
+  int back = wifi_view.handle && session_take_link(&wifi.news);
+#if UPLOAD_MQTT
+  back = (broker_view.handle && session_take_link(&broker.news)) || back;
+#endif
+  return back;
 }
 
 // A session's attempt timed out (no IP, no CONNACK) or its session ended: nothing of it will

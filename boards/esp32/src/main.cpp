@@ -423,13 +423,17 @@ static void add_event(const char *kind, int32_t operation_id, int32_t attempt, i
   event_seq++;
 }
 
+// The page's event kinds (begin, start, answer, timeout, end); a session's up, drop and
+// link-up show in its own row and on the serial log, not here.
 static void record_event(const device_event *e) {
   if (e->kind == DEVICE_EVENT_START) {
     tracked_of(e->handle, true);  // an operation restored after a sleep or reset shows from here
     add_event("start", e->operation_id, e->attempt, 0, 0);
   } else if (e->kind == DEVICE_EVENT_REPORT) {
     add_event("answer", tickretry_operation_id(e->handle), e->attempt, e->outcome, 0);
-  } else {
+  } else if (e->kind == DEVICE_EVENT_TIMEOUT) {
+    add_event("timeout", tickretry_operation_id(e->handle), e->attempt, 0, 0);
+  } else if (e->kind == DEVICE_EVENT_END) {
     int32_t id = tickretry_operation_id(e->handle);
     add_event("end", id, e->attempt, 0, e->reason);
     Tracked *t = tracked_of(e->handle, false);

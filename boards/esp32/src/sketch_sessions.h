@@ -3,7 +3,8 @@
 // a session of the module under a policy of its own, run through the same device loop as
 // the uploads: poll hands out its connect attempt, start_attempt passes it here, and its
 // answer comes back through collect, a lost connection through `dropped`, the link's
-// return through `link_up`. main.cpp calls these from its HAL only.
+// return through `link_up`: the rings are drained, and the module told, only inside a
+// pass, from main.cpp's HAL.
 #ifndef SKETCH_SESSIONS_H
 #define SKETCH_SESSIONS_H
 

@@ -33,12 +33,17 @@ static const char *name_or_number(const char *name, int32_t value, char *buf, si
   return buf;
 }
 
+/* The line of an event that names an attempt and nothing else: start, timeout, up. */
+static int attempt_line(const device_event *e, const char *word, char *out, size_t size) {
+  return snprintf(out, size, "%" PRIu32 " %s h=%" PRId32 " a=%" PRId32, e->t, word, e->handle,
+                  e->attempt);
+}
+
 int device_event_format(const device_event *e, char *out, size_t size) {
   char number[12];
   switch (e->kind) {
     case DEVICE_EVENT_START:
-      return snprintf(out, size, "%" PRIu32 " start h=%" PRId32 " a=%" PRId32, e->t, e->handle,
-                      e->attempt);
+      return attempt_line(e, "start", out, size);
     case DEVICE_EVENT_REPORT:
       return snprintf(out, size, "%" PRIu32 " report h=%" PRId32 " a=%" PRId32 " %s -> %" PRId32,
                       e->t, e->handle, e->attempt,
@@ -46,16 +51,14 @@ int device_event_format(const device_event *e, char *out, size_t size) {
                                      sizeof number),
                       e->result);
     case DEVICE_EVENT_TIMEOUT:
-      return snprintf(out, size, "%" PRIu32 " timeout h=%" PRId32 " a=%" PRId32, e->t, e->handle,
-                      e->attempt);
+      return attempt_line(e, "timeout", out, size);
     case DEVICE_EVENT_END:
       return snprintf(out, size, "%" PRIu32 " end h=%" PRId32 " %s after %" PRId32, e->t, e->handle,
                       name_or_number(tickretry_end_reason_name(e->reason), e->reason, number,
                                      sizeof number),
                       e->attempt);
     case DEVICE_EVENT_UP:
-      return snprintf(out, size, "%" PRIu32 " up h=%" PRId32 " a=%" PRId32, e->t, e->handle,
-                      e->attempt);
+      return attempt_line(e, "up", out, size);
     case DEVICE_EVENT_DROP:
       return snprintf(out, size, "%" PRIu32 " drop h=%" PRId32 " -> %" PRId32, e->t, e->handle,
                       e->result);

@@ -6,20 +6,7 @@
 #include <stdio.h>
 
 #include "device_loop.h"
-
-static uint32_t read_ticks(void *ctx) {
-  (void)ctx;
-  return 0;
-}
-
-static int collect(void *ctx, uint32_t now, device_result *out) {
-  (void)ctx, (void)now, (void)out;
-  return 0;
-}
-
-static void start_attempt(void *ctx, int32_t handle, int32_t attempt, int32_t operation_id, uint32_t now) {
-  (void)ctx, (void)handle, (void)attempt, (void)operation_id, (void)now;
-}
+#include "idle_hal.h"
 
 static int link_up(void *ctx, uint32_t now) {
   (void)ctx, (void)now;
@@ -45,13 +32,13 @@ static void check(const char *name, const device_hal *hal) {
 int main(void) {
   if (tickretry_open() != TICKRETRY_RESULT_OK || tickretry_init(1, 2) != TICKRETRY_RESULT_OK) return 1;
   const device_hal without = {
-      .ticks = read_ticks, .collect = collect, .link_up = link_up, .start_attempt = start_attempt,
+      .ticks = idle_ticks, .collect = idle_collect, .link_up = link_up, .start_attempt = idle_start_attempt,
       .on_event = on_event};
-  const device_hal with = {.ticks = read_ticks,
-                           .collect = collect,
+  const device_hal with = {.ticks = idle_ticks,
+                           .collect = idle_collect,
                            .sessions = &device_loop_sessions,
                            .link_up = link_up,
-                           .start_attempt = start_attempt,
+                           .start_attempt = idle_start_attempt,
                            .on_event = on_event};
   check("link_up without sessions", &without);
   check("link_up with sessions", &with);

@@ -1,16 +1,19 @@
 // The sketch's MQTT session (boards/esp32/src/mqtt_session.c) built with gcc and run against
-// the real module (wasm2c) and a fake esp-mqtt client (test/boards/mqtt_check.c): esp-mqtt's
-// events, queued by the handler and applied as loop() applies them, become the module's
-// words: CONNECTED makes the broker session UP, PUBLISHED(msg_id) ends its upload
-// SUCCEEDED, DISCONNECTED drops the session and fails the publish in flight AMBIGUOUS, a
-// publish with no connection fails TRANSIENT at once, and a refused CONNACK (5: not
-// authorised) ends the session PERMANENT. The sketch's Wi-Fi session (wifi_session.c)
-// beside it: a DISCONNECTED before any IP fails the connect attempt TRANSIENT (its reason
-// kept), GOT_IP makes the session UP and its link_up makes the broker session, waiting
-// out its backoff, due at once, and a DISCONNECTED while UP drops it; a connect attempt the
-// module timed out is forgotten (counted failed), and an IP that comes after it makes the
-// next attempt succeed at once, without another WiFi.begin; a publish timed out likewise
-// is forgotten, so its late PUBACK reports nothing (no stale report).
+// the real module (wasm2c) and a fake esp-mqtt client (test/boards/mqtt_check.c), through
+// the device loop (boards/common/device_loop.c) as the sketch runs it: esp-mqtt's events,
+// queued by the handler and drained by the HAL's collect, become the loop's words:
+// CONNECTED makes the broker session UP, PUBLISHED(msg_id) ends its upload SUCCEEDED,
+// DISCONNECTED is a drop through the HAL's `dropped` and fails the publish in flight
+// AMBIGUOUS, a publish with no connection fails TRANSIENT at once, and a refused CONNACK
+// (5: not authorised) ends the session PERMANENT. The sketch's Wi-Fi session
+// (wifi_session.c) beside it: a DISCONNECTED before any IP fails the connect attempt
+// TRANSIENT (its reason kept), GOT_IP makes the session UP and, through `link_up`, kicks
+// the broker session waiting out its backoff, which starts in the same pass; a
+// DISCONNECTED while UP drops it; a connect attempt the loop timed out is forgotten
+// (counted failed), and an IP that comes after it kicks the next attempt, which succeeds
+// at once, without another WiFi.begin; a publish timed out likewise is forgotten, so its
+// late PUBACK reports nothing (no stale report). The sessions never call the module's drop
+// or linkUp themselves: their objects leave both to the loop.
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
@@ -18,7 +21,7 @@ import { EndReason, Outcome, State } from "../../host/library/src/generated/abi.
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
-it("maps esp-mqtt's and the Wi-Fi events onto report, drop and link_up", () => {
+it("runs esp-mqtt's and the Wi-Fi events through the device loop's collect, dropped and link_up", () => {
   execFileSync("make", ["-s", "-C", "test/boards", "mqtt"], { cwd: ROOT });
   const out = execFileSync(`${ROOT}build/native/mqtt_check`, { encoding: "utf8" }).trim().split("\n");
   expect(out).toEqual([
@@ -26,11 +29,25 @@ it("maps esp-mqtt's and the Wi-Fi events onto report, drop and link_up", () => {
     `published end=${EndReason.SUCCEEDED}`,
     `dropped state=${State.WAITING} upload=${Outcome.AMBIGUOUS} drops=1`,
     `while down upload=${Outcome.TRANSIENT}`,
-    `refused reconnects=1 state=${State.DONE} end=${EndReason.PERMANENT} lost=0`,
+    `refused reconnects=1 end=${EndReason.PERMANENT} lost=0 fault=0`,
     `no ip state=${State.WAITING} failed=1 reason=201 begins=1 broker=${Outcome.TRANSIENT}`,
-    `got ip state=${State.UP} failed=0 kicks=2 broker due before=0 after=1`,
+    `got ip state=${State.UP} failed=0 kicks=2 broker due before=0 started=1`,
     `wifi dropped state=${State.WAITING} drops=1 reason=8`,
     `late ip timed out=1 forgot=1 failed=1 then state=${State.UP} failed=0 begins=1`,
     `late puback up=1 timed out=1 forgot=1 stale reports=0`,
   ]);
+}, 120_000);
+
+it("leaves drop and linkUp to the device loop: the session objects do not reference them", () => {
+  execFileSync("make", ["-s", "-C", "test/boards", "mqtt"], { cwd: ROOT });
+  const nm = (file: string, ...flags: string[]) =>
+    execFileSync("nm", [...flags, `${ROOT}build/native/${file}`], { encoding: "utf8" });
+  for (const object of ["mqtt_session", "wifi_session"]) {
+    expect(nm(`mqtt/${object}.o`, "-u")).not.toMatch(/ tickretry_(drop|link_up)\n/);
+  }
+  // the program links both, through the loop's session steps only
+  for (const name of ["tickretry_drop", "tickretry_link_up"]) {
+    expect(nm("mqtt_check")).toMatch(new RegExp(` T ${name}\n`));
+    expect(nm("device_loop.o", "-u")).toMatch(new RegExp(` ${name}\n`));
+  }
 }, 120_000);

@@ -56,6 +56,14 @@ function runXtensa(name: string): string {
   ]);
 }
 
+/** build/native/<name> prints `lines` (each ending in a newline), and so does the same
+ * program under each emulator given. */
+function printsEverywhere(name: string, lines: string[], ...emulators: ((name: string) => string)[]) {
+  const expected = [...lines, ""].join("\n");
+  expect(run(build(`native/${name}`), [])).toBe(expected);
+  for (const emulate of emulators) expect(emulate(name)).toBe(expected);
+}
+
 const minus = (a: Size, b: Size): Size => ({
   text: a.text - b.text,
   data: a.data - b.data,
@@ -159,7 +167,7 @@ describe("the C side", () => {
   });
 
   test("tickretry_save and tickretry_restore refuse at their edges and change nothing, here and on Xtensa", () => {
-    const expected = [
+    const lines = [
       "before 0: 2/1 1/0 begun 2 started 1",
       "save into 8 bytes -14: 2/1 1/0 begun 2 started 1",
       "saved fits the area",
@@ -168,37 +176,30 @@ describe("the C side", () => {
       "the same image 0: 2/1 1/0 begun 2 started 1",
       "fresh, before -2: -3/-3 -3/-3 begun -2 started -2",
       "fresh, restored 0: 2/1 1/0 begun 2 started 1",
-      "",
-    ].join("\n");
-    expect(run(build("native/image"), [])).toBe(expected);
-    expect(runXtensa("image")).toBe(expected);
+    ];
+    printsEverywhere("image", lines, runXtensa);
   });
 
   test("a HAL with session hooks but no `sessions` stops the loop at once; with it, they are asked", () => {
-    expect(run(build("native/loop_check"), [])).toBe(
-      [
-        "link_up without sessions: fault -200 pass 0 link-up events 0",
-        "link_up with sessions: fault 0 pass 4294967295 link-up events 1",
-        "",
-      ].join("\n"),
-    );
+    printsEverywhere("loop_check", [
+      "link_up without sessions: fault -200 pass 0 link-up events 0",
+      "link_up with sessions: fault 0 pass 4294967295 link-up events 1",
+    ]);
   });
 
   test("the division and 64-bit multiply helpers the LX106 build supplies agree with this machine's", () => {
-    expect(run(build("native/libgcc_check"), [])).toBe("libgcc ok\n");
+    printsEverywhere("libgcc_check", ["libgcc ok"]);
   });
 
   test("a trap comes back as TICKRETRY_ENGINE_FAILED and sticks, on this machine and on RV32", () => {
-    const expected = [
+    const lines = [
       "open 0 init 0",
       "poll -100 error tickretry_wasm2c: tickretry_poll: Z_tickretryZ_poll: Unreachable instruction executed",
       "after: state -100 nextDue 0",
       "loop: pass 0 fault -100",
       "reopened 0 error (none)",
-      "",
-    ].join("\n");
-    expect(run(build("native/trap"), [])).toBe(expected);
-    expect(runRv32("trap")).toBe(expected);
+    ];
+    printsEverywhere("trap", lines, runRv32);
   });
 
   test("the wasm3 backend over wasm3-shim (the module compiled by wasm2c): the trace equals V8's", () => {

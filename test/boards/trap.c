@@ -7,20 +7,7 @@
 #include <stdio.h>
 
 #include "device_loop.h"
-
-static uint32_t no_ticks(void *ctx) {
-  (void)ctx;
-  return 0;
-}
-
-static void no_start(void *ctx, int32_t handle, int32_t attempt, int32_t operation_id, uint32_t now) {
-  (void)ctx, (void)handle, (void)attempt, (void)operation_id, (void)now;
-}
-
-static int no_answers(void *ctx, uint32_t now, device_result *out) {
-  (void)ctx, (void)now, (void)out;
-  return 0;
-}
+#include "idle_hal.h"
 
 int main(void) {
   int32_t opened = tickretry_open();
@@ -32,7 +19,7 @@ int main(void) {
   int32_t state = tickretry_state(16);
   uint32_t next_due = tickretry_next_due(0);
   printf("after: state %" PRId32 " nextDue %" PRIu32 "\n", state, next_due);
-  const device_hal hal = {.ticks = no_ticks, .start_attempt = no_start, .collect = no_answers};
+  const device_hal hal = {.ticks = idle_ticks, .start_attempt = idle_start_attempt, .collect = idle_collect};
   device_loop loop;
   device_loop_init(&loop, &hal);
   uint32_t due = device_loop_pass(&loop);

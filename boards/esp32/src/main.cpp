@@ -303,6 +303,11 @@ static void keep_state(bool always, uint32_t now);
 // the upload's first attempt leaves in this pass, after persist.
 static void hal_begin_due(void *, device_loop *, uint32_t now) { begin_due(now); }
 
+// After the pass's reports: a session that lost its connection, and the link's return
+// (GOT_IP, CONNACK); the loop drops and kicks.
+static int hal_dropped(void *, uint32_t, int32_t *handle) { return sessions_dropped(handle); }
+static int hal_link_up(void *, uint32_t) { return sessions_link_up(); }
+
 // Before any attempt of the pass leaves (the persist-before-send rule).
 static void hal_persist(void *, uint32_t now) { keep_state(false, now); }
 
@@ -323,6 +328,9 @@ static const device_hal hal = {
     .ctx = nullptr,
     .ticks = hal_ticks,
     .collect = hal_collect,
+    .sessions = &device_loop_sessions,
+    .dropped = hal_dropped,
+    .link_up = hal_link_up,
     .begin_due = hal_begin_due,
     .persist = hal_persist,
     .start_attempt = hal_start_attempt,
@@ -415,13 +423,17 @@ static void add_event(const char *kind, int32_t operation_id, int32_t attempt, i
   event_seq++;
 }
 
+// The page's event kinds (begin, start, answer, timeout, end); a session's up, drop and
+// link-up show in its own row and on the serial log, not here.
 static void record_event(const device_event *e) {
   if (e->kind == DEVICE_EVENT_START) {
     tracked_of(e->handle, true);  // an operation restored after a sleep or reset shows from here
     add_event("start", e->operation_id, e->attempt, 0, 0);
   } else if (e->kind == DEVICE_EVENT_REPORT) {
     add_event("answer", tickretry_operation_id(e->handle), e->attempt, e->outcome, 0);
-  } else {
+  } else if (e->kind == DEVICE_EVENT_TIMEOUT) {
+    add_event("timeout", tickretry_operation_id(e->handle), e->attempt, 0, 0);
+  } else if (e->kind == DEVICE_EVENT_END) {
     int32_t id = tickretry_operation_id(e->handle);
     add_event("end", id, e->attempt, 0, e->reason);
     Tracked *t = tracked_of(e->handle, false);
@@ -1221,8 +1233,7 @@ void loop() {
   uint32_t due = 0;
   note_pass();
   if (scheduler_ok) {
-    sessions_apply(millis());          // what the Wi-Fi and MQTT event tasks saw since the last pass
-    due = device_loop_pass(&uploads);  // serves the page too
+    due = device_loop_pass(&uploads);  // applies what the event tasks queued; serves the page too
     if (device_loop_fault(&uploads) != 0) {
       scheduler_ok = false;
       Serial.println(tickretry_error() ? tickretry_error() : "scheduler stopped");

@@ -104,13 +104,13 @@ int mqtt_session_forget(mqtt_session *s, int32_t handle, int32_t attempt) {
   return 0;
 }
 
-static void apply_one(mqtt_session *s, const session_seen *seen, uint32_t now, session_finished_fn finished, void *ctx) {
+static void apply_one(mqtt_session *s, const session_seen *seen, session_finished_fn finished, void *ctx) {
   switch (seen->kind) {
     case SEEN_CONNECTED:
       if (s->drops > 0) s->reconnects++;
       s->up = 1;
       connect_ended(s, TICKRETRY_OUTCOME_SUCCESS, finished, ctx);
-      tickretry_link_up(now); /* uploads held while it was down fall due within their spread */
+      s->news.link_back = 1; /* uploads held while it was down fall due within their spread */
       break;
     case SEEN_REFUSED:
       s->refused = seen->value;
@@ -125,7 +125,7 @@ static void apply_one(mqtt_session *s, const session_seen *seen, uint32_t now, s
       if (s->up) {
         s->up = 0;
         s->drops++;
-        tickretry_drop(s->handle, now);
+        s->news.dropped = 1;
       }
       break;
     case SEEN_PUBLISHED:
@@ -139,8 +139,8 @@ static void apply_one(mqtt_session *s, const session_seen *seen, uint32_t now, s
   }
 }
 
-void mqtt_session_apply(mqtt_session *s, uint32_t now, session_finished_fn finished, void *ctx) {
+void mqtt_session_apply(mqtt_session *s, session_finished_fn finished, void *ctx) {
   session_seen seen;
-  while (session_ring_take(&s->ring, &seen)) apply_one(s, &seen, now, finished, ctx);
+  while (session_ring_take(&s->ring, &seen)) apply_one(s, &seen, finished, ctx);
 }
 #endif /* UPLOAD_MQTT */

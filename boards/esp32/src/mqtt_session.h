@@ -1,13 +1,14 @@
 /* The sketch's MQTT uploads (build flag UPLOAD_MQTT) over esp-mqtt, the client the
  * arduino-esp32 core ships, with its own reconnect disabled: the module's broker session
  * decides when to connect. esp-mqtt calls its event handler on its own task, so the
- * handler (mqtt_session_event) only queues (session_events.h); mqtt_session_apply, at the
- * start of a pass, turns what it queued into the module's words:
- *   CONNECTED              the connect attempt's SUCCESS: the session is UP (then link_up,
- *                          so waiting uploads resume within their spread window);
+ * handler (mqtt_session_event) only queues (session_events.h); mqtt_session_apply, from
+ * the HAL's collect inside a pass, turns what it queued into what the device loop tells
+ * the module:
+ *   CONNECTED              the connect attempt's SUCCESS: the session is UP (then the link
+ *                          is back, so waiting uploads resume within their spread window);
  *   ERROR, refused         the connect attempt's outcome: PERMANENT for a refusal no retry
  *                          cures (protocol, client id, bad credentials), else TRANSIENT;
- *   DISCONNECTED           drop() when UP; TRANSIENT for a connect attempt that never got
+ *   DISCONNECTED           a drop when UP; TRANSIENT for a connect attempt that never got
  *                          there; every publish still waiting for its PUBACK AMBIGUOUS;
  *   PUBLISHED (msg_id)     the PUBACK: that upload attempt's SUCCESS.
  * Nothing blocks: publishes are enqueued (esp_mqtt_client_enqueue) and sent by esp-mqtt's
@@ -39,6 +40,7 @@ typedef struct mqtt_session {
   int32_t refused;         /* the last CONNACK refusal code; 0: none */
   uint32_t drops, reconnects;
   mqtt_publish publishes[TICKRETRY_LIMIT_OPERATIONS];
+  session_news news; /* a drop and a CONNECTED, for the HAL's `dropped` and `link_up` */
   session_ring ring;
 } mqtt_session;
 
@@ -62,8 +64,8 @@ void mqtt_session_publish(mqtt_session *s, int32_t handle, int32_t attempt, cons
  * abandons it in the device loop), else 0. */
 int mqtt_session_forget(mqtt_session *s, int32_t handle, int32_t attempt);
 
-/* At the start of a pass: applies everything the handler queued since the last one. */
-void mqtt_session_apply(mqtt_session *s, uint32_t now, session_finished_fn finished, void *ctx);
+/* From the HAL's collect: applies everything the handler queued since the last call. */
+void mqtt_session_apply(mqtt_session *s, session_finished_fn finished, void *ctx);
 
 /* A refused CONNACK code as an outcome: PERMANENT when no retry can cure it. */
 int32_t mqtt_connack_outcome(int code);

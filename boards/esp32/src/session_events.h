@@ -1,9 +1,11 @@
 /* What the sketch's two sessions (wifi_session.c, mqtt_session.c) share. Arduino's Wi-Fi
  * events and esp-mqtt's arrive on tasks of their own, and the module may be called from
  * loop() only, so each handler just puts what it saw into a single-producer,
- * single-consumer ring, which loop() drains at the start of a pass. An attempt's answer
- * goes back through the board's `finished` callback, as the HTTP ones do, so the device
- * loop reports it and keeps its late-answer bookkeeping. */
+ * single-consumer ring, which the HAL's collect drains inside the pass. The sessions call
+ * the module themselves never: an attempt's answer goes back through the board's
+ * `finished` callback (to collect, as the HTTP ones do), a lost connection and the link's
+ * return wait in session_news for the HAL's `dropped` and `link_up`, so the device loop
+ * drops and kicks (device_loop.h, steps 2 to 4). */
 #ifndef SESSION_EVENTS_H
 #define SESSION_EVENTS_H
 
@@ -27,6 +29,27 @@ typedef struct session_ring {
   volatile uint32_t head, tail; /* head written by the event task only, tail by loop() only */
   uint32_t lost;                /* put into a full ring: the module's timeouts cover them */
 } session_ring;
+
+/* What a drain saw for the device loop's session steps; loop task only. */
+typedef struct session_news {
+  uint8_t dropped;   /* the established connection was lost: for the HAL's `dropped` */
+  uint8_t link_back; /* the link came (back) up: for the HAL's `link_up` */
+} session_news;
+
+/* The HAL's `dropped` for one session: 1 and its handle when it lost its connection. */
+static inline int session_take_drop(session_news *n, int32_t handle, int32_t *out) {
+  if (!n->dropped) return 0;
+  n->dropped = 0;
+  *out = handle;
+  return 1;
+}
+
+/* The HAL's `link_up` for one session: whether its link came back since it was asked. */
+static inline int session_take_link(session_news *n) {
+  int back = n->link_back;
+  n->link_back = 0;
+  return back;
+}
 
 typedef void (*session_finished_fn)(void *ctx, const device_result *r);
 

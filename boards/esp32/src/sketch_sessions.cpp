@@ -16,43 +16,31 @@
 #include "mqtt_session.h"
 #endif
 
-// The station: connect attempts of 30 s (a wrong SSID or password gets nowhere in that
-// time), backoff 1 s doubling to 60 s with full jitter, for as long as it takes (max
-// attempts 0); stable after 30 s up; a restore or a kick spreads its next try over 2 s.
-// Idempotent, so that an attempt the module timed out is tried again.
-static const tickretry_policy WIFI_SESSION_POLICY = {
-    .max_attempts = 0,
-    .attempt_timeout = 30000,
-    .base_delay = 1000,
-    .max_delay = 60000,
-    .throttle_base_delay = 0,
-    .deadline = 0,
-    .flags = TICKRETRY_JITTER_FULL | TICKRETRY_POLICY_FLAG_IDEMPOTENT | TICKRETRY_POLICY_FLAG_SESSION,
-    .stable_after = 30000,
-    .spread = 2000,
-    .break_after = 0,
-    .break_base = 0,
-    .break_cap = 0,
-};
-
-// The broker connection: a CONNACK within 10 s (esp-mqtt's network timeout, set shorter,
-// gives up first), backoff 1 s doubling to 60 s with full jitter, forever; stable after
-// 30 s up; the link-up kick spreads its next try over 2 s, so a site's devices that get
-// their IP back together do not reconnect in one burst.
-static const tickretry_policy BROKER_SESSION_POLICY = {
-    .max_attempts = 0,
-    .attempt_timeout = 10000,
-    .base_delay = 1000,
-    .max_delay = 60000,
-    .throttle_base_delay = 0,
-    .deadline = 0,
-    .flags = TICKRETRY_JITTER_FULL | TICKRETRY_POLICY_FLAG_IDEMPOTENT | TICKRETRY_POLICY_FLAG_SESSION,
-    .stable_after = 30000,
-    .spread = 2000,
-    .break_after = 0,
-    .break_base = 0,
-    .break_cap = 0,
-};
+// Both sessions: backoff 1 s doubling to 60 s with full jitter, for as long as it takes
+// (max attempts 0); stable after 30 s up; a restore or a kick spreads the next try over
+// 2 s, so a site's devices that get their IP back together do not reconnect in one burst.
+// Idempotent, so that an attempt the module timed out is tried again. Only the connect
+// attempt's timeout differs: the station's 30 s (a wrong SSID or password gets nowhere in
+// that time), the broker's 10 s for a CONNACK (esp-mqtt's network timeout, set shorter,
+// gives up first).
+static tickretry_policy session_policy(uint32_t attempt_timeout) {
+  return tickretry_policy{
+      .max_attempts = 0,
+      .attempt_timeout = attempt_timeout,
+      .base_delay = 1000,
+      .max_delay = 60000,
+      .throttle_base_delay = 0,
+      .deadline = 0,
+      .flags = TICKRETRY_JITTER_FULL | TICKRETRY_POLICY_FLAG_IDEMPOTENT | TICKRETRY_POLICY_FLAG_SESSION,
+      .stable_after = 30000,
+      .spread = 2000,
+      .break_after = 0,
+      .break_base = 0,
+      .break_cap = 0,
+  };
+}
+#define WIFI_CONNECT_TIMEOUT_MS 30000
+#define BROKER_CONNECT_TIMEOUT_MS 10000
 #define MQTT_NETWORK_TIMEOUT_MS 8000
 #define MQTT_KEEPALIVE_S 30
 
@@ -81,7 +69,10 @@ static void finished(void *, const device_result *r) {
   answers[answers_in++ % ANSWERS_KEPT] = *r;
 }
 
+static void sessions_apply();
+
 int sessions_collect(device_result *out) {
+  sessions_apply();
   if (answers_in == answers_out) return 0;
   *out = answers[answers_out++ % ANSWERS_KEPT];
   return 1;
@@ -179,9 +170,11 @@ void sessions_publish(int32_t handle, int32_t attempt, const char *payload) {
 #endif
 
 bool sessions_set_policies() {
-  bool ok = tickretry_set_policy(WIFI_POLICY, &WIFI_SESSION_POLICY) == TICKRETRY_RESULT_OK;
+  tickretry_policy wifi_policy = session_policy(WIFI_CONNECT_TIMEOUT_MS);
+  bool ok = tickretry_set_policy(WIFI_POLICY, &wifi_policy) == TICKRETRY_RESULT_OK;
 #if UPLOAD_MQTT
-  ok = ok && tickretry_set_policy(BROKER_POLICY, &BROKER_SESSION_POLICY) == TICKRETRY_RESULT_OK;
+  tickretry_policy broker_policy = session_policy(BROKER_CONNECT_TIMEOUT_MS);
+  ok = ok && tickretry_set_policy(BROKER_POLICY, &broker_policy) == TICKRETRY_RESULT_OK;
 #endif
   return ok;
 }
@@ -229,11 +222,28 @@ bool sessions_start_attempt(int32_t handle, int32_t attempt) {
   return false;
 }
 
-void sessions_apply(uint32_t now) {
-  if (wifi_view.handle) wifi_session_apply(&wifi, now, finished, nullptr);
+// What the Wi-Fi and MQTT event tasks queued since the last call.
+static void sessions_apply() {
+  if (wifi_view.handle) wifi_session_apply(&wifi, finished, nullptr);
 #if UPLOAD_MQTT
-  if (broker_view.handle) mqtt_session_apply(&broker, now, finished, nullptr);
+  if (broker_view.handle) mqtt_session_apply(&broker, finished, nullptr);
 #endif
+}
+
+int sessions_dropped(int32_t *handle) {
+  if (wifi_view.handle && session_take_drop(&wifi.news, wifi.handle, handle)) return 1;
+#if UPLOAD_MQTT
+  if (broker_view.handle && session_take_drop(&broker.news, broker.handle, handle)) return 1;
+#endif
+  return 0;
+}
+
+int sessions_link_up() {
+  int back = wifi_view.handle && session_take_link(&wifi.news);
+#if UPLOAD_MQTT
+  back = (broker_view.handle && session_take_link(&broker.news)) || back;
+#endif
+  return back;
 }
 
 // A session's attempt timed out (no IP, no CONNACK) or its session ended: nothing of it will

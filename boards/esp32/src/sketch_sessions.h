@@ -2,7 +2,9 @@
 // the build flag UPLOAD_MQTT the broker connection (mqtt_session.c over esp-mqtt). Each is
 // a session of the module under a policy of its own, run through the same device loop as
 // the uploads: poll hands out its connect attempt, start_attempt passes it here, and its
-// answer comes back through collect. main.cpp calls these from its HAL and from loop().
+// answer comes back through collect, a lost connection through `dropped`, the link's
+// return through `link_up`: the rings are drained, and the module told, only inside a
+// pass, from main.cpp's HAL.
 #ifndef SKETCH_SESSIONS_H
 #define SKETCH_SESSIONS_H
 
@@ -37,10 +39,13 @@ void sessions_start(device_loop *loop, SessionHandles *kept, const char *ssid, c
                     const BrokerSettings *broker, uint32_t now);
 // The HAL's start_attempt for a session's handle: true when it was one (and started).
 bool sessions_start_attempt(int32_t handle, int32_t attempt);
-// The HAL's collect, before the uploads': one session answer, or an MQTT upload's.
+// The HAL's collect, before the uploads': applies what the Wi-Fi and MQTT event tasks
+// queued, then takes one session answer, or an MQTT upload's.
 int sessions_collect(device_result *out);
-// At the start of a pass: what the Wi-Fi and MQTT event tasks queued.
-void sessions_apply(uint32_t now);
+// The HAL's `dropped`: 1 and the handle of a session whose connection was lost, or 0.
+int sessions_dropped(int32_t *handle);
+// The HAL's `link_up`: whether the station got its IP or the broker its CONNACK since.
+int sessions_link_up();
 // The device loop's events: a timed-out attempt is forgotten (and abandoned), and a
 // session's end kept for the page.
 void sessions_see(device_loop *loop, const device_event *event);

@@ -38,14 +38,13 @@ int wifi_session_forget(wifi_session *s, int32_t attempt) {
   return 1;
 }
 
-static void apply_one(wifi_session *s, const session_seen *seen, uint32_t now, session_finished_fn finished,
-                      void *ctx) {
+static void apply_one(wifi_session *s, const session_seen *seen, session_finished_fn finished, void *ctx) {
   if (seen->kind == WIFI_SEEN_GOT_IP) {
     if (s->up) return; /* a new address on a link already up */
     if (s->drops > 0) s->reconnects++;
     s->up = 1; /* with no attempt in flight (it timed out), the next one succeeds at once */
     connect_ended(s, TICKRETRY_OUTCOME_SUCCESS, finished, ctx);
-    tickretry_link_up(now);
+    s->news.link_back = 1;
     return;
   }
   s->last_reason = (uint8_t)seen->value;
@@ -53,10 +52,10 @@ static void apply_one(wifi_session *s, const session_seen *seen, uint32_t now, s
   if (!s->up) return;
   s->up = 0;
   s->drops++;
-  tickretry_drop(s->handle, now);
+  s->news.dropped = 1;
 }
 
-void wifi_session_apply(wifi_session *s, uint32_t now, session_finished_fn finished, void *ctx) {
+void wifi_session_apply(wifi_session *s, session_finished_fn finished, void *ctx) {
   session_seen seen;
-  while (session_ring_take(&s->ring, &seen)) apply_one(s, &seen, now, finished, ctx);
+  while (session_ring_take(&s->ring, &seen)) apply_one(s, &seen, finished, ctx);
 }

@@ -1,11 +1,12 @@
 /* The sketch's Wi-Fi station, supervised by the module as a session (the Wi-Fi policy of
  * main.cpp): each connect attempt is one non-blocking WiFi.begin, and Arduino's Wi-Fi
  * events, which arrive on the core's event task, are queued (session_events.h) and
- * applied by wifi_session_apply at the start of a pass:
- *   GOT_IP           the connect attempt's SUCCESS: the session is UP, then link_up, so the
- *                    broker session and the uploads that wait on the link fall due within
- *                    their spread window instead of at the end of their backoff;
- *   DISCONNECTED     drop() when UP; the connect attempt in flight TRANSIENT (its reason
+ * applied by wifi_session_apply from the HAL's collect inside a pass:
+ *   GOT_IP           the connect attempt's SUCCESS: the session is UP, then the link is
+ *                    back (the loop's linkUp), so the broker session and the uploads that
+ *                    wait on the link fall due within their spread window instead of at
+ *                    the end of their backoff;
+ *   DISCONNECTED     a drop when UP; the connect attempt in flight TRANSIENT (its reason
  *   LOST_IP          kept for the page); a retry waits out the module's backoff.
  * The core's own reconnect is off (WiFi.setAutoReconnect(false)): the module alone decides
  * when to try again. Board-free: test/boards/mqtt-session.test.ts runs it against the real
@@ -31,6 +32,7 @@ typedef struct wifi_session {
   uint8_t last_reason;     /* the last disconnect's reason (wifi_err_reason_t); 0: none */
   uint32_t drops, reconnects;
   uint32_t failed_in_row;  /* connect attempts that got no IP since the last UP */
+  session_news news;       /* a drop and a GOT_IP, for the HAL's `dropped` and `link_up` */
   session_ring ring;
 } wifi_session;
 
@@ -50,8 +52,8 @@ void wifi_session_begin_failed(wifi_session *s, session_finished_fn finished, vo
  * failed. 1 when it was the attempt in flight (the board abandons it), else 0. */
 int wifi_session_forget(wifi_session *s, int32_t attempt);
 
-/* At the start of a pass: applies everything the handler queued since the last one. */
-void wifi_session_apply(wifi_session *s, uint32_t now, session_finished_fn finished, void *ctx);
+/* From the HAL's collect: applies everything the handler queued since the last call. */
+void wifi_session_apply(wifi_session *s, session_finished_fn finished, void *ctx);
 
 #ifdef __cplusplus
 }

@@ -5,26 +5,15 @@
  * host's operators on edge and random values. */
 #include "libgcc.h"
 
-/* n / d and n % d by restoring division, one quotient bit per step; d != 0 (wasm2c's
- * code checks for zero before it divides). The carry keeps the running remainder exact
- * when doubling it passes 2^32. */
-static uint32_t divmod32(uint32_t n, uint32_t d, uint32_t *rem) {
-  uint32_t q = 0, r = 0;
-  for (int i = 31; i >= 0; i--) {
-    uint32_t carry = r >> 31;
-    r = (r << 1) | ((n >> i) & 1u);
-    if (carry || r >= d) {
-      r -= d;
-      q |= 1u << i;
-    }
-  }
-  *rem = r;
-  return q;
-}
-
+/* n / d and n % d by restoring division, one quotient bit per step from n's highest set
+ * bit (so a 32-bit division takes at most 32 steps); d != 0 (wasm2c's code checks for zero
+ * before it divides). The carry keeps the running remainder exact when doubling it passes
+ * 2^64. One function for both widths: a u32 quotient and remainder are the u64 ones. */
 static uint64_t divmod64(uint64_t n, uint64_t d, uint64_t *rem) {
   uint64_t q = 0, r = 0;
-  for (int i = 63; i >= 0; i--) {
+  int top = 63;
+  while (top > 0 && (n >> top) == 0) top--;
+  for (int i = top; i >= 0; i--) {
     uint64_t carry = r >> 63;
     r = (r << 1) | ((n >> i) & 1u);
     if (carry || r >= d) {
@@ -36,26 +25,6 @@ static uint64_t divmod64(uint64_t n, uint64_t d, uint64_t *rem) {
   return q;
 }
 
-static uint32_t magnitude(int32_t v) { return v < 0 ? 0u - (uint32_t)v : (uint32_t)v; }
-
-uint32_t __udivsi3(uint32_t n, uint32_t d) {
-  uint32_t r;
-  return divmod32(n, d, &r);
-}
-
-uint32_t __umodsi3(uint32_t n, uint32_t d) {
-  uint32_t r;
-  divmod32(n, d, &r);
-  return r;
-}
-
-/* Truncates toward zero, as C does. */
-int32_t __divsi3(int32_t n, int32_t d) {
-  uint32_t r;
-  uint32_t q = divmod32(magnitude(n), magnitude(d), &r);
-  return (int32_t)((n < 0) != (d < 0) ? 0u - q : q);
-}
-
 uint64_t __udivdi3(uint64_t n, uint64_t d) {
   uint64_t r;
   return divmod64(n, d, &r);
@@ -65,6 +34,18 @@ uint64_t __umoddi3(uint64_t n, uint64_t d) {
   uint64_t r;
   divmod64(n, d, &r);
   return r;
+}
+
+uint32_t __udivsi3(uint32_t n, uint32_t d) { return (uint32_t)__udivdi3(n, d); }
+
+uint32_t __umodsi3(uint32_t n, uint32_t d) { return (uint32_t)__umoddi3(n, d); }
+
+static uint32_t magnitude(int32_t v) { return v < 0 ? 0u - (uint32_t)v : (uint32_t)v; }
+
+/* Truncates toward zero, as C does. */
+int32_t __divsi3(int32_t n, int32_t d) {
+  uint32_t q = __udivsi3(magnitude(n), magnitude(d));
+  return (int32_t)((n < 0) != (d < 0) ? 0u - q : q);
 }
 
 /* The full 64-bit product of two u32 from four 16-bit partial products. */

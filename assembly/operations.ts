@@ -60,7 +60,7 @@ import { advance } from "./scan";
 import { spreadDraw } from "./spread";
 import { NEXT_ID_AT, Operation, Policy, STATE, copyWords } from "./state";
 import { DUE, TIMER, find, handleOf, markStale, schedule, slotAt } from "./table";
-import { clock, isSpan, tickAfter, ticksUntil } from "./ticks";
+import { clock, isSpan, tickAfter, ticksUntil, tickWithin } from "./ticks";
 
 const GENERATION_MASK: u32 = 0xffff;
 /** The id the next begin takes (a word of the state: the image holds it). */
@@ -110,6 +110,13 @@ export function begin(policy: u32, now: u32): i32 {
 
 /** Applies what is due by now; returns the handle whose attempt starts now, or NONE. */
 export function poll(now: u32): i32 {
+  // The idle poll: a step forward that stays before the summary's next timer (which is the
+  // clock itself before init, when the summary is stale or something is DUE) changes
+  // nothing but the clock.
+  if (tickWithin(now, clock.now, schedule.nextTimer)) {
+    clock.now = now;
+    return RESULT_NONE;
+  }
   if (!isInitialized()) return ERROR_NOT_INITIALIZED;
   advance(now);
   if (!(schedule.summary & DUE)) return RESULT_NONE;

@@ -1,7 +1,8 @@
 // Bringing the clock to now and applying what has expired (docs/ABI.md, Time): breaks that
 // end, deadlines, waits that end, attempt timeouts, sessions that became stable. The table
 // is scanned only when a timer expired, the clock faulted or a writer marked the summary
-// stale; otherwise (an idle poll) an advance is a clock step and two checks.
+// stale; otherwise an advance is a clock step and two checks (and an idle poll not even
+// that: operations.ts).
 import {
   BREAKER_OPEN,
   COUNTER_ATTEMPT_TIMEOUTS,
@@ -24,17 +25,15 @@ import { end } from "./machine";
 import { policyOf, policyRecord } from "./policy";
 import { dropSession, fail } from "./retry";
 import { Operation, Policy } from "./state";
-import { DUE, noteTimer, schedule, slotAt, startSummary } from "./table";
+import { DUE, endSummary, noteTimer, schedule, slotAt, startSummary } from "./table";
 import { Clock, clock, tickAfter, tickReached } from "./ticks";
 
 /** Brings the clock to now and applies what has expired. */
 export function advance(now: u32): void {
-  // The schedule is read before the clock is written: a compiler that cannot tell the two
-  // apart (wasm2c) then loads each word once.
-  const scanned = schedule.scanned;
-  const timer = schedule.nextTimer;
+  // The first advance after init sets the clock anywhere: the summary is of no use then.
+  const started = clock.started;
   const fault = Clock.advance(now);
-  if (fault || !scanned || tickReached(clock.now, timer)) scan(fault, false);
+  if (fault || !started || tickReached(clock.now, schedule.nextTimer)) scan(fault, false);
 }
 
 /** Every attempt in flight fails AMBIGUOUS and every UP session drops, in slot order (restore). */
@@ -66,7 +65,7 @@ function scan(fault: bool, lost: bool): void {
   // A breaker that a later slot opened may hold an earlier one: summarise after all visits.
   for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) summarise(slotAt(slot));
   if (fault && live) count(COUNTER_CLOCK_FAULTS);
-  schedule.scanned = 1;
+  endSummary();
 }
 
 function visitWaiting(op: Operation, fault: bool): void {

@@ -1,7 +1,13 @@
 // The operation table: LIMIT_OPERATIONS slots in static memory, named by handles, and the
 // schedule summary that keeps an idle poll O(1). A handle is (generation << SLOT_BITS) |
 // slot, so a released or reused slot refuses its old handles.
-import { LIMIT_MAX_SPAN, LIMIT_SLOT_BITS, OP_FLAG_DUE, STATE_FREE } from "./generated/constants";
+import {
+  LIMIT_MAX_SPAN,
+  LIMIT_OPERATIONS,
+  LIMIT_SLOT_BITS,
+  OP_FLAG_DUE,
+  STATE_FREE,
+} from "./generated/constants";
 import { BLOCK, OPERATIONS_AT, Operation, SCHEDULE_AT, STATE, ScheduleWords } from "./state";
 import { clock, tickAfter, ticksUntil } from "./ticks";
 
@@ -63,9 +69,15 @@ export function noteTimer(t: u32): void {
   if (ticksUntil(earliest, t) < 0) earliest = t;
 }
 
-/** Ends a summary: the next advance scans again when something is DUE (poll starts it). */
+/** Ends a summary with whether an operation is DUE; if so the next advance scans again (poll starts it). */
 export function endSummary(): void {
-  schedule.nextTimer = schedule.summary & DUE ? clock.now : earliest;
+  schedule.nextTimer = earliest;
+  for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
+    if (slotAt(slot).flags & OP_FLAG_DUE) {
+      schedule.summary |= DUE;
+      schedule.nextTimer = clock.now;
+    }
+  }
 }
 
 // schedule.summary's bits.

@@ -16,10 +16,10 @@ import { budgetTokens, setBudget as setBudgetFields } from "./budget";
 import { classifyHttp as classify } from "./classify";
 import { counterValue } from "./counters";
 import { resetMachine } from "./operations";
-import { policyAt } from "./policy";
+import { policyAt, policyRecord } from "./policy";
 import { seedRandom } from "./random";
 import { isInitialized } from "./ready";
-import { BLOCK, BLOCK_BYTES, Operation, Policy, STATE, STATE_BYTES, copyWords } from "./state";
+import { BLOCK, BLOCK_BYTES, Operation, STATE, STATE_BYTES, copyWords } from "./state";
 import { find } from "./table";
 import { Clock } from "./ticks";
 
@@ -127,23 +127,17 @@ export function backoffLevel(handle: i32): i32 {
   return query(handle, offsetof<Operation>("level"), ERROR_BAD_HANDLE);
 }
 
-// Every breaker query reads one word of a set policy's record; before init or for a bad
-// policy `bad` (the refusal's code, or 0 for the tick).
-function breakerQuery(id: u32, field: usize, tick: bool): i32 {
-  if (!isInitialized()) return tick ? 0 : ERROR_NOT_INITIALIZED;
-  const p = policyAt(id);
-  if (p == null) return tick ? 0 : ERROR_BAD_POLICY;
-  return load<i32>(changetype<usize>(p) + field);
-}
-
 /** The policy's breaker state (CLOSED, OPEN, HALF_OPEN, PROBING), or NOT_INITIALIZED, BAD_POLICY. */
 export function breakerState(policy: u32): i32 {
-  return breakerQuery(policy, offsetof<Policy>("breakerState"), false);
+  if (!isInitialized()) return ERROR_NOT_INITIALIZED;
+  const p = policyAt(policy);
+  return p != null ? p.breakerState : ERROR_BAD_POLICY;
 }
 
 /** Tick at which the OPEN breaker's break ends; 0 when not OPEN, before init or for a bad policy. */
 export function breakEnds(policy: u32): u32 {
-  return breakerState(policy) == BREAKER_OPEN ? breakerQuery(policy, offsetof<Policy>("breakEnds"), true) : 0;
+  // OPEN only for a set policy after init (a refusal's code is negative).
+  return breakerState(policy) == BREAKER_OPEN ? policyRecord(policy).breakEnds : 0;
 }
 
 /** The outcome of an HTTP status, or BAD_STATUS. */

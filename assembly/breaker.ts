@@ -17,7 +17,6 @@ import {
   OP_FLAG_PROBE,
   OUTCOME_PERMANENT,
   OUTCOME_SUCCESS,
-  STATE_WAITING,
 } from "./generated/constants";
 import { jitteredDelay } from "./backoff";
 import { touch } from "./changes";
@@ -91,11 +90,6 @@ export function onAttemptEnd(id: u32, p: Policy, op: Operation, outcome: i32): v
   }
 }
 
-/** The probe's operation was cancelled: another attempt probes. */
-export function onProbeAbandoned(id: u32, p: Policy): void {
-  halfOpen(id, p);
-}
-
 // Opens for a break that doubles with every open since the last close, EQUAL-jittered so
 // that breakers opened together do not all probe together.
 function open(id: u32, p: Policy): void {
@@ -109,14 +103,15 @@ function open(id: u32, p: Policy): void {
   swapFlags(id, OP_FLAG_DUE, OP_FLAG_HELD);
 }
 
-// Closes: the destination answered. What waited for it resumes within the spread window.
+// Closes: the destination answered. What waited for it (DUE or HELD: WAITING operations
+// only) resumes within the spread window.
 function close(id: u32, p: Policy): void {
   p.breakerState = BREAKER_CLOSED;
   p.breakerOpens = 0;
   touch();
   for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
     const op = slotAt(slot);
-    if (op.policy == id && op.state == STATE_WAITING && op.flags & (OP_FLAG_DUE | OP_FLAG_HELD)) {
+    if (op.policy == id && op.flags & (OP_FLAG_DUE | OP_FLAG_HELD)) {
       startAt(op, p, spreadDraw(p));
     }
   }

@@ -1,7 +1,6 @@
 // The module's counters, in static memory so they cost no globals. They wrap modulo
 // 2^32 and read modulo 2^31, so a read is never taken for a negative error code.
 import { touch } from "./changes";
-import { COUNTER_COUNT } from "./generated/constants";
 import { COUNTERS_AT, STATE } from "./state";
 
 const COUNTERS: usize = STATE + COUNTERS_AT;

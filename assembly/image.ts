@@ -241,23 +241,23 @@ function checkSlot(op: Operation): void {
   const bit: u32 = 1 << (op.policy & (LIMIT_POLICIES - 1)); // out of range: refused by the walk
   const flags = op.flags;
   const session = (flags & OP_FLAG_SESSION) != 0;
-  const probe = (flags & OP_FLAG_PROBE) != 0;
-  if (probe) {
+  if (flags & OP_FLAG_PROBE) {
     if (probes & bit) refuse();
     probes |= bit;
   }
+  // The flags the state allows, less what the operation's kind (a session has no deadline,
+  // a request never drops) and its breaker rule out: a holding breaker's operations are not
+  // DUE, another's not HELD; only a PROBING breaker's operation is its probe.
+  let allowed = flagsAllowed(state) & ~(session ? OP_FLAG_HAS_DEADLINE : OP_FLAG_DROPPED);
+  allowed &= ~(holding & bit ? OP_FLAG_DUE : OP_FLAG_HELD);
+  if (!(probing & bit)) allowed &= ~OP_FLAG_PROBE;
   if (
     state > <u32>STATE_UP ||
     !(setPolicies & bit) ||
     (op.endReason == END_REASON_NONE) != (state != STATE_DONE) ||
     op.lastOutcome > <u32>OUTCOME_TIMEOUT || // three bits allow 7
-    flags & ~flagsAllowed(state) ||
+    flags & ~allowed ||
     (state == STATE_UP && !session) ||
-    (session && flags & OP_FLAG_HAS_DEADLINE) ||
-    (!session && flags & OP_FLAG_DROPPED) ||
-    (flags & OP_FLAG_DUE && (holding & bit || flags & OP_FLAG_HELD)) ||
-    (flags & OP_FLAG_HELD && !(holding & bit)) ||
-    (probe && !(probing & bit)) ||
     // poll clips every attempt to the deadline: it times out by then.
     (state == STATE_IN_FLIGHT &&
       flags & OP_FLAG_HAS_DEADLINE &&

@@ -20,8 +20,10 @@ import {
   STATE_FLAGS,
   TRANSITION_TABLE,
 } from "./generated/constants";
+import { halfOpen } from "./breaker";
 import { touch } from "./changes";
 import { count } from "./counters";
+import { policyOf } from "./policy";
 import { Operation } from "./state";
 import { markStale } from "./table";
 
@@ -40,9 +42,14 @@ export function flagsAllowed(state: u32): u32 {
   return (<u32>(STATE_FLAGS >> (<u64>state * 8))) & 0xff;
 }
 
-/** Ends a live operation with `reason`; false when it had ended already. */
+/**
+ * Ends a live operation with `reason`; false when it had ended already. The probe in flight
+ * ending so (cancel: a reported attempt is no longer the probe) gives its breaker back to
+ * HALF_OPEN.
+ */
 export function end(op: Operation, reason: i32): bool {
   if (!move(op, EVENT_END)) return false;
+  if (op.flags & OP_FLAG_PROBE) halfOpen(op.policy, policyOf(op));
   op.endReason = reason;
   op.flags &= ~(OP_FLAG_DUE | OP_FLAG_HELD | OP_FLAG_PROBE);
   count(COUNTER_ENDED_SUCCEEDED + reason - END_REASON_SUCCEEDED);

@@ -32,7 +32,6 @@ import {
   OP_FLAG_HANDED_OUT,
   OP_FLAG_HAS_DEADLINE,
   OP_FLAG_HELD,
-  OP_FLAG_PROBE,
   OP_FLAG_SESSION,
   OUTCOME_PERMANENT,
   OUTCOME_SUCCESS,
@@ -47,12 +46,12 @@ import {
   STATE_UP,
   STATE_WAITING,
 } from "./generated/constants";
-import { halfOpen, onAttemptEnd, onAttemptStart, onProbeAbandoned, startAt } from "./breaker";
+import { halfOpen, onAttemptEnd, onAttemptStart, startAt } from "./breaker";
 import { onFirstAttempt, onSuccess } from "./budget";
 import { touch } from "./changes";
 import { count } from "./counters";
 import { end, move } from "./machine";
-import { policyAt, policyOf } from "./policy";
+import { policyAt, policyOf, policyRecord } from "./policy";
 import { nextRandom } from "./random";
 import { isInitialized, markInitialized } from "./ready";
 import { dropSession, fail } from "./retry";
@@ -60,7 +59,7 @@ import { advance } from "./scan";
 import { spreadDraw } from "./spread";
 import { NEXT_ID_AT, Operation, Policy, STATE, copyWords } from "./state";
 import { DUE, TIMER, find, handleOf, markStale, schedule, slotAt } from "./table";
-import { clock, isSpan, tickAfter, ticksUntil } from "./ticks";
+import { clock, isSpan, tickAfter, ticksUntil, tickWithin } from "./ticks";
 
 const GENERATION_MASK: u32 = 0xffff;
 /** The id the next begin takes (a word of the state: the image holds it). */
@@ -110,6 +109,13 @@ export function begin(policy: u32, now: u32): i32 {
 
 /** Applies what is due by now; returns the handle whose attempt starts now, or NONE. */
 export function poll(now: u32): i32 {
+  // The idle poll: a step forward that stays before the summary's next timer (which is the
+  // clock itself before init, when the summary is stale or something is DUE) changes
+  // nothing but the clock.
+  if (tickWithin(now, clock.now, schedule.nextTimer)) {
+    clock.now = now;
+    return RESULT_NONE;
+  }
   if (!isInitialized()) return ERROR_NOT_INITIALIZED;
   advance(now);
   if (!(schedule.summary & DUE)) return RESULT_NONE;
@@ -173,10 +179,7 @@ export function cancel(handle: i32, now: u32): i32 {
   if (found == null) return ERROR_BAD_HANDLE;
   const op = changetype<Operation>(found);
   advance(now);
-  const probe = (op.flags & OP_FLAG_PROBE) != 0;
-  if (!end(op, END_REASON_CANCELLED)) return ERROR_NOT_LIVE;
-  if (probe) onProbeAbandoned(op.policy, policyOf(op));
-  return RESULT_OK;
+  return end(op, END_REASON_CANCELLED) ? RESULT_OK : ERROR_NOT_LIVE;
 }
 
 /** An UP session's connection went down: it goes back to retrying. */
@@ -195,9 +198,10 @@ export function drop(handle: i32, now: u32): i32 {
 export function linkUp(now: u32): i32 {
   if (!isInitialized()) return ERROR_NOT_INITIALIZED;
   advance(now);
+  // A policy never set has a CLOSED breaker (all its words are 0).
   for (let id: u32 = 0; id < <u32>LIMIT_POLICIES; id++) {
-    const p = policyAt(id);
-    if (p != null && p.breakerState == BREAKER_OPEN) {
+    const p = policyRecord(id);
+    if (p.breakerState == BREAKER_OPEN) {
       halfOpen(id, p);
       touch();
     }
@@ -220,7 +224,7 @@ export function linkUp(now: u32): i32 {
 export function spreadDue(): void {
   for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
     const op = slotAt(slot);
-    if (op.state != STATE_WAITING || !(op.flags & OP_FLAG_DUE)) continue;
+    if (!(op.flags & OP_FLAG_DUE)) continue; // DUE marks WAITING operations only
     const p = policyOf(op);
     if (p.spread != 0) startAt(op, p, spreadDraw(p));
   }

@@ -7,6 +7,7 @@ import {
   ERROR_SPAN_TOO_LARGE,
   JITTER_DECORRELATED,
   LIMIT_MAX_ATTEMPTS,
+  LIMIT_MAX_SPAN,
   LIMIT_POLICIES,
   POLICY_FLAG_IDEMPOTENT,
   POLICY_FLAG_JITTER_MASK,
@@ -151,8 +152,9 @@ export function worstCase(id: u32): i32 {
   const found = policyAt(id);
   if (found == null) return ERROR_BAD_POLICY;
   const p = changetype<Policy>(found);
-  // Without an attempt limit only the deadline bounds it.
-  if (p.maxAttempts == 0) return p.deadline != 0 ? <i32>p.deadline : 0x7fffffff;
+  // The deadline bounds it, and without an attempt limit only the deadline does.
+  const limit = p.deadline != 0 ? p.deadline : <u32>LIMIT_MAX_SPAN;
+  if (p.maxAttempts == 0) return <i32>limit;
   const cap = <u64>p.maxDelay;
   const base = min(<u64>max(p.baseDelay, p.throttleBaseDelay), cap);
   // Retry n's bound is min(cap, base * 2^(n-1)); a decorrelated wait may be three times
@@ -166,6 +168,5 @@ export function worstCase(id: u32): i32 {
     total += bound;
     bound *= factor;
   }
-  if (p.deadline != 0 && total > <u64>p.deadline) total = p.deadline;
-  return total > <u64>0x7fffffff ? 0x7fffffff : <i32>total;
+  return <i32>min(total, <u64>limit);
 }

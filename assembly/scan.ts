@@ -1,7 +1,8 @@
 // Bringing the clock to now and applying what has expired (docs/ABI.md, Time): breaks that
 // end, deadlines, waits that end, attempt timeouts, sessions that became stable. The table
 // is scanned only when a timer expired, the clock faulted or a writer marked the summary
-// stale; otherwise (an idle poll) an advance is a clock step and two checks.
+// stale; otherwise an advance is a clock step and two checks (and an idle poll not even
+// that: operations.ts).
 import {
   BREAKER_OPEN,
   COUNTER_ATTEMPT_TIMEOUTS,
@@ -24,17 +25,18 @@ import { end } from "./machine";
 import { policyOf, policyRecord } from "./policy";
 import { dropSession, fail } from "./retry";
 import { Operation, Policy } from "./state";
-import { DUE, noteTimer, schedule, slotAt, startSummary } from "./table";
+import { DUE, endSummary, noteTimer, schedule, slotAt, startSummary } from "./table";
 import { Clock, clock, tickAfter, tickReached } from "./ticks";
+
+// The live states, one bit each.
+const LIVE: u32 = (1 << STATE_WAITING) | (1 << STATE_IN_FLIGHT) | (1 << STATE_UP);
 
 /** Brings the clock to now and applies what has expired. */
 export function advance(now: u32): void {
-  // The schedule is read before the clock is written: a compiler that cannot tell the two
-  // apart (wasm2c) then loads each word once.
-  const scanned = schedule.scanned;
-  const timer = schedule.nextTimer;
+  // The first advance after init sets the clock anywhere: the summary is of no use then.
+  const started = clock.started;
   const fault = Clock.advance(now);
-  if (fault || !scanned || tickReached(clock.now, timer)) scan(fault, false);
+  if (fault || !started || tickReached(clock.now, schedule.nextTimer)) scan(fault, false);
 }
 
 /** Every attempt in flight fails AMBIGUOUS and every UP session drops, in slot order (restore). */
@@ -58,15 +60,14 @@ function scan(fault: bool, lost: bool): void {
   for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
     const op = slotAt(slot);
     const state = op.state;
-    if (state == STATE_WAITING || state == STATE_IN_FLIGHT || state == STATE_UP) live = true;
+    if ((LIVE >> state) & 1) live = true;
     if (state == STATE_WAITING) visitWaiting(op, fault);
     else if (state == STATE_IN_FLIGHT) visitInFlight(op, fault, lost);
     else if (state == STATE_UP) visitUp(op, policyOf(op), fault, lost);
+    summarise(op);
   }
-  // A breaker that a later slot opened may hold an earlier one: summarise after all visits.
-  for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) summarise(slotAt(slot));
   if (fault && live) count(COUNTER_CLOCK_FAULTS);
-  schedule.scanned = 1;
+  endSummary();
 }
 
 function visitWaiting(op: Operation, fault: bool): void {
@@ -91,13 +92,14 @@ function visitUp(op: Operation, p: Policy, fault: bool, lost: bool): void {
   if (lost) dropSession(op);
 }
 
-// Notes op's timers in the summary: a held operation has none of its own (its breaker's
-// break or probe is the timer), a stable session none at all.
+// Notes the timers op's visit left in the summary: a held or DUE operation has no wait of its
+// own (a held one waits on its breaker's break or probe), a stable session no timer at all.
+// (A later slot's visit may open a breaker and hold this one if DUE, but never changes a
+// timer noted here: endSummary collects DUE at the end.)
 function summarise(op: Operation): void {
   const state = op.state;
   if (state == STATE_WAITING) {
-    if (op.flags & OP_FLAG_DUE) schedule.summary |= DUE;
-    else if (!(op.flags & OP_FLAG_HELD)) noteTimer(op.nextAttemptAt);
+    if (!(op.flags & (OP_FLAG_DUE | OP_FLAG_HELD))) noteTimer(op.nextAttemptAt);
     if (op.flags & OP_FLAG_HAS_DEADLINE) noteTimer(op.deadline);
   } else if (state == STATE_IN_FLIGHT) {
     noteTimer(op.attemptDeadline);

@@ -86,7 +86,6 @@ export class ClockWords {
 @unmanaged
 export class ScheduleWords {
   initialized: u32;
-  scanned: u32;
   summary: u32;
   nextTimer: u32;
 }

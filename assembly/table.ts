@@ -1,7 +1,13 @@
 // The operation table: LIMIT_OPERATIONS slots in static memory, named by handles, and the
 // schedule summary that keeps an idle poll O(1). A handle is (generation << SLOT_BITS) |
 // slot, so a released or reused slot refuses its old handles.
-import { LIMIT_MAX_SPAN, LIMIT_SLOT_BITS, OP_FLAG_DUE, STATE_FREE } from "./generated/constants";
+import {
+  LIMIT_MAX_SPAN,
+  LIMIT_OPERATIONS,
+  LIMIT_SLOT_BITS,
+  OP_FLAG_DUE,
+  STATE_FREE,
+} from "./generated/constants";
 import { BLOCK, OPERATIONS_AT, Operation, SCHEDULE_AT, STATE, ScheduleWords } from "./state";
 import { clock, tickAfter, ticksUntil } from "./ticks";
 
@@ -33,28 +39,45 @@ export function setDue(op: Operation): void {
 
 /**
  * What is due and when the next timer fires: a summary of the table and the breakers (in the
- * state block), so that an idle poll costs O(1) whatever they hold. It is stale (`scanned`
- * 0) after every transition and every change of a breaker or of DUE outside the scan; the
- * next advance then scans again (scan.ts). HANDED_OUT (ended) is not summarised. summary
- * holds TIMER when a timer is pending, DUE when an operation is due; nextTimer the earliest
- * timer, with none MAX_SPAN after the clock (a scan then finds nothing).
+ * state block), so that an idle poll costs O(1) whatever they hold. summary holds TIMER when
+ * a timer is pending, DUE when an operation is due. nextTimer is the tick before which no
+ * call's advance can change anything: the earliest timer (none: MAX_SPAN after the clock,
+ * where a scan then finds nothing), or the clock itself when something is DUE or the summary
+ * is stale (after every transition and every change of a breaker or of DUE outside the
+ * scan), so that the next advance scans again (scan.ts). HANDED_OUT (ended) is not
+ * summarised.
  */
 export const schedule = changetype<ScheduleWords>(BLOCK + SCHEDULE_AT);
 
 /** The summary no longer holds: the next advance scans. */
 export function markStale(): void {
-  schedule.scanned = 0;
+  schedule.nextTimer = clock.now;
 }
+
+// The earliest timer noted since startSummary: scratch of one scan, which writers that mark
+// the summary stale (setting nextTimer) may call during the scan.
+let earliest: u32 = 0;
 
 /** Starts a summary at the clock. */
 export function startSummary(): void {
   schedule.summary = 0;
-  schedule.nextTimer = tickAfter(clock.now, LIMIT_MAX_SPAN);
+  earliest = tickAfter(clock.now, LIMIT_MAX_SPAN);
 }
 
 export function noteTimer(t: u32): void {
   schedule.summary |= TIMER;
-  if (ticksUntil(schedule.nextTimer, t) < 0) schedule.nextTimer = t;
+  if (ticksUntil(earliest, t) < 0) earliest = t;
+}
+
+/** Ends a summary with whether an operation is DUE; if so the next advance scans again (poll starts it). */
+export function endSummary(): void {
+  schedule.nextTimer = earliest;
+  for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
+    if (slotAt(slot).flags & OP_FLAG_DUE) {
+      schedule.summary |= DUE;
+      schedule.nextTimer = clock.now;
+    }
+  }
 }
 
 // schedule.summary's bits.

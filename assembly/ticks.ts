@@ -20,6 +20,11 @@ import { BLOCK, CLOCK_AT, ClockWords } from "./state";
   return ticksUntil(now, t) <= 0;
 }
 
+/** True when tick `t` lies at or after `from` and before `end` (end - from below 2^31). */
+@inline export function tickWithin(t: u32, from: u32, end: u32): bool {
+  return t - from < end - from;
+}
+
 /** The tick `span` ticks after `t`, wrapped to u32. */
 @inline export function tickAfter(t: u32, span: u32): u32 {
   return t + span;

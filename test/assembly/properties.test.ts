@@ -133,9 +133,7 @@ describe("attempts, waits and the budget", () => {
     };
   };
 
-  // Seeded while an open finding stands: seeds 1436572862 and 42 fail it on the ABI 3 module
-  // (found in the last fresh-clone run, not yet shrunk or explained). Unpin once fixed.
-  test.prop([steady, startArb], { ...RUNS, seed: 7 })(
+  test.prop([steady, startArb], RUNS)(
     "an attempt never starts at or after its operation's deadline, nor beyond maxAttempts",
     (steps, start) => {
       const policy = policyTracker();
@@ -149,7 +147,12 @@ describe("attempts, waits and the budget", () => {
           const h = e.result;
           const p = policy.of(h);
           const attemptDeadline = e.after[`attemptDeadline(${h})`];
-          expect(e.after[`attempt(${h})`]).toBeLessThanOrEqual(p.maxAttempts);
+          // maxAttempts 0 is no limit (docs/ABI.md, Policies). A session's limit is on its level,
+          // not its attempt number, which counts every connect since begin (seeds 1436572862
+          // and 42 found this property written before ABI 3 said so); sessions.test.ts has it.
+          const request = (e.after[`opFlags(${h})`] & OpFlag.SESSION) === 0;
+          if (p.maxAttempts !== 0 && request)
+            expect(e.after[`attempt(${h})`]).toBeLessThanOrEqual(p.maxAttempts);
           expect(ticksUntil(clock, attemptDeadline)).toBeGreaterThanOrEqual(1);
           expect(ticksUntil(clock, attemptDeadline)).toBeLessThanOrEqual(p.attemptTimeout);
           if (e.after[`opFlags(${h})`] & OpFlag.HAS_DEADLINE) {
@@ -217,11 +220,7 @@ describe("attempts, waits and the budget", () => {
 });
 
 describe("nextDue", () => {
-  // Seeded while an open finding stands: seeds -2019767041, 22172613 and 1966438129 shrink
-  // to an UP session whose backoff level is already 0, for which nextDue still wakes at its
-  // stableAfter with nothing to do (a spurious wake, not a missed one). Unpin once the
-  // module arms that timer only when a level is left to reset.
-  test.prop([oneHistory, startArb], { ...RUNS, seed: 42 })(
+  test.prop([oneHistory, startArb], RUNS)(
     "a host that sleeps nextDue - 1 ticks misses nothing; at nextDue ticks something is due",
     (steps, start) => {
       // nextDue counts from the module's clock (ahead of now after a small step back),
@@ -247,11 +246,18 @@ describe("nextDue", () => {
       const polled = api.poll(due);
       const after = snapshot(api, host.handles);
       // A retry fell due (and started), an attempt timed out, an operation hit its deadline,
-      // a break ended (the breaker's state moved) or a session became stable (its level).
+      // a break ended (the breaker's state moved), a session became stable (its level), or a
+      // wait ended under an OPEN or PROBING breaker, which holds it (HELD). The last is a
+      // timer docs/ABI.md names (nextDue: nextAttemptAt of a WAITING operation not yet held)
+      // and its expiry is observable; seeds -2019767041, 22172613 and 1966438129 found this
+      // property without it.
       const moved = diffSnapshots(before, after).some((d) => /^(breakerState|backoffLevel)\(/.test(d));
-      expect(polled >= 0 || ends(after) > ends(before) || timeouts(after) > timeouts(before) || moved).toBe(
-        true,
+      const held = host.handles.some(
+        (h) => after[`opFlags(${h})`] >= 0 && after[`opFlags(${h})`] & OpFlag.HELD & ~before[`opFlags(${h})`],
       );
+      expect(
+        polled >= 0 || ends(after) > ends(before) || timeouts(after) > timeouts(before) || moved || held,
+      ).toBe(true);
     },
   );
 });

@@ -4,7 +4,7 @@
 // pure function of (settings, strategy, seed).
 import { Counter, type TickRetryApi, tickAfter } from "tickretry";
 import { Dependency, HTTP_OK } from "./dependency.js";
-import { Device, type DeviceHost } from "./device.js";
+import { Device, UploadTable, type DeviceHost } from "./device.js";
 import { EventQueue } from "../event-queue.js";
 import { EventKind } from "./events.js";
 import { StatePool, type Instances } from "./instances.js";
@@ -103,6 +103,7 @@ class FleetRun {
       durationMs: settings.durationMs,
       arrivals: settings.arrivals,
       persists: settings.powerCut !== undefined,
+      uploads: new UploadTable(settings.devices),
       stored: (device) => (this.storedCounters[device.index] = countersOf(this.instances.api(device.index))),
       send: (device, handle, attempt, time) => {
         record.send(time, attempt > 1);

@@ -100,7 +100,8 @@ export const ROWS: Row[] = [
   },
   {
     name: "cost per device-second, largest vs 1000",
-    value: ({ fleet }) => `${fleet.costGrowth.toFixed(2)} (${fleet.costGrowthAt} devices)`,
+    value: ({ fleet }) =>
+      `${fleet.costGrowth.toFixed(2)} wall, ${fleet.cpuCostGrowth.toFixed(2)} CPU (${fleet.costGrowthAt} devices)`,
     goal: "<= 1.5",
   },
   {

@@ -299,10 +299,9 @@ function cArgs(e: Export): string {
   return e.params.map((p) => `, ${p.in ? `${p.in}->` : ""}${cName(p.name)}`).join("");
 }
 
-function cView(): string {
-  let out = header("/*").replace(/\n$/, " */\n");
-  out += `#ifndef TICKRETRY_ABI_H\n#define TICKRETRY_ABI_H\n\n#include <stdint.h>\n`;
-  out += `\n#define TICKRETRY_ABI_VERSION ${abi.abiVersion}\n`;
+/** The C view's #defines: the ABI version and every constant group. */
+function cConstants(): string {
+  let out = `\n#define TICKRETRY_ABI_VERSION ${abi.abiVersion}\n`;
   for (const g of groupNames) {
     out += "\n";
     for (const [name, value] of Object.entries(groups[g])) {
@@ -310,6 +309,12 @@ function cView(): string {
       out += `#define TICKRETRY_${upperSnake(g)}_${name} ${literal}\n`;
     }
   }
+  return out;
+}
+
+/** The C view's structs: one per export that takes its fields as a struct. */
+function cStructs(): string {
+  let out = "";
   for (const e of exports) {
     const struct = structOf(e);
     if (!struct) continue;
@@ -321,7 +326,12 @@ function cView(): string {
     }
     out += `} tickretry_${struct};\n`;
   }
-  out += `\n#ifdef __cplusplus\nextern "C" {\n#endif\n`;
+  return out;
+}
+
+/** The C view's prototypes, those of the C API first, in an extern "C" block. */
+function cPrototypes(): string {
+  let out = `\n#ifdef __cplusplus\nextern "C" {\n#endif\n`;
   const prototype = (e: Export) =>
     wrap(`/* ${e.doc} */`, " * ").join("\n") +
     "\n" +
@@ -334,9 +344,13 @@ function cView(): string {
     out += `\n/* The exports the C API wraps (tickretry.h), for the backends and tickretry_image.c. */\n`;
     for (const e of wrapped) out += prototype(e);
   }
-  out += `\n#ifdef __cplusplus\n}\n#endif\n`;
+  return out + `\n#ifdef __cplusplus\n}\n#endif\n`;
+}
+
+/** The C view's X-macro table of every export, and the array-argument macros. */
+function cExportTable(): string {
   const arities = exports.map((e) => e.params.length);
-  out += `\n/* For the backends: X(result type, C name, export name, arity, C parameters, arguments in\n`;
+  let out = `\n/* For the backends: X(result type, C name, export name, arity, C parameters, arguments in\n`;
   out += ` * ABI order each after a comma) for every export. A backend defines X to write its\n`;
   out += ` * tickretry_<C name>; TICKRETRY_UNWRAP strips the parentheses of a list. */\n`;
   out += `#define TICKRETRY_EXPORTS(X) \\\n`;
@@ -358,8 +372,14 @@ function cView(): string {
     const args = Array.from({ length: n }, (_, i) => `, (a)[${i}]`).join("");
     out += `#define TICKRETRY_ARRAY_ARGS_${n}(a)${args && ` ${args}`}\n`;
   }
-  out += `\n#endif\n`;
   return out;
+}
+
+function cView(): string {
+  let out = header("/*").replace(/\n$/, " */\n");
+  out += `#ifndef TICKRETRY_ABI_H\n#define TICKRETRY_ABI_H\n\n#include <stdint.h>\n`;
+  out += cConstants() + cStructs() + cPrototypes() + cExportTable();
+  return out + `\n#endif\n`;
 }
 
 function markdownTables(): string {

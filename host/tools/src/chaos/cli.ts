@@ -34,63 +34,70 @@ options:
   -h, --help        this text
 `;
 
+type ChaosOptions = Parameters<typeof runChaos>[0];
+
+/** The run the arguments ask for (with --json: whether to print JSON), or "help"; throws
+ * what is wrong with them. */
+function parseChaosArgs(args: string[]): { options: ChaosOptions; json: boolean } | "help" {
+  const { values } = parseArgs({
+    args: joinNegativeValues(args),
+    strict: true,
+    options: {
+      kills: { type: "string" },
+      seed: { type: "string" },
+      "upload-every": { type: "string" },
+      scale: { type: "string" },
+      "max-kill-ms": { type: "string" },
+      dir: { type: "string" },
+      transport: { type: "string" },
+      "broker-restarts": { type: "string" },
+      windows: { type: "boolean" },
+      json: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help) return "help";
+  const json = values.json === true;
+  const transport = values.transport ?? "http";
+  if (transport !== "http" && transport !== "mqtt") {
+    throw new Error(`--transport wants http or mqtt, got "${transport}"`);
+  }
+  if (transport === "http" && values["broker-restarts"] !== undefined) {
+    throw new Error("--broker-restarts needs --transport mqtt");
+  }
+  const options: ChaosOptions = {
+    kills: numberOption("kills", values.kills, 1, 1000) ?? 20,
+    seed: numberOption("seed", values.seed, 0, 2 ** 32 - 1) ?? crypto.getRandomValues(new Uint32Array(1))[0],
+    uploadEveryMs: numberOption("upload-every", values["upload-every"], 10, 60_000),
+    scale: numberOption("scale", values.scale, 0.01, 10, false),
+    maxKillMs: numberOption("max-kill-ms", values["max-kill-ms"], 0, 600_000),
+    dir: values.dir,
+    windows: values.windows === true,
+    transport,
+    brokerRestarts: numberOption("broker-restarts", values["broker-restarts"], 0, 1000),
+    onProgress: (line: string) => console.error(`chaos:device: ${line}`),
+  };
+  return { options, json };
+}
+
 async function main(): Promise<number> {
-  let options;
-  let json;
+  let parsed;
   try {
-    const { values } = parseArgs({
-      args: joinNegativeValues(process.argv.slice(2)),
-      strict: true,
-      options: {
-        kills: { type: "string" },
-        seed: { type: "string" },
-        "upload-every": { type: "string" },
-        scale: { type: "string" },
-        "max-kill-ms": { type: "string" },
-        dir: { type: "string" },
-        transport: { type: "string" },
-        "broker-restarts": { type: "string" },
-        windows: { type: "boolean" },
-        json: { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
-    if (values.help) {
-      console.log(HELP);
-      return 0;
-    }
-    json = values.json === true;
-    const transport = values.transport ?? "http";
-    if (transport !== "http" && transport !== "mqtt") {
-      throw new Error(`--transport wants http or mqtt, got "${transport}"`);
-    }
-    if (transport === "http" && values["broker-restarts"] !== undefined) {
-      throw new Error("--broker-restarts needs --transport mqtt");
-    }
-    options = {
-      kills: numberOption("kills", values.kills, 1, 1000) ?? 20,
-      seed:
-        numberOption("seed", values.seed, 0, 2 ** 32 - 1) ?? crypto.getRandomValues(new Uint32Array(1))[0],
-      uploadEveryMs: numberOption("upload-every", values["upload-every"], 10, 60_000),
-      scale: numberOption("scale", values.scale, 0.01, 10, false),
-      maxKillMs: numberOption("max-kill-ms", values["max-kill-ms"], 0, 600_000),
-      dir: values.dir,
-      windows: values.windows === true,
-      transport: transport as "http" | "mqtt",
-      brokerRestarts: numberOption("broker-restarts", values["broker-restarts"], 0, 1000),
-      onProgress: (line: string) => console.error(`chaos:device: ${line}`),
-    };
+    parsed = parseChaosArgs(process.argv.slice(2));
   } catch (err) {
     console.error(`chaos:device: ${(err as Error).message}\n\n${HELP}`);
     return 2;
   }
-
-  const result = await runChaos(options);
+  if (parsed === "help") {
+    console.log(HELP);
+    return 0;
+  }
+  const result = await runChaos(parsed.options);
   for (const p of result.problems) console.error(`chaos:device: PROBLEM ${p}`);
   const t = result.tally;
   const identity = identityHolds(t);
   console.log(
-    json
+    parsed.json
       ? JSON.stringify({ ...t, identity })
       : `taken ${t.taken}: delivered ${t.delivered}, endedOther ${t.endedOther}, dropped ${t.dropped} ` +
           `(queue full), pending ${t.pending}; duplicates ${t.duplicates}, lost ${t.lost}; ` +

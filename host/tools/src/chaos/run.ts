@@ -14,7 +14,7 @@ import { readLog } from "../device/readings-log.js";
 import { readStateFile } from "../device/state-file.js";
 import type { DeviceStatus } from "../device/status.js";
 import { exitWithin, startTickretry, stop, type Child } from "./processes.js";
-import { httpSink, mqttSink } from "./sinks.js";
+import { httpSink, mqttSink, type Sink } from "./sinks.js";
 import { tally, type TallyResult } from "./tally.js";
 
 export interface ChaosOptions {
@@ -69,8 +69,6 @@ const WINDOW_MS = 60_000;
 export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const progress = options.onProgress ?? (() => {});
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), "tickretry-chaos-"));
-  const logPath = join(dir, "readings.log");
-  const statePath = join(dir, "state.json");
   const rng = new Rng(options.seed);
   const maxKillMs = options.maxKillMs ?? 1500;
   const moments = Array.from({ length: options.kills }, () => Math.round(rng.next() * maxKillMs));
@@ -84,73 +82,116 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     options.transport === "mqtt"
       ? await mqttSink(moments, options.brokerRestarts ?? 0, rng, progress)
       : await httpSink(options.kills, options.seed);
-  const deviceArgs = (uploadEveryMs: number) => [
-    "device",
-    "--port",
-    "0",
-    "--quiet",
-    ...sink.deviceArgs,
-    "--state",
-    statePath,
-    "--log",
-    logPath,
-    "--scale",
-    String(options.scale ?? 0.5),
-    "--upload-every",
-    String(uploadEveryMs),
-    // No retry budget: in the outage every operation keeps its slot for all its attempts,
-    // so the slots fill and readings wait in the queue.
-    "--budget",
-    "off",
-    // A new scheduler's seed; every later start restores the stored one.
-    "--seed",
-    String(options.seed),
-  ];
-  const begun = () => new Set(readLog(logPath).flatMap((e) => (e.event === "began" ? [e.reading] : []))).size;
-  // What the kill left for the next start to restore.
-  const left = () => {
-    const state = readStateFile(statePath);
-    return { pendingLeft: state?.pending.length ?? 0, queuedLeft: state?.queue.length ?? 0 };
-  };
-  const told = (k: Kill) =>
-    `the state file holds ${k.pendingLeft} begun and ${k.queuedLeft} queued readings; ${k.begunSoFar} begun so far`;
-
-  let device: Child | undefined;
-  const kills: Kill[] = [];
+  const run = new ChaosRun(options, dir, sink, progress);
   try {
+    await run.randomKills(moments);
+    await run.windowKills(windows, await sink.calm());
+    await run.settle();
+    return await run.tallied();
+  } finally {
+    if (run.device !== undefined) await stop(run.device, "SIGKILL");
+    await sink.close();
+  }
+}
+
+/** One chaos run's files, its sink, the device running (if one is) and the kills so far. */
+class ChaosRun {
+  readonly logPath: string;
+  readonly statePath: string;
+  device: Child | undefined;
+  readonly kills: Kill[] = [];
+
+  constructor(
+    private readonly options: ChaosOptions,
+    private readonly dir: string,
+    private readonly sink: Sink,
+    private readonly progress: (line: string) => void,
+  ) {
+    this.logPath = join(dir, "readings.log");
+    this.statePath = join(dir, "state.json");
+  }
+
+  private deviceArgs(uploadEveryMs: number): string[] {
+    return [
+      "device",
+      "--port",
+      "0",
+      "--quiet",
+      ...this.sink.deviceArgs,
+      "--state",
+      this.statePath,
+      "--log",
+      this.logPath,
+      "--scale",
+      String(this.options.scale ?? 0.5),
+      "--upload-every",
+      String(uploadEveryMs),
+      // No retry budget: in the outage every operation keeps its slot for all its attempts,
+      // so the slots fill and readings wait in the queue.
+      "--budget",
+      "off",
+      // A new scheduler's seed; every later start restores the stored one.
+      "--seed",
+      String(this.options.seed),
+    ];
+  }
+
+  /** The kill just made, with what the log had begun and the state file left for the next
+   * start to restore; reported. */
+  private killed(kill: Omit<Kill, "begunSoFar" | "pendingLeft" | "queuedLeft">, what: string): void {
+    const begunSoFar = new Set(readLog(this.logPath).flatMap((e) => (e.event === "began" ? [e.reading] : [])))
+      .size;
+    const state = readStateFile(this.statePath);
+    const k = {
+      ...kill,
+      begunSoFar,
+      pendingLeft: state?.pending.length ?? 0,
+      queuedLeft: state?.queue.length ?? 0,
+    };
+    this.kills.push(k);
+    this.progress(
+      `${what}; the state file holds ${k.pendingLeft} begun and ${k.queuedLeft} queued readings; ${k.begunSoFar} begun so far`,
+    );
+  }
+
+  /** A device per moment, killed that many ms after it served. */
+  async randomKills(moments: number[]): Promise<void> {
     for (const [i, afterMs] of moments.entries()) {
-      await sink.before(i);
-      device = await startTickretry(deviceArgs(options.uploadEveryMs ?? 50), SERVES);
-      const sinkDid = sink.during(i);
+      await this.sink.before(i);
+      this.device = await startTickretry(this.deviceArgs(this.options.uploadEveryMs ?? 50), SERVES);
+      const sinkDid = this.sink.during(i);
       await sleep(afterMs);
-      const how = await stop(device, "SIGKILL");
+      const how = await stop(this.device, "SIGKILL");
       const scenario = await sinkDid;
       if (how !== "SIGKILL")
-        throw new Error(`the device exited (${how}) before its kill:\n${device.output()}`);
-      device = undefined;
-      kills.push({ scenario, afterMs, begunSoFar: begun(), ...left() });
-      progress(
-        `kill ${i + 1}/${options.kills}: ${scenario}, SIGKILL ${afterMs} ms after it served; ${told(kills.at(-1)!)}`,
+        throw new Error(`the device exited (${how}) before its kill:\n${this.device.output()}`);
+      this.device = undefined;
+      this.killed(
+        { scenario, afterMs },
+        `kill ${i + 1}/${this.options.kills}: ${scenario}, SIGKILL ${afterMs} ms after it served`,
       );
     }
+  }
 
-    const calm = await sink.calm();
+  /** A device per window, which kills itself there; `calm`: the sink's scenario meanwhile. */
+  async windowKills(windows: string[], calm: string): Promise<void> {
     for (const crashAt of windows) {
-      device = await startTickretry(
-        [...deviceArgs(options.uploadEveryMs ?? 50), "--crash-at", crashAt],
-        SERVES,
-      );
-      const how = await exitWithin(device, WINDOW_MS);
+      const args = [...this.deviceArgs(this.options.uploadEveryMs ?? 50), "--crash-at", crashAt];
+      this.device = await startTickretry(args, SERVES);
+      const how = await exitWithin(this.device, WINDOW_MS);
       if (how !== "SIGKILL")
-        throw new Error(`the device did not crash at ${crashAt} (${how}):\n${device.output()}`);
-      device = undefined;
-      kills.push({ scenario: calm, crashAt, begunSoFar: begun(), ...left() });
-      progress(`kill in a window: ${crashAt}; ${told(kills.at(-1)!)}`);
+        throw new Error(`the device did not crash at ${crashAt} (${how}):\n${this.device.output()}`);
+      this.device = undefined;
+      this.killed({ scenario: calm, crashAt }, `kill in a window: ${crashAt}`);
     }
+  }
 
-    device = await startTickretry(deviceArgs(0), SERVES);
+  /** The last device, with no new readings, until it owes nothing; then stopped. */
+  async settle(): Promise<void> {
+    const device = await startTickretry(this.deviceArgs(0), SERVES);
+    this.device = device;
     const statusUrl = new URL("/status.json", device.ready[1]);
-    const settleEnd = performance.now() + (options.settleMs ?? 120_000);
+    const settleEnd = performance.now() + (this.options.settleMs ?? 120_000);
     for (let s: DeviceStatus; ; await sleep(200)) {
       s = (await (await fetch(statusUrl)).json()) as DeviceStatus;
       if (s.operations.length === 0 && s.readings.queued === 0) break;
@@ -160,20 +201,20 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
         );
       }
     }
-    progress("settled: the last device owes nothing; stopping it");
+    this.progress("settled: the last device owes nothing; stopping it");
     const how = await stop(device, "SIGTERM");
-    device = undefined;
+    this.device = undefined;
     if (how !== 0) throw new Error(`the last device exited with ${how}`);
+  }
 
-    const stored = await sink.stored();
-    const last = readStateFile(statePath);
+  /** The readings log and the sink's store tallied against what the state file still owes. */
+  async tallied(): Promise<ChaosResult> {
+    const stored = await this.sink.stored();
+    const last = readStateFile(this.statePath);
     const owed = {
       pending: last?.pending.map((p) => p.reading.id) ?? [],
       queued: last?.queue.map((r) => r.id) ?? [],
     };
-    return { ...tally(readLog(logPath), stored, owed), kills, dir };
-  } finally {
-    if (device !== undefined) await stop(device, "SIGKILL");
-    await sink.close();
+    return { ...tally(readLog(this.logPath), stored, owed), kills: this.kills, dir: this.dir };
   }
 }

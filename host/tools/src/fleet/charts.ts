@@ -5,35 +5,66 @@ import type { ExperimentResult } from "./experiment.js";
 import { BUCKET_MS, type NumericKey } from "./metrics.js";
 import { arrivalsLabel } from "./settings.js";
 
-/** Requests sent per 100 ms, one panel per strategy, from 1.5 s before the first scripted
- * change to 1 s after the last (7 s to 16 s by default): the burst at the resume. */
-export function burstSpec(e: ExperimentResult): TopLevelSpec {
-  const changes = e.settings.dependency.script.map((c) => c.at);
-  const [from, to] =
-    changes.length === 0
-      ? [0, e.settings.durationMs]
-      : [
-          Math.max(0, Math.min(...changes) - 1500),
-          Math.min(e.settings.durationMs, Math.max(...changes) + 1000),
-        ];
-  const values = e.results.flatMap(({ strategy, timeline }) =>
+/** Requests and retries per 100 ms of every run in [from, to) ms, each point labelled. */
+function windowValues(
+  e: ExperimentResult,
+  [from, to]: [number, number],
+  labels: (strategy: ExperimentResult["results"][number]["strategy"]) => Record<string, string>,
+) {
+  return e.results.flatMap(({ strategy, timeline }) =>
     timeline.requests
       .map((requests, b) => ({
-        strategy: `${strategy.name}: ${strategy.description}`,
+        ...labels(strategy),
         t: (b * BUCKET_MS) / 1000,
         requests,
         retries: timeline.retries[b],
       }))
       .filter(({ t }) => t >= from / 1000 && t < to / 1000),
   );
-  const freeze = e.settings.dependency.script.filter((c) => c.frozen !== undefined).map((c) => c.at / 1000);
-  // One x scale for every layer, fixed to the window (a rect would otherwise pull in 0).
+}
+
+/** A panel's layers over [from, to) ms: the span [shadeFrom, shadeTo] s shaded, requests
+ * as a blue area and retries as a red one. One x scale for every layer, fixed to the
+ * window (a rect would otherwise pull in 0). */
+function windowLayers([from, to]: [number, number], shadeFrom: number, shadeTo: number) {
   const time = {
     field: "t",
     type: "quantitative" as const,
     title: "virtual time (s); red: retries",
     scale: { domain: [from / 1000, to / 1000], nice: false, zero: false },
   };
+  return [
+    {
+      data: { values: [{ from: shadeFrom, to: shadeTo }] },
+      mark: { type: "rect" as const, color: "#e8e8e8" },
+      encoding: { x: { ...time, field: "from" }, x2: { field: "to" } },
+    },
+    {
+      mark: { type: "area" as const, color: "#4c78a8", interpolate: "step-after" as const },
+      encoding: { x: time, y: { field: "requests", type: "quantitative" as const, title: "requests" } },
+    },
+    {
+      mark: { type: "area" as const, color: "#e45756", interpolate: "step-after" as const },
+      encoding: { x: time, y: { field: "retries", type: "quantitative" as const } },
+    },
+  ];
+}
+
+/** Requests sent per 100 ms, one panel per strategy, from 1.5 s before the first scripted
+ * change to 1 s after the last (7 s to 16 s by default): the burst at the resume. */
+export function burstSpec(e: ExperimentResult): TopLevelSpec {
+  const changes = e.settings.dependency.script.map((c) => c.at);
+  const window: [number, number] =
+    changes.length === 0
+      ? [0, e.settings.durationMs]
+      : [
+          Math.max(0, Math.min(...changes) - 1500),
+          Math.min(e.settings.durationMs, Math.max(...changes) + 1000),
+        ];
+  const values = windowValues(e, window, (strategy) => ({
+    strategy: `${strategy.name}: ${strategy.description}`,
+  }));
+  const freeze = e.settings.dependency.script.filter((c) => c.frozen !== undefined).map((c) => c.at / 1000);
   return {
     $schema: "https://vega.github.io/schema/vega-lite/v6.json",
     background: "white",
@@ -50,31 +81,11 @@ export function burstSpec(e: ExperimentResult): TopLevelSpec {
         header: { labelOrient: "top", labelAngle: 0, labelAnchor: "start", labelFontSize: 12 },
       },
     },
+    // Without a freeze the shaded span is empty.
     spec: {
       width: 640,
       height: 90,
-      layer: [
-        {
-          // Without a freeze the shaded span is empty.
-          data: { values: [{ from: freeze[0] ?? 0, to: freeze[1] ?? freeze[0] ?? 0 }] },
-          mark: { type: "rect", color: "#e8e8e8" },
-          encoding: { x: { ...time, field: "from" }, x2: { field: "to" } },
-        },
-        {
-          mark: { type: "area", color: "#4c78a8", interpolate: "step-after" },
-          encoding: {
-            x: time,
-            y: { field: "requests", type: "quantitative", title: "requests" },
-          },
-        },
-        {
-          mark: { type: "area", color: "#e45756", interpolate: "step-after" },
-          encoding: {
-            x: time,
-            y: { field: "retries", type: "quantitative" },
-          },
-        },
-      ],
+      layer: windowLayers(window, freeze[0] ?? 0, freeze[1] ?? freeze[0] ?? 0),
     },
   };
 }
@@ -136,24 +147,14 @@ export function comparisonSpec(e: ExperimentResult): TopLevelSpec {
 export function powerCutSpec(e: ExperimentResult): TopLevelSpec {
   const cut = e.settings.powerCut!;
   const boot = cut.atMs + cut.outageMs;
-  const [from, to] = [Math.max(0, cut.atMs - 1000), Math.min(e.settings.durationMs, boot + 3000)];
-  const values = e.results.flatMap(({ strategy, timeline }) =>
-    timeline.requests
-      .map((requests, b) => ({
-        policy: strategy.name.split("/")[0],
-        boot: `at boot: ${strategy.boot ?? "restore"}`,
-        t: (b * BUCKET_MS) / 1000,
-        requests,
-        retries: timeline.retries[b],
-      }))
-      .filter(({ t }) => t >= from / 1000 && t < to / 1000),
-  );
-  const time = {
-    field: "t",
-    type: "quantitative" as const,
-    title: "virtual time (s); red: retries",
-    scale: { domain: [from / 1000, to / 1000], nice: false, zero: false },
-  };
+  const window: [number, number] = [
+    Math.max(0, cut.atMs - 1000),
+    Math.min(e.settings.durationMs, boot + 3000),
+  ];
+  const values = windowValues(e, window, (strategy) => ({
+    policy: strategy.name.split("/")[0],
+    boot: `at boot: ${strategy.boot ?? "restore"}`,
+  }));
   const header = { labelAngle: 0, labelFontSize: 12 };
   return {
     $schema: "https://vega.github.io/schema/vega-lite/v6.json",
@@ -173,24 +174,6 @@ export function powerCutSpec(e: ExperimentResult): TopLevelSpec {
       },
       column: { field: "policy", type: "nominal", title: null, header },
     },
-    spec: {
-      width: 260,
-      height: 90,
-      layer: [
-        {
-          data: { values: [{ from: cut.atMs / 1000, to: boot / 1000 }] },
-          mark: { type: "rect", color: "#e8e8e8" },
-          encoding: { x: { ...time, field: "from" }, x2: { field: "to" } },
-        },
-        {
-          mark: { type: "area", color: "#4c78a8", interpolate: "step-after" },
-          encoding: { x: time, y: { field: "requests", type: "quantitative", title: "requests" } },
-        },
-        {
-          mark: { type: "area", color: "#e45756", interpolate: "step-after" },
-          encoding: { x: time, y: { field: "retries", type: "quantitative" } },
-        },
-      ],
-    },
+    spec: { width: 260, height: 90, layer: windowLayers(window, cut.atMs / 1000, boot / 1000) },
   };
 }

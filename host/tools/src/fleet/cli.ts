@@ -84,8 +84,8 @@ interface Plan {
   threads: number;
 }
 
-function plan(args: string[]): Plan | "help" {
-  const v = parseOptions(args, {
+function parseFleetOptions(args: string[]) {
+  return parseOptions(args, {
     devices: { type: "string", default: "200" },
     seeds: { type: "string", default: "42" },
     strategies: { type: "string" },
@@ -108,36 +108,46 @@ function plan(args: string[]): Plan | "help" {
     scenario: { type: "string", default: "outage" },
     help: { type: "boolean", short: "h", default: false },
   });
-  if (v.scenario !== "outage")
-    throw new UsageError(`--scenario "${v.scenario}": want outage or broker-restart`);
-  if (v.help) return "help";
+}
 
-  const devices = integerArg("devices", v.devices, 1, devicesThatFit(), fitReason());
-  let settings: FleetSettings;
+type FleetOptions = ReturnType<typeof parseFleetOptions>;
+
+/** A message of what is wrong, as a usage error: the settings' own checks name the option. */
+function asUsage<T>(make: () => T): T {
   try {
-    settings = experimentSettings(devices, v.capacity === undefined ? undefined : parseCapacity(v.capacity));
+    return make();
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
+}
+
+/** The fleet, its clocks, its arrivals, its power cut and its recovery from the options. */
+function fleetSettings(v: FleetOptions): FleetSettings {
+  const devices = integerArg("devices", v.devices, 1, devicesThatFit(), fitReason());
+  const capacity = v.capacity;
+  const settings = asUsage(() =>
+    experimentSettings(devices, capacity === undefined ? undefined : parseCapacity(capacity)),
+  );
   settings.durationMs = integerArg("duration", v.duration, 1000, 3_600_000);
   settings.clocks = choiceArg("clocks", v.clocks, ["wrap", "zero", "random"] as const);
   settings.ties = choiceArg("ties", v.ties, ["fifo", "random"] as const);
   settings.arrivals = choiceArg("arrivals", v.arrivals, ["open", "closed"] as const);
-  try {
+  asUsage(() => {
     settings.interval = parseGap("interval", v.interval);
     settings.think = parseGap("think", v.think);
     if (v["power-cut"] !== undefined) settings.powerCut = parsePowerCut(v["power-cut"]);
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
+  });
   const threshold = Number(v["recovery-threshold"]);
   if (!(threshold > 0 && threshold <= 1)) {
     throw new UsageError(`--recovery-threshold "${v["recovery-threshold"]}": want a number in (0, 1]`);
   }
   settings.recovery.threshold = threshold;
   settings.recovery.maxLatencyMs = integerArg("recovery-latency", v["recovery-latency"], 1);
+  return settings;
+}
 
-  const seeds = v.seeds.split(",").map((s) => integerArg("seeds", s.trim(), 0, 2 ** 32 - 1));
+/** The named strategies, then each --policy file's, which the module has accepted. */
+function chosenStrategies(v: FleetOptions, settings: FleetSettings): Strategy[] {
   const names = v.strategies ?? (v.policy.length > 0 ? "" : settings.powerCut ? "A,B,C,D,S" : "A,B,C,D");
   const strategies = names
     .split(",")
@@ -159,6 +169,17 @@ function plan(args: string[]): Plan | "help" {
     }
   }
   if (strategies.length === 0) throw new UsageError("no strategy to run: give --strategies or --policy");
+  return strategies;
+}
+
+function plan(args: string[]): Plan | "help" {
+  const v = parseFleetOptions(args);
+  if (v.scenario !== "outage")
+    throw new UsageError(`--scenario "${v.scenario}": want outage or broker-restart`);
+  if (v.help) return "help";
+  const settings = fleetSettings(v);
+  const seeds = v.seeds.split(",").map((s) => integerArg("seeds", s.trim(), 0, 2 ** 32 - 1));
+  const strategies = chosenStrategies(v, settings);
   const cut = settings.powerCut;
   if (cut && cut.atMs + cut.outageMs >= settings.durationMs) {
     throw new UsageError(

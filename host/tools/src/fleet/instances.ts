@@ -28,49 +28,53 @@ export function prepareInstances(n: number): TickRetryApi[] {
   return instances;
 }
 
-/** Bytes of each device's block the pool keeps in its buffer; a device whose block has
- * anything past them (one that has used more of its operation slots) keeps a whole copy
- * instead. A block ends in zeros for the slots a device never used, and most devices of
- * the experiment use a few: 640 bytes hold the blocks of 96% of them (5,000 devices, C,
- * seed 42). */
+/** Bytes of each device's slot in the pool's buffer. A block is mostly zeros (the policies
+ * and operation slots a device never used), so the slot keeps only its chunks that are not
+ * all 0; a device with more of them (one that has used more of its operation slots) keeps
+ * a whole copy instead. 640 bytes hold every device's chunks in the experiment (strategy
+ * C, seed 42, 5,000 devices: 5 to 8 chunks of 64 bytes). */
 export const KEPT_BYTES = 640;
 
-/** True when every word of `words` is 0. */
-function allZero(words: Uint32Array): boolean {
-  for (let i = 0; i < words.length; i++) if (words[i] !== 0) return false;
-  return true;
-}
+/** masks[] bit of a device whose block is a whole copy of its own. */
+const WHOLE = 0x8000_0000;
 
 /**
  * One instance, `devices` state blocks. The instance holds one device's block at a time
  * (the one entered last); entering another copies that one back and the new one's in.
- * The buffer keeps the first `keptBytes` of each block, the rest being zeros; a device
- * whose block ever reaches past them moves to a whole copy of its own for good. A block
- * of zeros is a fresh instance, so the buffer starts as `devices` fresh instances.
+ * The block is cut into chunks (a 64-byte cache line, or more for a block of more than 31
+ * of them); each device's slot of `keptBytes` in one buffer holds its chunks that are not
+ * all 0, in order, and its mask says which they are. A device whose chunks ever outgrow
+ * the slot moves to a whole copy of its own for good. A swap so copies only the memory a
+ * device uses. A block of zeros is a fresh instance, so the buffer starts as `devices`
+ * fresh instances.
  */
 export class StatePool implements Instances {
   private readonly shared: TickRetryApi;
-  /** The instance's block, as words: all of it, the part kept, the rest. */
+  /** The instance's block, as words. */
   private readonly live: Uint32Array;
-  private readonly head: Uint32Array;
-  private readonly tail: Uint32Array;
-  private readonly kept: number;
+  /** Words of a chunk, chunks of the block, and chunks a device's slot holds. */
+  private readonly chunk: number;
+  private readonly chunks: number;
+  private readonly slotChunks: number;
   private readonly states: Uint32Array;
+  /** Per device, bit c: chunk c is in its slot (the others are 0); or WHOLE. */
+  private readonly masks: Uint32Array;
   private readonly whole = new Map<number, Uint32Array>();
-  /** The tail may hold a whole copy's words: the next kept device clears it. */
-  private tailDirty = false;
+  /** The chunks of `live` that may not be 0. */
+  private liveMask: number;
   private current = -1;
 
   constructor(devices: number, keptBytes = KEPT_BYTES) {
     this.shared = prepareInstances(1)[0];
     const words = this.shared.stateBytes() / 4;
-    this.kept = Math.min(words, Math.floor(keptBytes / 4));
+    this.chunk = Math.max(16, Math.ceil(words / 31));
+    this.chunks = Math.ceil(words / this.chunk);
+    this.slotChunks = Math.min(this.chunks, Math.floor(keptBytes / 4 / this.chunk));
     this.live = new Uint32Array(this.shared.memory.buffer, this.shared.stateAddress(), words);
-    this.head = this.live.subarray(0, this.kept);
-    this.tail = this.live.subarray(this.kept);
-    this.states = new Uint32Array(devices * this.kept);
+    this.states = new Uint32Array(devices * this.slotChunks * this.chunk);
+    this.masks = new Uint32Array(devices);
     // The instance may hold an earlier run's device: no device of this one.
-    this.tailDirty = true;
+    this.liveMask = 2 ** this.chunks - 1;
   }
 
   api(): TickRetryApi {
@@ -80,31 +84,51 @@ export class StatePool implements Instances {
   enter(i: number): void {
     if (i === this.current) return;
     if (this.current >= 0) this.leave(this.current);
-    const whole = this.whole.get(i);
-    if (whole !== undefined) {
-      this.live.set(whole);
-      this.tailDirty = true;
+    const mask = this.masks[i];
+    if (mask === WHOLE) {
+      this.live.set(this.whole.get(i)!);
+      this.liveMask = 2 ** this.chunks - 1;
     } else {
-      const at = i * this.kept;
-      this.head.set(this.states.subarray(at, at + this.kept));
-      if (this.tailDirty) this.tail.fill(0);
-      this.tailDirty = false;
+      const { live, states, chunk } = this;
+      let at = i * this.slotChunks * chunk;
+      for (let c = 0, w = 0; c < this.chunks; c++, w += chunk) {
+        const end = Math.min(w + chunk, live.length);
+        if (mask & (1 << c)) for (let k = w; k < end; k++) live[k] = states[at++];
+        else if (this.liveMask & (1 << c)) for (let k = w; k < end; k++) live[k] = 0;
+      }
+      this.liveMask = mask;
     }
     this.current = i;
   }
 
   /** Bytes the pool holds for its devices' states, copies of whole blocks included. */
   bytes(): number {
-    return this.states.byteLength + this.whole.size * this.live.byteLength;
+    return this.states.byteLength + this.masks.byteLength + this.whole.size * this.live.byteLength;
   }
 
   private leave(d: number): void {
-    const whole = this.whole.get(d);
-    if (whole !== undefined) whole.set(this.live);
-    else if (allZero(this.tail)) this.states.set(this.head, d * this.kept);
-    else {
-      this.whole.set(d, this.live.slice());
-      this.tailDirty = true;
+    const { live, chunk } = this;
+    let mask = 0;
+    let count = 0;
+    for (let c = 0, w = 0; c < this.chunks; c++, w += chunk) {
+      const end = Math.min(w + chunk, live.length);
+      let any = 0;
+      for (let k = w; k < end; k++) any |= live[k];
+      if (any !== 0) ((mask |= 1 << c), count++);
+    }
+    this.liveMask = mask;
+    if (this.masks[d] === WHOLE) this.whole.get(d)!.set(live);
+    else if (count <= this.slotChunks) {
+      const states = this.states;
+      let at = d * this.slotChunks * chunk;
+      for (let c = 0, w = 0; c < this.chunks; c++, w += chunk) {
+        const end = Math.min(w + chunk, live.length);
+        if (mask & (1 << c)) for (let k = w; k < end; k++) states[at++] = live[k];
+      }
+      this.masks[d] = mask;
+    } else {
+      this.whole.set(d, live.slice());
+      this.masks[d] = WHOLE;
     }
   }
 }

@@ -4,7 +4,7 @@
 // pure function of (settings, strategy, seed).
 import { Counter, type TickRetryApi, tickAfter } from "tickretry";
 import { Dependency, HTTP_OK } from "./dependency.js";
-import { Device, type DeviceHost } from "./device.js";
+import { Device, UploadTable, type DeviceHost } from "./device.js";
 import { EventQueue } from "../event-queue.js";
 import { EventKind } from "./events.js";
 import { StatePool, type Instances } from "./instances.js";
@@ -37,122 +37,174 @@ export function runFleet(
   seed: number,
   progress?: Progress,
   instances: Instances = new StatePool(settings.devices),
-) {
-  const events = new EventQueue();
-  const requests = new RequestTable();
-  const record = new RunRecord();
-  const tieRng = new Rng(deriveSeed(seed, -1, Stream.TIES));
-  let sequence = 0;
-  const tie = settings.ties === "fifo" ? () => sequence++ : () => tieRng.nextU32();
+): RunRecord {
+  const run = new FleetRun(settings, strategy, seed, instances);
+  run.start();
+  run.drain(progress);
+  return run.finish();
+}
 
-  const dependency = new Dependency(settings.dependency, {
-    schedule: (time, kind, arg) => events.push(time, tie(), kind, arg),
-    answered(id, status, time) {
-      requests.status[id] = status;
-      record.answer(time, status === HTTP_OK, requests.sentAt[id]);
-      events.push(time, tie(), EventKind.RESPONSE, id);
-    },
-  });
-  settings.dependency.script.forEach((c, i) => events.push(c.at, tie(), EventKind.DEPENDENCY_CHANGE, i));
-  if (settings.powerCut) {
-    events.push(settings.powerCut.atMs, tie(), EventKind.POWER_CUT, 0);
-    events.push(settings.powerCut.atMs + settings.powerCut.outageMs, tie(), EventKind.BOOT, 0);
+/** One run: its queue, its requests, its devices and what it records. */
+class FleetRun {
+  private readonly events = new EventQueue();
+  private readonly requests = new RequestTable();
+  readonly record = new RunRecord();
+  private readonly tie: () => number;
+  private readonly dependency: Dependency;
+  private readonly devices: Device[] = [];
+  /** Each device's counters in its last stored image: a restored instance starts from them. */
+  private readonly storedCounters: Counted[] = [];
+
+  constructor(
+    private readonly settings: FleetSettings,
+    private readonly strategy: Strategy,
+    private readonly seed: number,
+    private readonly instances: Instances,
+  ) {
+    const tieRng = new Rng(deriveSeed(seed, -1, Stream.TIES));
+    let sequence = 0;
+    this.tie = settings.ties === "fifo" ? () => sequence++ : () => tieRng.nextU32();
+    this.dependency = new Dependency(settings.dependency, {
+      schedule: (time, kind, arg) => this.events.push(time, this.tie(), kind, arg),
+      answered: (id, status, time) => {
+        this.requests.status[id] = status;
+        this.record.answer(time, status === HTTP_OK, this.requests.sentAt[id]);
+        this.events.push(time, this.tie(), EventKind.RESPONSE, id);
+      },
+    });
   }
 
-  const gap = settings.arrivals === "open" ? settings.interval : settings.think;
-  // Each device's counters in its last stored image: a restored instance starts from them.
-  const storedCounters: Counted[] = [];
-  const host: DeviceHost = {
-    durationMs: settings.durationMs,
-    arrivals: settings.arrivals,
-    persists: settings.powerCut !== undefined,
-    stored: (device) => (storedCounters[device.index] = countersOf(instances.api(device.index))),
-    send(device, handle, attempt, time) {
-      record.send(time, attempt > 1);
-      dependency.arrive(requests.add(device.index, device.epoch, handle, attempt, time), time);
-    },
-    wakeAt(device, time) {
-      device.wake = time;
-      events.push(time, tie(), EventKind.WAKE, device.index);
-    },
-    ended: (start, end, reason, pending) => record.operation(start, end, reason, pending),
-    stale: () => record.staleResponses++,
-    tableFull: () => record.tableFull++,
-    gap: (rng) => drawGap(gap, rng),
-  };
+  /** Schedules the script and the power cut, makes every device and starts its loop. */
+  start(): void {
+    const { settings, seed, events } = this;
+    settings.dependency.script.forEach((c, i) =>
+      events.push(c.at, this.tie(), EventKind.DEPENDENCY_CHANGE, i),
+    );
+    if (settings.powerCut) {
+      events.push(settings.powerCut.atMs, this.tie(), EventKind.POWER_CUT, 0);
+      events.push(settings.powerCut.atMs + settings.powerCut.outageMs, this.tie(), EventKind.BOOT, 0);
+    }
+    const gap = settings.arrivals === "open" ? settings.interval : settings.think;
+    const host = this.deviceHost(gap);
+    for (let i = 0; i < settings.devices; i++) {
+      const api = this.enter(i);
+      api.init(deriveSeed(seed, i, Stream.SEED_LO), deriveSeed(seed, i, Stream.SEED_HI));
+      applyStrategy(api, this.strategy);
+      const rng = new Rng(deriveSeed(seed, i, Stream.GAP));
+      this.devices.push(new Device(i, api, clockOffset(settings, seed, i), rng, host));
+    }
+    for (const d of this.devices) d.start(drawPhase(gap, new Rng(deriveSeed(seed, d.index, Stream.PHASE))));
+  }
+
+  /** What the devices are given of the run around them. */
+  private deviceHost(gap: FleetSettings["interval"]): DeviceHost {
+    const { settings, record, events } = this;
+    return {
+      durationMs: settings.durationMs,
+      arrivals: settings.arrivals,
+      persists: settings.powerCut !== undefined,
+      uploads: new UploadTable(settings.devices),
+      stored: (device) => (this.storedCounters[device.index] = countersOf(this.instances.api(device.index))),
+      send: (device, handle, attempt, time) => {
+        record.send(time, attempt > 1);
+        this.dependency.arrive(this.requests.add(device.index, device.epoch, handle, attempt, time), time);
+      },
+      wakeAt: (device, time) => {
+        device.wake = time;
+        events.push(time, this.tie(), EventKind.WAKE, device.index);
+      },
+      ended: (start, end, reason, pending) => record.operation(start, end, reason, pending),
+      stale: () => record.staleResponses++,
+      tableFull: () => record.tableFull++,
+      gap: (rng) => drawGap(gap, rng),
+    };
+  }
 
   /** Device i's instance, holding its state: what every event of device i starts with. */
-  const enter = (i: number) => {
-    instances.enter(i);
-    return instances.api(i);
-  };
-  const devices: Device[] = [];
-  for (let i = 0; i < settings.devices; i++) {
-    const api = enter(i);
-    api.init(deriveSeed(seed, i, Stream.SEED_LO), deriveSeed(seed, i, Stream.SEED_HI));
-    applyStrategy(api, strategy);
-    devices.push(
-      new Device(i, api, clockOffset(settings, seed, i), new Rng(deriveSeed(seed, i, Stream.GAP)), host),
-    );
+  private enter(i: number): TickRetryApi {
+    this.instances.enter(i);
+    return this.instances.api(i);
   }
-  for (const d of devices) d.start(drawPhase(gap, new Rng(deriveSeed(seed, d.index, Stream.PHASE))));
 
-  let steps = 0;
-  const popped = events.popped;
-  while (events.pop()) {
-    const { time, arg } = popped;
-    switch (popped.kind) {
-      case EventKind.DEPENDENCY_CHANGE:
-        dependency.change(arg, time);
-        break;
-      case EventKind.SERVICE_DONE:
-        dependency.serviceDone(arg, time);
-        break;
-      case EventKind.RESPONSE: {
-        const device = devices[requests.device[arg]];
-        // An answer to a request sent before a power cut finds its connection gone.
-        if (requests.epoch[arg] === device.epoch) {
-          enter(device.index);
-          device.receive(requests.handle[arg], requests.attempt[arg], requests.status[arg], time);
-        }
-        requests.release(arg);
-        break;
+  /** Runs every event in order, telling `progress` now and then how far it got. */
+  drain(progress?: Progress): void {
+    const { events, dependency, settings } = this;
+    const popped = events.popped;
+    let steps = 0;
+    while (events.pop()) {
+      const { time, arg } = popped;
+      switch (popped.kind) {
+        case EventKind.DEPENDENCY_CHANGE:
+          dependency.change(arg, time);
+          break;
+        case EventKind.SERVICE_DONE:
+          dependency.serviceDone(arg, time);
+          break;
+        case EventKind.RESPONSE:
+          this.respond(arg, time);
+          break;
+        case EventKind.WAKE:
+          this.wake(arg, time);
+          break;
+        case EventKind.POWER_CUT:
+          this.powerCut();
+          break;
+        case EventKind.BOOT:
+          this.boot(time);
+          break;
       }
-      case EventKind.WAKE: {
-        const device = devices[arg];
-        if (device.wake !== time) break; // superseded by an earlier wake
-        device.wake = -1;
-        enter(device.index);
-        device.run(time);
-        break;
-      }
-      case EventKind.POWER_CUT:
-        for (const d of devices) {
-          addCounters(record, countersOf(enter(d.index)), 1); // what the lost instance counted
-          record.pendingAtCut += d.powerOff();
-        }
-        break;
-      case EventKind.BOOT:
-        record.bootAt = time;
-        for (const d of devices) {
-          const api = enter(d.index);
-          // A boot is a fresh start: a new seed from the hardware RNG, the policy set again.
-          api.init(
-            deriveSeed(seed, d.index, Stream.BOOT_SEED_LO),
-            deriveSeed(seed, d.index, Stream.BOOT_SEED_HI),
-          );
-          applyStrategy(api, strategy);
-          // A restored image brings the counters it had at the save: counted already.
-          if (d.boot(time, strategy.boot ?? "restore")) addCounters(record, storedCounters[d.index], -1);
-          d.run(time);
-        }
-        break;
+      if (progress && ++steps % 8192 === 0) progress(Math.min(1, time / settings.durationMs));
     }
-    if (progress && ++steps % 8192 === 0) progress(Math.min(1, time / settings.durationMs));
   }
 
-  for (let i = 0; i < settings.devices; i++) addCounters(record, countersOf(enter(i)), 1);
-  return record;
+  private respond(id: number, time: number): void {
+    const requests = this.requests;
+    const device = this.devices[requests.device[id]];
+    // An answer to a request sent before a power cut finds its connection gone.
+    if (requests.epoch[id] === device.epoch) {
+      this.enter(device.index);
+      device.receive(requests.handle[id], requests.attempt[id], requests.status[id], time);
+    }
+    requests.release(id);
+  }
+
+  private wake(index: number, time: number): void {
+    const device = this.devices[index];
+    if (device.wake !== time) return; // superseded by an earlier wake
+    device.wake = -1;
+    this.enter(index);
+    device.run(time);
+  }
+
+  private powerCut(): void {
+    for (const d of this.devices) {
+      addCounters(this.record, countersOf(this.enter(d.index)), 1); // what the lost instance counted
+      this.record.pendingAtCut += d.powerOff();
+    }
+  }
+
+  private boot(time: number): void {
+    const { record, seed, strategy } = this;
+    record.bootAt = time;
+    for (const d of this.devices) {
+      const api = this.enter(d.index);
+      // A boot is a fresh start: a new seed from the hardware RNG, the policy set again.
+      api.init(
+        deriveSeed(seed, d.index, Stream.BOOT_SEED_LO),
+        deriveSeed(seed, d.index, Stream.BOOT_SEED_HI),
+      );
+      applyStrategy(api, strategy);
+      // A restored image brings the counters it had at the save: counted already.
+      if (d.boot(time, strategy.boot ?? "restore")) addCounters(record, this.storedCounters[d.index], -1);
+      d.run(time);
+    }
+  }
+
+  /** Adds what every device's instance counted, and returns the record. */
+  finish(): RunRecord {
+    for (let i = 0; i < this.settings.devices; i++) addCounters(this.record, countersOf(this.enter(i)), 1);
+    return this.record;
+  }
 }
 
 /** The counters a run totals, of one instance: retries denied, attempts started, timeouts. */

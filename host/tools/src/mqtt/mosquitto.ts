@@ -51,7 +51,9 @@ function config(dir: string, port: number, passwordFile: string | undefined): st
   ].join("\n");
 }
 
-export async function startMosquitto(options: MosquittoOptions = {}): Promise<Broker> {
+/** A new directory with the broker's config (and its password file, with credentials),
+ * and the port the config listens on. */
+async function prepare(options: MosquittoOptions): Promise<{ dir: string; conf: string; port: number }> {
   const dir = mkdtempSync(join(tmpdir(), "tickretry-mosquitto-"));
   let passwordFile: string | undefined;
   if (options.credentials !== undefined) {
@@ -62,7 +64,21 @@ export async function startMosquitto(options: MosquittoOptions = {}): Promise<Br
   const port = options.port ?? (await freePort());
   const conf = join(dir, "mosquitto.conf");
   writeFileSync(conf, config(dir, port, passwordFile));
+  return { dir, conf, port };
+}
 
+/** Stops `p` (SIGTERM, SIGKILL after STOP_MS) and waits for it; nothing if it has exited. */
+async function halt(p: ChildProcess | undefined): Promise<void> {
+  if (p === undefined || p.exitCode !== null || p.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => p.once("exit", () => resolve()));
+  p.kill("SIGTERM");
+  const late = setTimeout(() => p.kill("SIGKILL"), STOP_MS);
+  await exited;
+  clearTimeout(late);
+}
+
+export async function startMosquitto(options: MosquittoOptions = {}): Promise<Broker> {
+  const { dir, conf, port } = await prepare(options);
   let child: ChildProcess | undefined;
   let output = "";
   let restarts = 0;
@@ -79,20 +95,15 @@ export async function startMosquitto(options: MosquittoOptions = {}): Promise<Br
       exit === undefined ? undefined : `mosquitto on port ${port} ${exit}:\n${output}`,
     );
   };
-  const halt = async () => {
+  const stop = async () => {
     const p = child;
     child = undefined;
-    if (p === undefined || p.exitCode !== null || p.signalCode !== null) return;
-    const exited = new Promise<void>((resolve) => p.once("exit", () => resolve()));
-    p.kill("SIGTERM");
-    const late = setTimeout(() => p.kill("SIGKILL"), STOP_MS);
-    await exited;
-    clearTimeout(late);
+    await halt(p);
   };
   try {
     await launch();
   } catch (err) {
-    await halt();
+    await stop();
     rmSync(dir, { recursive: true, force: true });
     throw err;
   }
@@ -101,14 +112,14 @@ export async function startMosquitto(options: MosquittoOptions = {}): Promise<Br
     url: `mqtt://127.0.0.1:${port}`,
     port,
     async restart(downMs = 0) {
-      await halt();
+      await stop();
       await sleep(downMs);
       await launch();
       restarts++;
     },
     restarts: () => restarts,
     async close() {
-      await halt();
+      await stop();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -77,130 +77,101 @@ const BODY_LIMIT = 16 * 1024;
 
 /** Starts the upstream; port 0 (the default) takes a free port. */
 export async function startUpstream(options: UpstreamOptions = {}): Promise<Upstream> {
-  const timing: Timing = { ...DEFAULT_TIMING, ...options.timing };
-  const rng = new Rng(options.seed ?? 1);
-  const rand = () => rng.next();
-  const started = performance.now();
-  let scenario: ScenarioName = options.scenario ?? "healthy";
-  let scenarioSince = started;
-  const store = new DedupStore(options.storeLimitBytes);
-  const seen: Seen[] = [];
-  const timers = new Set<NodeJS.Timeout>();
-  let requests = 0;
-  let replays = 0;
-  let resets = 0;
-
-  function answer(
-    res: ServerResponse,
-    key: string,
-    upload: string,
-    status: number,
-    retryAfterS?: number,
-  ): void {
-    const headers: Record<string, string> = { "content-type": "application/json" };
-    if (retryAfterS !== undefined) headers["retry-after"] = String(retryAfterS);
-    const body: Record<string, unknown> = { status };
-    if (status >= 200 && status < 300 && key !== "") {
-      const ran = store.run(key, upload);
-      if (ran === "full") {
-        res
-          .writeHead(503, { ...headers, "retry-after": "60" })
-          .end(JSON.stringify({ status: 503, full: true }));
-        return;
-      }
-      body.key = key;
-      body.replay = ran === "replay";
-      if (body.replay) {
-        replays++;
-        headers["idempotent-replayed"] = "true";
-      }
-    }
-    res.writeHead(status, headers).end(JSON.stringify(body));
-  }
-
-  function handle(req: IncomingMessage, res: ServerResponse, key: string, upload: string): void {
-    requests++;
-    const action: Action = SCENARIOS[scenario].decide(performance.now() - scenarioSince, rand, timing);
-    const entry: Seen = {
-      key,
-      attempt: String(req.headers["x-attempt"] ?? ""),
-      scenario,
-      action: action.kind,
-      atMs: performance.now() - started,
-    };
-    seen.push(entry);
-    if (seen.length > LOG_SIZE) seen.shift();
-    if (action.kind === "reset") {
-      // The upload ran, then the connection died before the answer: the client's view.
-      if (key !== "") store.run(key, upload);
-      resets++;
-      req.socket.resetAndDestroy();
-      return;
-    }
-    entry.status = action.status;
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      answer(res, key, upload, action.status, action.retryAfterS);
-    }, action.delayMs);
-    timers.add(timer);
-    // A client that gives up (the device timed the attempt out) frees the held request.
-    res.on("close", () => {
-      clearTimeout(timer);
-      timers.delete(timer);
+  const u = new UpstreamServer(options);
+  const server = createServer((req, res) => u.route(req, res));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
+      ({ address: u.address, port: u.port } = server.address() as AddressInfo);
+      resolve();
     });
-  }
-
-  const stats = (): UpstreamStats => ({
-    scenario,
-    requests,
-    stored: store.size,
-    replays,
-    resets,
-    holding: timers.size,
   });
+  return {
+    url: `http://${u.address}:${u.port}/upload`,
+    scenario: () => u.scenario,
+    setScenario: (name) => u.setScenario(name),
+    stats: () => u.stats(),
+    log: () => u.seen,
+    stored: () => u.store.entries(),
+    close() {
+      for (const t of u.timers) clearTimeout(t);
+      u.timers.clear();
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
 
-  const storedUploads = (): StoredUpload[] => store.entries();
+/** The upstream's state and how it meets each request. */
+class UpstreamServer {
+  private readonly timing: Timing;
+  private readonly rng: Rng;
+  private readonly started = performance.now();
+  scenario: ScenarioName;
+  private scenarioSince = this.started;
+  readonly store: DedupStore;
+  readonly seen: Seen[] = [];
+  /** The answers held back (a hang, a freeze, a delay). */
+  readonly timers = new Set<NodeJS.Timeout>();
+  private requests = 0;
+  private replays = 0;
+  private resets = 0;
+  /** Where the server listens, once it does: the control guard compares with it. */
+  address = "";
+  port = 0;
 
-  function setScenario(name: ScenarioName): void {
-    scenario = name;
-    scenarioSince = performance.now();
+  constructor(private readonly options: UpstreamOptions) {
+    this.timing = { ...DEFAULT_TIMING, ...options.timing };
+    this.rng = new Rng(options.seed ?? 1);
+    this.scenario = options.scenario ?? "healthy";
+    this.store = new DedupStore(options.storeLimitBytes);
   }
 
-  function control(req: IncomingMessage, res: ServerResponse, body: string): void {
-    const json = (status: number, value: unknown): void => {
-      res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value));
+  stats(): UpstreamStats {
+    return {
+      scenario: this.scenario,
+      requests: this.requests,
+      stored: this.store.size,
+      replays: this.replays,
+      resets: this.resets,
+      holding: this.timers.size,
     };
-    const route = `${req.method} ${req.url}`;
-    if (route === "GET /control/stats") return json(200, stats());
-    if (route === "GET /control/stored") return json(200, storedUploads());
-    if (route === "POST /control/scenario") {
-      const name = body.trim();
-      if (!isScenarioName(name)) return json(400, { error: unknownScenario(name) });
-      setScenario(name);
-      return json(200, stats());
-    }
-    res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
   }
 
-  const server = createServer((req, res) => {
-    const isControl = options.control === true && req.url?.startsWith("/control/");
+  setScenario(name: ScenarioName): void {
+    this.scenario = name;
+    this.scenarioSince = performance.now();
+  }
+
+  /** Every request: refused at once when it is not one the upstream takes, else read. */
+  route(req: IncomingMessage, res: ServerResponse): void {
+    const isControl = this.options.control === true && req.url?.startsWith("/control/");
     if (!isControl && (req.method !== "POST" || req.url !== "/upload")) {
       res.writeHead(404, { "content-type": "text/plain" }).end("POST /upload only\n");
       return;
     }
-    if (isControl && !controlAllowed(req, address, port)) {
+    if (isControl && !controlAllowed(req, this.address, this.port)) {
       res
         .writeHead(403, { "content-type": "text/plain", connection: "close" })
         .end("control from this host only\n");
-      return req.resume();
+      req.resume();
+      return;
     }
     const key = String(req.headers["idempotency-key"] ?? "");
     if (Buffer.byteLength(key) > KEY_LIMIT_BYTES) {
       res
         .writeHead(400, { "content-type": "text/plain", connection: "close" })
         .end(`Idempotency-Key over ${KEY_LIMIT_BYTES} bytes\n`);
-      return req.resume();
+      req.resume();
+      return;
     }
+    this.readBody(req, res, (body) =>
+      isControl ? this.control(req, res, body) : this.handle(req, res, key, body),
+    );
+  }
+
+  /** Reads the body, up to BODY_LIMIT bytes (past it: 413 and the connection closed). */
+  private readBody(req: IncomingMessage, res: ServerResponse, then: (body: string) => void): void {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on("data", (chunk: Buffer) => {
@@ -213,34 +184,88 @@ export async function startUpstream(options: UpstreamOptions = {}): Promise<Upst
     });
     req.on("end", () => {
       if (size > BODY_LIMIT) return;
-      const body = Buffer.concat(chunks).toString("utf8");
-      if (isControl) control(req, res, body);
-      else handle(req, res, key, body);
+      then(Buffer.concat(chunks).toString("utf8"));
     });
-  });
+  }
 
-  let address = "";
-  let port = 0;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
-      ({ address, port } = server.address() as AddressInfo);
-      resolve();
+  private answer(
+    res: ServerResponse,
+    key: string,
+    upload: string,
+    status: number,
+    retryAfterS?: number,
+  ): void {
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (retryAfterS !== undefined) headers["retry-after"] = String(retryAfterS);
+    const body: Record<string, unknown> = { status };
+    if (status >= 200 && status < 300 && key !== "") {
+      const ran = this.store.run(key, upload);
+      if (ran === "full") {
+        res
+          .writeHead(503, { ...headers, "retry-after": "60" })
+          .end(JSON.stringify({ status: 503, full: true }));
+        return;
+      }
+      body.key = key;
+      body.replay = ran === "replay";
+      if (body.replay) {
+        this.replays++;
+        headers["idempotent-replayed"] = "true";
+      }
+    }
+    res.writeHead(status, headers).end(JSON.stringify(body));
+  }
+
+  private handle(req: IncomingMessage, res: ServerResponse, key: string, upload: string): void {
+    this.requests++;
+    const rand = () => this.rng.next();
+    const action: Action = SCENARIOS[this.scenario].decide(
+      performance.now() - this.scenarioSince,
+      rand,
+      this.timing,
+    );
+    const entry: Seen = {
+      key,
+      attempt: String(req.headers["x-attempt"] ?? ""),
+      scenario: this.scenario,
+      action: action.kind,
+      atMs: performance.now() - this.started,
+    };
+    this.seen.push(entry);
+    if (this.seen.length > LOG_SIZE) this.seen.shift();
+    if (action.kind === "reset") {
+      // The upload ran, then the connection died before the answer: the client's view.
+      if (key !== "") this.store.run(key, upload);
+      this.resets++;
+      req.socket.resetAndDestroy();
+      return;
+    }
+    entry.status = action.status;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      this.answer(res, key, upload, action.status, action.retryAfterS);
+    }, action.delayMs);
+    this.timers.add(timer);
+    // A client that gives up (the device timed the attempt out) frees the held request.
+    res.on("close", () => {
+      clearTimeout(timer);
+      this.timers.delete(timer);
     });
-  });
+  }
 
-  return {
-    url: `http://${address}:${port}/upload`,
-    scenario: () => scenario,
-    setScenario,
-    stats,
-    log: () => seen,
-    stored: storedUploads,
-    close() {
-      for (const t of timers) clearTimeout(t);
-      timers.clear();
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
-  };
+  private control(req: IncomingMessage, res: ServerResponse, body: string): void {
+    const json = (status: number, value: unknown): void => {
+      res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value));
+    };
+    const route = `${req.method} ${req.url}`;
+    if (route === "GET /control/stats") return json(200, this.stats());
+    if (route === "GET /control/stored") return json(200, this.store.entries());
+    if (route === "POST /control/scenario") {
+      const name = body.trim();
+      if (!isScenarioName(name)) return json(400, { error: unknownScenario(name) });
+      this.setScenario(name);
+      return json(200, this.stats());
+    }
+    res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
+  }
 }

@@ -174,8 +174,8 @@ export class Device {
   settings: Settings;
   readonly ops = new Map<number, Tracked>();
   readonly recent: EndedOperation[] = [];
-  /** What the page's live timeline draws: begins, attempt starts, answers, timeouts, ends. */
-  readonly events = new EventLog();
+  /** What the page's live timeline draws: begins, attempt starts, answers, timeouts, ends, boots, sleeps. */
+  readonly events = new EventLog(() => this.clock.wallMs());
   /** The module running, as the page's playground fetches it. */
   moduleBytes: Buffer = BUILT_MODULE;
   host: HostCounts = { requestsStarted: 0, requestsAbandoned: 0 };
@@ -486,6 +486,7 @@ export class Device {
       restoredOperations: s?.pending.length ?? 0,
       restoredQueued: this.queue.length,
     };
+    this.events.add(this.tick.at(ms), "boot", 0, 0);
   }
 
   /** Every connection dies and the instance with it; only the state store remains. */
@@ -505,6 +506,7 @@ export class Device {
       this.powerOn("reboot", this.boot.count);
       return this.schedule(0);
     }
+    this.events.add(this.tick.at(ms), "sleep", 0, 0);
     this.asleepUntil = ms + power.ms;
     this.cancelNextPass = this.clock.after(power.ms, () => {
       this.asleepUntil = undefined;

@@ -126,15 +126,11 @@ async function module(ctx: SetupContext, { bytes }: Input): Promise<Answer> {
 
 export const HANDLERS: Record<string, Handler> = {
   status: (ctx, { req }) => {
-    const s = deviceStatus(ctx.device, {
-      upstream: ctx.upstream,
-      mqtt: ctx.mqtt,
-      devicePasswordSet: ctx.password.isSet,
-    });
     // ?since=SEQ: only the events after the page's last poll (it merges them by seq).
     const since = new URL(req.url ?? "/", "http://device").searchParams.get("since");
     const after = since !== null && /^[0-9]{1,10}$/.test(since) ? Number(since) : 0;
-    return { status: 200, body: { ...s, events: s.events.filter((e) => e.seq > after) } };
+    const context = { upstream: ctx.upstream, mqtt: ctx.mqtt, devicePasswordSet: ctx.password.isSet };
+    return { status: 200, body: { ...deviceStatus(ctx.device, context, after) } };
   },
   module_bytes: (ctx) => ({ status: 200, type: "application/wasm", bytes: ctx.device.moduleBytes }),
   password,

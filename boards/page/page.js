@@ -226,8 +226,6 @@ function absorbEvent(e) {
 }
 
 function absorb(events, now) {
-  // A board counts its events from 1 again after a reboot: its newest is then behind ours.
-  if (events.length > 0 && events.at(-1).seq < lastSeq) lastSeq = 0;
   for (const e of events) {
     if (e.seq <= lastSeq) continue;
     lastSeq = e.seq;
@@ -348,12 +346,28 @@ function render(s) {
   setupView(s);
 }
 
+// The status as the first answer and every later one make it: a poll since the last seq
+// gets the tick, the events and ended operations after it and only the groups that
+// changed (docs/device.md), so a group it leaves out stays as it was.
+let status = null;
+const RECENT_SHOWN = 20;
+
+function merge(answer) {
+  // A board counts its events from 1 again after a reboot, and then answers in full.
+  const restarted = answer.events.length > 0 && answer.events.at(-1).seq < lastSeq;
+  if (restarted) lastSeq = 0;
+  if (status === null || restarted) return (status = answer);
+  // A server that ignores `since` sends every ended operation again: each is kept once.
+  const seen = new Set(answer.recent.map((r) => r.seq));
+  const recent = [...answer.recent, ...status.recent.filter((r) => !seen.has(r.seq))].slice(0, RECENT_SHOWN);
+  return (status = { ...status, ...answer, recent });
+}
+
 async function poll(again = true) {
   try {
-    // Only the events since the last poll; a server that ignores `since` sends all of them.
     const res = await fetch(`/status.json?since=${lastSeq}`, { cache: "no-store" });
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
-    render(await res.json());
+    render(merge(await res.json()));
     polls++;
     $("live").textContent = `live: ${polls} updates, last at ${new Date().toLocaleTimeString()}`;
   } catch (err) {

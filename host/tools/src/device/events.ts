@@ -38,7 +38,7 @@ export class EventLog {
     attempt: number,
     outcome = "NONE",
     endReason = "NONE",
-  ) {
+  ): number {
     this.ring.push({
       seq: ++this.seq,
       t,
@@ -50,6 +50,7 @@ export class EventLog {
       endReason,
     });
     if (this.ring.length > EVENTS) this.ring.shift();
+    return this.seq;
   }
 
   /** Oldest first. */
@@ -57,11 +58,8 @@ export class EventLog {
     return this.ring.slice();
   }
 
-  /**
-   * The events after `since` (the page's last seq), oldest first; all of them when
-   * `since` is past the newest, as after a board's reboot, which starts its count again.
-   */
-  after(since: number): DeviceEvent[] {
-    return since > this.seq ? this.list() : this.ring.filter((e) => e.seq > since);
+  /** The newest event's seq (0: none yet). */
+  get newest(): number {
+    return this.seq;
   }
 }

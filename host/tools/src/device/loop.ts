@@ -111,6 +111,8 @@ interface Tracked {
 }
 
 export interface EndedOperation {
+  /** Its end event's seq on the page's timeline. */
+  seq: number;
   operationId: number;
   reading: number;
   endReason: number;
@@ -558,18 +560,21 @@ export class Device {
     if (op === undefined)
       throw new Error(`ended() handed out ${h} (${errorName(h)}), which this loop does not hold`);
     if (op.flight !== undefined) this.abandon(op, op.flight, now);
+    const endReason = this.api.endReason(h);
+    const attempts = this.api.attempt(h);
+    const seq = this.events.add(now, "end", op.operationId, attempts, "NONE", endReasonName(endReason));
     const ended: EndedOperation = {
+      seq,
       operationId: op.operationId,
       reading: op.reading.id,
-      endReason: this.api.endReason(h),
-      attempts: this.api.attempt(h),
+      endReason,
+      attempts,
       lastOutcome: this.api.lastOutcome(h),
       detail: op.detail,
       tookMs: this.passMs - op.begunMs,
     };
     this.recent.unshift(ended);
     if (this.recent.length > RECENT) this.recent.pop();
-    this.events.add(now, "end", op.operationId, ended.attempts, "NONE", endReasonName(ended.endReason));
     this.onEnd?.(ended);
     this.ops.delete(h);
     this.figures.operationsEnded++;

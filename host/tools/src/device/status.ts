@@ -36,6 +36,8 @@ export interface OperationStatus {
 }
 
 export interface EndedStatus {
+  /** Its end event's seq (a poll since SEQ gets the ends after it). */
+  seq: number;
   operationId: number;
   reading: number;
   endReason: string;
@@ -129,6 +131,7 @@ function storeOf(device: Device): DeviceStatus["store"] {
 /** The last ended operations, newest first. */
 function recentOf(device: Device): EndedStatus[] {
   return device.recent.map((e) => ({
+    seq: e.seq,
     operationId: e.operationId,
     reading: e.reading,
     endReason: endReasonName(e.endReason),
@@ -156,8 +159,8 @@ function upstreamOf(upstream?: Upstream): Pick<DeviceStatus, "faults" | "upstrea
   };
 }
 
-/** The status; `sinceSeq`: only the events after it (EventLog.after). */
-export function deviceStatus(device: Device, context: StatusContext = {}, sinceSeq = 0): DeviceStatus {
+/** The whole status (what the page's first poll gets; status-delta.ts cuts the later ones). */
+export function deviceStatus(device: Device, context: StatusContext = {}): DeviceStatus {
   const api = device.api;
   const now = device.tick.read();
   return {
@@ -172,7 +175,7 @@ export function deviceStatus(device: Device, context: StatusContext = {}, sinceS
     power: { ...device.boot, asleepForMs: device.asleepForMs() ?? null },
     operations: operationsOf(device, now),
     recent: recentOf(device),
-    events: device.events.after(sinceSeq),
+    events: device.events.list(),
     settings: {
       ssid: device.settings.ssid,
       passwordSet: device.settings.password !== "",

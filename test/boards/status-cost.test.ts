@@ -75,6 +75,14 @@ describe("the sketch's /status.json per request", () => {
     expect(steady.bytes).toBeLessThanOrEqual(2048);
   });
 
+  it("reads ?since as the simulator does: 1 to 10 digits below 2^32, anything else 0 (everything)", () => {
+    const since = (v: string) => execFileSync(COST, ["since", v], { encoding: "utf8" }).trim();
+    expect(["1032", "4294967295", "0"].map(since)).toEqual(["1032", "4294967295", "0"]);
+    expect(["", "abc", "12a", "-1", " 5", "4294967296", "00000000001"].map(since)).toEqual(
+      Array(7).fill("0"),
+    );
+  });
+
   it("a page that polled before a reboot (its seq past the newest) gets everything", () => {
     expect(answer("reboot", 1)).toEqual(answer("full", 1));
   });

@@ -8,6 +8,7 @@
  *   status_cost calls full|steady LIVE N       writes it N times more and prints how many
  *                                              writes in all, for callgrind
  *                                              (--toggle-collect=device_status_json)
+ *   status_cost since VALUE                    what device_status_since reads of ?since=VALUE
  * reboot: a page that polled before the board rebooted asks since a seq past the newest. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,6 +116,10 @@ static uint32_t polls_before(device_status *s, const char *poll) {
 }
 
 int main(int argc, char **argv) {
+  if (argc == 3 && strcmp(argv[1], "since") == 0) {
+    printf("%lu\n", (unsigned long)device_status_since(argv[2]));
+    return 0;
+  }
   if (argc < 4) return 2;
   uint32_t live = (uint32_t)atoi(argv[3]);
   if (live > TICKRETRY_LIMIT_OPERATIONS) return 2;

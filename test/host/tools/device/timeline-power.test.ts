@@ -43,7 +43,7 @@ test("operations before a sleep and after a reboot sit on either side of its mar
   await new Promise((r) => setTimeout(r, 1500)); // some operations before the sleep
   sim.device.requestDeepSleep(2000);
   await waitFor("the wake", () => sim.device.boot.kind === "deep sleep");
-  await new Promise((r) => setTimeout(r, 1500));
+  await new Promise((r) => setTimeout(r, 2500)); // an upload or two between the wake and the reboot
   sim.device.requestReboot();
   await waitFor("the reboot", () => sim.device.boot.kind === "reboot");
   await new Promise((r) => setTimeout(r, 2500)); // operations after it, and a few polls

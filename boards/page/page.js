@@ -348,9 +348,29 @@ function render(s) {
 
 // The status as the first answer and every later one make it: a poll since the last seq
 // gets the tick, the events and ended operations after it and only the groups that
-// changed (docs/device.md), so a group it leaves out stays as it was.
+// changed (docs/device.md), so a group it leaves out stays as it was, counted on by the tick.
 let status = null;
 const RECENT_SHOWN = 20;
+
+const less = (ms, elapsed) => (ms === null ? null : ms - elapsed);
+
+/** Rows as they stand `elapsed` ms of the device's tick later: a server leaves out a group
+ * that only the clock moves (waits, deadlines, up times), and the page counts it on. */
+function countedOn(s, elapsed) {
+  return {
+    operations: s.operations.map((o) => ({
+      ...o,
+      nextAttemptInMs: less(o.nextAttemptInMs, elapsed),
+      attemptTimeoutInMs: less(o.attemptTimeoutInMs, elapsed),
+      deadlineInMs: less(o.deadlineInMs, elapsed),
+    })),
+    sessions: s.sessions.map((v) => ({
+      ...v,
+      upForMs: v.upForMs === null ? null : v.upForMs + elapsed,
+      nextTryInMs: less(v.nextTryInMs, elapsed),
+    })),
+  };
+}
 
 function merge(answer) {
   // A board counts its events from 1 again after a reboot, and then answers in full.
@@ -360,7 +380,8 @@ function merge(answer) {
   // A server that ignores `since` sends every ended operation again: each is kept once.
   const seen = new Set(answer.recent.map((r) => r.seq));
   const recent = [...answer.recent, ...status.recent.filter((r) => !seen.has(r.seq))].slice(0, RECENT_SHOWN);
-  return (status = { ...status, ...answer, recent });
+  const elapsed = (answer.tick.now - status.tick.now) >>> 0;
+  return (status = { ...status, ...countedOn(status, elapsed), ...answer, recent });
 }
 
 async function poll(again = true) {

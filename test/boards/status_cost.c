@@ -2,13 +2,16 @@
  * test/boards/status-cost.test.ts: a busy board's status, as the sketch's tables hold it
  * at their largest (EVENTS_KEPT events, RECENT_KEPT ended operations, its two sessions),
  * written for the page's first poll and for a poll in the steady state: the third, after
- * an upload's worth of events (a begin, a start, an answer and an end), with the loop,
- * the counters, the sessions and the live operations moved since the poll before.
- *   status_cost json full|steady|reboot LIVE   the JSON of that poll with LIVE operations
+ * an upload's worth of events (a begin, a start, an answer and an end), with the loop and
+ * the counters moved since the poll before, and the live operations and sessions only
+ * counted on by the clock.
+ *   status_cost json full|steady|retry|reboot LIVE
+ *                                              the JSON of that poll with LIVE operations
  *   status_cost calls full|steady LIVE N       writes it N times more and prints how many
  *                                              writes in all, for callgrind
  *                                              (--toggle-collect=device_status_json)
  *   status_cost since VALUE                    what device_status_since reads of ?since=VALUE
+ * retry: the steady poll, where one live operation also began an attempt (every row goes).
  * reboot: a page that polled before the board rebooted asks since a seq past the newest. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,13 +89,17 @@ static void fill(device_status *s, uint32_t live) {
   s->session_count = 2;
 }
 
-/* 500 ms on: the tick, the loop, the sessions' up time and the live operations' waits. */
+/* 500 ms on: the tick, the loop, the sessions' up time and the live operations' waits
+ * and deadlines (which the memo compares as the tick they point at: unchanged). */
 static void half_second_on(device_status *s) {
   s->now += 500;
   s->wall_ms += 500;
   s->passes += 60;
   for (int i = 0; i < 2; i++) sessions[i].up_for.ms += 500;
-  for (uint32_t i = 0; i < s->operation_count; i++) ops[i].next_attempt_in.ms -= 500;
+  for (uint32_t i = 0; i < s->operation_count; i++) {
+    ops[i].next_attempt_in.ms -= 500;
+    ops[i].deadline_in.ms -= 500;
+  }
 }
 
 /* The page's polls up to the one measured; what that one asks since. */
@@ -100,7 +107,8 @@ static uint32_t polls_before(device_status *s, const char *poll) {
   static char json[12 * 1024];
   uint32_t newest = events[EVENTS_KEPT - 1].seq;
   if (strcmp(poll, "reboot") == 0) return newest + 500;
-  if (strcmp(poll, "steady") != 0) return 0; /* full: the page's first poll */
+  int retry = strcmp(poll, "retry") == 0;
+  if (strcmp(poll, "steady") != 0 && !retry) return 0; /* full: the page's first poll */
   earlier_writes = 2;
   s->memo = &memo;
   s->event_count = EVENTS_KEPT - 2 * NEW_EVENTS; /* the first poll */
@@ -112,6 +120,10 @@ static uint32_t polls_before(device_status *s, const char *poll) {
   s->event_count = EVENTS_KEPT; /* the third, an upload later: it moved the counters */
   half_second_on(s);
   s->counters[TICKRETRY_COUNTER_BEGUN]++;
+  if (retry && s->operation_count > 0) {
+    ops[0].attempt++;
+    ops[0].state = "IN_FLIGHT";
+  }
   return newest - NEW_EVENTS;
 }
 

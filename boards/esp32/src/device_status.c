@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "generated/status_fields.h"
 
@@ -253,10 +254,58 @@ uint32_t device_status_since(const char *value) {
   return n > UINT32_MAX ? 0 : (uint32_t)n;
 }
 
-/* FNV-1a over a group's JSON: what the memo compares. */
-static uint32_t fnv1a(const char *p, size_t n) {
-  uint32_t h = 2166136261u;
-  for (size_t i = 0; i < n; i++) h = (h ^ (uint8_t)p[i]) * 16777619u;
+/* FNV-1a: what the memo compares, over a group's JSON or its pinned fields. */
+static uint32_t fnv1a(uint32_t h, const void *bytes, size_t n) {
+  const uint8_t *p = (const uint8_t *)bytes;
+  for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 16777619u;
+  return h;
+}
+#define FNV_START 2166136261u
+#define FNV_FIELD(h, v) fnv1a(h, &(v), sizeof(v))
+
+static uint32_t fnv_str(uint32_t h, const char *s) {
+  s = s ? s : "";
+  return fnv1a(h, s, strlen(s) + 1);
+}
+
+/* A countdown (sign 1) or an up time (sign -1) as the tick it points at, which only a
+ * change moves: the page counts it on by the tick while the group is left out. */
+static uint32_t fnv_pinned(uint32_t h, uint32_t now, status_ms v, int sign) {
+  uint32_t at = v.present ? now + (uint32_t)(sign * v.ms) : 0;
+  h = FNV_FIELD(h, v.present);
+  return FNV_FIELD(h, at);
+}
+
+static uint32_t operations_hash(const device_status *s) {
+  uint32_t h = FNV_FIELD(FNV_START, s->operation_count);
+  for (uint32_t i = 0; i < s->operation_count; i++) {
+    const status_operation *op = &s->operations[i];
+    h = FNV_FIELD(h, op->operation_id);
+    h = FNV_FIELD(h, op->slot);
+    h = FNV_FIELD(h, op->reading);
+    h = FNV_FIELD(h, op->attempt);
+    h = FNV_FIELD(h, op->max_attempts);
+    h = fnv_str(fnv_str(fnv_str(h, op->state), op->last_outcome), op->detail);
+    h = fnv_pinned(h, s->now, op->next_attempt_in, 1);
+    h = fnv_pinned(h, s->now, op->attempt_timeout_in, 1);
+    h = fnv_pinned(h, s->now, op->deadline_in, 1);
+  }
+  return h;
+}
+
+static uint32_t sessions_hash(const device_status *s) {
+  uint32_t h = FNV_FIELD(FNV_START, s->session_count);
+  for (uint32_t i = 0; i < s->session_count; i++) {
+    const status_session *v = &s->sessions[i];
+    h = fnv_str(fnv_str(h, v->name), v->state);
+    h = FNV_FIELD(h, v->operation_id);
+    h = FNV_FIELD(h, v->attempts);
+    h = FNV_FIELD(h, v->drops);
+    h = FNV_FIELD(h, v->reconnects);
+    h = fnv_str(fnv_str(fnv_str(h, v->end_reason), v->last_outcome), v->detail);
+    h = fnv_pinned(h, s->now, v->up_for, -1);
+    h = fnv_pinned(h, s->now, v->next_try_in, 1);
+  }
   return h;
 }
 
@@ -273,7 +322,9 @@ static void put_group(out *o, const device_status *s, int g, uint32_t newest, ui
   GROUPS[g](o, s);
   status_memo *m = s->memo;
   if (!m || o->full) return;
-  uint32_t h = fnv1a(o->p + start, o->len - start);
+  uint32_t h = g == STATUS_GROUP_OPERATIONS ? operations_hash(s)
+               : g == STATUS_GROUP_SESSIONS ? sessions_hash(s)
+                                            : fnv1a(FNV_START, o->p + start, o->len - start);
   if (h != m->hash[g] || m->changed_at[g] == 0) {
     m->hash[g] = h;
     m->changed_at[g] = newest + 1; /* 0: never written */

@@ -37,6 +37,24 @@ describe("the status memo", () => {
     expect(memo.answer(status(8, "office", 1), 8, 8).settings).toEqual({ ssid: "office" });
   });
 
+  it("leaves out live operations that only count down, and sends them on a change", () => {
+    const memo = new StatusMemo();
+    const at = (now: number, attempt: number) =>
+      ({
+        ...status(now, "home", 1),
+        tick: { now, wraps: 0, wallMs: now },
+        operations: [{ operationId: 7, attempt, nextAttemptInMs: 5000 - now, deadlineInMs: 9000 - now }],
+        sessions: [{ name: "mqtt", upForMs: now - 10, nextTryInMs: null }],
+      }) as unknown as DeviceStatus;
+    memo.answer(at(4, 1), 4, 0);
+    memo.answer(at(8, 1), 8, 4);
+    const counting = memo.answer(at(12, 1), 12, 8);
+    expect(["operations" in counting, "sessions" in counting]).toEqual([false, false]);
+    expect(memo.answer(at(16, 2), 16, 12).operations).toEqual([
+      { operationId: 7, attempt: 2, nextAttemptInMs: 4984, deadlineInMs: 8984 },
+    ]);
+  });
+
   it("answers everything to a SEQ past the newest (a page from before a board's reboot)", () => {
     const memo = new StatusMemo();
     memo.answer(status(4, "home", 1), 4, 0);

@@ -75,3 +75,22 @@ test("a row's label is the whole operation id, with the id on hover", async () =
   for (const [shown, title] of labels) expect(shown).toBe(title);
   expect(labels.some(([shown]) => ids.includes(shown ?? ""))).toBe(true);
 });
+
+test("live operations left out of a poll are counted on by the tick, as a full status has them", async () => {
+  // A hanging upstream: operations stay live, counting down to their deadlines.
+  await sim.upstream!.setScenario("hang");
+  await waitFor("live operations", () => sim.device.ops.size >= 2);
+  await new Promise((r) => setTimeout(r, 2000)); // several polls that leave the rows out
+  const shown = await page.$$eval("#operations tbody tr", (rows) =>
+    rows.map((r) => [Number(r.cells[0].textContent), Number.parseInt(r.cells[5].textContent ?? "", 10)]),
+  );
+  const full = (await (await fetch(new URL("/status.json", sim.url))).json()) as {
+    operations: { operationId: number; deadlineInMs: number }[];
+  };
+  const deadlines = new Map(full.operations.map((o) => [o.operationId, o.deadlineInMs]));
+  const both = shown.filter(([id]) => deadlines.has(id)); // not ended in between
+  expect(both.length).toBeGreaterThan(0);
+  // The page's deadline is at most a poll (and this fetch) behind the device's.
+  for (const [id, deadline] of both)
+    expect([id, Math.abs(deadline - deadlines.get(id)!) < 1500]).toEqual([id, true]);
+}, 30_000);

@@ -82,7 +82,10 @@ test("live operations left out of a poll are counted on by the tick, as a full s
   await waitFor("live operations", () => sim.device.ops.size >= 2);
   await new Promise((r) => setTimeout(r, 2000)); // several polls that leave the rows out
   const shown = await page.$$eval("#operations tbody tr", (rows) =>
-    rows.map((r) => [Number(r.cells[0].textContent), Number.parseInt(r.cells[5].textContent ?? "", 10)]),
+    (rows as HTMLTableRowElement[]).map((r) => [
+      Number(r.cells[0].textContent),
+      Number.parseInt(r.cells[5].textContent ?? "", 10),
+    ]),
   );
   const full = (await (await fetch(new URL("/status.json", sim.url))).json()) as {
     operations: { operationId: number; deadlineInMs: number }[];

@@ -104,9 +104,10 @@ const fill = (id, rows) => document.querySelector(`#${id} tbody`).replaceChildre
 const ms = (v) => (v === null ? null : `${Math.max(0, Math.round(v))} ms`);
 const hex = (n) => `0x${n.toString(16).padStart(8, "0")}`;
 
-function cards(s) {
+/** The cards of the loop: tick, gaps, passes, budget, requests, live operations. */
+function loopCards(s) {
   const loop = s.loop;
-  const list = [
+  return [
     ["tick", `${s.tick.now}`, `${hex(s.tick.now)}, wrapped ${s.tick.wraps}×`],
     [
       "loop gap max (since start-up)",
@@ -125,10 +126,17 @@ function cards(s) {
       `${s.operations.length}`,
       `${s.readings.queued} of ${s.readings.queueLimit} readings waiting, ${s.readings.dropped} dropped`,
     ],
+  ];
+}
+
+/** The cards of power and the kept state. */
+function powerCards(s) {
+  const asleep = s.power.asleepForMs !== null;
+  return [
     [
       "power",
-      s.power.asleepForMs !== null ? "asleep" : s.power.kind,
-      s.power.asleepForMs !== null
+      asleep ? "asleep" : s.power.kind,
+      asleep
         ? `waking in ${Math.ceil(s.power.asleepForMs / 1000)} s`
         : `boot ${s.power.count}, ${s.power.restoredOperations} operations restored after ${s.power.elapsedMs} ms`,
     ],
@@ -145,6 +153,11 @@ function cards(s) {
       "of a board's NVS at this rate of state changes (at most one NVS write per 20 min)",
     ],
   ];
+}
+
+/** The simulator's cards: its consumer and upstream, when it runs them. */
+function simulatorCards(s) {
+  const list = [];
   if (s.consumer) {
     const c = s.consumer;
     list.push([
@@ -162,6 +175,11 @@ function cards(s) {
       `${up.requests} requests, ${up.stored} stored, ${up.replays} replays`,
     ]);
   }
+  return list;
+}
+
+function cards(s) {
+  const list = [...loopCards(s), ...powerCards(s), ...simulatorCards(s)];
   $("cards").replaceChildren(...list.map(([name, value, more]) => card(name, value, more)));
 }
 
@@ -178,28 +196,48 @@ function card(name, value, more) {
   return div;
 }
 
-// The timeline's memory: every operation seen in the events, by operation id.
+// The timeline's memory: every operation seen in the events, by operation id, and the
+// boots and sleeps. Times are the device's RTC (wallMs), which runs on through reboots
+// and sleeps; the tick starts again at every boot.
 const ops = new Map();
+let marks = [];
 let lastSeq = 0;
 
-function absorb(events) {
+/** One event into the operation it belongs to (a boot or sleep into the marks). */
+function absorbEvent(e) {
+  if (e.kind === "boot" || e.kind === "sleep") {
+    // Power goes: every attempt in flight dies with its connection.
+    for (const op of ops.values())
+      for (const x of op.attempts) if (x.end === null) Object.assign(x, { end: e.wallMs, outcome: "lost" });
+    const sleep = marks.at(-1);
+    if (e.kind === "boot" && sleep?.kind === "sleep" && sleep.until === undefined) sleep.until = e.wallMs;
+    marks.push({ at: e.wallMs, kind: e.kind });
+    return;
+  }
+  let op = ops.get(e.operationId);
+  if (!op) ops.set(e.operationId, (op = { id: e.operationId, attempts: [], end: null }));
+  const a = op.attempts.find((x) => x.attempt === e.attempt);
+  if (e.kind === "start") op.attempts.push({ attempt: e.attempt, start: e.wallMs, end: null, outcome: null });
+  else if (e.kind === "answer" && a && a.end === null)
+    Object.assign(a, { end: e.wallMs, outcome: e.outcome });
+  else if (e.kind === "timeout" && a && a.end === null)
+    Object.assign(a, { end: e.wallMs, outcome: "TIMEOUT" });
+  else if (e.kind === "end") op.end = { t: e.wallMs, reason: e.endReason };
+}
+
+function absorb(events, now) {
   for (const e of events) {
     if (e.seq <= lastSeq) continue;
     lastSeq = e.seq;
-    let op = ops.get(e.operationId);
-    if (!op) ops.set(e.operationId, (op = { id: e.operationId, begin: e.t, attempts: [], end: null }));
-    const a = op.attempts.find((x) => x.attempt === e.attempt);
-    if (e.kind === "start") op.attempts.push({ attempt: e.attempt, start: e.t, end: null, outcome: null });
-    else if (e.kind === "answer" && a && a.end === null) Object.assign(a, { end: e.t, outcome: e.outcome });
-    else if (e.kind === "timeout" && a && a.end === null) Object.assign(a, { end: e.t, outcome: "TIMEOUT" });
-    else if (e.kind === "end") op.end = { t: e.t, reason: e.endReason };
+    absorbEvent(e);
   }
   // Forget what has scrolled off the chart.
   if (ops.size > 4 * ROWS) for (const id of [...ops.keys()].slice(0, ops.size - 4 * ROWS)) ops.delete(id);
+  marks = marks.filter((m) => (m.until ?? now) >= now - SPAN_MS);
 }
 
 function timeline(now) {
-  const at = (t) => SPAN_MS - ((now - t) | 0);
+  const at = (t) => SPAN_MS - (now - t);
   const rows = [...ops.values()]
     .filter((op) => !op.end || at(op.end.t) >= 0)
     .slice(-ROWS)
@@ -212,14 +250,16 @@ function timeline(now) {
       })),
       end: op.end && { at: at(op.end.t), reason: op.end.reason },
     }));
-  drawTimeline($("timeline"), rows, SPAN_MS, "ago", ROWS);
+  const shown = marks.map((m) => ({
+    kind: m.kind,
+    at: at(m.at),
+    until: m.until === undefined ? undefined : at(m.until),
+  }));
+  drawTimeline($("timeline"), rows, SPAN_MS, "ago", ROWS, shown);
 }
 
-function render(s) {
-  $("device-name").textContent = s.device.name;
-  cards(s);
-  absorb(s.events);
-  timeline(s.tick.now);
+/** The tables of live operations, sessions, ended operations and counters. */
+function tables(s) {
   fill(
     "operations",
     s.operations.map((o) =>
@@ -258,7 +298,6 @@ function render(s) {
       ),
     ),
   );
-  $("broker-restart").hidden = !s.broker?.embedded;
   fill(
     "recent",
     s.recent.map((r) =>
@@ -269,6 +308,10 @@ function render(s) {
     "counters",
     Object.entries(s.counters).map(([name, value]) => row([name, value], [1])),
   );
+}
+
+/** The setup view: what is stored, which forms apply, and (once) the forms' values. */
+function setupView(s) {
   $("stored-ssid").textContent = s.settings.ssid || "(none)";
   $("stored-password").textContent = s.settings.passwordSet ? "set" : "none";
   $("stored-url").textContent = s.settings.upstreamUrl;
@@ -276,24 +319,71 @@ function render(s) {
   $("password-setup").hidden = s.security.devicePasswordSet;
   $("unlock").hidden = !s.security.devicePasswordSet;
   $("module-panel").hidden = !s.security.moduleUpload;
+  $("broker-restart").hidden = !s.broker?.embedded;
   // Scenarios and stalls are the simulator's faults; a board has none.
   const scenarios = s.faults.scenarios;
   $("fault-scenario").hidden = scenarios.length === 0;
   $("fault-stall").hidden = scenarios.length === 0;
-  if (!filled) {
-    filled = true;
-    $("ssid").value = s.settings.ssid;
-    $("upstreamUrl").value = s.settings.upstreamUrl;
-    for (const field of BROKER_FIELDS) $(field).value = s.settings[field];
-    $("scenario").replaceChildren(
-      ...scenarios.map((name) => {
-        const option = document.createElement("option");
-        option.value = option.textContent = name;
-        option.selected = name === s.faults.scenario;
-        return option;
-      }),
-    );
-  }
+  if (filled) return;
+  filled = true;
+  $("ssid").value = s.settings.ssid;
+  $("upstreamUrl").value = s.settings.upstreamUrl;
+  for (const field of BROKER_FIELDS) $(field).value = s.settings[field];
+  $("scenario").replaceChildren(
+    ...scenarios.map((name) => {
+      const option = document.createElement("option");
+      option.value = option.textContent = name;
+      option.selected = name === s.faults.scenario;
+      return option;
+    }),
+  );
+}
+
+function render(s) {
+  $("device-name").textContent = s.device.name;
+  cards(s);
+  absorb(s.events, s.tick.wallMs);
+  timeline(s.tick.wallMs);
+  tables(s);
+  setupView(s);
+}
+
+// The status as the first answer and every later one make it: a poll since the last seq
+// gets the tick, the events and ended operations after it and only the groups that
+// changed (docs/device.md), so a group it leaves out stays as it was, counted on by the tick.
+let status = null;
+const RECENT_SHOWN = 20;
+
+const less = (ms, elapsed) => (ms === null ? null : ms - elapsed);
+
+/** Rows as they stand `elapsed` ms of the device's tick later: a server leaves out a group
+ * that only the clock moves (waits, deadlines, up times), and the page counts it on. */
+function countedOn(s, elapsed) {
+  return {
+    operations: s.operations.map((o) => ({
+      ...o,
+      nextAttemptInMs: less(o.nextAttemptInMs, elapsed),
+      attemptTimeoutInMs: less(o.attemptTimeoutInMs, elapsed),
+      deadlineInMs: less(o.deadlineInMs, elapsed),
+    })),
+    sessions: s.sessions.map((v) => ({
+      ...v,
+      upForMs: v.upForMs === null ? null : v.upForMs + elapsed,
+      nextTryInMs: less(v.nextTryInMs, elapsed),
+    })),
+  };
+}
+
+function merge(answer) {
+  // A board counts its events from 1 again after a reboot, and then answers in full.
+  const restarted = answer.events.length > 0 && answer.events.at(-1).seq < lastSeq;
+  if (restarted) lastSeq = 0;
+  if (status === null || restarted) return (status = answer);
+  // A server that ignores `since` sends every ended operation again: each is kept once.
+  const seen = new Set(answer.recent.map((r) => r.seq));
+  const recent = [...answer.recent, ...status.recent.filter((r) => !seen.has(r.seq))].slice(0, RECENT_SHOWN);
+  const elapsed = (answer.tick.now - status.tick.now) >>> 0;
+  return (status = { ...status, ...countedOn(status, elapsed), ...answer, recent });
 }
 
 // The broker settings the form edits and the status returns (the password only as set).
@@ -307,10 +397,9 @@ function storedBroker(settings) {
 
 async function poll(again = true) {
   try {
-    // Only the events since the last poll; a server that ignores `since` sends all of them.
     const res = await fetch(`/status.json?since=${lastSeq}`, { cache: "no-store" });
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
-    render(await res.json());
+    render(merge(await res.json()));
     polls++;
     $("live").textContent = `live: ${polls} updates, last at ${new Date().toLocaleTimeString()}`;
   } catch (err) {

@@ -214,35 +214,38 @@ function drawWaits(ceilings, spreads) {
 
 let current = null;
 
-function compute() {
+/** Shows why the form's policy cannot run: the message, and nothing to copy. */
+function refuse(text) {
   const error = $("pg-error");
+  error.textContent = text;
+  error.hidden = false;
+  current = null;
+}
+
+/** The form's policy and budget checked by the page, then by the module: null when refused. */
+function accepted() {
   let input;
   try {
     input = read();
   } catch (e) {
-    error.textContent = e.message;
-    error.hidden = false;
-    return;
+    refuse(e.message);
+    return null;
   }
-  const { policy, budget, script } = input;
+  const { policy, budget } = input;
   const problem = rangeProblem("setPolicy", policy) ?? rangeProblem("setBudget", budget);
-  if (problem) {
-    error.textContent = problem;
-    error.hidden = false;
-    current = null;
-    return;
-  }
+  if (problem) return (refuse(problem), null);
   const refused = configure(1, policy, budget);
   if (refused) {
     const name = errorName(refused.code);
-    error.textContent = `${refused.call} refused this: ${name} (${refused.code}): ${abi.meaning.error[name] ?? ""}`;
-    error.hidden = false;
-    current = null;
-    return;
+    refuse(`${refused.call} refused this: ${name} (${refused.code}): ${abi.meaning.error[name] ?? ""}`);
+    return null;
   }
-  error.hidden = true;
-  current = { policy, budget };
-  const worst = m.worstCase(0);
+  $("pg-error").hidden = true;
+  return input;
+}
+
+/** The waits before each retry: their ceilings and the spread of SAMPLES draws, chart and table. */
+function showWaits(policy) {
   const ceilings = waitsOf(1, { ...policy, jitter: "NONE" });
   const draws = ceilings.map(() => []);
   for (let s = 1; s <= SAMPLES; s++) waitsOf(s, policy).forEach((w, i) => draws[i].push(w));
@@ -260,6 +263,11 @@ function compute() {
       return tr;
     }),
   );
+  return ceilings;
+}
+
+/** One operation under the failure script, drawn and told step by step. */
+function showOperation(policy, budget, script) {
   const op = operation(policy, budget, script);
   const span = Math.max(1000, op.end ? op.end.at : (op.attempts.at(-1)?.end ?? 1000));
   drawTimeline(
@@ -283,6 +291,16 @@ function compute() {
         ]
       : []),
   );
+}
+
+function compute() {
+  const input = accepted();
+  if (!input) return;
+  const { policy, budget, script } = input;
+  current = { policy, budget };
+  const worst = m.worstCase(0);
+  const ceilings = showWaits(policy);
+  showOperation(policy, budget, script);
   $("pg-summary").textContent =
     `worstCase: ${worst} ms (every attempt times out and every wait reaches its ceiling). ${ceilings.length} retries at most.`;
 }
@@ -310,8 +328,12 @@ const later = () => {
   timer = setTimeout(compute, 150);
 };
 form.addEventListener("input", later);
-// The charts are drawn at the size they are shown: again once they are, and on a resize.
-document.querySelector("nav button[data-view=policy]").addEventListener("click", () => setTimeout(compute));
+// The charts are drawn at the size they are shown: when the view is, and on a resize. Not
+// before: the status view, which a page opens on, loads without the playground's work.
+document.querySelector("nav button[data-view=policy]").addEventListener("click", () =>
+  setTimeout(() => {
+    compute();
+    document.body.dataset.playground = "ready";
+  }),
+);
 window.addEventListener("resize", later);
-compute();
-document.body.dataset.playground = "ready";

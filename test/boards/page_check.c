@@ -50,15 +50,17 @@ static int verify(const char *path, const char *key_hex) {
 
 static int status(void) {
   status_operation ops[] = {{1234, 3, 7, "WAITING", 2, 5, {1, 300}, {0, 0}, {1, 9000}, "TRANSIENT", "HTTP 503"}};
-  status_ended recent[] = {{1233, 6, "SUCCEEDED", 1, "SUCCESS", "HTTP 200", 42}};
-  status_event events[] = {{1, 100, "begin", 1234, 0, "NONE", "NONE"},
-                           {2, 100, "start", 1234, 1, "NONE", "NONE"},
-                           {3, 130, "answer", 1234, 1, "TRANSIENT", "NONE"}};
+  status_ended recent[] = {{3, 1233, 6, "SUCCEEDED", 1, "SUCCESS", "HTTP 200", 42}};
+  status_event events[] = {{1, 90, 1764590400000ull, "boot", 0, 0, "NONE", "NONE"},
+                           {2, 100, 1764590400010ull, "begin", 1234, 0, "NONE", "NONE"},
+                           {3, 100, 1764590400010ull, "start", 1234, 1, "NONE", "NONE"},
+                           {4, 130, 1764590400040ull, "answer", 1234, 1, "TRANSIENT", "NONE"}};
   device_status s = {0};
   s.name = "tickretry-a1b2c3";
   s.backend = "wasm3";
   s.abi_version = TICKRETRY_ABI_VERSION;
   s.now = 4294967000u;
+  s.wall_ms = 1764590400050ull;
   s.passes = 10;
   s.last_gap_ms = 1.5;
   s.budget_on = 1;
@@ -69,7 +71,7 @@ static int status(void) {
   s.recent = recent;
   s.recent_count = 1;
   s.events = events;
-  s.event_count = 3;
+  s.event_count = 4;
   s.ssid = "caf\xc3\xa9 \"quoted\" \\ tab\t";
   s.upstream_url = "http://***@192.168.1.10:8080/upload";
   s.device_password_set = 1;

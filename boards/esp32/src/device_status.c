@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "generated/status_fields.h"
 
@@ -22,15 +23,25 @@ static void put(out *o, const char *format, ...) {
   else o->len += (size_t)n;
 }
 
+/* One byte, without vsnprintf: a string's bytes are most of what a status writes. */
+static void put_byte(out *o, char c) {
+  if (o->len + 1 >= o->size) {
+    o->full = 1;
+    return;
+  }
+  o->p[o->len++] = c;
+  o->p[o->len] = 0;
+}
+
 /* A JSON string: quotes, backslashes and control characters escaped; other bytes as they are (UTF-8). */
 static void str(out *o, const char *s) {
-  put(o, "\"");
+  put_byte(o, '"');
   for (const unsigned char *c = (const unsigned char *)(s ? s : ""); *c; c++) {
     if (*c == '"' || *c == '\\') put(o, "\\%c", *c);
     else if (*c < 0x20) put(o, "\\u%04x", *c);
-    else put(o, "%c", *c);
+    else put_byte(o, (char)*c);
   }
-  put(o, "\"");
+  put_byte(o, '"');
 }
 
 static void ms_or_null(out *o, status_ms v) {
@@ -71,35 +82,54 @@ static void put_sessions(out *o, const device_status *s) {
   put(o, "]");
 }
 
-/* The groups from device to readings. */
-static void put_figures(out *o, const device_status *s) {
-  static const char *const counter_names[] = STATUS_COUNTER_NAMES;
-  put(o, "{" STATUS_KEY_DEVICE "{" STATUS_KEY_DEVICE_NAME);
+/* The tick group, first: every answer has it. */
+static void put_tick(out *o, const device_status *s) {
+  put(o, STATUS_KEY_TICK "{" STATUS_KEY_TICK_NOW "%lu," STATUS_KEY_TICK_WRAPS "%lu," STATUS_KEY_TICK_WALL_MS "%llu}",
+      (unsigned long)s->now, (unsigned long)s->wraps, (unsigned long long)s->wall_ms);
+}
+
+/* Each group below writes itself with its leading comma. */
+static void put_device(out *o, const device_status *s) {
+  put(o, "," STATUS_KEY_DEVICE "{" STATUS_KEY_DEVICE_NAME);
   str(o, s->name);
   put(o, "," STATUS_KEY_DEVICE_BACKEND);
   str(o, s->backend);
   put(o, "," STATUS_KEY_DEVICE_ABI_VERSION "%ld}", (long)s->abi_version);
-  put(o, "," STATUS_KEY_TICK "{" STATUS_KEY_TICK_NOW "%lu," STATUS_KEY_TICK_WRAPS "%lu}", (unsigned long)s->now,
-      (unsigned long)s->wraps);
+}
+
+static void put_loop(out *o, const device_status *s) {
   put(o,
       "," STATUS_KEY_LOOP "{" STATUS_KEY_LOOP_PASSES "%lu," STATUS_KEY_LOOP_LAST_GAP_MS "%.2f," STATUS_KEY_LOOP_MAX_GAP_MS
       "%.2f," STATUS_KEY_LOOP_P99_GAP_MS "%lu," STATUS_KEY_LOOP_MAX_STALLED_GAP_MS "%.2f," STATUS_KEY_LOOP_STALLS "%lu}",
       (unsigned long)s->passes, s->last_gap_ms, s->max_gap_ms, (unsigned long)s->p99_gap_ms, s->max_stalled_gap_ms,
       (unsigned long)s->stalls);
+}
+
+static void put_budget(out *o, const device_status *s) {
   put(o, "," STATUS_KEY_BUDGET "{" STATUS_KEY_BUDGET_ON "%s," STATUS_KEY_BUDGET_TOKENS_MILLI "%ld}",
       BOOL(s->budget_on), (long)s->tokens_milli);
+}
+
+static void put_counters(out *o, const device_status *s) {
+  static const char *const counter_names[] = STATUS_COUNTER_NAMES;
   put(o, "," STATUS_KEY_COUNTERS "{");
   for (int i = 0; i < TICKRETRY_COUNTER_COUNT; i++)
     put(o, "%s\"%s\":%ld", i ? "," : "", counter_names[i], (long)s->counters[i]);
-  put(o, "}," STATUS_KEY_HOST "{" STATUS_KEY_HOST_REQUESTS_STARTED "%lu," STATUS_KEY_HOST_REQUESTS_ABANDONED "%lu}",
+  put(o, "}");
+}
+
+static void put_host(out *o, const device_status *s) {
+  put(o, "," STATUS_KEY_HOST "{" STATUS_KEY_HOST_REQUESTS_STARTED "%lu," STATUS_KEY_HOST_REQUESTS_ABANDONED "%lu}",
       (unsigned long)s->requests_started, (unsigned long)s->requests_abandoned);
+}
+
+static void put_readings(out *o, const device_status *s) {
   put(o,
       "," STATUS_KEY_READINGS "{" STATUS_KEY_READINGS_QUEUED "%lu," STATUS_KEY_READINGS_QUEUE_LIMIT
       "%lu," STATUS_KEY_READINGS_DROPPED "%lu}",
       (unsigned long)s->readings_queued, (unsigned long)s->readings_queue_limit, (unsigned long)s->readings_dropped);
 }
 
-/* The store and power groups. */
 static void put_store(out *o, const device_status *s) {
   put(o, "," STATUS_KEY_STORE "{" STATUS_KEY_STORE_WHERE);
   str(o, s->store_where);
@@ -111,6 +141,9 @@ static void put_store(out *o, const device_status *s) {
   number_or_null(o, s->store_flash_life_years);
   put(o, "," STATUS_KEY_STORE_BYTES "%lu," STATUS_KEY_STORE_IMAGE_BYTES "%lu," STATUS_KEY_STORE_MAX_WRITE_MS "%.2f}",
       (unsigned long)s->store_bytes, (unsigned long)s->store_image_bytes, s->store_max_write_ms);
+}
+
+static void put_power(out *o, const device_status *s) {
   put(o, "," STATUS_KEY_POWER "{" STATUS_KEY_POWER_KIND);
   str(o, s->power_kind);
   put(o,
@@ -122,7 +155,6 @@ static void put_store(out *o, const device_status *s) {
   put(o, "}");
 }
 
-/* The live operations. */
 static void put_operations(out *o, const device_status *s) {
   put(o, "," STATUS_KEY_OPERATIONS "[");
   for (uint32_t i = 0; i < s->operation_count; i++) {
@@ -149,25 +181,16 @@ static void put_operations(out *o, const device_status *s) {
   put(o, "]");
 }
 
-/* The last ended operations and the last events. */
-static void put_history(out *o, const device_status *s) {
-  put(o, "," STATUS_KEY_RECENT "[");
-  for (uint32_t i = 0; i < s->recent_count; i++) {
-    const status_ended *e = &s->recent[i];
-    put(o, "%s{" STATUS_KEY_RECENT_OPERATION_ID "%ld," STATUS_KEY_RECENT_READING "%ld," STATUS_KEY_RECENT_END_REASON,
-        i ? "," : "", (long)e->operation_id, (long)e->reading);
-    str(o, e->end_reason);
-    put(o, "," STATUS_KEY_RECENT_ATTEMPTS "%ld," STATUS_KEY_RECENT_LAST_OUTCOME, (long)e->attempts);
-    str(o, e->last_outcome);
-    put(o, "," STATUS_KEY_RECENT_DETAIL);
-    str(o, e->detail);
-    put(o, "," STATUS_KEY_RECENT_TOOK_MS "%lu}", (unsigned long)e->took_ms);
-  }
-  put(o, "]," STATUS_KEY_EVENTS "[");
+/* The events the page has not seen (after `after`). */
+static void put_events(out *o, const device_status *s, uint32_t after) {
+  put(o, "," STATUS_KEY_EVENTS "[");
+  const char *comma = "";
   for (uint32_t i = 0; i < s->event_count; i++) {
     const status_event *e = &s->events[i];
-    put(o, "%s{" STATUS_KEY_EVENTS_SEQ "%lu," STATUS_KEY_EVENTS_T "%lu," STATUS_KEY_EVENTS_KIND, i ? "," : "",
-        (unsigned long)e->seq, (unsigned long)e->t);
+    if (e->seq <= after) continue;
+    put(o, "%s{" STATUS_KEY_EVENTS_SEQ "%lu," STATUS_KEY_EVENTS_T "%lu," STATUS_KEY_EVENTS_WALL_MS "%llu,"
+           STATUS_KEY_EVENTS_KIND, comma, (unsigned long)e->seq, (unsigned long)e->t, (unsigned long long)e->wall_ms);
+    comma = ",";
     str(o, e->kind);
     put(o, "," STATUS_KEY_EVENTS_OPERATION_ID "%ld," STATUS_KEY_EVENTS_ATTEMPT "%ld," STATUS_KEY_EVENTS_OUTCOME,
         (long)e->operation_id, (long)e->attempt);
@@ -179,7 +202,27 @@ static void put_history(out *o, const device_status *s) {
   put(o, "]");
 }
 
-/* Settings, security, and the simulator-only groups (empty or null on a board). */
+/* The ended operations the page has not seen (those whose end is after `after`). */
+static void put_recent(out *o, const device_status *s, uint32_t after) {
+  put(o, "," STATUS_KEY_RECENT "[");
+  const char *comma = "";
+  for (uint32_t i = 0; i < s->recent_count; i++) {
+    const status_ended *e = &s->recent[i];
+    if (e->seq <= after) continue;
+    put(o, "%s{" STATUS_KEY_RECENT_SEQ "%lu," STATUS_KEY_RECENT_OPERATION_ID "%ld," STATUS_KEY_RECENT_READING
+           "%ld," STATUS_KEY_RECENT_END_REASON,
+        comma, (unsigned long)e->seq, (long)e->operation_id, (long)e->reading);
+    comma = ",";
+    str(o, e->end_reason);
+    put(o, "," STATUS_KEY_RECENT_ATTEMPTS "%ld," STATUS_KEY_RECENT_LAST_OUTCOME, (long)e->attempts);
+    str(o, e->last_outcome);
+    put(o, "," STATUS_KEY_RECENT_DETAIL);
+    str(o, e->detail);
+    put(o, "," STATUS_KEY_RECENT_TOOK_MS "%lu}", (unsigned long)e->took_ms);
+  }
+  put(o, "]");
+}
+
 static void put_settings(out *o, const device_status *s) {
   put(o, "," STATUS_KEY_SETTINGS "{" STATUS_KEY_SETTINGS_SSID);
   str(o, s->ssid);
@@ -194,21 +237,123 @@ static void put_settings(out *o, const device_status *s) {
   put(o, "," STATUS_KEY_SETTINGS_BROKER_PASSWORD_SET "%s," STATUS_KEY_SETTINGS_BROKER_TOPIC,
       BOOL(s->broker_password_set));
   str(o, s->broker_topic);
-  put(o, "}," STATUS_KEY_SECURITY "{" STATUS_KEY_SECURITY_DEVICE_PASSWORD_SET "%s," STATUS_KEY_SECURITY_MODULE_UPLOAD
+  put(o, "}");
+}
+
+static void put_security(out *o, const device_status *s) {
+  put(o, "," STATUS_KEY_SECURITY "{" STATUS_KEY_SECURITY_DEVICE_PASSWORD_SET "%s," STATUS_KEY_SECURITY_MODULE_UPLOAD
           "%s}",
       BOOL(s->device_password_set), BOOL(s->module_upload));
+}
+
+/* The simulator's groups: a board has no simulated upstream, broker or consumer. */
+static void put_simulated(out *o, const device_status *s) {
+  (void)s;
   put(o, "," STATUS_KEY_FAULTS "{" STATUS_KEY_FAULTS_SCENARIOS "[]," STATUS_KEY_FAULTS_SCENARIO "\"\"}");
-  put(o, "," STATUS_KEY_UPSTREAM "null");
+  put(o, "," STATUS_KEY_UPSTREAM "null," STATUS_KEY_BROKER "null," STATUS_KEY_CONSUMER "null");
+}
+
+uint32_t device_status_since(const char *value) {
+  uint64_t n = 0;
+  size_t digits = 0;
+  for (const char *c = value ? value : ""; *c; c++, digits++) {
+    if (*c < '0' || *c > '9' || digits == 10) return 0;
+    n = n * 10 + (uint64_t)(*c - '0');
+  }
+  return n > UINT32_MAX ? 0 : (uint32_t)n;
+}
+
+/* FNV-1a: what the memo compares, over a group's JSON or its pinned fields. */
+static uint32_t fnv1a(uint32_t h, const void *bytes, size_t n) {
+  const uint8_t *p = (const uint8_t *)bytes;
+  for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 16777619u;
+  return h;
+}
+#define FNV_START 2166136261u
+#define FNV_FIELD(h, v) fnv1a(h, &(v), sizeof(v))
+
+static uint32_t fnv_str(uint32_t h, const char *s) {
+  s = s ? s : "";
+  return fnv1a(h, s, strlen(s) + 1);
+}
+
+/* A countdown (sign 1) or an up time (sign -1) as the tick it points at, which only a
+ * change moves: the page counts it on by the tick while the group is left out. */
+static uint32_t fnv_pinned(uint32_t h, uint32_t now, status_ms v, int sign) {
+  uint32_t at = v.present ? now + (uint32_t)(sign * v.ms) : 0;
+  h = FNV_FIELD(h, v.present);
+  return FNV_FIELD(h, at);
+}
+
+static uint32_t operations_hash(const device_status *s) {
+  uint32_t h = FNV_FIELD(FNV_START, s->operation_count);
+  for (uint32_t i = 0; i < s->operation_count; i++) {
+    const status_operation *op = &s->operations[i];
+    h = FNV_FIELD(h, op->operation_id);
+    h = FNV_FIELD(h, op->slot);
+    h = FNV_FIELD(h, op->reading);
+    h = FNV_FIELD(h, op->attempt);
+    h = FNV_FIELD(h, op->max_attempts);
+    h = fnv_str(fnv_str(fnv_str(h, op->state), op->last_outcome), op->detail);
+    h = fnv_pinned(h, s->now, op->next_attempt_in, 1);
+    h = fnv_pinned(h, s->now, op->attempt_timeout_in, 1);
+    h = fnv_pinned(h, s->now, op->deadline_in, 1);
+  }
+  return h;
+}
+
+static uint32_t sessions_hash(const device_status *s) {
+  uint32_t h = FNV_FIELD(FNV_START, s->session_count);
+  for (uint32_t i = 0; i < s->session_count; i++) {
+    const status_session *v = &s->sessions[i];
+    h = fnv_str(fnv_str(h, v->name), v->state);
+    h = FNV_FIELD(h, v->operation_id);
+    h = FNV_FIELD(h, v->attempts);
+    h = FNV_FIELD(h, v->drops);
+    h = FNV_FIELD(h, v->reconnects);
+    h = fnv_str(fnv_str(fnv_str(h, v->end_reason), v->last_outcome), v->detail);
+    h = fnv_pinned(h, s->now, v->up_for, -1);
+    h = fnv_pinned(h, s->now, v->next_try_in, 1);
+  }
+  return h;
+}
+
+typedef void (*group_writer)(out *, const device_status *);
+/* In STATUS_GROUP order. */
+static const group_writer GROUPS[STATUS_GROUPS] = {put_device, put_loop,       put_budget,   put_counters,
+                                                  put_host,   put_readings,   put_store,    put_power,
+                                                  put_operations, put_settings, put_security, put_sessions,
+                                                  put_simulated};
+
+/* Writes group `g`; leaves it out again when it has not changed since the page's `after`. */
+static void put_group(out *o, const device_status *s, int g, uint32_t newest, uint32_t after) {
+  size_t start = o->len;
+  GROUPS[g](o, s);
+  status_memo *m = s->memo;
+  if (!m || o->full) return;
+  uint32_t h = g == STATUS_GROUP_OPERATIONS ? operations_hash(s)
+               : g == STATUS_GROUP_SESSIONS ? sessions_hash(s)
+                                            : fnv1a(FNV_START, o->p + start, o->len - start);
+  if (h != m->hash[g] || m->changed_at[g] == 0) {
+    m->hash[g] = h;
+    m->changed_at[g] = newest + 1; /* 0: never written */
+  }
+  if (after > 0 && m->changed_at[g] < after + 1) {
+    o->len = start;
+    o->p[start] = 0;
+  }
 }
 
 size_t device_status_json(const device_status *s, char *buffer, size_t size) {
   out o = {buffer, size, 0, 0};
-  put_figures(&o, s);
-  put_store(&o, s);
-  put_operations(&o, s);
-  put_history(&o, s);
-  put_settings(&o, s);
-  put_sessions(&o, s);
-  put(&o, "," STATUS_KEY_BROKER "null," STATUS_KEY_CONSUMER "null}");
+  uint32_t newest = s->event_count ? s->events[s->event_count - 1].seq : 0;
+  /* Past the newest: a page that polled before this boot, whose count started again. */
+  uint32_t after = s->events_since > newest ? 0 : s->events_since;
+  put(&o, "{");
+  put_tick(&o, s);
+  for (int g = 0; g < STATUS_GROUPS; g++) put_group(&o, s, g, newest, after);
+  put_recent(&o, s, after);
+  put_events(&o, s, after);
+  put(&o, "}");
   return o.full ? 0 : o.len;
 }

@@ -35,6 +35,7 @@ typedef struct status_operation {
 } status_operation;
 
 typedef struct status_ended {
+  uint32_t seq; /* its end event's */
   int32_t operation_id;
   int32_t reading;
   const char *end_reason;
@@ -46,7 +47,8 @@ typedef struct status_ended {
 
 typedef struct status_event {
   uint32_t seq, t;
-  const char *kind; /* begin, start, answer, timeout, end */
+  uint64_t wall_ms; /* the RTC then: it runs on through reboots and sleeps, the tick does not */
+  const char *kind; /* begin, start, answer, timeout, end, boot, sleep */
   int32_t operation_id, attempt;
   const char *outcome, *end_reason;
 } status_event;
@@ -61,10 +63,40 @@ typedef struct status_session {
   const char *end_reason, *last_outcome, *detail;
 } status_session;
 
+/* The groups a poll leaves out when they have not changed since the page's last poll
+ * (its ?since=SEQ); the tick, the ended operations after SEQ and the events after SEQ are
+ * always written. */
+enum {
+  STATUS_GROUP_DEVICE,
+  STATUS_GROUP_LOOP,
+  STATUS_GROUP_BUDGET,
+  STATUS_GROUP_COUNTERS,
+  STATUS_GROUP_HOST,
+  STATUS_GROUP_READINGS,
+  STATUS_GROUP_STORE,
+  STATUS_GROUP_POWER,
+  STATUS_GROUP_OPERATIONS,
+  STATUS_GROUP_SETTINGS,
+  STATUS_GROUP_SECURITY,
+  STATUS_GROUP_SESSIONS,
+  STATUS_GROUP_SIMULATED, /* faults, upstream, broker, consumer: fixed on a board */
+  STATUS_GROUPS
+};
+
+/* What the writer last wrote of each group, kept by the caller from poll to poll (one for
+ * every client: it holds no client's state): the group's hash, and 1 + the newest event
+ * seq when it last changed (0: not yet written). A poll since SEQ gets a group only when
+ * it changed at SEQ or after: the page saw the group as it was at SEQ. */
+typedef struct status_memo {
+  uint32_t hash[STATUS_GROUPS];
+  uint32_t changed_at[STATUS_GROUPS];
+} status_memo;
+
 typedef struct device_status {
   const char *name, *backend;
   int32_t abi_version;
   uint32_t now, wraps;
+  uint64_t wall_ms; /* the RTC now, ms (the clock the page places events on) */
   uint32_t passes, p99_gap_ms, stalls;
   double last_gap_ms, max_gap_ms, max_stalled_gap_ms;
   uint8_t budget_on;
@@ -88,6 +120,8 @@ typedef struct device_status {
   uint32_t recent_count;
   const status_event *events; /* oldest first */
   uint32_t event_count;
+  uint32_t events_since; /* the page's last seq (device_status_since); 0: everything */
+  status_memo *memo;     /* NULL: every group every time */
   const char *ssid, *upstream_url; /* the URL without credentials */
   uint8_t password_set, device_password_set, module_upload;
   /* The broker settings, the password only as set or not. */
@@ -99,7 +133,14 @@ typedef struct device_status {
    * faults.scenario "", and upstream, broker and consumer null. */
 } device_status;
 
-/* Writes the JSON into out (NUL-terminated): its length, or 0 when it did not fit. */
+/* The page's ?since=SEQ: its value when it is 1 to 10 decimal digits below 2^32, else 0
+ * (every event), as the simulator reads it. */
+uint32_t device_status_since(const char *value);
+
+/* Writes the JSON into out (NUL-terminated): its length, or 0 when it did not fit. With
+ * events_since: the events and ended operations after it, and the groups that changed
+ * since (the memo's); everything when events_since is past the newest event (a page that
+ * polled before this boot, whose count started again). */
 size_t device_status_json(const device_status *s, char *out, size_t size);
 
 #ifdef __cplusplus

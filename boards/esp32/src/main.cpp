@@ -25,6 +25,7 @@
 #include <esp_mac.h>
 #include <esp_random.h>
 #endif
+#include <sys/time.h>
 
 #include "device_broker.h"
 #include "device_kept.h"
@@ -417,10 +418,28 @@ static void remember_answer(int32_t handle, int status) {
 }
 #endif
 
+// The RTC, ms: the system time runs on through a deep sleep and a software reset, where
+// millis() starts again; the page's timeline places events by it.
+static uint64_t wall_ms() {
+  struct timeval tv;
+  gettimeofday(&tv, nullptr);
+  return uint64_t(tv.tv_sec) * 1000 + uint64_t(tv.tv_usec) / 1000;
+}
+
 static void add_event(const char *kind, int32_t operation_id, int32_t attempt, int32_t outcome, int32_t reason) {
-  events[event_seq % EVENTS_KEPT] = {event_seq + 1, millis(), kind, operation_id, attempt,
+  events[event_seq % EVENTS_KEPT] = {event_seq + 1, millis(), wall_ms(), kind, operation_id, attempt,
                                      NAME(OUTCOME_NAMES, outcome), NAME(END_REASON_NAMES, reason)};
   event_seq++;
+}
+
+// This boot on the page's timeline, after the sleep it woke from (the sleep's own event
+// was lost with the RAM that held it: it is placed back by how long the sleep lasted).
+static void mark_boot() {
+  if (strcmp(boot_kind, "deep sleep") == 0) {
+    add_event("sleep", 0, 0, 0, 0);
+    events[(event_seq - 1) % EVENTS_KEPT].wall_ms -= boot_elapsed_ms;
+  }
+  add_event("boot", 0, 0, 0, 0);
 }
 
 // The page's event kinds (begin, start, answer, timeout, end); a session's up, drop and
@@ -440,7 +459,7 @@ static void record_event(const device_event *e) {
     Ended &slot = recent[recent_count++ % RECENT_KEPT];
     strlcpy(slot.detail, t ? t->detail : "", sizeof slot.detail);
     operations_ended++;
-    slot.view = {id, t ? t->reading : -1, NAME(END_REASON_NAMES, e->reason), e->attempt,
+    slot.view = {event_seq, id, t ? t->reading : -1, NAME(END_REASON_NAMES, e->reason), e->attempt,
                  NAME(OUTCOME_NAMES, tickretry_last_outcome(e->handle)), slot.detail,
                  t ? millis() - t->begun_at : 0};
     if (t) t->used = false;
@@ -653,6 +672,7 @@ static void handle_status() {
   static status_operation ops[TICKRETRY_LIMIT_OPERATIONS];
   static char json[12 * 1024];
   static char shown_url[sizeof upload_url];
+  static status_memo memo;  // what the last answer wrote of each group: a poll gets what changed
   device_status s = {};
   s.name = device_id;
 #if TICKRETRY_BACKEND_WASM3
@@ -664,6 +684,9 @@ static void handle_status() {
   s.abi_version = scheduler_ok ? tickretry_abi_version() : 0;
   uint32_t now = millis();
   s.now = now;
+  s.wall_ms = wall_ms();
+  s.events_since = device_status_since(server.arg("since").c_str());
+  s.memo = &memo;
   s.passes = passes;
   s.last_gap_ms = last_gap_ms;
   s.max_gap_ms = max_gap_ms;
@@ -1197,6 +1220,7 @@ void setup() {
   server.begin();
 
   start_scheduler();  // after WiFi.mode(): esp_random() is truly random once the radio runs
+  mark_boot();
 }
 
 // Saves the image into RTC memory, now, so that the wake restores it `sleep_ms` later,

@@ -111,6 +111,8 @@ interface Tracked {
 }
 
 export interface EndedOperation {
+  /** Its end event's seq on the page's timeline. */
+  seq: number;
   operationId: number;
   reading: number;
   endReason: number;
@@ -174,8 +176,8 @@ export class Device {
   settings: Settings;
   readonly ops = new Map<number, Tracked>();
   readonly recent: EndedOperation[] = [];
-  /** What the page's live timeline draws: begins, attempt starts, answers, timeouts, ends. */
-  readonly events = new EventLog();
+  /** What the page's live timeline draws: begins, attempt starts, answers, timeouts, ends, boots, sleeps. */
+  readonly events = new EventLog(() => this.clock.wallMs());
   /** The module running, as the page's playground fetches it. */
   moduleBytes: Buffer = BUILT_MODULE;
   host: HostCounts = { requestsStarted: 0, requestsAbandoned: 0 };
@@ -490,6 +492,7 @@ export class Device {
       restoredOperations: s?.pending.length ?? 0,
       restoredQueued: this.queue.length,
     };
+    this.events.add(this.tick.at(ms), "boot", 0, 0);
   }
 
   /** Every connection dies and the instance with it; only the state store remains. */
@@ -509,6 +512,7 @@ export class Device {
       this.powerOn("reboot", this.boot.count);
       return this.schedule(0);
     }
+    this.events.add(this.tick.at(ms), "sleep", 0, 0);
     this.asleepUntil = ms + power.ms;
     this.cancelNextPass = this.clock.after(power.ms, () => {
       this.asleepUntil = undefined;
@@ -560,18 +564,21 @@ export class Device {
     if (op === undefined)
       throw new Error(`ended() handed out ${h} (${errorName(h)}), which this loop does not hold`);
     if (op.flight !== undefined) this.abandon(op, op.flight, now);
+    const endReason = this.api.endReason(h);
+    const attempts = this.api.attempt(h);
+    const seq = this.events.add(now, "end", op.operationId, attempts, "NONE", endReasonName(endReason));
     const ended: EndedOperation = {
+      seq,
       operationId: op.operationId,
       reading: op.reading.id,
-      endReason: this.api.endReason(h),
-      attempts: this.api.attempt(h),
+      endReason,
+      attempts,
       lastOutcome: this.api.lastOutcome(h),
       detail: op.detail,
       tookMs: this.passMs - op.begunMs,
     };
     this.recent.unshift(ended);
     if (this.recent.length > RECENT) this.recent.pop();
-    this.events.add(now, "end", op.operationId, ended.attempts, "NONE", endReasonName(ended.endReason));
     this.onEnd?.(ended);
     this.ops.delete(h);
     this.figures.operationsEnded++;

@@ -14,6 +14,7 @@ import { MAX_SLEEP_S, MAX_STALL_MS, type Device } from "./loop.js";
 import { message } from "./routes.js";
 import { DevicePassword, passwordProblem, verifySignedModule } from "./security.js";
 import { checkSettings } from "./settings.js";
+import type { StatusMemo } from "./status-delta.js";
 import { deviceStatus } from "./status.js";
 import { ok, refuse, refuseText, type Answer } from "./setup-answers.js";
 import type { MqttSide } from "./mqtt-simulation.js";
@@ -25,6 +26,8 @@ export interface SetupContext {
   mqtt?: MqttSide;
   password: DevicePassword;
   buildKey?: KeyObject;
+  /** What /status.json last wrote of each group (status-delta.ts). */
+  statusMemo: StatusMemo;
 }
 
 /** What a handler gets: the request, and its body as its route reads it. */
@@ -126,15 +129,12 @@ async function module(ctx: SetupContext, { bytes }: Input): Promise<Answer> {
 
 export const HANDLERS: Record<string, Handler> = {
   status: (ctx, { req }) => {
-    const s = deviceStatus(ctx.device, {
-      upstream: ctx.upstream,
-      mqtt: ctx.mqtt,
-      devicePasswordSet: ctx.password.isSet,
-    });
-    // ?since=SEQ: only the events after the page's last poll (it merges them by seq).
+    // ?since=SEQ: what changed since the page's last poll (status-delta.ts).
     const since = new URL(req.url ?? "/", "http://device").searchParams.get("since");
     const after = since !== null && /^[0-9]{1,10}$/.test(since) ? Number(since) : 0;
-    return { status: 200, body: { ...s, events: s.events.filter((e) => e.seq > after) } };
+    const context = { upstream: ctx.upstream, mqtt: ctx.mqtt, devicePasswordSet: ctx.password.isSet };
+    const status = deviceStatus(ctx.device, context);
+    return { status: 200, body: ctx.statusMemo.answer(status, ctx.device.events.newest, after) };
   },
   module_bytes: (ctx) => ({ status: 200, type: "application/wasm", bytes: ctx.device.moduleBytes }),
   password,

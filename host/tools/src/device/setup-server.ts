@@ -5,6 +5,7 @@
 // device password (X-Device-Password), set on first setup and stored hashed, and checked
 // under a brute-force limit (guess-limit.ts). The handlers (setup-handlers.ts) run in the
 // event loop between main-loop passes.
+import { StatusMemo } from "./status-delta.js";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { KeyObject } from "node:crypto";
 import type { Socket } from "node:net";
@@ -129,7 +130,7 @@ function answer(req: IncomingMessage, path: string, host: string, s: Served): An
 
 export function createSetupServer(options: SetupServerOptions): Server {
   const served: Served = {
-    ctx: { ...options, password: options.password ?? new DevicePassword() },
+    ctx: { ...options, password: options.password ?? new DevicePassword(), statusMemo: new StatusMemo() },
     limit: options.guessLimit ?? new GuessLimit(),
     table: routeTable(HANDLERS),
     assets: loadAssets(),

@@ -48,28 +48,17 @@ export interface Simulation {
   close(): Promise<void>;
 }
 
-export async function startSimulation(options: SimulationOptions = {}): Promise<Simulation> {
-  const host = options.host ?? "127.0.0.1";
-  // MQTT.js and aedes load only for an MQTT device: an HTTP one starts as fast as before.
-  const mqtt = options.mqtt && (await (await import("./mqtt-simulation.js")).startMqtt(options.mqtt));
-  const upstream =
-    options.upstreamUrl === undefined && mqtt === undefined
-      ? await startUpstream({ port: options.upstreamPort, scenario: options.scenario ?? "flaky" })
-      : undefined;
+/** The device and its setup server, listening; on a failure the upstream and broker are closed. */
+async function serveDevice(options: SimulationOptions, host: string, upstream?: Upstream, mqtt?: MqttSide) {
   const buildKey = options.buildKey === undefined ? loadBuildKey() : (options.buildKey ?? undefined);
-  let device;
-  let password;
-  let front;
-  let address;
-  let server;
   try {
-    device = new Device({
+    const device = new Device({
       ...options,
       upstreamUrl: options.upstreamUrl ?? upstream?.url ?? "",
       mqtt: mqtt?.transport,
     });
-    password = new DevicePassword(device.store.password);
-    server = createSetupServer({
+    const password = new DevicePassword(device.store.password);
+    const server = createSetupServer({
       device,
       upstream,
       mqtt,
@@ -78,13 +67,25 @@ export async function startSimulation(options: SimulationOptions = {}): Promise<
       buildKey,
       guessLimit: options.guessLimit,
     });
-    front = guardedServer(server, MAX_CONNECTIONS, MAX_PIPELINED);
-    address = await listen(front, host, options.port);
+    const front = guardedServer(server, MAX_CONNECTIONS, MAX_PIPELINED);
+    const address = await listen(front, host, options.port);
+    return { device, password, server, front, address };
   } catch (err) {
     await upstream?.close();
     await mqtt?.close();
     throw err;
   }
+}
+
+export async function startSimulation(options: SimulationOptions = {}): Promise<Simulation> {
+  const host = options.host ?? "127.0.0.1";
+  // MQTT.js and aedes load only for an MQTT device: an HTTP one starts as fast as before.
+  const mqtt = options.mqtt && (await (await import("./mqtt-simulation.js")).startMqtt(options.mqtt));
+  const upstream =
+    options.upstreamUrl === undefined && mqtt === undefined
+      ? await startUpstream({ port: options.upstreamPort, scenario: options.scenario ?? "flaky" })
+      : undefined;
+  const { device, password, server, front, address } = await serveDevice(options, host, upstream, mqtt);
   device.start();
   const stalls =
     (options.stallMs ?? 0) > 0 && (options.stallEveryMs ?? 0) > 0

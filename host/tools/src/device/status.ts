@@ -36,6 +36,8 @@ export interface OperationStatus {
 }
 
 export interface EndedStatus {
+  /** Its end event's seq (a poll since SEQ gets the ends after it). */
+  seq: number;
   operationId: number;
   reading: number;
   endReason: string;
@@ -47,7 +49,8 @@ export interface EndedStatus {
 
 export interface DeviceStatus extends MqttStatus {
   device: { name: string; backend: string; abiVersion: number };
-  tick: { now: number; wraps: number };
+  /** The tick, and the RTC (ms since the epoch), the clock that runs on through reboots and sleeps. */
+  tick: { now: number; wraps: number; wallMs: number };
   loop: {
     passes: number;
     lastGapMs: number;
@@ -80,10 +83,10 @@ export interface StatusContext {
   devicePasswordSet?: boolean;
 }
 
-export function deviceStatus(device: Device, context: StatusContext = {}): DeviceStatus {
+/** The live operations, as the module's queries give them at tick `now`. */
+function operationsOf(device: Device, now: number): OperationStatus[] {
   const api = device.api;
-  const now = device.tick.read();
-  const operations: OperationStatus[] = [...device.ops.values()].map((op) => {
+  return [...device.ops.values()].map((op) => {
     const h = op.handle;
     const state = api.state(h);
     return {
@@ -100,44 +103,50 @@ export function deviceStatus(device: Device, context: StatusContext = {}): Devic
       detail: op.detail,
     };
   });
+}
+
+/** The loop's gaps and passes. */
+function loopOf(device: Device): DeviceStatus["loop"] {
   const loop = device.loopStats.snapshot();
-  const up = context.upstream?.stats();
   return {
-    device: { name: "simulator", backend: "v8", abiVersion: api.abiVersion() },
-    tick: { now, wraps: device.tick.wraps },
-    loop: {
-      passes: loop.passes,
-      lastGapMs: loop.lastGapMs,
-      maxGapMs: loop.maxGapMs,
-      p99GapMs: loop.p99GapMs,
-      maxStalledGapMs: loop.maxStalledGapMs,
-      stalls: loop.stalls,
-    },
-    budget: { on: device.budget !== "off", tokensMilli: api.tokens() },
-    counters: Object.fromEntries(COUNTERS.map(([name, id]) => [name, api.counter(id)])),
-    host: { ...device.host },
-    readings: { queued: device.queue.length, queueLimit: device.queue.limit, dropped: device.dropped },
-    store: {
-      ...device.figures,
-      writesPerOperation:
-        device.figures.operationsEnded === 0 ? null : device.figures.writes / device.figures.operationsEnded,
-      flashLifeYears: flashLife(device.writesPerDay()),
-    },
-    power: { ...device.boot, asleepForMs: device.asleepForMs() ?? null },
-    operations,
-    recent: device.recent.map((e) => ({
-      operationId: e.operationId,
-      reading: e.reading,
-      endReason: endReasonName(e.endReason),
-      attempts: e.attempts,
-      lastOutcome: outcomeName(e.lastOutcome),
-      detail: e.detail,
-      tookMs: Math.round(e.tookMs),
-    })),
-    events: device.events.list(),
-    settings: settingsStatus(device.settings),
-    security: { devicePasswordSet: context.devicePasswordSet ?? false, moduleUpload: true },
-    faults: { scenarios: context.upstream ? [...SCENARIO_NAMES] : [], scenario: up?.scenario ?? "" },
+    passes: loop.passes,
+    lastGapMs: loop.lastGapMs,
+    maxGapMs: loop.maxGapMs,
+    p99GapMs: loop.p99GapMs,
+    maxStalledGapMs: loop.maxStalledGapMs,
+    stalls: loop.stalls,
+  };
+}
+
+/** The state file's figures and what they cost over a board's life. */
+function storeOf(device: Device): DeviceStatus["store"] {
+  const f = device.figures;
+  return {
+    ...f,
+    writesPerOperation: f.operationsEnded === 0 ? null : f.writes / f.operationsEnded,
+    flashLifeYears: flashLife(device.writesPerDay()),
+  };
+}
+
+/** The last ended operations, newest first. */
+function recentOf(device: Device): EndedStatus[] {
+  return device.recent.map((e) => ({
+    seq: e.seq,
+    operationId: e.operationId,
+    reading: e.reading,
+    endReason: endReasonName(e.endReason),
+    attempts: e.attempts,
+    lastOutcome: outcomeName(e.lastOutcome),
+    detail: e.detail,
+    tookMs: Math.round(e.tookMs),
+  }));
+}
+
+/** The simulated upstream's faults and figures (none without one). */
+function upstreamOf(upstream?: Upstream): Pick<DeviceStatus, "faults" | "upstream"> {
+  const up = upstream?.stats();
+  return {
+    faults: { scenarios: upstream ? [...SCENARIO_NAMES] : [], scenario: up?.scenario ?? "" },
     upstream: up
       ? {
           requests: up.requests,
@@ -147,6 +156,29 @@ export function deviceStatus(device: Device, context: StatusContext = {}): Devic
           holding: up.holding,
         }
       : null,
+  };
+}
+
+/** The whole status (what the page's first poll gets; status-delta.ts cuts the later ones). */
+export function deviceStatus(device: Device, context: StatusContext = {}): DeviceStatus {
+  const api = device.api;
+  const now = device.tick.read();
+  return {
+    device: { name: "simulator", backend: "v8", abiVersion: api.abiVersion() },
+    tick: { now, wraps: device.tick.wraps, wallMs: Math.floor(device.clock.wallMs()) },
+    loop: loopOf(device),
+    budget: { on: device.budget !== "off", tokensMilli: api.tokens() },
+    counters: Object.fromEntries(COUNTERS.map(([name, id]) => [name, api.counter(id)])),
+    host: { ...device.host },
+    readings: { queued: device.queue.length, queueLimit: device.queue.limit, dropped: device.dropped },
+    store: storeOf(device),
+    power: { ...device.boot, asleepForMs: device.asleepForMs() ?? null },
+    operations: operationsOf(device, now),
+    recent: recentOf(device),
+    events: device.events.list(),
+    settings: settingsStatus(device.settings),
+    security: { devicePasswordSet: context.devicePasswordSet ?? false, moduleUpload: true },
+    ...upstreamOf(context.upstream),
     ...mqttStatus(device, now, context.mqtt),
   };
 }

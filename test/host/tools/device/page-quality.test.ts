@@ -77,8 +77,9 @@ describe("the timeline and the banners", () => {
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.goto(sim.url);
     await page.locator("#timeline rect.attempt").first().waitFor({ timeout: 15_000 });
-    const labels = await page.$$eval("#timeline text", (t) =>
-      t.map((x) => x.textContent ?? "").filter((x) => /^\d+$/.test(x)),
+    // A row's label is its text, and its <title> (the id on hover) the same.
+    const labels = await page.$$eval("#timeline text.row-label", (t) =>
+      t.map((x) => x.firstChild?.textContent ?? "").filter((x) => /^\d+$/.test(x)),
     );
     const status = (await (await fetch(new URL("/status.json", sim.url))).json()) as {
       events: { operationId: number }[];

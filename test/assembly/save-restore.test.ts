@@ -181,29 +181,7 @@ describe("save and restore", () => {
         if ("tick" in s) {
           host.move(s.tick);
         } else if ("restore" in s) {
-          const before = new Map(
-            host.handles.map((h) => [h, { state: api.state(h), attempt: api.attempt(h) }]),
-          );
-          const timeouts = api.counter(Counter.ATTEMPT_TIMEOUTS);
-          const input = host.restoreInput(s);
-          api = instantiate();
-          expect(restoreInto(api, input, s, host.now)).toBe(Result.OK);
-          for (const [h, was] of before) {
-            if (was.state !== State.IN_FLIGHT) continue;
-            expect(api.state(h), `${h} still in flight`).not.toBe(State.IN_FLIGHT);
-            expect(api.attempt(h)).toBe(was.attempt);
-            expect(api.lastOutcome(h)).toBe(Outcome.AMBIGUOUS);
-            const reason = api.endReason(h);
-            expect([
-              EndReason.NONE,
-              EndReason.AMBIGUOUS,
-              EndReason.EXHAUSTED,
-              EndReason.DEADLINE,
-              EndReason.BUDGET,
-            ]).toContain(reason);
-          }
-          // No attempt was left in flight to time out.
-          expect(api.counter(Counter.ATTEMPT_TIMEOUTS)).toBe(timeouts);
+          api = restoreLosingAttempts(api, host, s);
         } else {
           const args = host.resolve(s.args, api);
           // The host releases only what ended() handed out (the late-answer rule).
@@ -213,11 +191,7 @@ describe("save and restore", () => {
           if (s.fn === "ended" && result >= 0) handedOut.set(result, (handedOut.get(result) ?? 0) + 1);
         }
       }
-      for (const h of host.handles)
-        if (([State.WAITING, State.IN_FLIGHT, State.UP] as number[]).includes(api.state(h)))
-          api.cancel(h, host.now);
-      for (let h = api.ended(host.now); h >= 0; h = api.ended(host.now))
-        handedOut.set(h, (handedOut.get(h) ?? 0) + 1);
+      cancelAndCollect(api, host, handedOut);
       expect([...handedOut.keys()].sort()).toEqual([...host.handles].sort());
       for (const [h, n] of handedOut) expect(n, `${h} handed out`).toBe(1);
       const ended = ENDED.reduce((sum, c) => sum + api.counter(c), 0);
@@ -226,6 +200,42 @@ describe("save and restore", () => {
     },
   );
 });
+
+/** Restores `s` (ATTEMPTS_LOST) into a fresh instance and checks that every attempt that was
+ * in flight failed AMBIGUOUS once and none was left to time out; returns the new instance. */
+function restoreLosingAttempts(api: Target, host: Host, s: Extract<Step, { restore: unknown }>): Target {
+  const before = new Map(host.handles.map((h) => [h, { state: api.state(h), attempt: api.attempt(h) }]));
+  const timeouts = api.counter(Counter.ATTEMPT_TIMEOUTS);
+  const input = host.restoreInput(s);
+  const fresh = instantiate();
+  expect(restoreInto(fresh, input, s, host.now)).toBe(Result.OK);
+  for (const [h, was] of before) {
+    if (was.state !== State.IN_FLIGHT) continue;
+    expect(fresh.state(h), `${h} still in flight`).not.toBe(State.IN_FLIGHT);
+    expect(fresh.attempt(h)).toBe(was.attempt);
+    expect(fresh.lastOutcome(h)).toBe(Outcome.AMBIGUOUS);
+    const reasons = [
+      EndReason.NONE,
+      EndReason.AMBIGUOUS,
+      EndReason.EXHAUSTED,
+      EndReason.DEADLINE,
+      EndReason.BUDGET,
+    ];
+    expect(reasons).toContain(fresh.endReason(h));
+  }
+  // No attempt was left in flight to time out.
+  expect(fresh.counter(Counter.ATTEMPT_TIMEOUTS)).toBe(timeouts);
+  return fresh;
+}
+
+/** Cancels every live operation and counts what ended() then hands out into `handedOut`. */
+function cancelAndCollect(api: Target, host: Host, handedOut: Map<number, number>): void {
+  for (const h of host.handles)
+    if (([State.WAITING, State.IN_FLIGHT, State.UP] as number[]).includes(api.state(h)))
+      api.cancel(h, host.now);
+  for (let h = api.ended(host.now); h >= 0; h = api.ended(host.now))
+    handedOut.set(h, (handedOut.get(h) ?? 0) + 1);
+}
 
 /** Runs `steps` on `api` itself, restores into a fresh instance included (a restore replaces the whole state). */
 function runTraceOn(api: Target, steps: readonly Step[], host: Host): void {

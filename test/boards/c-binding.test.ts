@@ -42,21 +42,60 @@ function stubModule(exports: Export[], version: number): string {
   return wat + ")\n";
 }
 
+/** constants.json with a field added to a struct, a parameter renamed and retyped, and a new export. */
+function changedAbi(): { exports: Export[]; abiVersion: number } {
+  const abi = JSON.parse(readFileSync(join(root, "assembly/constants.json"), "utf8"));
+  const byName = (name: string): Export => abi.exports.find((e: Export) => e.name === name);
+  byName("setPolicy").params.push({ name: "jitterSpread", type: "u32", in: "policy", doc: "new" });
+  const retryAfter = byName("report").params.find((p) => p.name === "retryAfter")!;
+  retryAfter.name = "retryAfterTicks";
+  byName("classifyHttp").params[0].type = "u32";
+  abi.exports.push({
+    name: "lateCount",
+    params: [{ name: "sinceTick", type: "u32" }],
+    result: "u32",
+    doc: "new",
+  });
+  return abi;
+}
+
+/** Compiles the C layer, unedited, over a stub module of `abi`'s exports through wasm2c and
+ * through the wasm3 stand-in, with -Wall -Wextra -Werror on our own C. */
+function buildBothBackends(abi: { exports: Export[]; abiVersion: number }, common: string, test: string) {
+  const w2c = join(work, "w2c");
+  mkdirSync(w2c);
+  writeFileSync(join(w2c, "tickretry.wat"), stubModule(abi.exports, abi.abiVersion));
+  run("wat2wasm", [join(w2c, "tickretry.wat"), "-o", join(w2c, "tickretry.wasm")]);
+  run("wasm2c", [join(w2c, "tickretry.wasm"), "-n", "tickretry", "-o", join(w2c, "tickretry_w2c.c")]);
+  run("npx", ["tsx", "scripts/gen/scenarios.ts", join(test, "scenarios.h")]);
+
+  const flags = ["-O1", "-DWASM_RT_MEMCHECK_SIGNAL_HANDLER=0", `-I${common}`, `-I${w2c}`, `-I${WABT_RT}`];
+  const own = ["-Wall", "-Wextra", "-Werror"];
+  const object = (source: string, extra: string[], warnings: string[]) => {
+    const out = join(work, `${source.replace(/[/.]/g, "_")}.o`);
+    run("gcc", [...flags, ...extra, ...warnings, "-c", source, "-o", out]);
+    return out;
+  };
+  const generated = [join(w2c, "tickretry_w2c.c"), join(WABT_RT, "wasm-rt-impl.c")].map((s) =>
+    object(s, [], ["-w"]),
+  );
+  const shared = ["scenarios.c"].map((s) => object(join(test, s), [], own));
+  shared.push(
+    ...["device_loop.c", "device_trace.c", "tickretry_failure.c", "tickretry_image.c"].map((s) =>
+      object(join(common, s), [], own),
+    ),
+  );
+  const wasm2c = object(join(common, "tickretry_wasm2c.c"), ["-DTICKRETRY_BACKEND_WASM2C=1"], own);
+  const shim = [join(common, "tickretry_wasm3.c"), join(test, "wasm3-shim/wasm3_shim.c")].map((s) =>
+    object(s, [`-I${join(test, "wasm3-shim")}`], own),
+  );
+  run("gcc", [...shared, wasm2c, ...generated, "-o", join(work, "over-wasm2c")]);
+  run("gcc", [...shared, ...shim, ...generated, "-o", join(work, "over-wasm3-shim")]);
+}
+
 describe("the generated C binding layer", () => {
   test("a changed export list reaches both backends and the wasm3 stand-in with no C edited", () => {
-    const abi = JSON.parse(readFileSync(join(root, "assembly/constants.json"), "utf8"));
-    const byName = (name: string): Export => abi.exports.find((e: Export) => e.name === name);
-    byName("setPolicy").params.push({ name: "jitterSpread", type: "u32", in: "policy", doc: "new" });
-    const retryAfter = byName("report").params.find((p) => p.name === "retryAfter")!;
-    retryAfter.name = "retryAfterTicks";
-    byName("classifyHttp").params[0].type = "u32";
-    abi.exports.push({
-      name: "lateCount",
-      params: [{ name: "sinceTick", type: "u32" }],
-      result: "u32",
-      doc: "new",
-    });
-
+    const abi = changedAbi();
     const common = join(work, "common");
     const test = join(work, "test");
     cpSync(join(root, "boards/common"), common, { recursive: true });
@@ -75,36 +114,7 @@ describe("the generated C binding layer", () => {
     expect(header).toContain("uint32_t tickretry_late_count(uint32_t since_tick);");
     expect(header).toContain("uint32_t retry_after_ticks, uint32_t now);");
     expect(header).toContain("int32_t tickretry_classify_http(uint32_t status, int32_t has_retry_after);");
-
-    const w2c = join(work, "w2c");
-    mkdirSync(w2c);
-    writeFileSync(join(w2c, "tickretry.wat"), stubModule(abi.exports, abi.abiVersion));
-    run("wat2wasm", [join(w2c, "tickretry.wat"), "-o", join(w2c, "tickretry.wasm")]);
-    run("wasm2c", [join(w2c, "tickretry.wasm"), "-n", "tickretry", "-o", join(w2c, "tickretry_w2c.c")]);
-    run("npx", ["tsx", "scripts/gen/scenarios.ts", join(test, "scenarios.h")]);
-
-    const flags = ["-O1", "-DWASM_RT_MEMCHECK_SIGNAL_HANDLER=0", `-I${common}`, `-I${w2c}`, `-I${WABT_RT}`];
-    const own = ["-Wall", "-Wextra", "-Werror"];
-    const object = (source: string, extra: string[], warnings: string[]) => {
-      const out = join(work, `${source.replace(/[/.]/g, "_")}.o`);
-      run("gcc", [...flags, ...extra, ...warnings, "-c", source, "-o", out]);
-      return out;
-    };
-    const generated = [join(w2c, "tickretry_w2c.c"), join(WABT_RT, "wasm-rt-impl.c")].map((s) =>
-      object(s, [], ["-w"]),
-    );
-    const shared = ["scenarios.c"].map((s) => object(join(test, s), [], own));
-    shared.push(
-      ...["device_loop.c", "device_trace.c", "tickretry_failure.c", "tickretry_image.c"].map((s) =>
-        object(join(common, s), [], own),
-      ),
-    );
-    const wasm2c = object(join(common, "tickretry_wasm2c.c"), ["-DTICKRETRY_BACKEND_WASM2C=1"], own);
-    const shim = [join(common, "tickretry_wasm3.c"), join(test, "wasm3-shim/wasm3_shim.c")].map((s) =>
-      object(s, [`-I${join(test, "wasm3-shim")}`], own),
-    );
-    run("gcc", [...shared, wasm2c, ...generated, "-o", join(work, "over-wasm2c")]);
-    run("gcc", [...shared, ...shim, ...generated, "-o", join(work, "over-wasm3-shim")]);
+    buildBothBackends(abi, common, test);
   }, 120_000);
 
   test("an export in the old format (bare parameter names) is refused with the fix", () => {

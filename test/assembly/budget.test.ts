@@ -20,15 +20,26 @@ function runOne(api: TickRetryApi, outcomes: number[], start: number): number {
   return reason;
 }
 
+/** Runs `count` operations `spacing` ticks apart, each meeting `outcomes`; their end reasons. */
+function runMany(api: TickRetryApi, count: number, outcomes: number[], spacing: number): number[] {
+  return Array.from({ length: count }, (_, i) => runOne(api, outcomes, i * spacing));
+}
+
+/** A fresh instance whose policy 0 makes up to `maxAttempts` attempts (jitter mode 1), under
+ * the budget `budget` (setBudget's arguments), which it insists the module took. */
+function budgeted(maxAttempts: number, ...budget: Parameters<TickRetryApi["setBudget"]>): TickRetryApi {
+  const api = create(2n);
+  setPolicy(api, 0, { maxAttempts, jitter: 1 });
+  const code = api.setBudget(...budget);
+  if (code !== 0) throw new Error(`setBudget refused: ${code}`);
+  return api;
+}
+
 describe("retry budget", () => {
   test("a budget that runs dry denies retries and counts them", () => {
-    const api = create(2n);
-    setPolicy(api, 0, { maxAttempts: 3, jitter: 1 });
     // 3 tokens, each retry costs 1, nothing refills.
-    expect(api.setBudget(3000, 3000, 1000, 1000, 0, 0, 0, 0, 0)).toBe(0);
-    const reasons = Array.from({ length: 4 }, (_, i) =>
-      runOne(api, [Outcome.TRANSIENT, Outcome.TRANSIENT, Outcome.TRANSIENT], i * 100_000),
-    );
+    const api = budgeted(3, 3000, 3000, 1000, 1000, 0, 0, 0, 0, 0);
+    const reasons = runMany(api, 4, [Outcome.TRANSIENT, Outcome.TRANSIENT, Outcome.TRANSIENT], 100_000);
     // Operation 1 retries twice, operation 2 once and is then denied; the rest are denied at once.
     expect(reasons).toEqual([EndReason.EXHAUSTED, EndReason.BUDGET, EndReason.BUDGET, EndReason.BUDGET]);
     expect(api.counter(Counter.RETRIES_DENIED)).toBe(3);
@@ -38,9 +49,7 @@ describe("retry budget", () => {
   });
 
   test("AWS standard mode: retries cost 5, timeouts 10, success refunds, +1 without retry", () => {
-    const api = create(2n);
-    setPolicy(api, 0, { maxAttempts: 3, jitter: 1 });
-    api.setBudget(500_000, 500_000, 5000, 10_000, 0, 0, 0, 1000, BudgetFlag.REFUND_ON_SUCCESS);
+    const api = budgeted(3, 500_000, 500_000, 5000, 10_000, 0, 0, 0, 1000, BudgetFlag.REFUND_ON_SUCCESS);
     runOne(api, [Outcome.TRANSIENT, Outcome.TRANSIENT, Outcome.TRANSIENT], 0);
     expect(api.tokens()).toBe(490_000);
     runOne(api, [Outcome.TRANSIENT, Outcome.SUCCESS], 100_000);
@@ -56,12 +65,8 @@ describe("retry budget", () => {
   });
 
   test("a 10% ratio budget: first attempts deposit a tenth of what a retry withdraws", () => {
-    const api = create(2n);
-    setPolicy(api, 0, { maxAttempts: 2, jitter: 1 });
-    api.setBudget(10_000, 0, 1000, 1000, 0, 0, 100, 0, 0);
-    const reasons = Array.from({ length: 30 }, (_, i) =>
-      runOne(api, [Outcome.TRANSIENT, Outcome.TRANSIENT], i * 10_000),
-    );
+    const api = budgeted(2, 10_000, 0, 1000, 1000, 0, 0, 100, 0, 0);
+    const reasons = runMany(api, 30, [Outcome.TRANSIENT, Outcome.TRANSIENT], 10_000);
     // Every tenth operation has saved up one retry.
     expect(reasons.filter((r) => r === EndReason.EXHAUSTED)).toHaveLength(3);
     expect(reasons.filter((r) => r === EndReason.BUDGET)).toHaveLength(27);
@@ -69,13 +74,9 @@ describe("retry budget", () => {
   });
 
   test("gRPC throttling: failures withdraw, successes deposit, retries only above the threshold", () => {
-    const api = create(2n);
-    setPolicy(api, 0, { maxAttempts: 2, jitter: 1 });
     // max_tokens 10, token_ratio 0.1: retry while tokens > 5.
-    api.setBudget(10_000, 10_000, 0, 0, 5001, 1000, 0, 100, 0);
-    const first = Array.from({ length: 6 }, (_, i) =>
-      runOne(api, [Outcome.TRANSIENT, Outcome.SUCCESS], i * 10_000),
-    );
+    const api = budgeted(2, 10_000, 10_000, 0, 0, 5001, 1000, 0, 100, 0);
+    const first = runMany(api, 6, [Outcome.TRANSIENT, Outcome.SUCCESS], 10_000);
     // Tokens 10 -> 9 -> ... each op: one failure (-1) and one success (+0.1).
     expect(first.slice(0, 5)).toEqual(Array(5).fill(EndReason.SUCCEEDED));
     expect(first[5]).toBe(EndReason.BUDGET);
@@ -83,9 +84,7 @@ describe("retry budget", () => {
   });
 
   test("tokens stay within [0, capacity]", () => {
-    const api = create(2n);
-    setPolicy(api, 0, { maxAttempts: 2, jitter: 1 });
-    api.setBudget(2000, 1500, 0, 0, 0, 5000, 700, 700, 0);
+    const api = budgeted(2, 2000, 1500, 0, 0, 0, 5000, 700, 700, 0);
     for (let i = 0; i < 5; i++) {
       runOne(api, [Outcome.SUCCESS], i * 10_000);
       expect(api.tokens()).toBeLessThanOrEqual(2000);

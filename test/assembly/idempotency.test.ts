@@ -3,14 +3,11 @@
 import { describe, expect, test } from "vitest";
 import { EndReason, Outcome, State } from "../../host/library/src/generated/abi.js";
 import { create } from "../../host/library/src/tickretry.js";
-import { setPolicy } from "../helpers/policies.js";
+import { inFlight, setPolicy } from "../helpers/policies.js";
 
 describe("idempotency", () => {
   test("a non-idempotent AMBIGUOUS ends AMBIGUOUS", () => {
-    const api = create(5n);
-    setPolicy(api, 0, { idempotent: false });
-    const h = api.begin(0, 0);
-    api.poll(0);
+    const { api, h } = inFlight(5n, { idempotent: false });
     api.report(h, 1, Outcome.AMBIGUOUS, 0, 10);
     expect(api.state(h)).toBe(State.DONE);
     expect(api.endReason(h)).toBe(EndReason.AMBIGUOUS);
@@ -18,10 +15,7 @@ describe("idempotency", () => {
   });
 
   test("a non-idempotent attempt that times out ends AMBIGUOUS: it may have executed", () => {
-    const api = create(5n);
-    setPolicy(api, 0, { idempotent: false, attemptTimeout: 100 });
-    const h = api.begin(0, 0);
-    api.poll(0);
+    const { api, h } = inFlight(5n, { idempotent: false, attemptTimeout: 100 });
     api.poll(100);
     expect(api.lastOutcome(h)).toBe(Outcome.TIMEOUT);
     expect(api.endReason(h)).toBe(EndReason.AMBIGUOUS);
@@ -57,10 +51,7 @@ describe("idempotency", () => {
   });
 
   test("PERMANENT ends at once, idempotent or not", () => {
-    const api = create(5n);
-    setPolicy(api, 0, { idempotent: true });
-    const h = api.begin(0, 0);
-    api.poll(0);
+    const { api, h } = inFlight(5n, { idempotent: true });
     api.report(h, 1, Outcome.PERMANENT, 0, 10);
     expect(api.endReason(h)).toBe(EndReason.PERMANENT);
   });

@@ -18,7 +18,7 @@ import {
 import { instantiate } from "../../host/library/src/tickretry.js";
 import { tickAfter, ticksUntil } from "../../host/library/src/ticks.js";
 import { hostileCallArb, scenarioArb, startArb } from "./harness/arbitraries.js";
-import { Host, invoke, type ExportName } from "./harness/calls.js";
+import { Host, invoke, type ExportName, type Step } from "./harness/calls.js";
 import { LAYOUT_RULES } from "./harness/layout.js";
 import { SchedulerModel } from "./model/scheduler.js";
 import { diffSnapshots, snapshot, type Snapshot } from "./harness/snapshot.js";
@@ -117,90 +117,88 @@ describe("attempts, waits and the budget", () => {
   // advancing can let the host's now drift 2^31 or more ahead of it.
   const steady = scenarioArb({ backwards: false, reconfigure: false, restores: false });
 
-  /** Follows setPolicy and begin so each handle's policy fields are known. */
-  const policyTracker = () => {
+  interface Seen {
+    /** The module's clock after the call, as the model tells it. */
+    clock: number;
+    /** The fields of the policy handle `h` began with. */
+    policy(h: number): { maxAttempts: number; attemptTimeout: number; maxDelay: number };
+  }
+
+  /** Runs `steps` with the model alongside, following setPolicy and begin so that `observe`
+   * knows each handle's policy fields. */
+  const tracePolicies = (
+    steps: readonly Step[],
+    start: number,
+    observe: (e: TraceEntry, seen: Seen, before: Snapshot, host: Host) => void,
+  ) => {
     const policies = new Map<number, PolicyArgs>();
     const policyOf = new Map<number, number>();
-    return {
-      see(e: TraceEntry) {
+    const policy = (h: number) => {
+      const [maxAttempts, attemptTimeout, , maxDelay] = policies.get(policyOf.get(h)!)!;
+      return { maxAttempts, attemptTimeout, maxDelay };
+    };
+    const model = new SchedulerModel();
+    runTrace(steps, start, {
+      shadow: model,
+      observe: (e, before, host) => {
         if (e.fn === "setPolicy" && e.result === Result.OK) policies.set(e.args[0], e.args.slice(1));
         if (e.fn === "begin" && e.result >= 0) policyOf.set(e.result, e.args[0]);
+        observe(e, { clock: model.clock!, policy }, before, host);
       },
-      of(h: number) {
-        const [maxAttempts, attemptTimeout, , maxDelay] = policies.get(policyOf.get(h)!)!;
-        return { maxAttempts, attemptTimeout, maxDelay };
-      },
-    };
+    });
   };
 
   test.prop([steady, startArb], RUNS)(
     "an attempt never starts at or after its operation's deadline, nor beyond maxAttempts",
-    (steps, start) => {
-      const policy = policyTracker();
-      const model = new SchedulerModel();
-      runTrace(steps, start, {
-        shadow: model,
-        observe: (e) => {
-          policy.see(e);
-          if (e.fn !== "poll" || e.result < 0) return;
-          const clock = model.clock!;
-          const h = e.result;
-          const p = policy.of(h);
-          const attemptDeadline = e.after[`attemptDeadline(${h})`];
-          // maxAttempts 0 is no limit (docs/ABI.md, Policies). A session's limit is on its level,
-          // not its attempt number, which counts every connect since begin (seeds 1436572862
-          // and 42 found this property written before ABI 3 said so); sessions.test.ts has it.
-          const request = (e.after[`opFlags(${h})`] & OpFlag.SESSION) === 0;
-          if (p.maxAttempts !== 0 && request)
-            expect(e.after[`attempt(${h})`]).toBeLessThanOrEqual(p.maxAttempts);
-          expect(ticksUntil(clock, attemptDeadline)).toBeGreaterThanOrEqual(1);
-          expect(ticksUntil(clock, attemptDeadline)).toBeLessThanOrEqual(p.attemptTimeout);
-          if (e.after[`opFlags(${h})`] & OpFlag.HAS_DEADLINE) {
-            const deadline = e.after[`deadline(${h})`];
-            expect(ticksUntil(clock, deadline), "started at or after its deadline").toBeGreaterThan(0);
-            expect(
-              ticksUntil(attemptDeadline, deadline),
-              "attempt runs past the deadline",
-            ).toBeGreaterThanOrEqual(0);
-          }
-        },
-      });
-    },
+    (steps, start) =>
+      tracePolicies(steps, start, (e, { clock, policy }) => {
+        if (e.fn !== "poll" || e.result < 0) return;
+        const h = e.result;
+        const p = policy(h);
+        const attemptDeadline = e.after[`attemptDeadline(${h})`];
+        // maxAttempts 0 is no limit (docs/ABI.md, Policies). A session's limit is on its level,
+        // not its attempt number, which counts every connect since begin (seeds 1436572862
+        // and 42 found this property written before ABI 3 said so); sessions.test.ts has it.
+        const request = (e.after[`opFlags(${h})`] & OpFlag.SESSION) === 0;
+        if (p.maxAttempts !== 0 && request)
+          expect(e.after[`attempt(${h})`]).toBeLessThanOrEqual(p.maxAttempts);
+        expect(ticksUntil(clock, attemptDeadline)).toBeGreaterThanOrEqual(1);
+        expect(ticksUntil(clock, attemptDeadline)).toBeLessThanOrEqual(p.attemptTimeout);
+        if (e.after[`opFlags(${h})`] & OpFlag.HAS_DEADLINE) {
+          const deadline = e.after[`deadline(${h})`];
+          expect(ticksUntil(clock, deadline), "started at or after its deadline").toBeGreaterThan(0);
+          expect(
+            ticksUntil(attemptDeadline, deadline),
+            "attempt runs past the deadline",
+          ).toBeGreaterThanOrEqual(0);
+        }
+      }),
   );
 
   test.prop([steady, startArb], RUNS)(
     "every wait is within [0, cap], or is a Retry-After, and ends before the deadline",
-    (steps, start) => {
-      const policy = policyTracker();
-      const model = new SchedulerModel();
-      runTrace(steps, start, {
-        shadow: model,
-        observe: (e, before, host) => {
-          policy.see(e);
-          const clock = model.clock!;
-          for (const h of host.handles) {
-            if (before[`state(${h})`] !== State.IN_FLIGHT || e.after[`state(${h})`] !== State.WAITING)
-              continue;
-            const p = policy.of(h);
-            const wait = ticksUntil(clock, e.after[`nextAttemptAt(${h})`]);
-            const accepted = e.fn === "report" && e.args[0] === h && e.result === Result.OK;
-            const retryAfter = accepted ? e.args[3] : 0;
-            expect(wait).toBeGreaterThanOrEqual(retryAfter);
-            if (wait !== retryAfter) expect(wait, "wait above the cap").toBeLessThanOrEqual(p.maxDelay);
-            // maxAttempts 0: no limit; a session's attempts count across its connections.
-            const request = (e.after[`opFlags(${h})`] & OpFlag.SESSION) === 0;
-            if (p.maxAttempts !== 0 && request) {
-              expect(e.after[`attempt(${h})`], "retry beyond maxAttempts").toBeLessThan(p.maxAttempts);
-            }
-            if (e.after[`opFlags(${h})`] & OpFlag.HAS_DEADLINE) {
-              expect(wait, "retry at or after the deadline").toBeLessThan(
-                ticksUntil(clock, e.after[`deadline(${h})`]),
-              );
-            }
+    (steps, start) =>
+      tracePolicies(steps, start, (e, { clock, policy }, before, host) => {
+        for (const h of host.handles) {
+          if (before[`state(${h})`] !== State.IN_FLIGHT || e.after[`state(${h})`] !== State.WAITING) continue;
+          const p = policy(h);
+          const wait = ticksUntil(clock, e.after[`nextAttemptAt(${h})`]);
+          const accepted = e.fn === "report" && e.args[0] === h && e.result === Result.OK;
+          const retryAfter = accepted ? e.args[3] : 0;
+          expect(wait).toBeGreaterThanOrEqual(retryAfter);
+          if (wait !== retryAfter) expect(wait, "wait above the cap").toBeLessThanOrEqual(p.maxDelay);
+          // maxAttempts 0: no limit; a session's attempts count across its connections.
+          const request = (e.after[`opFlags(${h})`] & OpFlag.SESSION) === 0;
+          if (p.maxAttempts !== 0 && request) {
+            expect(e.after[`attempt(${h})`], "retry beyond maxAttempts").toBeLessThan(p.maxAttempts);
           }
-        },
-      });
-    },
+          if (e.after[`opFlags(${h})`] & OpFlag.HAS_DEADLINE) {
+            expect(wait, "retry at or after the deadline").toBeLessThan(
+              ticksUntil(clock, e.after[`deadline(${h})`]),
+            );
+          }
+        }
+      }),
   );
 
   test.prop([scenarioArb({ hostile: true, restores: false }), startArb], RUNS)(

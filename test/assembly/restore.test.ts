@@ -154,15 +154,22 @@ describe("attempts in flight at the save", () => {
     expect(drive(api, handles, OTHER)).toEqual(drive(scene.api, handles, tickAfter(scene.now, 50)));
   });
 
+  /** One operation (3 attempts, a 5,000-tick timeout, waits of 100, policy flags `policyFlags`)
+   * whose first attempt started at START, saved then and restored at OTHER, `elapsed` later. */
+  function restoredAttempt(policyFlags: number, elapsed: number, restoreFlags = 0) {
+    const api = create(2n);
+    api.setPolicy(0, 3, 5000, 100, 100, 0, 0, policyFlags);
+    const h = api.begin(0, START);
+    api.poll(START);
+    const restored = instantiate();
+    const image = saveImage(api, START) as Uint8Array;
+    expect(restoreImage(restored, image, OTHER, elapsed, restoreFlags)).toBe(Result.OK);
+    return { api, h, restored };
+  }
+
   test("ATTEMPTS_LOST: an idempotent policy retries with the same operation id, another ends AMBIGUOUS", () => {
     for (const idempotent of [true, false]) {
-      const api = create(2n);
-      api.setPolicy(0, 3, 5000, 100, 100, 0, 0, 1 | (idempotent ? 4 : 0));
-      const h = api.begin(0, START);
-      api.poll(START);
-      const image = saveImage(api, START) as Uint8Array;
-      const restored = instantiate();
-      expect(restoreImage(restored, image, OTHER, 1000, RestoreFlag.ATTEMPTS_LOST)).toBe(Result.OK);
+      const { api, h, restored } = restoredAttempt(1 | (idempotent ? 4 : 0), 1000, RestoreFlag.ATTEMPTS_LOST);
       expect(restored.lastOutcome(h)).toBe(Outcome.AMBIGUOUS);
       if (idempotent) {
         expect(restored.poll(OTHER)).toBe(h);
@@ -176,12 +183,7 @@ describe("attempts in flight at the save", () => {
   });
 
   test("without the flag attempts stay in flight and a later report counts", () => {
-    const api = create(2n);
-    api.setPolicy(0, 3, 5000, 100, 100, 0, 0, 5);
-    const h = api.begin(0, START);
-    api.poll(START);
-    const restored = instantiate();
-    expect(restoreImage(restored, saveImage(api, START) as Uint8Array, OTHER, 1000)).toBe(Result.OK);
+    const { h, restored } = restoredAttempt(5, 1000);
     expect(restored.state(h)).toBe(State.IN_FLIGHT);
     expect(restored.attemptDeadline(h)).toBe(tickAfter(OTHER, 4000));
     expect(restored.report(h, 1, Outcome.SUCCESS, 0, OTHER)).toBe(Result.OK);
@@ -189,12 +191,7 @@ describe("attempts in flight at the save", () => {
   });
 
   test("without the flag an attempt whose deadline passed during the sleep times out at restore", () => {
-    const api = create(2n);
-    api.setPolicy(0, 3, 5000, 100, 100, 0, 0, 1);
-    const h = api.begin(0, START);
-    api.poll(START);
-    const restored = instantiate();
-    expect(restoreImage(restored, saveImage(api, START) as Uint8Array, OTHER, 6000)).toBe(Result.OK);
+    const { h, restored } = restoredAttempt(1, 6000);
     expect([restored.lastOutcome(h), restored.endReason(h)]).toEqual([Outcome.TIMEOUT, EndReason.AMBIGUOUS]);
   });
 });

@@ -9,16 +9,13 @@ import {
   State,
 } from "../../host/library/src/generated/abi.js";
 import { create } from "../../host/library/src/tickretry.js";
-import { setPolicy } from "../helpers/policies.js";
+import { inFlight, setPolicy } from "../helpers/policies.js";
 import { expectNoEffect, type Scene } from "../helpers/twin.js";
 
 describe("stale reports", () => {
   test("a late report after a timeout is stale and changes nothing", () => {
     const build = (): Scene => {
-      const api = create(11n);
-      setPolicy(api, 0, { attemptTimeout: 300, jitter: Jitter.FULL });
-      const h = api.begin(0, 0);
-      api.poll(0);
+      const { api, h } = inFlight(11n, { attemptTimeout: 300, jitter: Jitter.FULL });
       api.poll(300); // attempt 1 times out; its retry waits
       return { api, handles: [h], now: 300 };
     };
@@ -32,19 +29,13 @@ describe("stale reports", () => {
   });
 
   test("an answer that arrives at its attempt deadline is too late", () => {
-    const api = create(11n);
-    setPolicy(api, 0, { attemptTimeout: 300 });
-    const h = api.begin(0, 0);
-    api.poll(0);
+    const { api, h } = inFlight(11n, { attemptTimeout: 300 });
     expect(api.report(h, 1, Outcome.SUCCESS, 0, 300)).toBe(Err.STALE_REPORT);
     expect(api.lastOutcome(h)).toBe(Outcome.TIMEOUT);
   });
 
   test("a duplicate report, a wrong attempt number and a report after the end are stale", () => {
-    const api = create(11n);
-    setPolicy(api, 0, { jitter: 1 });
-    const h = api.begin(0, 0);
-    api.poll(0);
+    const { api, h } = inFlight(11n, { jitter: 1 });
     expect(api.report(h, 2, Outcome.TRANSIENT, 0, 5)).toBe(Err.STALE_REPORT);
     expect(api.report(h, 1, Outcome.TRANSIENT, 0, 5)).toBe(Result.OK);
     expect(api.report(h, 1, Outcome.TRANSIENT, 0, 5)).toBe(Err.STALE_REPORT);

@@ -62,6 +62,15 @@ export function installExample(work: string, name: string, tarballs: Record<stri
   return example;
 }
 
+/** The paths both packages may ship whatever else they carry: the manifest, the README, the
+ * licence and the compiled code with its types. */
+export const SHIPPED_BY_EVERY_PACKAGE: RegExp[] = [
+  /^package\.json$/,
+  /^README\.md$/,
+  /^LICENSE$/,
+  /^dist\/.+\.(js|d\.ts)$/,
+];
+
 /** The packed files that match none of the allowed paths, and the needed ones that are missing. */
 export function unexpected(packed: Packed, allowed: RegExp[], needed: string[]): string[] {
   const extra = packed.files.filter((p) => !allowed.some((re) => re.test(p)));

@@ -1,7 +1,7 @@
 // Policies and helpers the module tests share.
 import { Jitter, Outcome, State } from "../../host/library/src/generated/abi.js";
 import { policyArgs, type PolicyFields as HostPolicyFields } from "../../host/library/src/policy.js";
-import type { TickRetryApi } from "../../host/library/src/tickretry.js";
+import { create, type TickRetryApi } from "../../host/library/src/tickretry.js";
 import { ticksUntil } from "../../host/library/src/ticks.js";
 
 /** The host's policy fields, with the jitter mode as any number (tests loop over modes). */
@@ -38,6 +38,16 @@ export function setPolicy(api: TickRetryApi, id: number, fields: Partial<PolicyF
   const p = { ...ARTICLE, ...fields };
   const code = api.setPolicy(id, ...policyArgs({ ...p, jitter: p.jitter as Jitter }));
   if (code !== 0) throw new Error(`setPolicy refused: ${code}`);
+}
+
+/** A fresh instance seeded `seed` with policy 0 set from `fields`, and one operation begun at
+ * tick 0 whose first attempt the poll at tick 0 has started. */
+export function inFlight(seed: bigint, fields: Partial<PolicyFields> = {}): { api: TickRetryApi; h: number } {
+  const api = create(seed);
+  setPolicy(api, 0, fields);
+  const h = api.begin(0, 0);
+  if (api.poll(0) !== h) throw new Error(`the poll at tick 0 did not start operation ${h}`);
+  return { api, h };
 }
 
 /** Begins one operation under `policy`, fails every attempt at once with `outcome`, and

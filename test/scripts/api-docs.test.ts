@@ -9,13 +9,16 @@ const entry = (members: ModelItem[]): ModelItem => ({
   members: [{ kind: "Package", members: [{ kind: "EntryPoint", members }] }],
 });
 
+/** A function `reference` with the comment `docComment` and one optional parameter `name`. */
+const withOptional = (reference: string, docComment: string, name: string): ModelItem => ({
+  kind: "Function",
+  canonicalReference: reference,
+  docComment,
+  parameters: [{ parameterName: name, isOptional: true }],
+});
+
 test("a documented model has no problem", () => {
-  const f: ModelItem = {
-    kind: "Function",
-    canonicalReference: "p!f",
-    docComment: "/**\n * Does f; `n` defaults to 1.\n */",
-    parameters: [{ parameterName: "n", isOptional: true }],
-  };
+  const f = withOptional("p!f", "/**\n * Does f; `n` defaults to 1.\n */", "n");
   expect(docProblems(entry([f]))).toEqual([]);
 });
 
@@ -33,12 +36,7 @@ test("an export or a member without a comment is named", () => {
 });
 
 test("an optional parameter or property whose comment gives no default is named", () => {
-  const f: ModelItem = {
-    kind: "Function",
-    canonicalReference: "p!g",
-    docComment: "/** Does g. */",
-    parameters: [{ parameterName: "seed", isOptional: true }],
-  };
+  const f = withOptional("p!g", "/** Does g. */", "seed");
   const p: ModelItem = {
     kind: "PropertySignature",
     canonicalReference: "p!O#m",

@@ -12,7 +12,7 @@ import {
 } from "../../../host/library/src/generated/abi.js";
 import { create } from "../../../host/library/src/tickretry.js";
 import { tickAfter } from "../../../host/library/src/ticks.js";
-import { setPolicy } from "../../helpers/policies.js";
+import { inFlight, setPolicy } from "../../helpers/policies.js";
 
 const MAX_SPAN = 2 ** 31 - 1;
 
@@ -113,10 +113,7 @@ describe("clock", () => {
   });
 
   test("a stall past the deadline ends the operation DEADLINE at the next call", () => {
-    const api = create(4n);
-    setPolicy(api, 0, { deadline: 5000, attemptTimeout: 1000, jitter: Jitter.NONE });
-    const h = api.begin(0, 0);
-    api.poll(0);
+    const { api, h } = inFlight(4n, { deadline: 5000, attemptTimeout: 1000, jitter: Jitter.NONE });
     api.report(h, 1, Outcome.TRANSIENT, 0, 10);
     expect(api.poll(9000)).toBe(Result.NONE);
     expect(api.endReason(h)).toBe(EndReason.DEADLINE);

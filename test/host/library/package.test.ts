@@ -14,18 +14,13 @@ import {
   NO_COLOR,
   NPM,
   pack,
+  SHIPPED_BY_EVERY_PACKAGE,
   unexpected,
   type Packed,
 } from "../../helpers/pack.js";
 
 /** The paths a user of the library needs, and nothing else: every packed file matches one. */
-const ALLOWED = [
-  /^package\.json$/,
-  /^README\.md$/,
-  /^LICENSE$/,
-  /^build\/tickretry\.wasm$/,
-  /^dist\/.+\.(js|d\.ts)$/,
-];
+const ALLOWED = [...SHIPPED_BY_EVERY_PACKAGE, /^build\/tickretry\.wasm$/];
 
 const { work, source } = copyRepository("tickretry-library-package-");
 let library: Packed;

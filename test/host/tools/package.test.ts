@@ -13,16 +13,14 @@ import {
   installExample,
   NO_COLOR,
   pack,
+  SHIPPED_BY_EVERY_PACKAGE,
   unexpected,
   type Packed,
 } from "../../helpers/pack.js";
 
 const ALLOWED = [
-  /^package\.json$/,
-  /^README\.md$/,
-  /^LICENSE$/,
+  ...SHIPPED_BY_EVERY_PACKAGE,
   /^bin\/tickretry\.js$/,
-  /^dist\/.+\.(js|d\.ts)$/,
   // The setup page the simulated device serves, the ABI its playground reads, the build key.
   /^assets\/boards\/page\/.+/,
   /^assets\/boards\/keys\/build-key\.pub$/,

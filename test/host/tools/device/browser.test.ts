@@ -4,28 +4,26 @@
 // refuse a bad SSID and store a good one, the playground runs the device's module and
 // shows a refusal, the copy buttons give the texts docs/device.md shows, and the page
 // keeps answering during the outage. Screenshots go to out/.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { mkdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { BrowserContext, Page } from "playwright-core";
-import { launchChromium } from "../../../../scripts/chromium.js";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Counter } from "../../../../host/library/src/generated/abi.js";
-import { startSimulation, type Simulation } from "../../../../host/tools/src/device/simulation.js";
+import type { Simulation, SimulationOptions } from "../../../../host/tools/src/device/simulation.js";
+import { openDevicePage } from "../../../helpers/browser.js";
 import { NEAR_WRAP, QUICK } from "../../../helpers/device.js";
 
 const ROOT = fileURLToPath(new URL("../../../..", import.meta.url));
 const OUT = `${ROOT}out/page`;
 
 let sim: Simulation;
-let context: BrowserContext;
 let page: Page;
-let profile: string;
+let close: (() => Promise<void>) | undefined;
 const consoleErrors: string[] = [];
 
 beforeAll(async () => {
-  sim = await startSimulation({
+  mkdirSync(OUT, { recursive: true });
+  const options: SimulationOptions = {
     port: 0,
     scenario: "outage",
     // Many attempts, so operations are still retrying whenever the page looks.
@@ -34,21 +32,13 @@ beforeAll(async () => {
     // No budget: it would stop the retries after 100 and this test watches them go on.
     budget: "off",
     tickStart: NEAR_WRAP,
-  });
-  mkdirSync(OUT, { recursive: true });
-  profile = mkdtempSync(join(tmpdir(), "tickretry-chromium-"));
-  context = await launchChromium(profile, { width: 1280, height: 800 });
-  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: new URL(sim.url).origin });
-  page = await context.newPage();
+  };
+  ({ sim, page, close } = await openDevicePage(options, ["clipboard-read", "clipboard-write"]));
   page.on("console", (m) => m.type() === "error" && consoleErrors.push(m.text()));
   page.on("pageerror", (e) => consoleErrors.push(e.message));
 }, 30_000);
 
-afterAll(async () => {
-  await context?.close();
-  await sim?.close();
-  rmSync(profile, { recursive: true, force: true });
-});
+afterAll(() => close?.());
 
 const view = (name: string) => page.click(`nav button[data-view=${name}]`);
 /** Distinct operations the live timeline draws. */

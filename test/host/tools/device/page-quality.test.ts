@@ -3,39 +3,30 @@
 // its layout reserved (the layout shifts PerformanceObserver reports add up to under 0.1
 // over the first statuses); /status.json stays small per poll once the page runs.
 import { createRequire } from "node:module";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "../../../../scripts/chromium.js";
-import { startSimulation, type Simulation } from "../../../../host/tools/src/device/simulation.js";
+import type { Simulation } from "../../../../host/tools/src/device/simulation.js";
+import { openDevicePage } from "../../../helpers/browser.js";
 import { NEAR_WRAP, QUICK } from "../../../helpers/device.js";
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 let sim: Simulation;
 let context: BrowserContext;
 let page: Page;
-let profile: string;
+let close: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  sim = await startSimulation({
+  ({ sim, context, page, close } = await openDevicePage({
     port: 0,
     scenario: "flaky",
     policy: { ...QUICK, maxAttempts: 20, maxDelay: 300 },
     uploadEveryMs: 700,
     tickStart: NEAR_WRAP,
-  });
-  profile = mkdtempSync(join(tmpdir(), "tickretry-quality-"));
-  context = await launchChromium(profile, { width: 1280, height: 800 });
-  page = await context.newPage();
+  }));
 }, 30_000);
 
-afterAll(async () => {
-  await context?.close();
-  await sim?.close();
-  rmSync(profile, { recursive: true, force: true });
-});
+afterAll(() => close?.());
 
 interface Violation {
   id: string;

@@ -2,32 +2,26 @@
 // tick starts again at every boot, so the page places events on the device's RTC
 // (events[].wallMs), draws the sleep and the boots as marks, and puts the operations
 // before the sleep to its left and those after the reboot to its right, not all at "now".
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { launchChromium } from "../../../../scripts/chromium.js";
-import { startSimulation, type Simulation } from "../../../../host/tools/src/device/simulation.js";
+import type { Simulation } from "../../../../host/tools/src/device/simulation.js";
+import { openDevicePage } from "../../../helpers/browser.js";
 import { QUICK, waitFor } from "../../../helpers/device.js";
 
 let sim: Simulation;
-let context: BrowserContext;
 let page: Page;
-let profile: string;
+let close: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  sim = await startSimulation({ port: 0, scenario: "flaky", policy: QUICK, uploadEveryMs: 1000 });
-  profile = mkdtempSync(join(tmpdir(), "tickretry-chromium-"));
-  context = await launchChromium(profile, { width: 1280, height: 800 });
-  page = await context.newPage();
+  ({ sim, page, close } = await openDevicePage({
+    port: 0,
+    scenario: "flaky",
+    policy: QUICK,
+    uploadEveryMs: 1000,
+  }));
 }, 30_000);
 
-afterAll(async () => {
-  await context?.close();
-  await sim?.close();
-  rmSync(profile, { recursive: true, force: true });
-});
+afterAll(() => close?.());
 
 /** The x of each mark of a kind, and of each attempt bar, as drawn. */
 const drawn = () =>

@@ -2,6 +2,7 @@
 // the flaky upstream until Ctrl-C. The device keeps its state in a file, so the next run
 // goes on with the operations and readings this one left.
 import { parseArgs } from "node:util";
+import { startOrReport, untilStopped } from "../long-running.js";
 import { numberOption } from "../number-option.js";
 import { SCENARIOS, SCENARIO_NAMES, isScenarioName, unknownScenario } from "../upstream/scenarios.js";
 import { joinNegativeValues } from "../usage.js";
@@ -190,18 +191,10 @@ export async function runDevice(args: string[]): Promise<number> {
     return 2;
   }
 
-  let sim: Simulation;
-  try {
-    sim = await startSimulation(options);
-  } catch (err) {
-    console.error(`tickretry device: ${(err as Error).message}`);
-    return 2;
-  }
+  const sim = await startOrReport("device", () => startSimulation(options));
+  if (sim === undefined) return 2;
   printBanner(sim);
-  await new Promise<void>((resolve) => {
-    process.once("SIGINT", resolve);
-    process.once("SIGTERM", resolve);
-  });
+  await untilStopped();
   // Every live operation ends or is kept, with a line each: without a state file it ends
   // CANCELLED (nothing would carry it on); with one it goes on at the next start.
   const device = sim.device;

@@ -5,6 +5,7 @@
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
+import { startOrReport, untilStopped } from "../long-running.js";
 import { numberOption } from "../number-option.js";
 import { parseBrokerUrl } from "./broker-url.js";
 import { startConsumer, type Consumer } from "./consumer.js";
@@ -61,21 +62,13 @@ export async function run(args: string[]): Promise<number> {
     console.error(`tickretry consumer: ${(err as Error).message}\n\n${HELP}`);
     return 2;
   }
-  let consumer;
-  try {
-    consumer = await startConsumer(options);
-  } catch (err) {
-    console.error(`tickretry consumer: ${(err as Error).message}`);
-    return 2;
-  }
+  const consumer = await startOrReport("consumer", () => startConsumer(options));
+  if (consumer === undefined) return 2;
   const server = controlServer(consumer);
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   const control = (server.address() as AddressInfo).port;
   console.log(`consumer http://127.0.0.1:${control}/control/ subscribed to ${TOPIC} at ${options.url}`);
-  await new Promise<void>((resolve) => {
-    process.once("SIGINT", resolve);
-    process.once("SIGTERM", resolve);
-  });
+  await untilStopped();
   server.close();
   await consumer.close();
   return 0;

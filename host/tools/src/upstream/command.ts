@@ -3,6 +3,7 @@
 // while the upstream and its dedup store live on. It answers the /control/ routes
 // (stats, stored uploads, scenario switch) for whoever drives the test.
 import { parseArgs } from "node:util";
+import { startOrReport, untilStopped } from "../long-running.js";
 import { numberOption } from "../number-option.js";
 import { SCENARIOS, SCENARIO_NAMES, isScenarioName, unknownScenario } from "./scenarios.js";
 import { joinNegativeValues } from "../usage.js";
@@ -59,18 +60,10 @@ export async function run(args: string[]): Promise<number> {
     console.error(`tickretry upstream: ${(err as Error).message}\n\n${HELP}`);
     return 2;
   }
-  let upstream;
-  try {
-    upstream = await startUpstream(options);
-  } catch (err) {
-    console.error(`tickretry upstream: ${(err as Error).message}`);
-    return 2;
-  }
+  const upstream = await startOrReport("upstream", () => startUpstream(options));
+  if (upstream === undefined) return 2;
   console.log(`upstream ${upstream.url} (scenario ${upstream.scenario()})`);
-  await new Promise<void>((resolve) => {
-    process.once("SIGINT", resolve);
-    process.once("SIGTERM", resolve);
-  });
+  await untilStopped();
   await upstream.close();
   return 0;
 }

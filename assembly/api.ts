@@ -12,7 +12,7 @@ import {
   ERROR_NOT_INITIALIZED,
 } from "./generated/constants";
 import { touch } from "./changes";
-import { budgetTokens, setBudget as setBudgetFields } from "./budget";
+import { budgetTokens } from "./budget";
 import { classifyHttp as classify } from "./classify";
 import { counterValue } from "./counters";
 import { resetMachine } from "./operations";
@@ -33,37 +33,12 @@ export function init(seedLo: u32, seedHi: u32): i32 {
   return 0;
 }
 
-/** Sets the device-wide retry budget in milli-tokens (capacity 0: off). */
-export function setBudget(
-  capacity: u32,
-  initial: u32,
-  retryCost: u32,
-  timeoutRetryCost: u32,
-  threshold: u32,
-  failureCost: u32,
-  firstAttemptDeposit: u32,
-  successDeposit: u32,
-  flags: u32,
-): i32 {
-  if (!isInitialized()) return ERROR_NOT_INITIALIZED;
-  return setBudgetFields(
-    capacity,
-    initial,
-    retryCost,
-    timeoutRetryCost,
-    threshold,
-    failureCost,
-    firstAttemptDeposit,
-    successDeposit,
-    flags,
-  );
-}
-
 // The operation calls are operations.ts's own functions, exported as they are.
 export { begin, poll, report, cancel, drop, linkUp, release, nextDue, ended } from "./operations";
 export { save, imageAddress, restore } from "./image";
 export { changes } from "./changes";
 export { setPolicy, worstCase } from "./policy";
+export { setBudget } from "./budget";
 
 /** The slot (0 to OPERATIONS - 1) of a valid handle, or BAD_HANDLE. */
 export function slot(handle: i32): i32 {

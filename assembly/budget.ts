@@ -4,34 +4,19 @@
 // and gRPC throttling (failures withdraw, successes deposit, retries only above a
 // threshold). Capacity 0 turns the budget off.
 import { touch } from "./changes";
-import { BUDGET_FLAG_REFUND_ON_SUCCESS, ERROR_BAD_FIELD, RESULT_OK } from "./generated/constants";
+import {
+  BUDGET_FLAG_REFUND_ON_SUCCESS,
+  ERROR_BAD_FIELD,
+  ERROR_NOT_INITIALIZED,
+  RESULT_OK,
+} from "./generated/constants";
+import { isInitialized } from "./ready";
 import { isSpan } from "./ticks";
 import { BUDGET_AT, Budget, STATE } from "./state";
 
 const bucket = changetype<Budget>(STATE + BUDGET_AT);
 
-/** BAD_FIELD when setBudget would refuse these fields, else OK. */
-export function checkBudget(
-  capacity_: u32,
-  initial: u32,
-  retryCost_: u32,
-  timeoutRetryCost_: u32,
-  threshold_: u32,
-  failureCost_: u32,
-  firstAttemptDeposit_: u32,
-  successDeposit_: u32,
-  flags_: u32,
-): i32 {
-  const fields = capacity_ | initial | retryCost_ | timeoutRetryCost_ | threshold_;
-  const bad =
-    !isSpan(fields | failureCost_ | firstAttemptDeposit_ | successDeposit_) |
-    (initial > capacity_) |
-    (threshold_ > capacity_) |
-    (flags_ > <u32>BUDGET_FLAG_REFUND_ON_SUCCESS);
-  return bad ? ERROR_BAD_FIELD : RESULT_OK;
-}
-
-/** Validates and sets every field; tokens start at `initial`. */
+/** Validates and sets every field; tokens start at `initial`. A refused call changes nothing. */
 export function setBudget(
   capacity_: u32,
   initial: u32,
@@ -43,18 +28,14 @@ export function setBudget(
   successDeposit_: u32,
   flags_: u32,
 ): i32 {
-  const refusal = checkBudget(
-    capacity_,
-    initial,
-    retryCost_,
-    timeoutRetryCost_,
-    threshold_,
-    failureCost_,
-    firstAttemptDeposit_,
-    successDeposit_,
-    flags_,
-  );
-  if (refusal != RESULT_OK) return refusal;
+  if (!isInitialized()) return ERROR_NOT_INITIALIZED;
+  const fields = capacity_ | initial | retryCost_ | timeoutRetryCost_ | threshold_;
+  const bad =
+    !isSpan(fields | failureCost_ | firstAttemptDeposit_ | successDeposit_) |
+    (initial > capacity_) |
+    (threshold_ > capacity_) |
+    (flags_ > <u32>BUDGET_FLAG_REFUND_ON_SUCCESS);
+  if (bad) return ERROR_BAD_FIELD;
   touch();
   bucket.capacity = capacity_;
   bucket.tokens = initial;

@@ -174,21 +174,22 @@ function succeed(op: Operation): void {
 
 /** Ends a live operation CANCELLED. */
 export function cancel(handle: i32, now: u32): i32 {
-  if (!isInitialized()) return ERROR_NOT_INITIALIZED;
-  const found = find(handle);
-  if (found == null) return ERROR_BAD_HANDLE;
-  const op = changetype<Operation>(found);
-  advance(now);
-  return end(op, END_REASON_CANCELLED) ? RESULT_OK : ERROR_NOT_LIVE;
+  return cancelOrDrop(handle, now, false);
 }
 
 /** An UP session's connection went down: it goes back to retrying. */
 export function drop(handle: i32, now: u32): i32 {
+  return cancelOrDrop(handle, now, true);
+}
+
+// cancel and drop check the handle and apply what is due by `now` alike.
+function cancelOrDrop(handle: i32, now: u32, isDrop: bool): i32 {
   if (!isInitialized()) return ERROR_NOT_INITIALIZED;
   const found = find(handle);
   if (found == null) return ERROR_BAD_HANDLE;
   const op = changetype<Operation>(found);
   advance(now);
+  if (!isDrop) return end(op, END_REASON_CANCELLED) ? RESULT_OK : ERROR_NOT_LIVE;
   if (op.state != STATE_UP) return ERROR_NOT_UP;
   dropSession(op);
   return RESULT_OK;

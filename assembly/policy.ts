@@ -48,37 +48,6 @@ export function policyOf(op: Operation): Policy {
   return policyRecord(op.policy);
 }
 
-/** The code setPolicy answers for these fields: OK, or why it refuses them. */
-export function checkPolicy(
-  id: u32,
-  maxAttempts: u32,
-  attemptTimeout: u32,
-  baseDelay: u32,
-  maxDelay: u32,
-  throttleBaseDelay: u32,
-  deadline: u32,
-  flags: u32,
-  stableAfter: u32,
-  spread: u32,
-  breakAfter: u32,
-  breakBase: u32,
-  breakCap: u32,
-): i32 {
-  if (id >= <u32>LIMIT_POLICIES) return ERROR_BAD_POLICY;
-  const waits = attemptTimeout | baseDelay | maxDelay | throttleBaseDelay | deadline;
-  if (!isSpan(waits | stableAfter | spread | breakBase | breakCap)) return ERROR_SPAN_TOO_LARGE;
-  // A session has no overall deadline: it ends only by cancel, PERMANENT or its attempt limit.
-  const bad =
-    (maxAttempts > <u32>LIMIT_MAX_ATTEMPTS) |
-    (attemptTimeout == 0) |
-    (baseDelay > maxDelay) |
-    (flags > FLAGS) |
-    ((flags & POLICY_FLAG_SESSION) != 0 && deadline != 0) |
-    (breakAfter > <u32>LIMIT_MAX_ATTEMPTS) |
-    (breakBase > breakCap);
-  return bad ? ERROR_BAD_FIELD : RESULT_OK;
-}
-
 /** Validates and sets policy slot id; a refused call leaves the slot as it was. */
 export function setPolicy(
   id: u32,
@@ -96,22 +65,19 @@ export function setPolicy(
   breakCap: u32,
 ): i32 {
   if (!isInitialized()) return ERROR_NOT_INITIALIZED;
-  const refusal = checkPolicy(
-    id,
-    maxAttempts,
-    attemptTimeout,
-    baseDelay,
-    maxDelay,
-    throttleBaseDelay,
-    deadline,
-    flags,
-    stableAfter,
-    spread,
-    breakAfter,
-    breakBase,
-    breakCap,
-  );
-  if (refusal != RESULT_OK) return refusal;
+  if (id >= <u32>LIMIT_POLICIES) return ERROR_BAD_POLICY;
+  const waits = attemptTimeout | baseDelay | maxDelay | throttleBaseDelay | deadline;
+  if (!isSpan(waits | stableAfter | spread | breakBase | breakCap)) return ERROR_SPAN_TOO_LARGE;
+  // A session has no overall deadline: it ends only by cancel, PERMANENT or its attempt limit.
+  const bad =
+    (maxAttempts > <u32>LIMIT_MAX_ATTEMPTS) |
+    (attemptTimeout == 0) |
+    (baseDelay > maxDelay) |
+    (flags > FLAGS) |
+    ((flags & POLICY_FLAG_SESSION) != 0 && deadline != 0) |
+    (breakAfter > <u32>LIMIT_MAX_ATTEMPTS) |
+    (breakBase > breakCap);
+  if (bad) return ERROR_BAD_FIELD;
   touch();
   const p = changetype<Policy>(POLICIES + id * offsetof<Policy>());
   p.isSet = 1;

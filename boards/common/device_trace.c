@@ -26,10 +26,11 @@ const char *tickretry_outcome_name(int32_t outcome) { return NAME_OF(outcome_nam
 
 const char *tickretry_end_reason_name(int32_t reason) { return NAME_OF(end_reason_names, reason); }
 
-/* formatEvent prints a number where the value has no name; so does this. */
-static const char *name_or_number(const char *name, int32_t value, char *buf, size_t size) {
+/* formatEvent prints a number where the value has no name; so does this, into `buf`. */
+static const char *name_or_number(const char *(*name_of)(int32_t), int32_t value, char buf[12]) {
+  const char *name = name_of(value);
   if (name) return name;
-  snprintf(buf, size, "%" PRId32, value);
+  snprintf(buf, 12, "%" PRId32, value);
   return buf;
 }
 
@@ -46,17 +47,13 @@ int device_event_format(const device_event *e, char *out, size_t size) {
       return attempt_line(e, "start", out, size);
     case DEVICE_EVENT_REPORT:
       return snprintf(out, size, "%" PRIu32 " report h=%" PRId32 " a=%" PRId32 " %s -> %" PRId32,
-                      e->t, e->handle, e->attempt,
-                      name_or_number(tickretry_outcome_name(e->outcome), e->outcome, number,
-                                     sizeof number),
+                      e->t, e->handle, e->attempt, name_or_number(tickretry_outcome_name, e->outcome, number),
                       e->result);
     case DEVICE_EVENT_TIMEOUT:
       return attempt_line(e, "timeout", out, size);
     case DEVICE_EVENT_END:
       return snprintf(out, size, "%" PRIu32 " end h=%" PRId32 " %s after %" PRId32, e->t, e->handle,
-                      name_or_number(tickretry_end_reason_name(e->reason), e->reason, number,
-                                     sizeof number),
-                      e->attempt);
+                      name_or_number(tickretry_end_reason_name, e->reason, number), e->attempt);
     case DEVICE_EVENT_UP:
       return attempt_line(e, "up", out, size);
     case DEVICE_EVENT_DROP:

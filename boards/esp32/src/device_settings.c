@@ -54,35 +54,26 @@ device_settings_problem device_settings_check(const char *ssid, size_t ssid_len,
   return DEVICE_SETTINGS_OK;
 }
 
-const char *device_settings_field(device_settings_problem problem) {
-  switch (problem) {
-    case DEVICE_SETTINGS_OK:
-      return "";
-    case DEVICE_SETTINGS_PASSWORD:
-      return "password";
-    case DEVICE_SETTINGS_URL:
-      return "upstreamUrl";
-    default:
-      return "ssid";
-  }
-}
+/* What the page shows for each problem: the field it marks and the sentence it says. */
+static const struct {
+  const char *field;
+  const char *meaning;
+} PROBLEMS[] = {
+    [DEVICE_SETTINGS_OK] = {"", ""},
+    [DEVICE_SETTINGS_SSID_NOT_UTF8] = {"ssid", "SSID must be UTF-8 text; these bytes are not."},
+    [DEVICE_SETTINGS_SSID_CONTROL] = {"ssid", "SSID must not contain control characters (NUL, CR, LF, ESC, ...)."},
+    [DEVICE_SETTINGS_SSID_LENGTH] = {"ssid", "SSID must be 1 to 32 bytes."},
+    [DEVICE_SETTINGS_PASSWORD] = {"password",
+                                  "Password must be empty (an open network) or 8 to 63 printable ASCII characters."},
+    [DEVICE_SETTINGS_URL] = {"upstreamUrl", "Upstream URL must be an http:// or https:// URL."},
+};
 
-const char *device_settings_meaning(device_settings_problem problem) {
-  switch (problem) {
-    case DEVICE_SETTINGS_OK:
-      return "";
-    case DEVICE_SETTINGS_SSID_NOT_UTF8:
-      return "SSID must be UTF-8 text; these bytes are not.";
-    case DEVICE_SETTINGS_SSID_CONTROL:
-      return "SSID must not contain control characters (NUL, CR, LF, ESC, ...).";
-    case DEVICE_SETTINGS_SSID_LENGTH:
-      return "SSID must be 1 to 32 bytes.";
-    case DEVICE_SETTINGS_PASSWORD:
-      return "Password must be empty (an open network) or 8 to 63 printable ASCII characters.";
-    default:
-      return "Upstream URL must be an http:// or https:// URL.";
-  }
-}
+/* A problem past the table (none is) reads as the last one. */
+#define PROBLEM(p) PROBLEMS[(p) <= DEVICE_SETTINGS_URL ? (p) : DEVICE_SETTINGS_URL]
+
+const char *device_settings_field(device_settings_problem problem) { return PROBLEM(problem).field; }
+
+const char *device_settings_meaning(device_settings_problem problem) { return PROBLEM(problem).meaning; }
 
 /* The authority of `url` after its userinfo (host and port), as a span; false without one. */
 static int authority(const char *url, const char **start, size_t *len, const char **userinfo_end) {

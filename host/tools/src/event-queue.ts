@@ -32,10 +32,7 @@ export class EventQueue {
       this.move(parent, i);
       i = parent;
     }
-    this.time[i] = time;
-    this.tie[i] = tie;
-    this.kinds[i] = kind;
-    this.args[i] = arg;
+    this.put(i, time, tie, kind, arg);
   }
 
   /** The earliest event's time; Infinity when the queue is empty. */
@@ -68,11 +65,15 @@ export class EventQueue {
       this.move(child, i);
       i = child;
     }
+    this.put(i, time, tie, kind, arg);
+    return true;
+  }
+
+  private put(i: number, time: number, tie: number, kind: number, arg: number): void {
     this.time[i] = time;
     this.tie[i] = tie;
     this.kinds[i] = kind;
     this.args[i] = arg;
-    return true;
   }
 
   private move(from: number, to: number): void {

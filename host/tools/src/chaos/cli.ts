@@ -1,10 +1,10 @@
 // `npm run chaos:device -- --kills 20 --json`: the device chaos run (run.ts). Progress goes
 // to stderr; the result to stdout, one JSON object with --json. Exits 1 when a reading was
 // lost or stored twice, or the records contradict each other; 2 on bad arguments.
-import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
 import { numberOption } from "../number-option.js";
-import { joinNegativeValues } from "../usage.js";
+import { readCommandLine } from "../long-running.js";
+import { parseOptions } from "../usage.js";
 import { runChaos } from "./run.js";
 import { identityHolds } from "./tally.js";
 
@@ -39,22 +39,18 @@ type ChaosOptions = Parameters<typeof runChaos>[0];
 /** The run the arguments ask for (with --json: whether to print JSON), or "help"; throws
  * what is wrong with them. */
 function parseChaosArgs(args: string[]): { options: ChaosOptions; json: boolean } | "help" {
-  const { values } = parseArgs({
-    args: joinNegativeValues(args),
-    strict: true,
-    options: {
-      kills: { type: "string" },
-      seed: { type: "string" },
-      "upload-every": { type: "string" },
-      scale: { type: "string" },
-      "max-kill-ms": { type: "string" },
-      dir: { type: "string" },
-      transport: { type: "string" },
-      "broker-restarts": { type: "string" },
-      windows: { type: "boolean" },
-      json: { type: "boolean" },
-      help: { type: "boolean", short: "h" },
-    },
+  const values = parseOptions(args, {
+    kills: { type: "string" },
+    seed: { type: "string" },
+    "upload-every": { type: "string" },
+    scale: { type: "string" },
+    "max-kill-ms": { type: "string" },
+    dir: { type: "string" },
+    transport: { type: "string" },
+    "broker-restarts": { type: "string" },
+    windows: { type: "boolean" },
+    json: { type: "boolean" },
+    help: { type: "boolean", short: "h" },
   });
   if (values.help) return "help";
   const json = values.json === true;
@@ -81,17 +77,8 @@ function parseChaosArgs(args: string[]): { options: ChaosOptions; json: boolean 
 }
 
 async function main(): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseChaosArgs(process.argv.slice(2));
-  } catch (err) {
-    console.error(`chaos:device: ${(err as Error).message}\n\n${HELP}`);
-    return 2;
-  }
-  if (parsed === "help") {
-    console.log(HELP);
-    return 0;
-  }
+  const parsed = readCommandLine("chaos:device", HELP, () => parseChaosArgs(process.argv.slice(2)));
+  if (typeof parsed === "number") return parsed;
   const result = await runChaos(parsed.options);
   for (const p of result.problems) console.error(`chaos:device: PROBLEM ${p}`);
   const t = result.tally;

@@ -15,10 +15,10 @@ import {
   tickAfter,
   type AttemptAnswer,
   type LoopEvent,
-  type LoopHal,
   type TickRetryApi,
 } from "tickretry";
 import { EventQueue } from "../event-queue.js";
+import { VirtualTimeHal } from "../virtual-hal.js";
 import { deriveSeed, Rng } from "../random.js";
 import { prepareInstances } from "../fleet/simulator.js";
 import { POLICY_ID } from "../fleet/strategies.js";
@@ -87,7 +87,7 @@ class Row {
 
 /** One client: its own module instance and main loop (host/library/src/loop.ts), with a
  * HAL over the run's virtual time. */
-class Client implements LoopHal {
+class Client extends VirtualTimeHal {
   readonly loop: Loop;
   readonly handle: number;
   versionRead = 0;
@@ -95,17 +95,15 @@ class Client implements LoopHal {
   /** The attempt whose read or write is on its way, or 0. */
   inFlight = 0;
   lastWait = 0;
-  /** The time of the event the loop runs for, and the answer it brings. */
-  private time = 0;
-  private answer: AttemptAnswer | undefined;
 
   constructor(
     readonly index: number,
     api: TickRetryApi,
     /** This client's tick at time 0: its counter wraps within the first second (as the fleet's do). */
-    private readonly offset: number,
+    offset: number,
     private readonly row: Row,
   ) {
+    super(offset);
     this.loop = new Loop(api, this);
     this.handle = this.loop.begin(POLICY_ID, offset);
     if (this.handle < 0) throw new Error(`client ${index}: begin refused: ${this.handle}`);
@@ -122,16 +120,6 @@ class Client implements LoopHal {
     if (this.loop.fault !== 0)
       throw new Error(`client ${this.index}: the loop stopped: ${errorName(this.loop.fault)}`);
     if (this.inFlight === 0 && due !== NextDue.IDLE) this.row.at(time + due, Event.WAKE, this.index);
-  }
-
-  ticks(): number {
-    return tickAfter(this.offset, this.time);
-  }
-
-  collect(): AttemptAnswer | undefined {
-    const brought = this.answer;
-    this.answer = undefined;
-    return brought;
   }
 
   startAttempt(_handle: number, attempt: number): void {

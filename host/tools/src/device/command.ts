@@ -1,10 +1,10 @@
 // `tickretry device` (and `npm start`): runs the simulated device with its setup page and
 // the flaky upstream until Ctrl-C. The device keeps its state in a file, so the next run
 // goes on with the operations and readings this one left.
-import { parseArgs } from "node:util";
+import { readCommandLine, startOrReport, untilStopped } from "../long-running.js";
 import { numberOption } from "../number-option.js";
 import { SCENARIOS, SCENARIO_NAMES, isScenarioName, unknownScenario } from "../upstream/scenarios.js";
-import { joinNegativeValues } from "../usage.js";
+import { parseOptions } from "../usage.js";
 import { DEFAULT_PORT } from "./listen.js";
 import type { EndedOperation } from "./loop.js";
 import { endReasonName, outcomeName } from "tickretry";
@@ -61,42 +61,34 @@ function isHttpUrl(text: string): boolean {
   }
 }
 
-/** The command line's values, or 2 after a usage message. */
+/** The command line's values, or "help"; throws what parseArgs refuses. */
 function parse(args: string[]) {
-  try {
-    return parseArgs({
-      args: joinNegativeValues(args),
-      strict: true,
-      options: {
-        port: { type: "string" },
-        host: { type: "string" },
-        scenario: { type: "string" },
-        "upload-every": { type: "string" },
-        budget: { type: "string" },
-        scale: { type: "string" },
-        "tick-start": { type: "string" },
-        "stall-ms": { type: "string" },
-        "stall-every": { type: "string" },
-        seed: { type: "string" },
-        "upstream-port": { type: "string" },
-        "upstream-url": { type: "string" },
-        transport: { type: "string" },
-        broker: { type: "string" },
-        state: { type: "string" },
-        log: { type: "string" },
-        "crash-at": { type: "string" },
-        quiet: { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-    }).values;
-  } catch (err) {
-    console.error(`tickretry device: ${(err as Error).message}\n\n${HELP}`);
-    return 2;
-  }
+  const values = parseOptions(args, {
+    port: { type: "string" },
+    host: { type: "string" },
+    scenario: { type: "string" },
+    "upload-every": { type: "string" },
+    budget: { type: "string" },
+    scale: { type: "string" },
+    "tick-start": { type: "string" },
+    "stall-ms": { type: "string" },
+    "stall-every": { type: "string" },
+    seed: { type: "string" },
+    "upstream-port": { type: "string" },
+    "upstream-url": { type: "string" },
+    transport: { type: "string" },
+    broker: { type: "string" },
+    state: { type: "string" },
+    log: { type: "string" },
+    "crash-at": { type: "string" },
+    quiet: { type: "boolean" },
+    help: { type: "boolean", short: "h" },
+  });
+  return values.help ? "help" : values;
 }
 
 /** What the values ask for, checked: a bad value throws, naming the option. */
-function deviceOptions(values: Exclude<ReturnType<typeof parse>, number>) {
+function deviceOptions(values: Exclude<ReturnType<typeof parse>, "help">) {
   const scenario = values.scenario ?? "flaky";
   if (!isScenarioName(scenario)) throw new Error(unknownScenario(scenario));
   const budget = values.budget ?? "aws";
@@ -176,12 +168,8 @@ function printBanner(sim: Simulation): void {
 }
 
 export async function runDevice(args: string[]): Promise<number> {
-  const values = parse(args);
+  const values = readCommandLine("tickretry device", HELP, () => parse(args));
   if (typeof values === "number") return values;
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
   let options;
   try {
     options = deviceOptions(values);
@@ -190,18 +178,10 @@ export async function runDevice(args: string[]): Promise<number> {
     return 2;
   }
 
-  let sim: Simulation;
-  try {
-    sim = await startSimulation(options);
-  } catch (err) {
-    console.error(`tickretry device: ${(err as Error).message}`);
-    return 2;
-  }
+  const sim = await startOrReport("device", () => startSimulation(options));
+  if (sim === undefined) return 2;
   printBanner(sim);
-  await new Promise<void>((resolve) => {
-    process.once("SIGINT", resolve);
-    process.once("SIGTERM", resolve);
-  });
+  await untilStopped();
   // Every live operation ends or is kept, with a line each: without a state file it ends
   // CANCELLED (nothing would carry it on); with one it goes on at the next start.
   const device = sim.device;

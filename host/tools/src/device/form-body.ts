@@ -47,65 +47,67 @@ export function parseForm(body: Buffer): { form: URLSearchParams; notUtf8: Set<s
   return { form, notUtf8 };
 }
 
-export function readForm(req: IncomingMessage): Promise<FormBody> {
-  const tooLarge: FormBody = {
-    ok: false,
-    status: 413,
-    message: `The form was larger than ${BODY_LIMIT} bytes; nothing was stored.`,
-  };
-  const type = (req.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
-  // A control with nothing to say (POST /power/reboot) may send no body and so no type.
-  const noBody =
-    req.headers["content-length"] === "0" ||
-    (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined);
-  if (type === "" && noBody)
-    return Promise.resolve({ ok: true, form: new URLSearchParams(), notUtf8: new Set() });
-  if (type !== "application/x-www-form-urlencoded") {
-    req.resume();
-    return Promise.resolve({
-      ok: false,
-      status: 415,
-      message: `Send the form as application/x-www-form-urlencoded (this was ${type ? `"${type}"` : "untyped"}), or send no body; nothing was stored.`,
-    });
-  }
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= BODY_LIMIT) chunks.push(chunk);
-      else if (size > DRAIN_LIMIT) resolve(tooLarge);
-    });
-    req.on("end", () =>
-      resolve(size > BODY_LIMIT ? tooLarge : { ok: true, ...parseForm(Buffer.concat(chunks)) }),
-    );
-    req.on("error", () => resolve(tooLarge));
-  });
+/** The request's media type, lower case and without parameters; "" when it names none. */
+function mediaType(req: IncomingMessage): string {
+  return (req.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
 }
 
-export type BytesBody = { ok: true; bytes: Buffer } | { ok: false; status: 413 | 415; message: string };
+/** Drops a body of the wrong type unread and refuses it with 415 and `message`. */
+function wrongType(req: IncomingMessage, message: string) {
+  req.resume();
+  return { ok: false, status: 415, message } as const;
+}
 
-/** Reads an application/octet-stream body of at most `limit` bytes (a module upload). */
-export function readBytes(req: IncomingMessage, limit: number): Promise<BytesBody> {
-  const type = (req.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
-  if (type !== "application/octet-stream") {
-    req.resume();
-    return Promise.resolve({
-      ok: false,
-      status: 415,
-      message: "Send the module as application/octet-stream.",
-    });
-  }
-  const tooLarge: BytesBody = { ok: false, status: 413, message: `A module is at most ${limit} bytes.` };
+/**
+ * Collects the body; undefined when it passes `limit` bytes, told as soon as it passes
+ * `dropAfter` (the rest is not waited for) or else at its end (the rest is read and dropped).
+ */
+function collect(req: IncomingMessage, limit: number, dropAfter: number): Promise<Buffer | undefined> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on("data", (chunk: Buffer) => {
       size += chunk.length;
       if (size <= limit) chunks.push(chunk);
-      else resolve(tooLarge);
+      else if (size > dropAfter) resolve(undefined);
     });
-    req.on("end", () => resolve(size > limit ? tooLarge : { ok: true, bytes: Buffer.concat(chunks) }));
-    req.on("error", () => resolve(tooLarge));
+    req.on("end", () => resolve(size > limit ? undefined : Buffer.concat(chunks)));
+    req.on("error", () => resolve(undefined));
   });
+}
+
+export async function readForm(req: IncomingMessage): Promise<FormBody> {
+  const type = mediaType(req);
+  // A control with nothing to say (POST /power/reboot) may send no body and so no type.
+  const noBody =
+    req.headers["content-length"] === "0" ||
+    (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined);
+  if (type === "" && noBody) return { ok: true, form: new URLSearchParams(), notUtf8: new Set() };
+  if (type !== "application/x-www-form-urlencoded") {
+    return wrongType(
+      req,
+      `Send the form as application/x-www-form-urlencoded (this was ${type ? `"${type}"` : "untyped"}), or send no body; nothing was stored.`,
+    );
+  }
+  const body = await collect(req, BODY_LIMIT, DRAIN_LIMIT);
+  if (body === undefined) {
+    return {
+      ok: false,
+      status: 413,
+      message: `The form was larger than ${BODY_LIMIT} bytes; nothing was stored.`,
+    };
+  }
+  return { ok: true, ...parseForm(body) };
+}
+
+export type BytesBody = { ok: true; bytes: Buffer } | { ok: false; status: 413 | 415; message: string };
+
+/** Reads an application/octet-stream body of at most `limit` bytes (a module upload). */
+export async function readBytes(req: IncomingMessage, limit: number): Promise<BytesBody> {
+  if (mediaType(req) !== "application/octet-stream") {
+    return wrongType(req, "Send the module as application/octet-stream.");
+  }
+  const bytes = await collect(req, limit, limit);
+  if (bytes === undefined) return { ok: false, status: 413, message: `A module is at most ${limit} bytes.` };
+  return { ok: true, bytes };
 }

@@ -54,20 +54,15 @@ export function configureUpload(api: TickRetryApi, policy: PolicyFields, budget:
 export const BROKER_POLICY = 1;
 
 /**
- * The broker connection, a session: connect attempts of 2 s, backoff 500 ms doubling to 8 s
- * with full jitter, retried at the cap for as long as the broker stays away (maxAttempts 0);
- * the backoff level resets once the connection has stayed up 10 s; a restore (boot, wake)
- * or a kick spreads its next try over 1 s.
+ * The broker connection, a session: the upload's spans (connect attempts of 2 s, backoff
+ * 500 ms doubling to 8 s with full jitter), retried at the cap for as long as the broker
+ * stays away (maxAttempts 0, no deadline); the backoff level resets once the connection has
+ * stayed up 10 s; a restore (boot, wake) or a kick spreads its next try over 1 s.
  */
 export const BROKER: PolicyFields = {
+  ...UPLOAD,
   maxAttempts: 0,
-  attemptTimeout: 2000,
-  baseDelay: 500,
-  maxDelay: 8000,
-  throttleBaseDelay: 1000,
   deadline: 0,
-  jitter: "FULL",
-  idempotent: true,
   session: true,
   stableAfter: 10_000,
   spread: 1000,

@@ -4,6 +4,7 @@ import type { TopLevelSpec } from "vega-lite";
 import type { ExperimentResult } from "./experiment.js";
 import { BUCKET_MS, type NumericKey } from "./metrics.js";
 import { arrivalsLabel } from "./settings.js";
+import { strategyRows } from "./strategy-rows.js";
 
 /** Requests and retries per 100 ms of every run in [from, to) ms, each point labelled. */
 function windowValues(
@@ -65,29 +66,15 @@ export function burstSpec(e: ExperimentResult): TopLevelSpec {
     strategy: `${strategy.name}: ${strategy.description}`,
   }));
   const freeze = e.settings.dependency.script.filter((c) => c.frozen !== undefined).map((c) => c.at / 1000);
-  return {
-    $schema: "https://vega.github.io/schema/vega-lite/v6.json",
-    background: "white",
-    title: {
+  // Without a freeze the shaded span is empty.
+  return strategyRows(
+    {
       text: `Requests per 100 ms, ${e.settings.devices} devices, seed ${e.seeds[0]} (shaded: the freeze)`,
       subtitle: arrivalsLabel(e.settings),
     },
-    data: { values },
-    facet: {
-      row: {
-        field: "strategy",
-        type: "nominal",
-        title: null,
-        header: { labelOrient: "top", labelAngle: 0, labelAnchor: "start", labelFontSize: 12 },
-      },
-    },
-    // Without a freeze the shaded span is empty.
-    spec: {
-      width: 640,
-      height: 90,
-      layer: windowLayers(window, freeze[0] ?? 0, freeze[1] ?? freeze[0] ?? 0),
-    },
-  };
+    values,
+    windowLayers(window, freeze[0] ?? 0, freeze[1] ?? freeze[0] ?? 0),
+  );
 }
 
 const COMPARED: { key: NumericKey; title: string }[] = [

@@ -20,15 +20,14 @@ import {
   errorName,
   restoreImage,
   saveImage,
-  type AttemptAnswer,
   type LoopEvent,
-  type LoopHal,
   type LoopSlots,
   type TickRetryApi,
   tickAfter,
 } from "tickretry";
 import { HTTP_OK } from "./dependency.js";
 import { Rng } from "../random.js";
+import { VirtualTimeHal } from "../virtual-hal.js";
 import type { Arrivals } from "./settings.js";
 import { POLICY_ID, type BootMode } from "./strategies.js";
 
@@ -117,11 +116,8 @@ interface Stored {
   slots: LoopSlots;
 }
 
-export class Device implements LoopHal {
+export class Device extends VirtualTimeHal {
   private loop: Loop;
-  /** The virtual time of the pass running, and the answer it brings. */
-  private time = 0;
-  private answer: AttemptAnswer | undefined;
   /** When the next operation begins: the timer's next tick, or the end of the think time. */
   private nextBegin = NEVER;
   /** Time of the pending WAKE event that counts (earlier ones were superseded), or -1. */
@@ -141,10 +137,11 @@ export class Device implements LoopHal {
     readonly index: number,
     private readonly api: TickRetryApi,
     /** This device's tick at virtual time 0; ticks are virtual ms, wrapping at 2^32. */
-    private readonly offset: number,
+    offset: number,
     private readonly rng: Rng,
     private readonly host: DeviceHost,
   ) {
+    super(offset);
     this.uploads = host.uploads;
     this.at = index * SLOTS;
     this.outcome503 = api.classifyHttp(503, 0);
@@ -220,16 +217,6 @@ export class Device implements LoopHal {
       throw new Error(`device ${this.index}: the loop stopped: ${errorName(this.loop.fault)}`);
     const next = due === NextDue.IDLE ? this.nextBegin : Math.min(time + due, this.nextBegin);
     if (next !== NEVER) this.wakeAt(next);
-  }
-
-  ticks(): number {
-    return tickAfter(this.offset, this.time);
-  }
-
-  collect(): AttemptAnswer | undefined {
-    const answer = this.answer;
-    this.answer = undefined;
-    return answer;
   }
 
   beginDue(tick: number): void {

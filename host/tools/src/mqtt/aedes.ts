@@ -4,9 +4,8 @@
 // restart closes the listener and every client's socket but keeps the one Aedes instance,
 // whose in-memory persistence then plays the part of a broker's persistence file.
 import { createServer, type Server, type Socket } from "node:net";
-import { setTimeout as sleep } from "node:timers/promises";
 import { Aedes, type AuthenticateError } from "aedes";
-import type { Broker, BrokerCredentials } from "./broker.js";
+import { restartable, type Broker, type BrokerCredentials } from "./broker.js";
 
 export interface AedesOptions {
   /** 0 (the default): any free port. */
@@ -47,27 +46,19 @@ export async function startAedes(options: AedesOptions = {}): Promise<Broker> {
     });
   let server = serve();
   const port = await listenOn(server, options.port ?? 0);
-  let restarts = 0;
   const stopListening = () =>
     new Promise<void>((resolve) => {
       for (const s of sockets) s.destroy();
       server.close(() => resolve());
     });
-  return {
-    kind: "aedes",
-    url: `mqtt://127.0.0.1:${port}`,
+  return restartable(
+    "aedes",
     port,
-    async restart(downMs = 0) {
-      await stopListening();
-      await sleep(downMs);
+    stopListening,
+    async () => {
       server = serve();
       await listenOn(server, port);
-      restarts++;
     },
-    restarts: () => restarts,
-    async close() {
-      await stopListening();
-      await new Promise<void>((resolve) => broker.close(() => resolve()));
-    },
-  };
+    () => new Promise<void>((resolve) => broker.close(() => resolve())),
+  );
 }

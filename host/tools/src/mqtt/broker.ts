@@ -17,6 +17,37 @@ export interface Broker {
   close(): Promise<void>;
 }
 
+/**
+ * The Broker on loopback `port` whose `stop` drops every client and `start` listens again:
+ * a restart is stop, `downMs`, start; close is stop, then `release` (what outlives the
+ * restarts: the persistence directory, the broker instance).
+ */
+export function restartable(
+  kind: Broker["kind"],
+  port: number,
+  stop: () => Promise<void>,
+  start: () => Promise<void>,
+  release: () => Promise<void> | void,
+): Broker {
+  let restarts = 0;
+  return {
+    kind,
+    url: `mqtt://127.0.0.1:${port}`,
+    port,
+    async restart(downMs = 0) {
+      await stop();
+      await sleep(downMs);
+      await start();
+      restarts++;
+    },
+    restarts: () => restarts,
+    async close() {
+      await stop();
+      await release();
+    },
+  };
+}
+
 /** A username and password the broker requires; without them it takes anonymous clients. */
 export interface BrokerCredentials {
   username: string;

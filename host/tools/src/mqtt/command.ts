@@ -5,6 +5,7 @@
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
+import { readCommandLine, startOrReport, untilStopped } from "../long-running.js";
 import { numberOption } from "../number-option.js";
 import { parseBrokerUrl } from "./broker-url.js";
 import { startConsumer, type Consumer } from "./consumer.js";
@@ -35,47 +36,37 @@ function controlServer(consumer: Consumer) {
   });
 }
 
+/** The consumer's options and control port the arguments ask for, or "help"; throws what
+ * is wrong with them. */
+function consumerOptions(args: string[]) {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    options: {
+      broker: { type: "string" },
+      port: { type: "string" },
+      "client-id": { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help) return "help";
+  if (values.broker === undefined) throw new Error("--broker is required");
+  const broker = parseBrokerUrl(values.broker);
+  const options = { ...broker, clientId: values["client-id"] };
+  return { options, port: numberOption("port", values.port, 0, 65535) ?? 0 };
+}
+
 export async function run(args: string[]): Promise<number> {
-  let options;
-  let port: number;
-  try {
-    const { values } = parseArgs({
-      args,
-      strict: true,
-      options: {
-        broker: { type: "string" },
-        port: { type: "string" },
-        "client-id": { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
-    if (values.help) {
-      console.log(HELP);
-      return 0;
-    }
-    if (values.broker === undefined) throw new Error("--broker is required");
-    const broker = parseBrokerUrl(values.broker);
-    options = { ...broker, clientId: values["client-id"] };
-    port = numberOption("port", values.port, 0, 65535) ?? 0;
-  } catch (err) {
-    console.error(`tickretry consumer: ${(err as Error).message}\n\n${HELP}`);
-    return 2;
-  }
-  let consumer;
-  try {
-    consumer = await startConsumer(options);
-  } catch (err) {
-    console.error(`tickretry consumer: ${(err as Error).message}`);
-    return 2;
-  }
+  const read = readCommandLine("tickretry consumer", HELP, () => consumerOptions(args));
+  if (typeof read === "number") return read;
+  const { options, port } = read;
+  const consumer = await startOrReport("consumer", () => startConsumer(options));
+  if (consumer === undefined) return 2;
   const server = controlServer(consumer);
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   const control = (server.address() as AddressInfo).port;
   console.log(`consumer http://127.0.0.1:${control}/control/ subscribed to ${TOPIC} at ${options.url}`);
-  await new Promise<void>((resolve) => {
-    process.once("SIGINT", resolve);
-    process.once("SIGTERM", resolve);
-  });
+  await untilStopped();
   server.close();
   await consumer.close();
   return 0;

@@ -7,9 +7,8 @@ import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { setTimeout as sleep } from "node:timers/promises";
 import { join } from "node:path";
-import { waitForPort, type Broker, type BrokerCredentials } from "./broker.js";
+import { restartable, waitForPort, type Broker, type BrokerCredentials } from "./broker.js";
 
 export const MOSQUITTO = process.env.MOSQUITTO ?? "mosquitto";
 const READY_MS = 15_000;
@@ -81,7 +80,6 @@ export async function startMosquitto(options: MosquittoOptions = {}): Promise<Br
   const { dir, conf, port } = await prepare(options);
   let child: ChildProcess | undefined;
   let output = "";
-  let restarts = 0;
   const launch = async () => {
     const p = spawn(MOSQUITTO, ["-c", conf], { stdio: ["ignore", "pipe", "pipe"] });
     child = p;
@@ -107,20 +105,5 @@ export async function startMosquitto(options: MosquittoOptions = {}): Promise<Br
     rmSync(dir, { recursive: true, force: true });
     throw err;
   }
-  return {
-    kind: "mosquitto",
-    url: `mqtt://127.0.0.1:${port}`,
-    port,
-    async restart(downMs = 0) {
-      await stop();
-      await sleep(downMs);
-      await launch();
-      restarts++;
-    },
-    restarts: () => restarts,
-    async close() {
-      await stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return restartable("mosquitto", port, stop, launch, () => rmSync(dir, { recursive: true, force: true }));
 }

@@ -2,10 +2,10 @@
 // started elsewhere (`tickretry device --upstream-url URL`) can be killed and restarted
 // while the upstream and its dedup store live on. It answers the /control/ routes
 // (stats, stored uploads, scenario switch) for whoever drives the test.
-import { parseArgs } from "node:util";
+import { readCommandLine, startOrReport, untilStopped } from "../long-running.js";
 import { numberOption } from "../number-option.js";
 import { SCENARIOS, SCENARIO_NAMES, isScenarioName, unknownScenario } from "./scenarios.js";
-import { joinNegativeValues } from "../usage.js";
+import { parseOptions } from "../usage.js";
 import { startUpstream, type UpstreamOptions } from "./server.js";
 
 export const summary = "the flaky upstream alone, with its dedup store and control routes";
@@ -27,50 +27,35 @@ scenarios:
 ${SCENARIO_NAMES.map((n) => `  ${n.padEnd(10)} ${SCENARIOS[n].summary}`).join("\n")}
 `;
 
-export async function run(args: string[]): Promise<number> {
-  let options: UpstreamOptions;
-  try {
-    const { values } = parseArgs({
-      args: joinNegativeValues(args),
-      strict: true,
-      options: {
-        port: { type: "string" },
-        scenario: { type: "string" },
-        seed: { type: "string" },
-        "latency-ms": { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
-    if (values.help) {
-      console.log(HELP);
-      return 0;
-    }
-    const scenario = values.scenario ?? "flaky";
-    if (!isScenarioName(scenario)) throw new Error(unknownScenario(scenario));
-    const latencyMs = numberOption("latency-ms", values["latency-ms"], 0, 60_000);
-    options = {
-      port: numberOption("port", values.port, 0, 65535),
-      seed: numberOption("seed", values.seed, 0, 2 ** 32 - 1),
-      scenario,
-      timing: latencyMs === undefined ? {} : { latencyMs },
-      control: true,
-    };
-  } catch (err) {
-    console.error(`tickretry upstream: ${(err as Error).message}\n\n${HELP}`);
-    return 2;
-  }
-  let upstream;
-  try {
-    upstream = await startUpstream(options);
-  } catch (err) {
-    console.error(`tickretry upstream: ${(err as Error).message}`);
-    return 2;
-  }
-  console.log(`upstream ${upstream.url} (scenario ${upstream.scenario()})`);
-  await new Promise<void>((resolve) => {
-    process.once("SIGINT", resolve);
-    process.once("SIGTERM", resolve);
+/** The upstream the arguments ask for, or "help"; throws what is wrong with them. */
+function upstreamOptions(args: string[]): UpstreamOptions | "help" {
+  const values = parseOptions(args, {
+    port: { type: "string" },
+    scenario: { type: "string" },
+    seed: { type: "string" },
+    "latency-ms": { type: "string" },
+    help: { type: "boolean", short: "h" },
   });
+  if (values.help) return "help";
+  const scenario = values.scenario ?? "flaky";
+  if (!isScenarioName(scenario)) throw new Error(unknownScenario(scenario));
+  const latencyMs = numberOption("latency-ms", values["latency-ms"], 0, 60_000);
+  return {
+    port: numberOption("port", values.port, 0, 65535),
+    seed: numberOption("seed", values.seed, 0, 2 ** 32 - 1),
+    scenario,
+    timing: latencyMs === undefined ? {} : { latencyMs },
+    control: true,
+  };
+}
+
+export async function run(args: string[]): Promise<number> {
+  const options = readCommandLine("tickretry upstream", HELP, () => upstreamOptions(args));
+  if (typeof options === "number") return options;
+  const upstream = await startOrReport("upstream", () => startUpstream(options));
+  if (upstream === undefined) return 2;
+  console.log(`upstream ${upstream.url} (scenario ${upstream.scenario()})`);
+  await untilStopped();
   await upstream.close();
   return 0;
 }

@@ -1,6 +1,7 @@
 // The broker-restart chart as a Vega-Lite spec: connect attempts per 100 ms from the
 // restart on, one panel per strategy (seed 42), the broker's downtime shaded.
 import type { TopLevelSpec } from "vega-lite";
+import { strategyRows } from "../strategy-rows.js";
 import { BUCKET_MS } from "./model.js";
 import type { BrokerSettings } from "./run.js";
 
@@ -29,38 +30,24 @@ export function brokerSpec(
     title: "virtual time (s)",
     scale: { domain: [at, at + windowMs / 1000], nice: false, zero: false },
   };
-  return {
-    $schema: "https://vega.github.io/schema/vega-lite/v6.json",
-    background: "white",
-    title: {
+  const spec = strategyRows(
+    {
       text: `Connect attempts per 100 ms after the broker restart, ${s.devices} devices, seed ${seed}`,
       subtitle: `restart at ${at} s, broker back ${s.downMs / 1000} s later (shaded); a handshake costs ${s.broker.connectCostMs} ms of ${s.broker.cpuPerBucketMs} ms CPU per 100 ms`,
     },
-    data: { values },
-    facet: {
-      row: {
-        field: "strategy",
-        type: "nominal",
-        title: null,
-        sort: series.map((x) => x.strategy),
-        header: { labelOrient: "top", labelAngle: 0, labelAnchor: "start", labelFontSize: 12 },
+    values,
+    [
+      {
+        data: { values: [{ from: at, to: at + s.downMs / 1000 }] },
+        mark: { type: "rect", color: "#e8e8e8" },
+        encoding: { x: { ...time, field: "from" }, x2: { field: "to" } },
       },
-    },
-    spec: {
-      width: 640,
-      height: 90,
-      layer: [
-        {
-          data: { values: [{ from: at, to: at + s.downMs / 1000 }] },
-          mark: { type: "rect", color: "#e8e8e8" },
-          encoding: { x: { ...time, field: "from" }, x2: { field: "to" } },
-        },
-        {
-          mark: { type: "bar", color: "#4c78a8" },
-          encoding: { x: time, y: { field: "connects", type: "quantitative", title: "connects" } },
-        },
-      ],
-    },
-    resolve: { scale: { y: "independent" } },
-  };
+      {
+        mark: { type: "bar", color: "#4c78a8" },
+        encoding: { x: time, y: { field: "connects", type: "quantitative", title: "connects" } },
+      },
+    ],
+    series.map((x) => x.strategy),
+  );
+  return { ...spec, resolve: { scale: { y: "independent" } } };
 }

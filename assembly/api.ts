@@ -33,7 +33,7 @@ export function init(seedLo: u32, seedHi: u32): i32 {
   return 0;
 }
 
-// The operation calls are operations.ts's own functions, exported as they are.
+// The operation calls are operations.ts's own functions; generated/exports.ts exports them.
 export { begin, poll, report, cancel, drop, linkUp, release, nextDue, ended } from "./operations";
 export { save, imageAddress, restore } from "./image";
 export { changes } from "./changes";

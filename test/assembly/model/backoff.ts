@@ -2,6 +2,14 @@
 import { Jitter, Limit, Outcome, PolicyFlag } from "../../../host/library/src/generated/abi.js";
 import type { Prng } from "./prng.js";
 
+/** Every flag bit a policy may set (docs/ABI.md, Policies). */
+export const ALL_POLICY_FLAGS =
+  PolicyFlag.JITTER_MASK |
+  PolicyFlag.IDEMPOTENT |
+  PolicyFlag.SESSION |
+  PolicyFlag.KICK |
+  PolicyFlag.SPREAD_FIRST;
+
 /** A policy slot's fields, exactly as setPolicy accepted them. */
 export interface Policy {
   maxAttempts: number;

@@ -12,9 +12,9 @@ import {
   Limit,
   OpFlag,
   Outcome,
-  PolicyFlag,
   State,
 } from "../../../host/library/src/generated/abi.js";
+import { ALL_POLICY_FLAGS } from "./backoff.js";
 import { crc32 } from "./crc32.js";
 
 /** One slot as the image holds it; ticks are relative to save's now. */
@@ -159,13 +159,6 @@ const upTo = (r: BodyReader, max: number) => {
   check(v <= max);
   return v;
 };
-
-const ALL_POLICY_FLAGS =
-  PolicyFlag.JITTER_MASK |
-  PolicyFlag.IDEMPOTENT |
-  PolicyFlag.SESSION |
-  PolicyFlag.KICK |
-  PolicyFlag.SPREAD_FIRST;
 
 function readPolicy(r: BodyReader): number[] | undefined {
   if (upTo(r, 1) === 0) return undefined;

@@ -19,7 +19,7 @@ import {
   State,
 } from "../../../host/library/src/generated/abi.js";
 import { tickAfter, tickReached, ticksUntil } from "../../../host/library/src/ticks.js";
-import { ceiling, drawWait, worstCase, type Policy } from "./backoff.js";
+import { ALL_POLICY_FLAGS, ceiling, drawWait, worstCase, type Policy } from "./backoff.js";
 import { Budget } from "./budget.js";
 import { decodeImage, encodeImage, type Saved, type SavedSlot } from "./image.js";
 import { Prng } from "./prng.js";
@@ -87,12 +87,6 @@ const freeOp = (generation: number): Op => ({
 });
 
 const u32 = (x: number) => x >>> 0;
-const ALL_POLICY_FLAGS =
-  PolicyFlag.JITTER_MASK |
-  PolicyFlag.IDEMPOTENT |
-  PolicyFlag.SESSION |
-  PolicyFlag.KICK |
-  PolicyFlag.SPREAD_FIRST;
 const isSpan = (x: number) => u32(x) <= Limit.MAX_SPAN;
 const isLive = (op: Op) =>
   op.state === State.WAITING || op.state === State.IN_FLIGHT || op.state === State.UP;

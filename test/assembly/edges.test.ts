@@ -18,8 +18,12 @@ const cycle: Step[] = [
   { tick: 7 },
 ];
 
+// expect() only on a divergence: 200,000 passing expect() calls cost more than the lockstep.
 function run(run: Lockstep, steps: Step[]): void {
-  for (const s of steps) expect(run.step(s)).toEqual([]);
+  for (const s of steps) {
+    const differences = run.step(s);
+    if (differences.length > 0) expect(differences).toEqual([]);
+  }
 }
 
 // 65,535 cycles in lockstep: about 20 s on an idle machine, more beside other test files.

@@ -20,6 +20,7 @@ import { tickAfter, ticksUntil } from "../../host/library/src/ticks.js";
 import { hostileCallArb, scenarioArb, startArb } from "./harness/arbitraries.js";
 import { Host, invoke, type ExportName, type Step } from "./harness/calls.js";
 import { LAYOUT_RULES } from "./harness/layout.js";
+import { Mismatches } from "./harness/mismatches.js";
 import { SchedulerModel } from "./model/scheduler.js";
 import { diffSnapshots, snapshot, type Snapshot } from "./harness/snapshot.js";
 import { runs } from "./harness/runs.js";
@@ -51,14 +52,16 @@ describe("wrap invariance", () => {
       // An absolute tick (a query's answer or result) shifts by k, unless it is the 0 of a bad handle.
       const shifted = (name: string, h: number, after: Snapshot, value: number) =>
         isAbsolute(name, h, after) ? (value + k) >>> 0 : value;
+      const wrong = new Mismatches();
       for (let i = 0; i < a.length; i++) {
         const { fn, args, result, after } = a[i];
-        expect(b[i].result, `${fn} #${i}`).toBe(shifted(fn, args[0], after, result));
+        wrong.compare(`${fn} #${i}`, b[i].result, shifted(fn, args[0], after, result));
         for (const [key, value] of Object.entries(after)) {
           const [name, h] = key.split(/[()]/);
-          expect(b[i].after[key], `${key} after ${fn} #${i}`).toBe(shifted(name, Number(h), after, value));
+          wrong.compare(`${key} after ${fn} #${i}`, b[i].after[key], shifted(name, Number(h), after, value));
         }
       }
+      expect(wrong.list).toEqual([]);
     },
   );
 });

@@ -24,6 +24,7 @@ import { elapsedArb, scenarioArb, startArb } from "./harness/arbitraries.js";
 import { Host, invoke, restoreInto, NOW, type Step, type Target } from "./harness/calls.js";
 import { guarded, Lockstep } from "./harness/lockstep.js";
 import { readImage, writeImage } from "./harness/images.js";
+import { Mismatches } from "./harness/mismatches.js";
 import { runs } from "./harness/runs.js";
 import type { Snapshot } from "./harness/snapshot.js";
 import { runTrace, type TraceEntry } from "./harness/trace.js";
@@ -138,14 +139,20 @@ describe("save and restore", () => {
       expect(restored[from].result).toBe(Result.OK);
       const [mine, theirs] = [withoutChanges(restored), withoutChanges(moved)];
       expect(mine.length).toBe(theirs.length);
+      const wrong = new Mismatches();
       for (let i = from; i < mine.length; i++) {
         const { fn, args, result, after } = theirs[i];
-        if (i > from) expect(mine[i].result, `${fn} #${i}`).toBe(shifted(fn, args[0], after, result));
+        if (i > from) wrong.compare(`${fn} #${i}`, mine[i].result, shifted(fn, args[0], after, result));
         for (const [key, value] of Object.entries(after)) {
           const [name, h] = key.split(/[()]/);
-          expect(mine[i].after[key], `${key} after ${fn} #${i}`).toBe(shifted(name, Number(h), after, value));
+          wrong.compare(
+            `${key} after ${fn} #${i}`,
+            mine[i].after[key],
+            shifted(name, Number(h), after, value),
+          );
         }
       }
+      expect(wrong.list).toEqual([]);
     },
   );
 

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, test } from "vitest";
-import { run } from "../helpers/command.js";
+import { run, runTsx } from "../helpers/command.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const WABT_RT = "/usr/src/wasm2c";
@@ -67,7 +67,7 @@ function buildBothBackends(abi: { exports: Export[]; abiVersion: number }, commo
   writeFileSync(join(w2c, "tickretry.wat"), stubModule(abi.exports, abi.abiVersion));
   run("wat2wasm", [join(w2c, "tickretry.wat"), "-o", join(w2c, "tickretry.wasm")]);
   run("wasm2c", [join(w2c, "tickretry.wasm"), "-n", "tickretry", "-o", join(w2c, "tickretry_w2c.c")]);
-  run("npx", ["tsx", "scripts/gen/scenarios.ts", join(test, "scenarios.h")]);
+  runTsx("scripts/gen/scenarios.ts", join(test, "scenarios.h"));
 
   const flags = ["-O1", "-DWASM_RT_MEMCHECK_SIGNAL_HANDLER=0", `-I${common}`, `-I${w2c}`, `-I${WABT_RT}`];
   const own = ["-Wall", "-Wextra", "-Werror"];
@@ -101,14 +101,13 @@ describe("the generated C binding layer", () => {
     cpSync(join(root, "boards/common"), common, { recursive: true });
     cpSync(join(root, "test/boards"), test, { recursive: true });
     writeFileSync(join(work, "constants.json"), JSON.stringify(abi));
-    run("npx", [
-      "tsx",
+    runTsx(
       "scripts/gen/abi.ts",
       "--constants",
       join(work, "constants.json"),
       "--c-header",
       join(common, "generated", "tickretry_abi.h"),
-    ]);
+    );
     const header = readFileSync(join(common, "generated", "tickretry_abi.h"), "utf8").replace(/\s+/g, " ");
     expect(header).toContain("uint32_t jitter_spread; /* new */");
     expect(header).toContain("uint32_t tickretry_late_count(uint32_t since_tick);");
@@ -122,14 +121,7 @@ describe("the generated C binding layer", () => {
     abi.exports.push({ name: "save", params: ["now"], result: "i32", doc: "old format" });
     writeFileSync(join(work, "old.json"), JSON.stringify(abi));
     expect(() =>
-      run("npx", [
-        "tsx",
-        "scripts/gen/abi.ts",
-        "--constants",
-        join(work, "old.json"),
-        "--c-header",
-        join(work, "old.h"),
-      ]),
+      runTsx("scripts/gen/abi.ts", "--constants", join(work, "old.json"), "--c-header", join(work, "old.h")),
     ).toThrow('export save: parameter 1 must be {"name": ..., "type": "i32" | "u32"}, found "now"');
   });
 });

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { run } from "../helpers/command.js";
+import { run, runTsx } from "../helpers/command.js";
 import { loadScenarios, traceScenarios } from "../fixtures/scenarios.js";
 import { instantiate } from "../../host/library/src/tickretry.js";
 
@@ -85,7 +85,7 @@ beforeAll(() => {
   generatedSources = run("python3", [join(lib, manifest.build.extraScript), generated])
     .trim()
     .split("\n");
-  run("npx", ["tsx", "scripts/gen/scenarios.ts", join(work, "scenarios.h")]);
+  runTsx("scripts/gen/scenarios.ts", join(work, "scenarios.h"));
 }, 120_000);
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));

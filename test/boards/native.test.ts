@@ -13,7 +13,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, test } from "vitest";
-import { run } from "../helpers/command.js";
+import { run, runTsx } from "../helpers/command.js";
 import { loadScenarios, traceScenarios } from "../fixtures/scenarios.js";
 import { instantiate, WASM_PATH } from "../../host/library/src/tickretry.js";
 import { Counter, Error as AbiError } from "../../host/library/src/generated/abi.js";
@@ -82,7 +82,7 @@ beforeAll(() => {
 
 describe("the C side", () => {
   test("the embedded module header holds the current host/library/build/tickretry.wasm", () => {
-    run("npx", ["tsx", "scripts/embed/module.ts", "--check"]);
+    runTsx("scripts/embed/module.ts", "--check");
   });
 
   test("the scenarios cover what the differential test is for", () => {

@@ -33,11 +33,13 @@ export function copyRepository(prefix: string): { work: string; source: string }
   return { work, source };
 }
 
-/** `npm pack -w workspace` in the copy, the tarball left in work/. */
-export function pack(work: string, source: string, workspace: string): Packed {
+/** `npm pack -w workspace` in the copy, the tarball left in work/; with `ignoreScripts`,
+ * without its prepack (for a package another pack in the same copy has built). */
+export function pack(work: string, source: string, workspace: string, ignoreScripts = false): Packed {
   const before = new Set(readdirSync(work));
+  const args = ["pack", "-w", workspace, "--pack-destination", work];
   // The tarball's own listing: npm pack --json would mix prepack's output into its stdout.
-  run(NPM, ["pack", "-w", workspace, "--pack-destination", work], source, NO_COLOR);
+  run(NPM, ignoreScripts ? [...args, "--ignore-scripts"] : args, source, NO_COLOR);
   const name = readdirSync(work).find((f) => f.endsWith(".tgz") && !before.has(f));
   if (!name) throw new Error(`npm pack -w ${workspace} left no tarball in ${work}`);
   const tarball = join(work, name);

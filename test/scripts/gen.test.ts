@@ -8,10 +8,14 @@ import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { ABI_VERSION } from "../../host/library/src/generated/abi.js";
 import { create } from "../../host/library/src/tickretry.js";
+import { tsxArgs } from "../helpers/command.js";
 
 test("every generated view matches assembly/constants.json", () => {
   expect(() =>
-    execFileSync("npx", ["tsx", "scripts/gen/abi.ts", "--check"], { stdio: "pipe", encoding: "utf8" }),
+    execFileSync(process.execPath, tsxArgs("scripts/gen/abi.ts", "--check"), {
+      stdio: "pipe",
+      encoding: "utf8",
+    }),
   ).not.toThrow();
 });
 
@@ -28,7 +32,7 @@ describe("npm run gen refuses a constants.json whose parts no longer line up", (
     edit(copy);
     const path = join(dir, "constants.json");
     writeFileSync(path, JSON.stringify(copy));
-    const run = spawnSync("npx", ["tsx", "scripts/gen/abi.ts", "--check", "--constants", path], {
+    const run = spawnSync(process.execPath, tsxArgs("scripts/gen/abi.ts", "--check", "--constants", path), {
       encoding: "utf8",
     });
     return { status: run.status ?? -1, stderr: run.stderr };

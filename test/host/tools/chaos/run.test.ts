@@ -4,10 +4,10 @@
 // No reading may be lost or stored twice, and the device's log and the upstream's store
 // must agree.
 import { spawnSync } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
 import { runChaos } from "../../../../host/tools/src/chaos/run.js";
 import { expectAccounted } from "../../../helpers/chaos.js";
+import { tsxArgs } from "../../../helpers/command.js";
 
 it("loses no reading and stores none twice across SIGKILLs", async () => {
   const result = await runChaos({ kills: 4, seed: 7, windows: true });
@@ -26,10 +26,8 @@ it("loses no reading and stores none twice across SIGKILLs", async () => {
 }, 180_000);
 
 it("refuses bad arguments with exit code 2", () => {
-  const tsx = fileURLToPath(new URL("../../../../node_modules/.bin/tsx", import.meta.url));
-  const r = spawnSync(tsx, ["--conditions=tickretry-source", "host/tools/src/chaos/cli.ts", "--kills", "0"], {
-    encoding: "utf8",
-  });
+  const args = ["--conditions=tickretry-source", ...tsxArgs("host/tools/src/chaos/cli.ts", "--kills", "0")];
+  const r = spawnSync(process.execPath, args, { encoding: "utf8" });
   expect(r.status).toBe(2);
   expect(r.stderr).toContain('--kills wants an integer from 1 to 1000, got "0"');
 }, 30_000);

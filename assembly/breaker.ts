@@ -12,6 +12,7 @@ import {
   JITTER_EQUAL,
   LIMIT_MAX_ATTEMPTS,
   LIMIT_OPERATIONS,
+  LIMIT_POLICIES,
   OP_FLAG_DUE,
   OP_FLAG_HELD,
   OP_FLAG_PROBE,
@@ -21,10 +22,11 @@ import {
 import { jitteredDelay } from "./backoff";
 import { touch } from "./changes";
 import { count } from "./counters";
+import { policyRecord } from "./policy";
 import { spreadDraw } from "./spread";
 import { Operation, Policy } from "./state";
 import { markStale, noteTimer, setDue, slotAt } from "./table";
-import { clock, tickAfter } from "./ticks";
+import { Clock, clock, tickAfter } from "./ticks";
 
 /** True when the policy's breaker lets an attempt start (CLOSED or HALF_OPEN). */
 export function letsStart(p: Policy): bool {
@@ -53,6 +55,24 @@ function swapFlags(id: u32, from: u32, to: u32): void {
 export function halfOpen(id: u32, p: Policy): void {
   p.breakerState = BREAKER_HALF_OPEN;
   swapFlags(id, OP_FLAG_HELD, OP_FLAG_DUE);
+}
+
+/**
+ * Every OPEN breaker whose break has passed (every one, with `all`: a clock fault or
+ * linkUp) becomes HALF_OPEN; the others' ends are noted in the summary. True when one did.
+ */
+export function endBreaks(all: bool): bool {
+  let ended = false;
+  // A policy never set has a CLOSED breaker (all its words are 0).
+  for (let id: u32 = 0; id < <u32>LIMIT_POLICIES; id++) {
+    const p = policyRecord(id);
+    if (p.breakerState != BREAKER_OPEN) continue;
+    if (Clock.hasExpired(p.breakEnds, all)) {
+      halfOpen(id, p);
+      ended = true;
+    } else noteTimer(p.breakEnds);
+  }
+  return ended;
 }
 
 /** setPolicy: CLOSED with nothing counted; what it held is DUE, no attempt is its probe. */

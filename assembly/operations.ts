@@ -2,7 +2,6 @@
 // checks its arguments, advances the clock (scan.ts) and then does its own work through
 // the state machine (machine.ts), the retry rules (retry.ts) and the breaker (breaker.ts).
 import {
-  BREAKER_OPEN,
   COUNTER_ATTEMPTS_STARTED,
   COUNTER_BEGUN,
   COUNTER_KICKS,
@@ -25,7 +24,6 @@ import {
   EVENT_RELEASE,
   EVENT_START,
   LIMIT_OPERATIONS,
-  LIMIT_POLICIES,
   NEXT_DUE_IDLE,
   OP_FLAG_DROPPED,
   OP_FLAG_DUE,
@@ -46,12 +44,12 @@ import {
   STATE_UP,
   STATE_WAITING,
 } from "./generated/constants";
-import { halfOpen, onAttemptEnd, onAttemptStart, startAt } from "./breaker";
+import { endBreaks, onAttemptEnd, onAttemptStart, startAt } from "./breaker";
 import { onFirstAttempt, onSuccess } from "./budget";
 import { touch } from "./changes";
 import { count } from "./counters";
 import { end, move } from "./machine";
-import { policyAt, policyOf, policyRecord } from "./policy";
+import { policyAt, policyOf } from "./policy";
 import { nextRandom } from "./random";
 import { isInitialized, markInitialized } from "./ready";
 import { dropSession, fail } from "./retry";
@@ -199,14 +197,7 @@ function cancelOrDrop(handle: i32, now: u32, isDrop: bool): i32 {
 export function linkUp(now: u32): i32 {
   if (!isInitialized()) return ERROR_NOT_INITIALIZED;
   advance(now);
-  // A policy never set has a CLOSED breaker (all its words are 0).
-  for (let id: u32 = 0; id < <u32>LIMIT_POLICIES; id++) {
-    const p = policyRecord(id);
-    if (p.breakerState == BREAKER_OPEN) {
-      halfOpen(id, p);
-      touch();
-    }
-  }
+  if (endBreaks(true)) touch();
   for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
     const op = slotAt(slot);
     if (op.state != STATE_WAITING || op.flags & (OP_FLAG_DUE | OP_FLAG_HELD)) continue;

@@ -4,12 +4,10 @@
 // stale; otherwise an advance is a clock step and two checks (and an idle poll not even
 // that: operations.ts).
 import {
-  BREAKER_OPEN,
   COUNTER_ATTEMPT_TIMEOUTS,
   COUNTER_CLOCK_FAULTS,
   END_REASON_DEADLINE,
   LIMIT_OPERATIONS,
-  LIMIT_POLICIES,
   OP_FLAG_DUE,
   OP_FLAG_HAS_DEADLINE,
   OP_FLAG_HELD,
@@ -19,10 +17,10 @@ import {
   STATE_UP,
   STATE_WAITING,
 } from "./generated/constants";
-import { halfOpen, holdOrDue } from "./breaker";
+import { endBreaks, holdOrDue } from "./breaker";
 import { count } from "./counters";
 import { end } from "./machine";
-import { policyOf, policyRecord } from "./policy";
+import { policyOf } from "./policy";
 import { dropSession, fail } from "./retry";
 import { Operation, Policy } from "./state";
 import { DUE, endSummary, noteTimer, schedule, slotAt, startSummary } from "./table";
@@ -50,13 +48,7 @@ export function loseAttempts(): void {
 function scan(fault: bool, lost: bool): void {
   let live = false;
   startSummary();
-  // A policy never set has a CLOSED breaker (all its words are 0).
-  for (let id: u32 = 0; id < <u32>LIMIT_POLICIES; id++) {
-    const p = policyRecord(id);
-    if (p.breakerState != BREAKER_OPEN) continue;
-    if (Clock.hasExpired(p.breakEnds, fault)) halfOpen(id, p);
-    else noteTimer(p.breakEnds);
-  }
+  endBreaks(fault);
   for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
     const op = slotAt(slot);
     const state = op.state;

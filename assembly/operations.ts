@@ -56,7 +56,7 @@ import { dropSession, fail } from "./retry";
 import { advance } from "./scan";
 import { spreadDraw } from "./spread";
 import { NEXT_ID_AT, Operation, Policy, STATE, copyWords } from "./state";
-import { DUE, TIMER, find, handleOf, markStale, schedule, slotAt } from "./table";
+import { TIMER, find, firstDue, handleOf, markStale, schedule, slotAt } from "./table";
 import { clock, isSpan, tickAfter, ticksUntil, tickWithin } from "./ticks";
 
 const GENERATION_MASK: u32 = 0xffff;
@@ -116,9 +116,8 @@ export function poll(now: u32): i32 {
   }
   if (!isInitialized()) return ERROR_NOT_INITIALIZED;
   advance(now);
-  if (!(schedule.summary & DUE)) return RESULT_NONE;
-  let slot = 0;
-  while (!(slotAt(slot).flags & OP_FLAG_DUE)) slot++;
+  const slot = firstDue();
+  if (slot == LIMIT_OPERATIONS) return RESULT_NONE;
   const op = slotAt(slot);
   const p = policyOf(op);
   const t = clock.now;
@@ -249,8 +248,9 @@ export function ended(now: u32): i32 {
 export function nextDue(now: u32): u32 {
   if (!isInitialized()) return NEXT_DUE_IDLE;
   advance(now);
-  if (schedule.summary & DUE) return 0;
-  if (!(schedule.summary & TIMER)) return NEXT_DUE_IDLE;
-  // After the advance every timer lies ahead of the clock.
-  return <u32>ticksUntil(clock.now, schedule.nextTimer);
+  // After the advance the summary holds: nextTimer is the clock when something is DUE,
+  // else the earliest timer, which lies ahead of the clock.
+  const next = schedule.nextTimer;
+  if (next != clock.now && !(schedule.summary & TIMER)) return NEXT_DUE_IDLE;
+  return <u32>ticksUntil(clock.now, next);
 }

@@ -23,7 +23,7 @@ import { end } from "./machine";
 import { policyOf } from "./policy";
 import { dropSession, fail } from "./retry";
 import { Operation, Policy } from "./state";
-import { DUE, endSummary, noteTimer, schedule, slotAt, startSummary } from "./table";
+import { endSummary, noteTimer, schedule, slotAt, startSummary } from "./table";
 import { Clock, clock, tickAfter, tickReached } from "./ticks";
 
 // The live states, one bit each.

@@ -13,7 +13,6 @@ import {
 } from "./generated/constants";
 import { touch } from "./changes";
 import { budgetTokens } from "./budget";
-import { classifyHttp as classify } from "./classify";
 import { counterValue } from "./counters";
 import { resetMachine } from "./operations";
 import { policyAt, policyRecord } from "./policy";
@@ -113,11 +112,6 @@ export function breakerState(policy: u32): i32 {
 export function breakEnds(policy: u32): u32 {
   // OPEN only for a set policy after init (a refusal's code is negative).
   return breakerState(policy) == BREAKER_OPEN ? policyRecord(policy).breakEnds : 0;
-}
-
-/** The outcome of an HTTP status, or BAD_STATUS. */
-export function classifyHttp(status: u32, hasRetryAfter: u32): i32 {
-  return classify(status, hasRetryAfter);
 }
 
 /** A counter modulo 2^31, or NOT_INITIALIZED, BAD_COUNTER. */

@@ -122,11 +122,6 @@ export function worstCase(policy: u32): i32 {
   return api.worstCase(policy);
 }
 
-/** Maps an HTTP status to an outcome, alike on every host. */
-export function classifyHttp(status: i32, hasRetryAfter: i32): i32 {
-  return api.classifyHttp(status, hasRetryAfter);
-}
-
 /** A counter's value modulo 2^31. */
 export function counter(id: u32): i32 {
   return api.counter(id);

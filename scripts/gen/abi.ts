@@ -108,6 +108,80 @@ function readExports(): Export[] {
 }
 
 const exports = readExports();
+
+// classifyHttp's rows (constants.json "classifyHttp"): the first row whose status range holds
+// the status (with `retryAfter`, only an answer that carried Retry-After) gives the outcome;
+// a status no row holds is BAD_STATUS. The hosts classify by it; each view writes a line per row.
+interface ClassifyRow {
+  status: [number, number];
+  retryAfter?: boolean;
+  outcome: string;
+  why: string;
+}
+
+/** The rows, checked: every outcome one the host may report, every range in order. */
+function readClassifyRows(): ClassifyRow[] {
+  return (abi.classifyHttp as ClassifyRow[]).map((r, i) => {
+    const [lo, hi] = r.status;
+    const reportable = r.outcome in groups.outcome && !["NONE", "TIMEOUT"].includes(r.outcome);
+    if (!reportable)
+      throw new Error(`classifyHttp row ${i + 1}: ${r.outcome} is not an outcome a host reports`);
+    if (!(Number.isInteger(lo) && Number.isInteger(hi) && lo <= hi)) {
+      throw new Error(`classifyHttp row ${i + 1}: status must be [lowest, highest]`);
+    }
+    return r;
+  });
+}
+
+const classifyRows = readClassifyRows();
+
+/** One row's condition; `eq` is the language's equality operator. */
+function classifyTest(r: ClassifyRow, status: string, retryAfter: string, eq: string): string {
+  const [lo, hi] = r.status;
+  const range = lo === hi ? `${status} ${eq} ${lo}` : `${status} >= ${lo} && ${status} <= ${hi}`;
+  return r.retryAfter ? `${range} && ${retryAfter}` : range;
+}
+
+const classifyDoc = [
+  "The outcome of an HTTP answer (docs/ABI.md, classifyHttp), alike on every host: the first",
+  "row of constants.json's classifyHttp that holds the status; BAD_STATUS for a status no row",
+  "holds. hasRetryAfter is non-zero when the answer carried Retry-After.",
+];
+
+function typescriptClassify(): string {
+  let out = `\n/**\n${classifyDoc.map((l) => ` * ${l}\n`).join("")} */\n`;
+  out += `export function classifyHttp(status: number, hasRetryAfter: number): number {\n`;
+  for (const r of classifyRows) {
+    out += `  // ${r.why}\n`;
+    out += `  if (${classifyTest(r, "status", "hasRetryAfter !== 0", "===")}) return Outcome.${r.outcome};\n`;
+  }
+  return out + `  return Error.BAD_STATUS;\n}\n`;
+}
+
+function cClassify(): string {
+  let out = `\n/* ${classifyDoc.join("\n * ").replace("hasRetryAfter", "has_retry_after")} */\n`;
+  out += `static inline int32_t tickretry_classify_http(uint32_t status, int32_t has_retry_after) {\n`;
+  for (const r of classifyRows) {
+    out += `  /* ${r.why} */\n`;
+    const test = classifyTest(r, "status", "has_retry_after", "==").replace(/(\d+)/g, "$1u");
+    out += `  if (${test}) return TICKRETRY_OUTCOME_${r.outcome};\n`;
+  }
+  return out + `  return TICKRETRY_ERROR_BAD_STATUS;\n}\n`;
+}
+
+function markdownClassify(): string {
+  let out = `\n### classifyHttp (the first row that holds the status)\n\n`;
+  out += `| status | Retry-After | outcome | why |\n|---|---|---|---|\n`;
+  for (const {
+    status: [lo, hi],
+    retryAfter,
+    outcome,
+    why,
+  } of classifyRows) {
+    out += `| ${lo === hi ? lo : `${lo} to ${hi}`} | ${retryAfter ? "with" : "either"} | ${outcome} | ${why} |\n`;
+  }
+  return out + `| any other | either | BAD_STATUS (error) | not an HTTP status |\n`;
+}
 const cName = (s: string) => upperSnake(s).toLowerCase();
 const cType = (t: WasmType) => (t === "u32" ? "uint32_t" : "int32_t");
 const structOf = (e: Export) => e.params.find((p) => p.in !== undefined)?.in;
@@ -246,6 +320,7 @@ function typescriptView(): string {
   for (const t of abi.transitions) out += `  [${t.map((s: string) => JSON.stringify(s)).join(", ")}],\n`;
   out += `] as const;\n`;
   out += typescriptRanges();
+  out += typescriptClassify();
   out += `\n/** Every export of host/library/build/tickretry.wasm with its parameter names, in order. */\n`;
   out += `export const EXPORTS = {\n`;
   for (const e of exports) {
@@ -378,7 +453,7 @@ function cExportTable(): string {
 function cView(): string {
   let out = header("/*").replace(/\n$/, " */\n");
   out += `#ifndef TICKRETRY_ABI_H\n#define TICKRETRY_ABI_H\n\n#include <stdint.h>\n`;
-  out += cConstants() + cStructs() + cPrototypes() + cExportTable();
+  out += cConstants() + cClassify() + cStructs() + cPrototypes() + cExportTable();
   return out + `\n#endif\n`;
 }
 
@@ -398,6 +473,7 @@ function markdownTables(): string {
   for (const [state, flags] of Object.entries(abi.stateFlags as Record<string, string[]>)) {
     out += `| ${state} | ${flags.length ? flags.join(", ") : "none"} |\n`;
   }
+  out += markdownClassify();
   out += `\n### exports\n\n| export | parameters | result | what it does |\n|---|---|---|---|\n`;
   for (const e of exports) {
     out += `| ${e.name} | ${e.params.map((p) => `${p.name}: ${p.type}`).join(", ")} | ${e.result} | ${e.doc} |\n`;

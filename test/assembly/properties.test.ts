@@ -384,7 +384,6 @@ describe("no trap", () => {
     attemptDeadline: any,
     deadline: any,
     worstCase: within(0, 0x7fffffff, NI, Err.BAD_POLICY),
-    classifyHttp: within(1, 5, Err.BAD_STATUS),
     counter: within(0, 0x7fffffff, NI, Err.BAD_COUNTER),
     tokens: within(0, 0x7fffffff, NI),
     abiVersion: codes(ABI_VERSION),

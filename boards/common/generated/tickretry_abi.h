@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#define TICKRETRY_ABI_VERSION 3
+#define TICKRETRY_ABI_VERSION 4
 
 #define TICKRETRY_LIMIT_OPERATIONS 16
 #define TICKRETRY_LIMIT_POLICIES 8
@@ -123,6 +123,33 @@
 
 #define TICKRETRY_RESTORE_FLAG_ATTEMPTS_LOST 1
 
+/* The outcome of an HTTP answer (docs/ABI.md, classifyHttp), alike on every host: the first
+ * row of constants.json's classifyHttp that holds the status; BAD_STATUS for a status no row
+ * holds. has_retry_after is non-zero when the answer carried Retry-After. */
+static inline int32_t tickretry_classify_http(uint32_t status, int32_t has_retry_after) {
+  /* refused before processing; Retry-After says when to return */
+  if (status == 503u && has_retry_after) return TICKRETRY_OUTCOME_THROTTLED;
+  /* the server asks to slow down */
+  if (status == 429u) return TICKRETRY_OUTCOME_THROTTLED;
+  /* the server did not process the request */
+  if (status == 408u) return TICKRETRY_OUTCOME_TRANSIENT;
+  /* the server did not process the request */
+  if (status == 425u) return TICKRETRY_OUTCOME_TRANSIENT;
+  /* refused before processing */
+  if (status == 503u) return TICKRETRY_OUTCOME_TRANSIENT;
+  /* cannot succeed as sent */
+  if (status == 501u) return TICKRETRY_OUTCOME_PERMANENT;
+  /* cannot succeed as sent */
+  if (status == 505u) return TICKRETRY_OUTCOME_PERMANENT;
+  /* 2xx */
+  if (status >= 200u && status <= 299u) return TICKRETRY_OUTCOME_SUCCESS;
+  /* the other 5xx (500, 502, 504 ...) may have executed */
+  if (status >= 500u && status <= 599u) return TICKRETRY_OUTCOME_AMBIGUOUS;
+  /* 1xx as a final answer, 3xx the device does not follow, the other 4xx */
+  if (status >= 100u && status <= 499u) return TICKRETRY_OUTCOME_PERMANENT;
+  return TICKRETRY_ERROR_BAD_STATUS;
+}
+
 /* setPolicy's policy fields, in ticks and milli-tokens; fill it with designated
  * initializers, so that a field added to the ABI starts at 0 where it is not named. */
 typedef struct tickretry_policy {
@@ -212,8 +239,6 @@ uint32_t tickretry_break_ends(uint32_t policy);
 /* Worst-case ticks from begin to end without Retry-After, bounded by the deadline; saturates at
  * MAX_SPAN. */
 int32_t tickretry_worst_case(uint32_t policy);
-/* Maps an HTTP status to an outcome, alike on every host. */
-int32_t tickretry_classify_http(int32_t status, int32_t has_retry_after);
 /* A counter's value modulo 2^31. */
 int32_t tickretry_counter(uint32_t id);
 /* Retry budget tokens in milli-tokens (0 when the budget is off). */
@@ -284,9 +309,6 @@ uint32_t tickretry_module_state_bytes(void);
   X(int32_t, breaker_state, breakerState, 1, (uint32_t policy), (, policy)) \
   X(uint32_t, break_ends, breakEnds, 1, (uint32_t policy), (, policy)) \
   X(int32_t, worst_case, worstCase, 1, (uint32_t policy), (, policy)) \
-  X(int32_t, classify_http, classifyHttp, 2, \
-    (int32_t status, int32_t has_retry_after), \
-    (, status, has_retry_after)) \
   X(int32_t, counter, counter, 1, (uint32_t id), (, id)) \
   X(int32_t, tokens, tokens, 0, (void), ()) \
   X(int32_t, abi_version, abiVersion, 0, (void), ()) \

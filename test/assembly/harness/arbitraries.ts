@@ -232,9 +232,6 @@ const queryArb = fc.oneof(
   fc.oneof(small(8), anyU32).map((id) => call("worstCase", v(id))),
   fc.oneof(small(8), anyU32).map((id) => call("breakerState", v(id))),
   fc.oneof(small(8), anyU32).map((id) => call("breakEnds", v(id))),
-  fc
-    .tuple(fc.oneof(fc.integer({ min: 90, max: 610 }), anyU32), small(1))
-    .map(([s, ra]) => call("classifyHttp", v(s), v(ra))),
 );
 
 /** Any export with arbitrary 32-bit arguments (now included). */

@@ -634,17 +634,6 @@ export class SchedulerModel {
     return p === undefined ? Err.BAD_POLICY : worstCase(p);
   }
 
-  classifyHttp(status: number, hasRetryAfter: number): number {
-    if (status < 100 || status > 599) return Err.BAD_STATUS;
-    if (status >= 200 && status <= 299) return Outcome.SUCCESS;
-    if (status === 408 || status === 425) return Outcome.TRANSIENT;
-    if (status === 429) return Outcome.THROTTLED;
-    if (status === 503) return hasRetryAfter !== 0 ? Outcome.THROTTLED : Outcome.TRANSIENT;
-    if (status === 501 || status === 505) return Outcome.PERMANENT;
-    if (status >= 500) return Outcome.AMBIGUOUS;
-    return Outcome.PERMANENT;
-  }
-
   counter(id: number): number {
     if (!this.initialized) return Err.NOT_INITIALIZED;
     if (u32(id) >= Counter.COUNT) return Err.BAD_COUNTER;

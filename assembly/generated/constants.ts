@@ -119,6 +119,22 @@ export const IMAGE_CRC_BYTES: i32 = 4;
 
 export const RESTORE_FLAG_ATTEMPTS_LOST: i32 = 1;
 
+export const FIELD_GENERATION: i32 = 0;
+export const FIELD_STATE: i32 = 1;
+export const FIELD_POLICY: i32 = 2;
+export const FIELD_ATTEMPT: i32 = 3;
+export const FIELD_LAST_OUTCOME: i32 = 4;
+export const FIELD_END_REASON: i32 = 5;
+export const FIELD_OP_FLAGS: i32 = 6;
+export const FIELD_OPERATION_ID: i32 = 7;
+export const FIELD_NEXT_ATTEMPT_AT: i32 = 8;
+export const FIELD_ATTEMPT_DEADLINE: i32 = 9;
+export const FIELD_DEADLINE: i32 = 10;
+export const FIELD_PREVIOUS_WAIT: i32 = 11;
+export const FIELD_LAST_RETRY_COST: i32 = 12;
+export const FIELD_BACKOFF_LEVEL: i32 = 13;
+export const FIELD_COUNT: i32 = 14;
+
 /** Byte e: mask of states event e may leave (low five bits), state it enters (high three). */
 // byte 0 = 0x21: BEGIN: FREE -> WAITING
 // byte 1 = 0x42: START: WAITING -> IN_FLIGHT

@@ -109,6 +109,28 @@ function readExports(): Export[] {
 
 const exports = readExports();
 
+// The per-handle queries (constants.json "queries"): each reads one field of the operation
+// through the one export `field`, so the module has one export for all of them, and the
+// wrappers (bindExports, tickretry_abi.h) keep one function per query. A u32 query answers
+// 0 for a bad handle, as the module's own queries did up to ABI v3.
+interface Query {
+  name: string;
+  field: string;
+  result: WasmType;
+  doc: string;
+}
+
+/** The queries, checked: each names a field, and `field` is an export. */
+function readQueries(): Query[] {
+  if (!exports.some((e) => e.name === "field")) throw new Error("queries need the export field");
+  return (abi.queries as Query[]).map((q) => {
+    if (!(q.field in groups.field)) throw new Error(`query ${q.name}: no field ${q.field}`);
+    return q;
+  });
+}
+
+const queries = readQueries();
+
 // classifyHttp's rows (constants.json "classifyHttp"): the first row whose status range holds
 // the status (with `retryAfter`, only an answer that carried Retry-After) gives the outcome;
 // a status no row holds is BAD_STATUS. The hosts classify by it; each view writes a line per row.
@@ -327,17 +349,37 @@ function typescriptView(): string {
     out += `  ${e.name}: { params: [${e.params.map((p) => JSON.stringify(p.name)).join(", ")}], result: "${e.result}" },\n`;
   }
   out += `} as const;\n`;
+  out += `\n/** The per-handle queries, each a field read through the export \`field\` (docs/ABI.md). */\n`;
+  out += `export const QUERIES = {\n`;
+  for (const q of queries) {
+    out += `  ${q.name}: { params: ["handle"], field: Field.${q.field}, result: "${q.result}" },\n`;
+  }
+  out += `} as const;\n`;
   out += `\n/** An export as the wrapper calls it: numbers in, a number out. */\nexport type Fn = (...args: number[]) => number;\n`;
   out += `\n/**\n * An instance's exports as one object literal, so that every instance has the same fast\n`;
   out += ` * shape (an object given its properties one by one goes to dictionary mode, and 10,000\n`;
   out += ` * of those make every call a hash lookup). \`unsigned\` wraps the exports whose result is u32.\n */\n`;
-  out += `export function bindExports(raw: WebAssembly.Exports, unsigned: (fn: Fn, arity: number) => Fn) {\n  return {\n`;
+  out += `export function bindExports(raw: WebAssembly.Exports, unsigned: (fn: Fn, arity: number) => Fn) {\n`;
+  out += `  const field = raw.field as Fn;\n  return {\n`;
   for (const e of exports) {
     const sig = `(${e.params.map((p) => `${p.name}${p.optional ? "?" : ""}: number`).join(", ")}) => number`;
     const fn = e.result === "u32" ? `unsigned(raw.${e.name} as Fn, ${e.params.length})` : `raw.${e.name}`;
     out += `    ${e.name}: ${fn} as ${sig},\n`;
   }
-  out += `    memory: raw.memory as WebAssembly.Memory,\n  };\n}\n`;
+  out += `    memory: raw.memory as WebAssembly.Memory,\n`;
+  for (const q of queries) out += typescriptQuery(q);
+  out += `  };\n}\n`;
+  return out;
+}
+
+/** One query of bindExports: an i32 one is the field as read, a u32 one the field as u32, or
+ * 0 for a bad handle (a tick may read as BAD_HANDLE, so the state decides). */
+function typescriptQuery(q: Query): string {
+  const read = `field(handle, Field.${q.field})`;
+  let out = `    /** ${q.doc} */\n`;
+  if (q.result === "i32") return out + `    ${q.name}: (handle: number): number => ${read},\n`;
+  out += `    ${q.name}: (handle: number): number => {\n      const v = ${read};\n`;
+  out += `      return v === Error.BAD_HANDLE && field(handle, Field.STATE) < 0 ? 0 : v >>> 0;\n    },\n`;
   return out;
 }
 
@@ -422,6 +464,25 @@ function cPrototypes(): string {
   return out + `\n#ifdef __cplusplus\n}\n#endif\n`;
 }
 
+/** The C view's queries: one static inline function each over tickretry_field. */
+function cQueries(): string {
+  let out = `\n/* The per-handle queries, each a field read through tickretry_field; a u32 one answers 0\n`;
+  out += ` * for a bad handle (a tick may read as BAD_HANDLE, so the state decides). */\n`;
+  for (const q of queries) {
+    const read = `tickretry_field(handle, TICKRETRY_FIELD_${q.field})`;
+    out += wrap(`/* ${q.doc} */`, " * ").join("\n") + "\n";
+    out += `static inline ${cType(q.result)} tickretry_${cName(q.name)}(int32_t handle) {\n`;
+    if (q.result === "i32") {
+      out += `  return ${read};\n}\n`;
+      continue;
+    }
+    out += `  int32_t v = ${read};\n`;
+    out += `  if (v == TICKRETRY_ERROR_BAD_HANDLE && tickretry_field(handle, TICKRETRY_FIELD_STATE) < 0) return 0;\n`;
+    out += `  return (uint32_t)v;\n}\n`;
+  }
+  return out;
+}
+
 /** The C view's X-macro table of every export, and the array-argument macros. */
 function cExportTable(): string {
   const arities = exports.map((e) => e.params.length);
@@ -453,7 +514,7 @@ function cExportTable(): string {
 function cView(): string {
   let out = header("/*").replace(/\n$/, " */\n");
   out += `#ifndef TICKRETRY_ABI_H\n#define TICKRETRY_ABI_H\n\n#include <stdint.h>\n`;
-  out += cConstants() + cClassify() + cStructs() + cPrototypes() + cExportTable();
+  out += cConstants() + cClassify() + cStructs() + cPrototypes() + cQueries() + cExportTable();
   return out + `\n#endif\n`;
 }
 
@@ -478,6 +539,8 @@ function markdownTables(): string {
   for (const e of exports) {
     out += `| ${e.name} | ${e.params.map((p) => `${p.name}: ${p.type}`).join(", ")} | ${e.result} | ${e.doc} |\n`;
   }
+  out += `\n### queries (the wrappers' functions over field)\n\n| query | field | result | what it reads |\n|---|---|---|---|\n`;
+  for (const q of queries) out += `| ${q.name}(handle) | ${q.field} | ${q.result} | ${q.doc} |\n`;
   return out;
 }
 

@@ -383,6 +383,7 @@ describe("no trap", () => {
     nextAttemptAt: any,
     attemptDeadline: any,
     deadline: any,
+    field: (r) => r === Err.BAD_HANDLE || r === Err.BAD_FIELD || Number.isInteger(r),
     worstCase: within(0, 0x7fffffff, NI, Err.BAD_POLICY),
     counter: within(0, 0x7fffffff, NI, Err.BAD_COUNTER),
     tokens: within(0, 0x7fffffff, NI),

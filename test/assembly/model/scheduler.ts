@@ -12,6 +12,7 @@ import {
   Limit,
   NextDue,
   OpFlag,
+  Field,
   Outcome,
   PolicyFlag,
   RestoreFlag,
@@ -615,6 +616,30 @@ export class SchedulerModel {
   }
   backoffLevel(handle: number): number {
     return this.find(handle)?.level ?? Err.BAD_HANDLE;
+  }
+
+  /** field(handle, which): the slot's words in image order (docs/ABI.md, field); read as i32. */
+  field(handle: number, which: number): number {
+    const op = this.find(handle);
+    if (op === undefined) return Err.BAD_HANDLE;
+    if (u32(which) >= Field.COUNT) return Err.BAD_FIELD;
+    const words = [
+      op.generation,
+      op.state,
+      op.policy,
+      op.attempt,
+      op.lastOutcome,
+      op.endReason,
+      opFlagsOf(op),
+      op.id,
+      op.nextAttemptAt,
+      op.attemptDeadline,
+      op.deadline,
+      op.prev,
+      op.lastRetryCost,
+      op.level,
+    ];
+    return words[which] | 0;
   }
 
   breakerState(policy: number): number {

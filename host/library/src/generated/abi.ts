@@ -237,7 +237,7 @@ export const Error = {
   BAD_HANDLE: -3,
   /** policy id out of range, or never set */
   BAD_POLICY: -4,
-  /** a policy or budget field out of its range, unknown flag bits, or fields that do not go together */
+  /** a policy or budget field out of its range, unknown flag bits, or fields that do not go together; field(): a field id of COUNT or above */
   BAD_FIELD: -5,
   /** a span of 2^31 ticks or more */
   SPAN_TOO_LARGE: -6,
@@ -300,6 +300,42 @@ export const RestoreFlag = {
 } as const;
 /** One of the values of the constant group `RestoreFlag`. */
 export type RestoreFlag = (typeof RestoreFlag)[keyof typeof RestoreFlag];
+
+/** The `field` constants of docs/ABI.md ("Constants and exports"). */
+export const Field = {
+  /** the slot's generation (the handle's bits above SLOT_BITS) */
+  GENERATION: 0,
+  /** the operation's state */
+  STATE: 1,
+  /** the policy id it was begun under */
+  POLICY: 2,
+  /** the current attempt number (0 before the first starts) */
+  ATTEMPT: 3,
+  /** the last attempt's outcome (NONE before any) */
+  LAST_OUTCOME: 4,
+  /** the end reason (NONE while live) */
+  END_REASON: 5,
+  /** the opFlags bits */
+  OP_FLAGS: 6,
+  /** the stable operation id (31 bits), the same on every attempt: an idempotency key */
+  OPERATION_ID: 7,
+  /** tick (u32) of the next attempt (WAITING), or of the last start */
+  NEXT_ATTEMPT_AT: 8,
+  /** tick (u32) at which the attempt in flight times out */
+  ATTEMPT_DEADLINE: 9,
+  /** tick (u32) of the overall deadline (see HAS_DEADLINE) */
+  DEADLINE: 10,
+  /** the last wait drawn (DECORRELATED grows from it) */
+  PREVIOUS_WAIT: 11,
+  /** what the last retry withdrew from the budget (REFUND_ON_SUCCESS refunds it) */
+  LAST_RETRY_COST: 12,
+  /** the backoff level (the n of the ceiling): failed attempts and drops since begin or since the session was last stable */
+  BACKOFF_LEVEL: 13,
+  /** number of fields; ids are 0 to COUNT - 1 */
+  COUNT: 14,
+} as const;
+/** One of the values of the constant group `Field`. */
+export type Field = (typeof Field)[keyof typeof Field];
 
 /** The transition table, `[from, event, to]` per allowed move (docs/ABI.md, the state diagram). */
 export const TRANSITIONS = [
@@ -364,16 +400,7 @@ export const EXPORTS = {
   linkUp: { params: ["now"], result: "i32" },
   release: { params: ["handle"], result: "i32" },
   nextDue: { params: ["now"], result: "u32" },
-  state: { params: ["handle"], result: "i32" },
-  attempt: { params: ["handle"], result: "i32" },
-  endReason: { params: ["handle"], result: "i32" },
-  lastOutcome: { params: ["handle"], result: "i32" },
-  operationId: { params: ["handle"], result: "i32" },
-  opFlags: { params: ["handle"], result: "i32" },
-  nextAttemptAt: { params: ["handle"], result: "u32" },
-  attemptDeadline: { params: ["handle"], result: "u32" },
-  deadline: { params: ["handle"], result: "u32" },
-  backoffLevel: { params: ["handle"], result: "i32" },
+  field: { params: ["handle", "which"], result: "i32" },
   breakerState: { params: ["policy"], result: "i32" },
   breakEnds: { params: ["policy"], result: "u32" },
   worstCase: { params: ["policy"], result: "i32" },
@@ -390,6 +417,20 @@ export const EXPORTS = {
   slot: { params: ["handle"], result: "i32" },
 } as const;
 
+/** The per-handle queries, each a field read through the export `field` (docs/ABI.md). */
+export const QUERIES = {
+  state: { params: ["handle"], field: Field.STATE, result: "i32" },
+  attempt: { params: ["handle"], field: Field.ATTEMPT, result: "i32" },
+  endReason: { params: ["handle"], field: Field.END_REASON, result: "i32" },
+  lastOutcome: { params: ["handle"], field: Field.LAST_OUTCOME, result: "i32" },
+  operationId: { params: ["handle"], field: Field.OPERATION_ID, result: "i32" },
+  opFlags: { params: ["handle"], field: Field.OP_FLAGS, result: "i32" },
+  nextAttemptAt: { params: ["handle"], field: Field.NEXT_ATTEMPT_AT, result: "u32" },
+  attemptDeadline: { params: ["handle"], field: Field.ATTEMPT_DEADLINE, result: "u32" },
+  deadline: { params: ["handle"], field: Field.DEADLINE, result: "u32" },
+  backoffLevel: { params: ["handle"], field: Field.BACKOFF_LEVEL, result: "i32" },
+} as const;
+
 /** An export as the wrapper calls it: numbers in, a number out. */
 export type Fn = (...args: number[]) => number;
 
@@ -399,6 +440,7 @@ export type Fn = (...args: number[]) => number;
  * of those make every call a hash lookup). `unsigned` wraps the exports whose result is u32.
  */
 export function bindExports(raw: WebAssembly.Exports, unsigned: (fn: Fn, arity: number) => Fn) {
+  const field = raw.field as Fn;
   return {
     init: raw.init as (seedLo: number, seedHi: number) => number,
     setPolicy: raw.setPolicy as (id: number, maxAttempts: number, attemptTimeout: number, baseDelay: number, maxDelay: number, throttleBaseDelay: number, deadline: number, flags: number, stableAfter?: number, spread?: number, breakAfter?: number, breakBase?: number, breakCap?: number) => number,
@@ -411,16 +453,7 @@ export function bindExports(raw: WebAssembly.Exports, unsigned: (fn: Fn, arity: 
     linkUp: raw.linkUp as (now: number) => number,
     release: raw.release as (handle: number) => number,
     nextDue: unsigned(raw.nextDue as Fn, 1) as (now: number) => number,
-    state: raw.state as (handle: number) => number,
-    attempt: raw.attempt as (handle: number) => number,
-    endReason: raw.endReason as (handle: number) => number,
-    lastOutcome: raw.lastOutcome as (handle: number) => number,
-    operationId: raw.operationId as (handle: number) => number,
-    opFlags: raw.opFlags as (handle: number) => number,
-    nextAttemptAt: unsigned(raw.nextAttemptAt as Fn, 1) as (handle: number) => number,
-    attemptDeadline: unsigned(raw.attemptDeadline as Fn, 1) as (handle: number) => number,
-    deadline: unsigned(raw.deadline as Fn, 1) as (handle: number) => number,
-    backoffLevel: raw.backoffLevel as (handle: number) => number,
+    field: raw.field as (handle: number, which: number) => number,
     breakerState: raw.breakerState as (policy: number) => number,
     breakEnds: unsigned(raw.breakEnds as Fn, 1) as (policy: number) => number,
     worstCase: raw.worstCase as (policy: number) => number,
@@ -436,5 +469,34 @@ export function bindExports(raw: WebAssembly.Exports, unsigned: (fn: Fn, arity: 
     stateBytes: unsigned(raw.stateBytes as Fn, 0) as () => number,
     slot: raw.slot as (handle: number) => number,
     memory: raw.memory as WebAssembly.Memory,
+    /** The operation's state. */
+    state: (handle: number): number => field(handle, Field.STATE),
+    /** The current attempt number (0 before the first starts). */
+    attempt: (handle: number): number => field(handle, Field.ATTEMPT),
+    /** The end reason (NONE while live). */
+    endReason: (handle: number): number => field(handle, Field.END_REASON),
+    /** The last attempt's outcome (NONE before any). */
+    lastOutcome: (handle: number): number => field(handle, Field.LAST_OUTCOME),
+    /** The stable operation id (31 bits), the same on every attempt: an idempotency key. */
+    operationId: (handle: number): number => field(handle, Field.OPERATION_ID),
+    /** DUE and HAS_DEADLINE bits. */
+    opFlags: (handle: number): number => field(handle, Field.OP_FLAGS),
+    /** Tick of the next attempt (WAITING), or of the last start; 0 for a bad handle. */
+    nextAttemptAt: (handle: number): number => {
+      const v = field(handle, Field.NEXT_ATTEMPT_AT);
+      return v === Error.BAD_HANDLE && field(handle, Field.STATE) < 0 ? 0 : v >>> 0;
+    },
+    /** Tick at which the attempt in flight times out; 0 for a bad handle. */
+    attemptDeadline: (handle: number): number => {
+      const v = field(handle, Field.ATTEMPT_DEADLINE);
+      return v === Error.BAD_HANDLE && field(handle, Field.STATE) < 0 ? 0 : v >>> 0;
+    },
+    /** Tick of the overall deadline (see HAS_DEADLINE); 0 for a bad handle. */
+    deadline: (handle: number): number => {
+      const v = field(handle, Field.DEADLINE);
+      return v === Error.BAD_HANDLE && field(handle, Field.STATE) < 0 ? 0 : v >>> 0;
+    },
+    /** The backoff level (the n of the ceiling): failed attempts and drops since begin or since the session was last stable. */
+    backoffLevel: (handle: number): number => field(handle, Field.BACKOFF_LEVEL),
   };
 }

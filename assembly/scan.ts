@@ -22,7 +22,7 @@ import { count } from "./counters";
 import { end } from "./machine";
 import { policyOf } from "./policy";
 import { dropSession, fail } from "./retry";
-import { Operation, Policy } from "./state";
+import { Operation } from "./state";
 import { endSummary, noteTimer, schedule, slotAt, startSummary } from "./table";
 import { Clock, clock, tickAfter, tickReached } from "./ticks";
 
@@ -55,8 +55,9 @@ function scan(fault: bool, lost: bool): void {
     if ((LIVE >> state) & 1) live = true;
     if (state == STATE_WAITING) visitWaiting(op, fault);
     else if (state == STATE_IN_FLIGHT) visitInFlight(op, fault, lost);
-    else if (state == STATE_UP) visitUp(op, policyOf(op), fault, lost);
-    summarise(op);
+    else if (state == STATE_UP) visitUp(op, fault, lost);
+    // A visit that makes op WAITING (a retry, a drop) leaves its timers to this.
+    if (op.state == STATE_WAITING) summariseWaiting(op);
   }
   if (fault && live) count(COUNTER_CLOCK_FAULTS);
   endSummary();
@@ -70,32 +71,33 @@ function visitWaiting(op: Operation, fault: bool): void {
   }
 }
 
+// Each visit notes the timer it leaves pending (a later slot's visit may open a breaker and
+// hold a DUE operation, or let a held one go, but never changes a timer noted here:
+// endSummary collects DUE at the end).
 function visitInFlight(op: Operation, fault: bool, lost: bool): void {
   if (lost) {
     fail(op, OUTCOME_AMBIGUOUS, 0, false);
   } else if (Clock.hasExpired(op.attemptDeadline, fault)) {
     count(COUNTER_ATTEMPT_TIMEOUTS);
     fail(op, OUTCOME_TIMEOUT, 0, fault);
+  } else {
+    noteTimer(op.attemptDeadline);
   }
 }
 
-function visitUp(op: Operation, p: Policy, fault: bool, lost: bool): void {
-  if (op.level != 0 && Clock.hasExpired(tickAfter(op.nextAttemptAt, p.stableAfter), fault)) op.level = 0;
+// A stable session (level 0) has no timer at all.
+function visitUp(op: Operation, fault: bool, lost: bool): void {
+  if (op.level != 0) {
+    const stable = tickAfter(op.nextAttemptAt, policyOf(op).stableAfter);
+    if (Clock.hasExpired(stable, fault)) op.level = 0;
+    else if (!lost) noteTimer(stable);
+  }
   if (lost) dropSession(op);
 }
 
-// Notes the timers op's visit left in the summary: a held or DUE operation has no wait of its
-// own (a held one waits on its breaker's break or probe), a stable session no timer at all.
-// (A later slot's visit may open a breaker and hold this one if DUE, but never changes a
-// timer noted here: endSummary collects DUE at the end.)
-function summarise(op: Operation): void {
-  const state = op.state;
-  if (state == STATE_WAITING) {
-    if (!(op.flags & (OP_FLAG_DUE | OP_FLAG_HELD))) noteTimer(op.nextAttemptAt);
-    if (op.flags & OP_FLAG_HAS_DEADLINE) noteTimer(op.deadline);
-  } else if (state == STATE_IN_FLIGHT) {
-    noteTimer(op.attemptDeadline);
-  } else if (state == STATE_UP && op.level != 0) {
-    noteTimer(tickAfter(op.nextAttemptAt, policyOf(op).stableAfter));
-  }
+// A held or DUE operation has no wait of its own (a held one waits on its breaker's break or
+// probe).
+function summariseWaiting(op: Operation): void {
+  if (!(op.flags & (OP_FLAG_DUE | OP_FLAG_HELD))) noteTimer(op.nextAttemptAt);
+  if (op.flags & OP_FLAG_HAS_DEADLINE) noteTimer(op.deadline);
 }

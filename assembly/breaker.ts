@@ -93,8 +93,11 @@ export function onAttemptStart(id: u32, p: Policy, op: Operation): void {
   swapFlags(id, OP_FLAG_DUE, OP_FLAG_HELD);
 }
 
-/** An attempt of op ended with `outcome`: the breaker's success and failure rules. */
-export function onAttemptEnd(id: u32, p: Policy, op: Operation, outcome: i32): void {
+/** The attempt of op in flight ended with `outcome` (its last outcome now): the breaker's success and failure rules. */
+export function onAttemptEnd(op: Operation, outcome: i32): void {
+  const id = op.policy;
+  const p = policyRecord(id);
+  op.lastOutcome = outcome;
   const probe = (op.flags & OP_FLAG_PROBE) != 0;
   op.flags &= ~OP_FLAG_PROBE;
   if (outcome == OUTCOME_SUCCESS) {

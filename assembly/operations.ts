@@ -156,8 +156,7 @@ export function report(handle: i32, attempt: u32, outcome: u32, retryAfter: u32,
 // The attempt in flight succeeded: a request ends, a session is UP.
 function succeed(op: Operation): void {
   const p = policyOf(op);
-  op.lastOutcome = OUTCOME_SUCCESS;
-  onAttemptEnd(op.policy, p, op, OUTCOME_SUCCESS);
+  onAttemptEnd(op, OUTCOME_SUCCESS);
   if (!(op.flags & OP_FLAG_SESSION)) {
     onSuccess(op.attempt > 1, op.lastRetryCost);
     end(op, END_REASON_SUCCEEDED);

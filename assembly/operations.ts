@@ -93,8 +93,8 @@ export function begin(policy: u32, now: u32): i32 {
   move(op, EVENT_BEGIN);
   op.generation = (<u32>op.generation % GENERATION_MASK) + 1;
   op.policy = policy;
-  op.flags =
-    (p.deadline != 0 ? OP_FLAG_HAS_DEADLINE : 0) | (p.flags & POLICY_FLAG_SESSION ? OP_FLAG_SESSION : 0);
+  // POLICY_FLAG_SESSION is OP_FLAG_SESSION's bit (scripts/gen/abi.ts checks).
+  op.flags = (p.deadline != 0 ? OP_FLAG_HAS_DEADLINE : 0) | (p.flags & POLICY_FLAG_SESSION);
   op.attemptDeadline = t;
   op.deadline = tickAfter(t, p.deadline);
   startAt(op, p, p.flags & POLICY_FLAG_SPREAD_FIRST ? spreadDraw(p) : 0);

@@ -40,6 +40,9 @@ function checkConsistency(): void {
       throw new Error(`counter.ENDED_${name} must be ${expected}, beside endReason.${name} = ${value}`);
     }
   }
+  if (groups.policyFlag.SESSION !== groups.opFlag.SESSION) {
+    throw new Error("policyFlag.SESSION must be opFlag.SESSION's bit: begin copies it over");
+  }
   const states = Object.values(groups.state);
   if (states.length > 5 || Math.max(...states) > 7) {
     throw new Error("the transition table packs at most 5 states, numbered below 8");

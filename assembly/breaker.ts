@@ -25,19 +25,20 @@ import { count } from "./counters";
 import { policyRecord } from "./policy";
 import { spreadDraw } from "./spread";
 import { Operation, Policy } from "./state";
-import { markStale, noteTimer, setDue, slotAt } from "./table";
+import { markStale, noteTimer, slotAt } from "./table";
 import { Clock, clock, tickAfter } from "./ticks";
 
-/** True when the policy's breaker lets an attempt start (CLOSED or HALF_OPEN). */
+/** True when the policy's breaker lets an attempt start: CLOSED or HALF_OPEN, the even states
+ * (the odd ones, OPEN and PROBING, hold; scripts/gen/abi.ts checks the numbering). */
 export function letsStart(p: Policy): bool {
-  return p.breakerState == BREAKER_CLOSED || p.breakerState == BREAKER_HALF_OPEN;
+  return (p.breakerState & 1) == 0;
 }
 
 /** A waiting operation starts `wait` ticks from now: DUE (or HELD) at once when wait is 0. */
 export function startAt(op: Operation, p: Policy, wait: u32): void {
   op.nextAttemptAt = tickAfter(clock.now, wait);
   op.flags &= ~(OP_FLAG_DUE | OP_FLAG_HELD);
-  if (wait == 0) op.flags |= letsStart(p) ? OP_FLAG_DUE : OP_FLAG_HELD;
+  if (wait == 0) holdOrDue(op, p);
   markStale();
 }
 
@@ -140,8 +141,7 @@ function close(id: u32, p: Policy): void {
   }
 }
 
-/** Makes a held operation due (a breaker let it go): used where the scan finds its wait over. */
+/** A waiting operation's wait is over: DUE if its breaker lets it start, else HELD. */
 export function holdOrDue(op: Operation, p: Policy): void {
-  if (letsStart(p)) setDue(op);
-  else op.flags |= OP_FLAG_HELD;
+  op.flags |= letsStart(p) ? OP_FLAG_DUE : OP_FLAG_HELD;
 }

@@ -32,11 +32,6 @@ export function find(handle: i32): Operation | null {
   return op.state != STATE_FREE && <u32>op.generation == (<u32>handle) >> LIMIT_SLOT_BITS ? op : null;
 }
 
-/** Marks a waiting operation due: the next poll may start it. */
-export function setDue(op: Operation): void {
-  op.flags |= OP_FLAG_DUE;
-}
-
 /**
  * When the next timer fires: a summary of the table and the breakers (in the state block),
  * so that an idle poll costs O(1) whatever they hold. summary holds TIMER when a timer is

@@ -43,6 +43,11 @@ function checkConsistency(): void {
   if (groups.policyFlag.SESSION !== groups.opFlag.SESSION) {
     throw new Error("policyFlag.SESSION must be opFlag.SESSION's bit: begin copies it over");
   }
+  // The module tells a breaker that holds its operations by the low bit of its state.
+  const { CLOSED, OPEN, HALF_OPEN, PROBING } = groups.breaker;
+  if ([CLOSED, HALF_OPEN].some((b) => b % 2 !== 0) || [OPEN, PROBING].some((b) => b % 2 !== 1)) {
+    throw new Error("breaker: OPEN and PROBING (they hold) must be odd, CLOSED and HALF_OPEN even");
+  }
   const states = Object.values(groups.state);
   if (states.length > 5 || Math.max(...states) > 7) {
     throw new Error("the transition table packs at most 5 states, numbered below 8");

@@ -14,6 +14,7 @@ import {
   LIMIT_OPERATIONS,
   LIMIT_POLICIES,
   OP_FLAG_DUE,
+  OP_FLAG_HAS_DEADLINE,
   OP_FLAG_HELD,
   OP_FLAG_PROBE,
   OUTCOME_PERMANENT,
@@ -34,11 +35,17 @@ export function letsStart(p: Policy): bool {
   return (p.breakerState & 1) == 0;
 }
 
-/** A waiting operation starts `wait` ticks from now: DUE (or HELD) at once when wait is 0. */
+/**
+ * A waiting operation starts `wait` ticks from now: DUE (or HELD) at once when wait is 0. Its
+ * timers go into the summary: a scan's retry or drop is not visited again (outside a scan
+ * the summary is stale anyway).
+ */
 export function startAt(op: Operation, p: Policy, wait: u32): void {
   op.nextAttemptAt = tickAfter(clock.now, wait);
   op.flags &= ~(OP_FLAG_DUE | OP_FLAG_HELD);
   if (wait == 0) holdOrDue(op, p);
+  else noteTimer(op.nextAttemptAt);
+  if (op.flags & OP_FLAG_HAS_DEADLINE) noteTimer(op.deadline);
   markStale();
 }
 

@@ -56,24 +56,28 @@ function scan(fault: bool, lost: bool): void {
     if (state == STATE_WAITING) visitWaiting(op, fault);
     else if (state == STATE_IN_FLIGHT) visitInFlight(op, fault, lost);
     else if (state == STATE_UP) visitUp(op, fault, lost);
-    // A visit that makes op WAITING (a retry, a drop) leaves its timers to this.
-    if (op.state == STATE_WAITING) summariseWaiting(op);
   }
   if (fault && live) count(COUNTER_CLOCK_FAULTS);
   endSummary();
 }
 
+// Each visit notes the timers it leaves pending, and a retry or a drop notes its own
+// (startAt). A later slot's visit may open a breaker and hold a DUE operation, or let a held
+// one go, but never changes a timer noted here: endSummary collects DUE at the end. A held or
+// DUE operation has no wait of its own (a held one waits on its breaker's break or probe).
 function visitWaiting(op: Operation, fault: bool): void {
-  if (op.flags & OP_FLAG_HAS_DEADLINE && Clock.hasExpired(op.deadline, fault)) {
-    end(op, END_REASON_DEADLINE);
-  } else if (!(op.flags & (OP_FLAG_DUE | OP_FLAG_HELD)) && Clock.hasExpired(op.nextAttemptAt, fault)) {
-    holdOrDue(op, policyOf(op));
+  if (op.flags & OP_FLAG_HAS_DEADLINE) {
+    if (Clock.hasExpired(op.deadline, fault)) {
+      end(op, END_REASON_DEADLINE);
+      return;
+    }
+    noteTimer(op.deadline);
   }
+  if (op.flags & (OP_FLAG_DUE | OP_FLAG_HELD)) return;
+  if (Clock.hasExpired(op.nextAttemptAt, fault)) holdOrDue(op, policyOf(op));
+  else noteTimer(op.nextAttemptAt);
 }
 
-// Each visit notes the timer it leaves pending (a later slot's visit may open a breaker and
-// hold a DUE operation, or let a held one go, but never changes a timer noted here:
-// endSummary collects DUE at the end).
 function visitInFlight(op: Operation, fault: bool, lost: bool): void {
   if (lost) {
     fail(op, OUTCOME_AMBIGUOUS, 0, false);
@@ -93,11 +97,4 @@ function visitUp(op: Operation, fault: bool, lost: bool): void {
     else if (!lost) noteTimer(stable);
   }
   if (lost) dropSession(op);
-}
-
-// A held or DUE operation has no wait of its own (a held one waits on its breaker's break or
-// probe).
-function summariseWaiting(op: Operation): void {
-  if (!(op.flags & (OP_FLAG_DUE | OP_FLAG_HELD))) noteTimer(op.nextAttemptAt);
-  if (op.flags & OP_FLAG_HAS_DEADLINE) noteTimer(op.deadline);
 }

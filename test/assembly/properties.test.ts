@@ -20,6 +20,7 @@ import { tickAfter, ticksUntil } from "../../host/library/src/ticks.js";
 import { hostileCallArb, scenarioArb, startArb } from "./harness/arbitraries.js";
 import { Host, invoke, type ExportName, type Step } from "./harness/calls.js";
 import { LAYOUT_RULES } from "./harness/layout.js";
+import { shiftTick } from "./harness/absolute.js";
 import { SchedulerModel } from "./model/scheduler.js";
 import { diffSnapshots, snapshot, type Snapshot } from "./harness/snapshot.js";
 import { runs } from "./harness/runs.js";
@@ -28,13 +29,7 @@ import { runTrace, type TraceEntry } from "./harness/trace.js";
 const RUNS = runs(150);
 /** The longest image docs/ABI.md allows (16 operations, 8 policies, every field at its widest). */
 const MAX_IMAGE_BYTES = 1379;
-const ABSOLUTE_TICKS = ["nextAttemptAt", "attemptDeadline", "deadline"];
-const stateOf = (s: Snapshot, h: number) => s[`state(${h})`];
 const live = (state: number) => state === State.WAITING || state === State.IN_FLIGHT || state === State.UP;
-/** True when `name(h)` answered an absolute tick: an operation's timers, an OPEN breaker's end. */
-const isAbsolute = (name: string, h: number, after: Snapshot) =>
-  (ABSOLUTE_TICKS.includes(name) && stateOf(after, h) > 0) ||
-  (name === "breakEnds" && after[`breakerState(${h})`] === Breaker.OPEN);
 const ENDED = [...Array(Counter.ENDED_CANCELLED - Counter.ENDED_SUCCEEDED + 1).keys()].map(
   (i) => Counter.ENDED_SUCCEEDED + i,
 );
@@ -49,14 +44,14 @@ describe("wrap invariance", () => {
       const a = runTrace(steps, start);
       const b = runTrace(steps, (start + k) >>> 0);
       // An absolute tick (a query's answer or result) shifts by k, unless it is the 0 of a bad handle.
-      const shifted = (name: string, h: number, after: Snapshot, value: number) =>
-        isAbsolute(name, h, after) ? (value + k) >>> 0 : value;
+      const shifted = (name: string, args: number[], after: Snapshot, value: number) =>
+        shiftTick(name, args, after, value, k);
       for (let i = 0; i < a.length; i++) {
         const { fn, args, result, after } = a[i];
-        expect(b[i].result, `${fn} #${i}`).toBe(shifted(fn, args[0], after, result));
+        expect(b[i].result, `${fn} #${i}`).toBe(shifted(fn, args, after, result));
         for (const [key, value] of Object.entries(after)) {
           const [name, h] = key.split(/[()]/);
-          expect(b[i].after[key], `${key} after ${fn} #${i}`).toBe(shifted(name, Number(h), after, value));
+          expect(b[i].after[key], `${key} after ${fn} #${i}`).toBe(shifted(name, [Number(h)], after, value));
         }
       }
     },

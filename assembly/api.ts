@@ -5,21 +5,22 @@ import {
   ABI_VERSION,
   BREAKER_OPEN,
   COUNTER_COUNT,
+  FIELD_COUNT,
   LIMIT_SLOT_BITS,
   ERROR_BAD_COUNTER,
+  ERROR_BAD_FIELD,
   ERROR_BAD_HANDLE,
   ERROR_BAD_POLICY,
   ERROR_NOT_INITIALIZED,
 } from "./generated/constants";
 import { touch } from "./changes";
 import { budgetTokens } from "./budget";
-import { classifyHttp as classify } from "./classify";
 import { counterValue } from "./counters";
 import { resetMachine } from "./operations";
 import { policyAt, policyRecord } from "./policy";
 import { seedRandom } from "./random";
 import { isInitialized } from "./ready";
-import { BLOCK, BLOCK_BYTES, Operation, STATE, STATE_BYTES, copyWords } from "./state";
+import { BLOCK, BLOCK_BYTES, STATE, STATE_BYTES, copyWords } from "./state";
 import { find } from "./table";
 import { Clock } from "./ticks";
 
@@ -45,61 +46,12 @@ export function slot(handle: i32): i32 {
   return find(handle) == null ? ERROR_BAD_HANDLE : handle & ((1 << LIMIT_SLOT_BITS) - 1);
 }
 
-// Every query reads one word of the operation a handle names; for a bad handle `bad`
-// (BAD_HANDLE, or 0 for the ticks).
-function query(handle: i32, field: usize, bad: i32): i32 {
+/** Field `which` (FIELD_*: the slot's words in image order) of the operation a handle names. */
+export function field(handle: i32, which: u32): i32 {
   const op = find(handle);
-  return op != null ? load<i32>(changetype<usize>(op) + field) : bad;
-}
-
-/** The operation's state, or BAD_HANDLE. */
-export function state(handle: i32): i32 {
-  return query(handle, offsetof<Operation>("state"), ERROR_BAD_HANDLE);
-}
-
-/** The current attempt number (0 before the first), or BAD_HANDLE. */
-export function attempt(handle: i32): i32 {
-  return query(handle, offsetof<Operation>("attempt"), ERROR_BAD_HANDLE);
-}
-
-/** The end reason (NONE while live), or BAD_HANDLE. */
-export function endReason(handle: i32): i32 {
-  return query(handle, offsetof<Operation>("endReason"), ERROR_BAD_HANDLE);
-}
-
-/** The last attempt's outcome (NONE before any), or BAD_HANDLE. */
-export function lastOutcome(handle: i32): i32 {
-  return query(handle, offsetof<Operation>("lastOutcome"), ERROR_BAD_HANDLE);
-}
-
-/** The stable 31-bit operation id, or BAD_HANDLE. */
-export function operationId(handle: i32): i32 {
-  return query(handle, offsetof<Operation>("id"), ERROR_BAD_HANDLE);
-}
-
-/** The DUE, HAS_DEADLINE and HANDED_OUT bits, or BAD_HANDLE. */
-export function opFlags(handle: i32): i32 {
-  return query(handle, offsetof<Operation>("flags"), ERROR_BAD_HANDLE);
-}
-
-/** Tick of the next attempt; 0 for a bad handle. */
-export function nextAttemptAt(handle: i32): u32 {
-  return query(handle, offsetof<Operation>("nextAttemptAt"), 0);
-}
-
-/** Tick at which the attempt in flight times out; 0 for a bad handle. */
-export function attemptDeadline(handle: i32): u32 {
-  return query(handle, offsetof<Operation>("attemptDeadline"), 0);
-}
-
-/** Tick of the overall deadline; 0 for a bad handle. */
-export function deadline(handle: i32): u32 {
-  return query(handle, offsetof<Operation>("deadline"), 0);
-}
-
-/** The backoff level (failed attempts and drops since begin or since stable), or BAD_HANDLE. */
-export function backoffLevel(handle: i32): i32 {
-  return query(handle, offsetof<Operation>("level"), ERROR_BAD_HANDLE);
+  if (op == null) return ERROR_BAD_HANDLE;
+  if (which >= <u32>FIELD_COUNT) return ERROR_BAD_FIELD;
+  return load<i32>(changetype<usize>(op) + ((<usize>which) << 2));
 }
 
 /** The policy's breaker state (CLOSED, OPEN, HALF_OPEN, PROBING), or NOT_INITIALIZED, BAD_POLICY. */
@@ -113,11 +65,6 @@ export function breakerState(policy: u32): i32 {
 export function breakEnds(policy: u32): u32 {
   // OPEN only for a set policy after init (a refusal's code is negative).
   return breakerState(policy) == BREAKER_OPEN ? policyRecord(policy).breakEnds : 0;
-}
-
-/** The outcome of an HTTP status, or BAD_STATUS. */
-export function classifyHttp(status: u32, hasRetryAfter: u32): i32 {
-  return classify(status, hasRetryAfter);
 }
 
 /** A counter modulo 2^31, or NOT_INITIALIZED, BAD_COUNTER. */

@@ -3,11 +3,14 @@
 import { JITTER_DECORRELATED, JITTER_EQUAL, JITTER_NONE } from "./generated/constants";
 import { uniform } from "./random";
 
-/** min(cap, base * 2^(retry - 1)) (base for retry 0), without overflow: base < 2^31. */
+/**
+ * min(cap, base * 2^(retry - 1)) (base for retry 0), without overflow: base * 2^shift fits
+ * under cap exactly when base <= cap >> shift, and with cap < 2^31 a shift of 31 leaves
+ * cap for any base but 0.
+ */
 export function ceiling(base: u32, cap: u32, retry: u32): u32 {
-  const shift: u32 = min(max(retry, 1), 33) - 1;
-  const c = (<u64>base) << (<u64>shift);
-  return c < <u64>cap ? <u32>c : cap;
+  const shift: u32 = min(max(retry, 1), 32) - 1;
+  return base <= cap >> shift ? base << shift : cap;
 }
 
 /**

@@ -12,7 +12,9 @@ import {
   JITTER_EQUAL,
   LIMIT_MAX_ATTEMPTS,
   LIMIT_OPERATIONS,
+  LIMIT_POLICIES,
   OP_FLAG_DUE,
+  OP_FLAG_HAS_DEADLINE,
   OP_FLAG_HELD,
   OP_FLAG_PROBE,
   OUTCOME_PERMANENT,
@@ -21,21 +23,29 @@ import {
 import { jitteredDelay } from "./backoff";
 import { touch } from "./changes";
 import { count } from "./counters";
+import { policyRecord } from "./policy";
 import { spreadDraw } from "./spread";
 import { Operation, Policy } from "./state";
-import { markStale, noteTimer, setDue, slotAt } from "./table";
-import { clock, tickAfter } from "./ticks";
+import { markStale, noteTimer, slotAt } from "./table";
+import { Clock, clock, tickAfter } from "./ticks";
 
-/** True when the policy's breaker lets an attempt start (CLOSED or HALF_OPEN). */
+/** True when the policy's breaker lets an attempt start: CLOSED or HALF_OPEN, the even states
+ * (the odd ones, OPEN and PROBING, hold; scripts/gen/abi.ts checks the numbering). */
 export function letsStart(p: Policy): bool {
-  return p.breakerState == BREAKER_CLOSED || p.breakerState == BREAKER_HALF_OPEN;
+  return (p.breakerState & 1) == 0;
 }
 
-/** A waiting operation starts `wait` ticks from now: DUE (or HELD) at once when wait is 0. */
+/**
+ * A waiting operation starts `wait` ticks from now: DUE (or HELD) at once when wait is 0. Its
+ * timers go into the summary: a scan's retry or drop is not visited again (outside a scan
+ * the summary is stale anyway).
+ */
 export function startAt(op: Operation, p: Policy, wait: u32): void {
   op.nextAttemptAt = tickAfter(clock.now, wait);
   op.flags &= ~(OP_FLAG_DUE | OP_FLAG_HELD);
-  if (wait == 0) op.flags |= letsStart(p) ? OP_FLAG_DUE : OP_FLAG_HELD;
+  if (wait == 0) holdOrDue(op, p);
+  else noteTimer(op.nextAttemptAt);
+  if (op.flags & OP_FLAG_HAS_DEADLINE) noteTimer(op.deadline);
   markStale();
 }
 
@@ -53,6 +63,24 @@ function swapFlags(id: u32, from: u32, to: u32): void {
 export function halfOpen(id: u32, p: Policy): void {
   p.breakerState = BREAKER_HALF_OPEN;
   swapFlags(id, OP_FLAG_HELD, OP_FLAG_DUE);
+}
+
+/**
+ * Every OPEN breaker whose break has passed (every one, with `all`: a clock fault or
+ * linkUp) becomes HALF_OPEN; the others' ends are noted in the summary. True when one did.
+ */
+export function endBreaks(all: bool): bool {
+  let ended = false;
+  // A policy never set has a CLOSED breaker (all its words are 0).
+  for (let id: u32 = 0; id < <u32>LIMIT_POLICIES; id++) {
+    const p = policyRecord(id);
+    if (p.breakerState != BREAKER_OPEN) continue;
+    if (Clock.hasExpired(p.breakEnds, all)) {
+      halfOpen(id, p);
+      ended = true;
+    } else noteTimer(p.breakEnds);
+  }
+  return ended;
 }
 
 /** setPolicy: CLOSED with nothing counted; what it held is DUE, no attempt is its probe. */
@@ -73,8 +101,11 @@ export function onAttemptStart(id: u32, p: Policy, op: Operation): void {
   swapFlags(id, OP_FLAG_DUE, OP_FLAG_HELD);
 }
 
-/** An attempt of op ended with `outcome`: the breaker's success and failure rules. */
-export function onAttemptEnd(id: u32, p: Policy, op: Operation, outcome: i32): void {
+/** The attempt of op in flight ended with `outcome` (its last outcome now): the breaker's success and failure rules. */
+export function onAttemptEnd(op: Operation, outcome: i32): void {
+  const id = op.policy;
+  const p = policyRecord(id);
+  op.lastOutcome = outcome;
   const probe = (op.flags & OP_FLAG_PROBE) != 0;
   op.flags &= ~OP_FLAG_PROBE;
   if (outcome == OUTCOME_SUCCESS) {
@@ -117,8 +148,7 @@ function close(id: u32, p: Policy): void {
   }
 }
 
-/** Makes a held operation due (a breaker let it go): used where the scan finds its wait over. */
+/** A waiting operation's wait is over: DUE if its breaker lets it start, else HELD. */
 export function holdOrDue(op: Operation, p: Policy): void {
-  if (letsStart(p)) setDue(op);
-  else op.flags |= OP_FLAG_HELD;
+  op.flags |= letsStart(p) ? OP_FLAG_DUE : OP_FLAG_HELD;
 }

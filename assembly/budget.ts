@@ -77,7 +77,8 @@ export function retryCostOf(timedOut: bool): u32 {
 /** Withdraws `cost` if the bucket keeps at least `threshold` after it; false when denied. */
 export function withdrawRetry(cost: u32): bool {
   if (bucket.capacity == 0) return true;
-  if (<u64>bucket.tokens < <u64>cost + <u64>bucket.threshold) return false;
+  // cost and threshold are spans (below 2^31): their sum cannot wrap.
+  if (bucket.tokens < cost + bucket.threshold) return false;
   bucket.tokens -= cost;
   return true;
 }

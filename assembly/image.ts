@@ -229,7 +229,7 @@ function notePolicy(id: u32, p: Policy): void {
   const bit: u32 = 1 << id;
   setPolicies |= bit;
   const state = p.breakerState;
-  if (state == BREAKER_OPEN || state == BREAKER_PROBING) holding |= bit;
+  if (state & 1) holding |= bit; // OPEN or PROBING (breaker.ts, letsStart)
   if (state == BREAKER_PROBING) probing |= bit;
 }
 

@@ -2,7 +2,6 @@
 // checks its arguments, advances the clock (scan.ts) and then does its own work through
 // the state machine (machine.ts), the retry rules (retry.ts) and the breaker (breaker.ts).
 import {
-  BREAKER_OPEN,
   COUNTER_ATTEMPTS_STARTED,
   COUNTER_BEGUN,
   COUNTER_KICKS,
@@ -25,7 +24,6 @@ import {
   EVENT_RELEASE,
   EVENT_START,
   LIMIT_OPERATIONS,
-  LIMIT_POLICIES,
   NEXT_DUE_IDLE,
   OP_FLAG_DROPPED,
   OP_FLAG_DUE,
@@ -46,19 +44,19 @@ import {
   STATE_UP,
   STATE_WAITING,
 } from "./generated/constants";
-import { halfOpen, onAttemptEnd, onAttemptStart, startAt } from "./breaker";
+import { endBreaks, onAttemptEnd, onAttemptStart, startAt } from "./breaker";
 import { onFirstAttempt, onSuccess } from "./budget";
 import { touch } from "./changes";
 import { count } from "./counters";
 import { end, move } from "./machine";
-import { policyAt, policyOf, policyRecord } from "./policy";
+import { policyAt, policyOf } from "./policy";
 import { nextRandom } from "./random";
 import { isInitialized, markInitialized } from "./ready";
 import { dropSession, fail } from "./retry";
 import { advance } from "./scan";
 import { spreadDraw } from "./spread";
 import { NEXT_ID_AT, Operation, Policy, STATE, copyWords } from "./state";
-import { DUE, TIMER, find, handleOf, markStale, schedule, slotAt } from "./table";
+import { TIMER, find, firstDue, handleOf, markStale, schedule, slotAt } from "./table";
 import { clock, isSpan, tickAfter, ticksUntil, tickWithin } from "./ticks";
 
 const GENERATION_MASK: u32 = 0xffff;
@@ -95,8 +93,8 @@ export function begin(policy: u32, now: u32): i32 {
   move(op, EVENT_BEGIN);
   op.generation = (<u32>op.generation % GENERATION_MASK) + 1;
   op.policy = policy;
-  op.flags =
-    (p.deadline != 0 ? OP_FLAG_HAS_DEADLINE : 0) | (p.flags & POLICY_FLAG_SESSION ? OP_FLAG_SESSION : 0);
+  // POLICY_FLAG_SESSION is OP_FLAG_SESSION's bit (scripts/gen/abi.ts checks).
+  op.flags = (p.deadline != 0 ? OP_FLAG_HAS_DEADLINE : 0) | (p.flags & POLICY_FLAG_SESSION);
   op.attemptDeadline = t;
   op.deadline = tickAfter(t, p.deadline);
   startAt(op, p, p.flags & POLICY_FLAG_SPREAD_FIRST ? spreadDraw(p) : 0);
@@ -118,9 +116,8 @@ export function poll(now: u32): i32 {
   }
   if (!isInitialized()) return ERROR_NOT_INITIALIZED;
   advance(now);
-  if (!(schedule.summary & DUE)) return RESULT_NONE;
-  let slot = 0;
-  while (!(slotAt(slot).flags & OP_FLAG_DUE)) slot++;
+  const slot = firstDue();
+  if (slot == LIMIT_OPERATIONS) return RESULT_NONE;
   const op = slotAt(slot);
   const p = policyOf(op);
   const t = clock.now;
@@ -159,8 +156,7 @@ export function report(handle: i32, attempt: u32, outcome: u32, retryAfter: u32,
 // The attempt in flight succeeded: a request ends, a session is UP.
 function succeed(op: Operation): void {
   const p = policyOf(op);
-  op.lastOutcome = OUTCOME_SUCCESS;
-  onAttemptEnd(op.policy, p, op, OUTCOME_SUCCESS);
+  onAttemptEnd(op, OUTCOME_SUCCESS);
   if (!(op.flags & OP_FLAG_SESSION)) {
     onSuccess(op.attempt > 1, op.lastRetryCost);
     end(op, END_REASON_SUCCEEDED);
@@ -199,14 +195,7 @@ function cancelOrDrop(handle: i32, now: u32, isDrop: bool): i32 {
 export function linkUp(now: u32): i32 {
   if (!isInitialized()) return ERROR_NOT_INITIALIZED;
   advance(now);
-  // A policy never set has a CLOSED breaker (all its words are 0).
-  for (let id: u32 = 0; id < <u32>LIMIT_POLICIES; id++) {
-    const p = policyRecord(id);
-    if (p.breakerState == BREAKER_OPEN) {
-      halfOpen(id, p);
-      touch();
-    }
-  }
+  if (endBreaks(true)) touch();
   for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
     const op = slotAt(slot);
     if (op.state != STATE_WAITING || op.flags & (OP_FLAG_DUE | OP_FLAG_HELD)) continue;
@@ -258,8 +247,9 @@ export function ended(now: u32): i32 {
 export function nextDue(now: u32): u32 {
   if (!isInitialized()) return NEXT_DUE_IDLE;
   advance(now);
-  if (schedule.summary & DUE) return 0;
-  if (!(schedule.summary & TIMER)) return NEXT_DUE_IDLE;
-  // After the advance every timer lies ahead of the clock.
-  return <u32>ticksUntil(clock.now, schedule.nextTimer);
+  // After the advance the summary holds: nextTimer is the clock when something is DUE,
+  // else the earliest timer, which lies ahead of the clock.
+  const next = schedule.nextTimer;
+  if (next != clock.now && !(schedule.summary & TIMER)) return NEXT_DUE_IDLE;
+  return <u32>ticksUntil(clock.now, next);
 }

@@ -51,9 +51,8 @@ function drawWait(op: Operation, p: Policy, throttled: bool): u32 {
  */
 export function fail(op: Operation, outcome: i32, retryAfter: u32, fault: bool): void {
   const p = policyOf(op);
-  op.lastOutcome = outcome;
+  onAttemptEnd(op, outcome);
   raiseLevel(op);
-  onAttemptEnd(op.policy, p, op, outcome);
   const reason = retryOrEnd(op, p, outcome, retryAfter, fault);
   if (reason != END_REASON_NONE) end(op, reason);
 }

@@ -4,12 +4,10 @@
 // stale; otherwise an advance is a clock step and two checks (and an idle poll not even
 // that: operations.ts).
 import {
-  BREAKER_OPEN,
   COUNTER_ATTEMPT_TIMEOUTS,
   COUNTER_CLOCK_FAULTS,
   END_REASON_DEADLINE,
   LIMIT_OPERATIONS,
-  LIMIT_POLICIES,
   OP_FLAG_DUE,
   OP_FLAG_HAS_DEADLINE,
   OP_FLAG_HELD,
@@ -19,13 +17,13 @@ import {
   STATE_UP,
   STATE_WAITING,
 } from "./generated/constants";
-import { halfOpen, holdOrDue } from "./breaker";
+import { endBreaks, holdOrDue } from "./breaker";
 import { count } from "./counters";
 import { end } from "./machine";
-import { policyOf, policyRecord } from "./policy";
+import { policyOf } from "./policy";
 import { dropSession, fail } from "./retry";
-import { Operation, Policy } from "./state";
-import { DUE, endSummary, noteTimer, schedule, slotAt, startSummary } from "./table";
+import { Operation } from "./state";
+import { endSummary, noteTimer, schedule, slotAt, startSummary } from "./table";
 import { Clock, clock, tickAfter, tickReached } from "./ticks";
 
 // The live states, one bit each.
@@ -50,32 +48,34 @@ export function loseAttempts(): void {
 function scan(fault: bool, lost: bool): void {
   let live = false;
   startSummary();
-  // A policy never set has a CLOSED breaker (all its words are 0).
-  for (let id: u32 = 0; id < <u32>LIMIT_POLICIES; id++) {
-    const p = policyRecord(id);
-    if (p.breakerState != BREAKER_OPEN) continue;
-    if (Clock.hasExpired(p.breakEnds, fault)) halfOpen(id, p);
-    else noteTimer(p.breakEnds);
-  }
+  endBreaks(fault);
   for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
     const op = slotAt(slot);
     const state = op.state;
     if ((LIVE >> state) & 1) live = true;
     if (state == STATE_WAITING) visitWaiting(op, fault);
     else if (state == STATE_IN_FLIGHT) visitInFlight(op, fault, lost);
-    else if (state == STATE_UP) visitUp(op, policyOf(op), fault, lost);
-    summarise(op);
+    else if (state == STATE_UP) visitUp(op, fault, lost);
   }
   if (fault && live) count(COUNTER_CLOCK_FAULTS);
   endSummary();
 }
 
+// Each visit notes the timers it leaves pending, and a retry or a drop notes its own
+// (startAt). A later slot's visit may open a breaker and hold a DUE operation, or let a held
+// one go, but never changes a timer noted here: endSummary collects DUE at the end. A held or
+// DUE operation has no wait of its own (a held one waits on its breaker's break or probe).
 function visitWaiting(op: Operation, fault: bool): void {
-  if (op.flags & OP_FLAG_HAS_DEADLINE && Clock.hasExpired(op.deadline, fault)) {
-    end(op, END_REASON_DEADLINE);
-  } else if (!(op.flags & (OP_FLAG_DUE | OP_FLAG_HELD)) && Clock.hasExpired(op.nextAttemptAt, fault)) {
-    holdOrDue(op, policyOf(op));
+  if (op.flags & OP_FLAG_HAS_DEADLINE) {
+    if (Clock.hasExpired(op.deadline, fault)) {
+      end(op, END_REASON_DEADLINE);
+      return;
+    }
+    noteTimer(op.deadline);
   }
+  if (op.flags & (OP_FLAG_DUE | OP_FLAG_HELD)) return;
+  if (Clock.hasExpired(op.nextAttemptAt, fault)) holdOrDue(op, policyOf(op));
+  else noteTimer(op.nextAttemptAt);
 }
 
 function visitInFlight(op: Operation, fault: bool, lost: bool): void {
@@ -84,26 +84,17 @@ function visitInFlight(op: Operation, fault: bool, lost: bool): void {
   } else if (Clock.hasExpired(op.attemptDeadline, fault)) {
     count(COUNTER_ATTEMPT_TIMEOUTS);
     fail(op, OUTCOME_TIMEOUT, 0, fault);
-  }
-}
-
-function visitUp(op: Operation, p: Policy, fault: bool, lost: bool): void {
-  if (op.level != 0 && Clock.hasExpired(tickAfter(op.nextAttemptAt, p.stableAfter), fault)) op.level = 0;
-  if (lost) dropSession(op);
-}
-
-// Notes the timers op's visit left in the summary: a held or DUE operation has no wait of its
-// own (a held one waits on its breaker's break or probe), a stable session no timer at all.
-// (A later slot's visit may open a breaker and hold this one if DUE, but never changes a
-// timer noted here: endSummary collects DUE at the end.)
-function summarise(op: Operation): void {
-  const state = op.state;
-  if (state == STATE_WAITING) {
-    if (!(op.flags & (OP_FLAG_DUE | OP_FLAG_HELD))) noteTimer(op.nextAttemptAt);
-    if (op.flags & OP_FLAG_HAS_DEADLINE) noteTimer(op.deadline);
-  } else if (state == STATE_IN_FLIGHT) {
+  } else {
     noteTimer(op.attemptDeadline);
-  } else if (state == STATE_UP && op.level != 0) {
-    noteTimer(tickAfter(op.nextAttemptAt, policyOf(op).stableAfter));
   }
+}
+
+// A stable session (level 0) has no timer at all.
+function visitUp(op: Operation, fault: bool, lost: bool): void {
+  if (op.level != 0) {
+    const stable = tickAfter(op.nextAttemptAt, policyOf(op).stableAfter);
+    if (Clock.hasExpired(stable, fault)) op.level = 0;
+    else if (!lost) noteTimer(stable);
+  }
+  if (lost) dropSession(op);
 }

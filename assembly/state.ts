@@ -9,7 +9,7 @@
 // instance's state.
 import { COUNTER_COUNT, LIMIT_OPERATIONS, LIMIT_POLICIES } from "./generated/constants";
 
-/** One slot of the operation table (machine.ts), in the image's order. */
+/** One slot of the operation table (machine.ts), in the image's order: word i is field(handle, i). */
 @unmanaged
 export class Operation {
   generation: u32;

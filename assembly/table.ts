@@ -32,20 +32,14 @@ export function find(handle: i32): Operation | null {
   return op.state != STATE_FREE && <u32>op.generation == (<u32>handle) >> LIMIT_SLOT_BITS ? op : null;
 }
 
-/** Marks a waiting operation due: the next poll may start it. */
-export function setDue(op: Operation): void {
-  op.flags |= OP_FLAG_DUE;
-}
-
 /**
- * What is due and when the next timer fires: a summary of the table and the breakers (in the
- * state block), so that an idle poll costs O(1) whatever they hold. summary holds TIMER when
- * a timer is pending, DUE when an operation is due. nextTimer is the tick before which no
- * call's advance can change anything: the earliest timer (none: MAX_SPAN after the clock,
- * where a scan then finds nothing), or the clock itself when something is DUE or the summary
- * is stale (after every transition and every change of a breaker or of DUE outside the
- * scan), so that the next advance scans again (scan.ts). HANDED_OUT (ended) is not
- * summarised.
+ * When the next timer fires: a summary of the table and the breakers (in the state block),
+ * so that an idle poll costs O(1) whatever they hold. summary holds TIMER when a timer is
+ * pending. nextTimer is the tick before which no call's advance can change anything: the
+ * earliest timer (none: MAX_SPAN after the clock, where a scan then finds nothing), or the
+ * clock itself when something is DUE or the summary is stale (after every transition and
+ * every change of a breaker or of DUE outside the scan), so that the next advance scans
+ * again (scan.ts). HANDED_OUT (ended) is not summarised.
  */
 export const schedule = changetype<ScheduleWords>(BLOCK + SCHEDULE_AT);
 
@@ -69,17 +63,17 @@ export function noteTimer(t: u32): void {
   if (ticksUntil(earliest, t) < 0) earliest = t;
 }
 
-/** Ends a summary with whether an operation is DUE; if so the next advance scans again (poll starts it). */
-export function endSummary(): void {
-  schedule.nextTimer = earliest;
-  for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
-    if (slotAt(slot).flags & OP_FLAG_DUE) {
-      schedule.summary |= DUE;
-      schedule.nextTimer = clock.now;
-    }
-  }
+/** The first slot whose operation is DUE, or OPERATIONS when none is. */
+export function firstDue(): i32 {
+  let slot = 0;
+  while (slot < LIMIT_OPERATIONS && !(slotAt(slot).flags & OP_FLAG_DUE)) slot++;
+  return slot;
 }
 
-// schedule.summary's bits.
+/** Ends a summary; while an operation is DUE, every advance scans again (poll starts it). */
+export function endSummary(): void {
+  schedule.nextTimer = firstDue() < LIMIT_OPERATIONS ? clock.now : earliest;
+}
+
+// schedule.summary's bit.
 export const TIMER: u32 = 1;
-export const DUE: u32 = 2;

@@ -57,54 +57,9 @@ export function nextDue(now: u32): u32 {
   return api.nextDue(now);
 }
 
-/** The operation's state. */
-export function state(handle: i32): i32 {
-  return api.state(handle);
-}
-
-/** The current attempt number (0 before the first starts). */
-export function attempt(handle: i32): i32 {
-  return api.attempt(handle);
-}
-
-/** The end reason (NONE while live). */
-export function endReason(handle: i32): i32 {
-  return api.endReason(handle);
-}
-
-/** The last attempt's outcome (NONE before any). */
-export function lastOutcome(handle: i32): i32 {
-  return api.lastOutcome(handle);
-}
-
-/** The stable operation id (31 bits), the same on every attempt: an idempotency key. */
-export function operationId(handle: i32): i32 {
-  return api.operationId(handle);
-}
-
-/** DUE and HAS_DEADLINE bits. */
-export function opFlags(handle: i32): i32 {
-  return api.opFlags(handle);
-}
-
-/** Tick of the next attempt (WAITING), or of the last start; 0 for a bad handle. */
-export function nextAttemptAt(handle: i32): u32 {
-  return api.nextAttemptAt(handle);
-}
-
-/** Tick at which the attempt in flight times out; 0 for a bad handle. */
-export function attemptDeadline(handle: i32): u32 {
-  return api.attemptDeadline(handle);
-}
-
-/** Tick of the overall deadline (see HAS_DEADLINE); 0 for a bad handle. */
-export function deadline(handle: i32): u32 {
-  return api.deadline(handle);
-}
-
-/** The backoff level (the n of the ceiling): failed attempts and drops since begin or since the session was last stable. */
-export function backoffLevel(handle: i32): i32 {
-  return api.backoffLevel(handle);
+/** Field which (the field constants, the slot's words in image order) of the operation a handle names; BAD_HANDLE, BAD_FIELD. */
+export function field(handle: i32, which: u32): i32 {
+  return api.field(handle, which);
 }
 
 /** The policy's breaker state (CLOSED, OPEN, HALF_OPEN, PROBING). */
@@ -120,11 +75,6 @@ export function breakEnds(policy: u32): u32 {
 /** Worst-case ticks from begin to end without Retry-After, bounded by the deadline; saturates at MAX_SPAN. */
 export function worstCase(policy: u32): i32 {
   return api.worstCase(policy);
-}
-
-/** Maps an HTTP status to an outcome, alike on every host. */
-export function classifyHttp(status: i32, hasRetryAfter: i32): i32 {
-  return api.classifyHttp(status, hasRetryAfter);
 }
 
 /** A counter's value modulo 2^31. */

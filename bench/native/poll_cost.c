@@ -54,7 +54,7 @@ int main(int argc, char **argv) {
       int round = 0;
       for (int32_t h; round < 16 && (h = (int32_t)Z_tickretryZ_poll(&tr, now)) >= 0; round++) {
         handles[n + round] = (uint32_t)h;
-        attempts[n + round] = Z_tickretryZ_attempt(&tr, (uint32_t)h);
+        attempts[n + round] = Z_tickretryZ_field(&tr, (uint32_t)h, TICKRETRY_FIELD_ATTEMPT);
       }
       if (attempts[n] >= 250) break;
       report_retry_phase(handles + n, attempts + n, round, now);

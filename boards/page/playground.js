@@ -20,7 +20,7 @@ const u32 = (v) => v >>> 0;
 // The request policy's fields the form has; a session's (stableAfter, spread, the breaker) stay 0 here.
 const POLICY_FIELDS = fieldsOf(abi, "setPolicy").filter((f) => form.elements.namedItem(f) !== null);
 const BUDGET_FIELDS = fieldsOf(abi, "setBudget");
-const { outcome: O, state: S, error: E } = abi;
+const { outcome: O, state: S, error: E, field: F } = abi;
 const errorName = (code) => Object.keys(E).find((k) => E[k] === code) ?? String(code);
 
 form.elements.jitter.replaceChildren(
@@ -94,9 +94,9 @@ function waitsOf(seed, policy) {
   const h = m.begin(0, now);
   const waits = [];
   while (m.poll(now) === h) {
-    m.report(h, m.attempt(h), O.TRANSIENT, 0, now);
-    if (m.state(h) !== S.WAITING) break;
-    const next = u32(m.nextAttemptAt(h));
+    m.report(h, m.field(h, F.ATTEMPT), O.TRANSIENT, 0, now);
+    if (m.field(h, F.STATE) !== S.WAITING) break;
+    const next = u32(m.field(h, F.NEXT_ATTEMPT_AT));
     waits.push(u32(next - now));
     now = next;
   }
@@ -118,16 +118,16 @@ function operation(policy, budget, script) {
       flight = null;
     }
     for (let p = m.poll(now); p >= 0; p = m.poll(now)) {
-      const attempt = m.attempt(h);
+      const attempt = m.field(h, F.ATTEMPT);
       const row = { start: now, end: null, outcome: null };
       attempts.push(row);
       flight = answer(script, attempt, now, row);
     }
     for (const row of attempts)
-      if (row.end === null && !(m.state(h) === S.IN_FLIGHT && row === attempts.at(-1)))
+      if (row.end === null && !(m.field(h, F.STATE) === S.IN_FLIGHT && row === attempts.at(-1)))
         Object.assign(row, { end: now, outcome: "TIMEOUT" });
-    if (m.state(h) === S.DONE)
-      return { attempts, end: { at: now, reason: nameOf(abi.endReason, m.endReason(h)) } };
+    if (m.field(h, F.STATE) === S.DONE)
+      return { attempts, end: { at: now, reason: nameOf(abi.endReason, m.field(h, F.END_REASON)) } };
     const due = u32(m.nextDue(now));
     let next = due === abi.nextDue.IDLE ? Infinity : now + due;
     if (flight && flight.answerAt !== null) next = Math.min(next, flight.answerAt);

@@ -40,6 +40,14 @@ function checkConsistency(): void {
       throw new Error(`counter.ENDED_${name} must be ${expected}, beside endReason.${name} = ${value}`);
     }
   }
+  if (groups.policyFlag.SESSION !== groups.opFlag.SESSION) {
+    throw new Error("policyFlag.SESSION must be opFlag.SESSION's bit: begin copies it over");
+  }
+  // The module tells a breaker that holds its operations by the low bit of its state.
+  const { CLOSED, OPEN, HALF_OPEN, PROBING } = groups.breaker;
+  if ([CLOSED, HALF_OPEN].some((b) => b % 2 !== 0) || [OPEN, PROBING].some((b) => b % 2 !== 1)) {
+    throw new Error("breaker: OPEN and PROBING (they hold) must be odd, CLOSED and HALF_OPEN even");
+  }
   const states = Object.values(groups.state);
   if (states.length > 5 || Math.max(...states) > 7) {
     throw new Error("the transition table packs at most 5 states, numbered below 8");
@@ -108,6 +116,102 @@ function readExports(): Export[] {
 }
 
 const exports = readExports();
+
+// The per-handle queries (constants.json "queries"): each reads one field of the operation
+// through the one export `field`, so the module has one export for all of them, and the
+// wrappers (bindExports, tickretry_abi.h) keep one function per query. A u32 query answers
+// 0 for a bad handle, as the module's own queries did up to ABI v3.
+interface Query {
+  name: string;
+  field: string;
+  result: WasmType;
+  doc: string;
+}
+
+/** The queries, checked: each names a field, and `field` is an export. */
+function readQueries(): Query[] {
+  if (!exports.some((e) => e.name === "field")) throw new Error("queries need the export field");
+  return (abi.queries as Query[]).map((q) => {
+    if (!(q.field in groups.field)) throw new Error(`query ${q.name}: no field ${q.field}`);
+    return q;
+  });
+}
+
+const queries = readQueries();
+
+// classifyHttp's rows (constants.json "classifyHttp"): the first row whose status range holds
+// the status (with `retryAfter`, only an answer that carried Retry-After) gives the outcome;
+// a status no row holds is BAD_STATUS. The hosts classify by it; each view writes a line per row.
+interface ClassifyRow {
+  status: [number, number];
+  retryAfter?: boolean;
+  outcome: string;
+  why: string;
+}
+
+/** The rows, checked: every outcome one the host may report, every range in order. */
+function readClassifyRows(): ClassifyRow[] {
+  return (abi.classifyHttp as ClassifyRow[]).map((r, i) => {
+    const [lo, hi] = r.status;
+    const reportable = r.outcome in groups.outcome && !["NONE", "TIMEOUT"].includes(r.outcome);
+    if (!reportable)
+      throw new Error(`classifyHttp row ${i + 1}: ${r.outcome} is not an outcome a host reports`);
+    if (!(Number.isInteger(lo) && Number.isInteger(hi) && lo <= hi)) {
+      throw new Error(`classifyHttp row ${i + 1}: status must be [lowest, highest]`);
+    }
+    return r;
+  });
+}
+
+const classifyRows = readClassifyRows();
+
+/** One row's condition; `eq` is the language's equality operator. */
+function classifyTest(r: ClassifyRow, status: string, retryAfter: string, eq: string): string {
+  const [lo, hi] = r.status;
+  const range = lo === hi ? `${status} ${eq} ${lo}` : `${status} >= ${lo} && ${status} <= ${hi}`;
+  return r.retryAfter ? `${range} && ${retryAfter}` : range;
+}
+
+const classifyDoc = [
+  "The outcome of an HTTP answer (docs/ABI.md, classifyHttp), alike on every host: the first",
+  "row of constants.json's classifyHttp that holds the status; BAD_STATUS for a status no row",
+  "holds. hasRetryAfter is non-zero when the answer carried Retry-After.",
+];
+
+function typescriptClassify(): string {
+  let out = `\n/**\n${classifyDoc.map((l) => ` * ${l}\n`).join("")} */\n`;
+  out += `export function classifyHttp(status: number, hasRetryAfter: number): number {\n`;
+  for (const r of classifyRows) {
+    out += `  // ${r.why}\n`;
+    out += `  if (${classifyTest(r, "status", "hasRetryAfter !== 0", "===")}) return Outcome.${r.outcome};\n`;
+  }
+  return out + `  return Error.BAD_STATUS;\n}\n`;
+}
+
+function cClassify(): string {
+  let out = `\n/* ${classifyDoc.join("\n * ").replace("hasRetryAfter", "has_retry_after")} */\n`;
+  out += `static inline int32_t tickretry_classify_http(uint32_t status, int32_t has_retry_after) {\n`;
+  for (const r of classifyRows) {
+    out += `  /* ${r.why} */\n`;
+    const test = classifyTest(r, "status", "has_retry_after", "==").replace(/(\d+)/g, "$1u");
+    out += `  if (${test}) return TICKRETRY_OUTCOME_${r.outcome};\n`;
+  }
+  return out + `  return TICKRETRY_ERROR_BAD_STATUS;\n}\n`;
+}
+
+function markdownClassify(): string {
+  let out = `\n### classifyHttp (the first row that holds the status)\n\n`;
+  out += `| status | Retry-After | outcome | why |\n|---|---|---|---|\n`;
+  for (const {
+    status: [lo, hi],
+    retryAfter,
+    outcome,
+    why,
+  } of classifyRows) {
+    out += `| ${lo === hi ? lo : `${lo} to ${hi}`} | ${retryAfter ? "with" : "either"} | ${outcome} | ${why} |\n`;
+  }
+  return out + `| any other | either | BAD_STATUS (error) | not an HTTP status |\n`;
+}
 const cName = (s: string) => upperSnake(s).toLowerCase();
 const cType = (t: WasmType) => (t === "u32" ? "uint32_t" : "int32_t");
 const structOf = (e: Export) => e.params.find((p) => p.in !== undefined)?.in;
@@ -246,23 +350,44 @@ function typescriptView(): string {
   for (const t of abi.transitions) out += `  [${t.map((s: string) => JSON.stringify(s)).join(", ")}],\n`;
   out += `] as const;\n`;
   out += typescriptRanges();
+  out += typescriptClassify();
   out += `\n/** Every export of host/library/build/tickretry.wasm with its parameter names, in order. */\n`;
   out += `export const EXPORTS = {\n`;
   for (const e of exports) {
     out += `  ${e.name}: { params: [${e.params.map((p) => JSON.stringify(p.name)).join(", ")}], result: "${e.result}" },\n`;
   }
   out += `} as const;\n`;
+  out += `\n/** The per-handle queries, each a field read through the export \`field\` (docs/ABI.md). */\n`;
+  out += `export const QUERIES = {\n`;
+  for (const q of queries) {
+    out += `  ${q.name}: { params: ["handle"], field: Field.${q.field}, result: "${q.result}" },\n`;
+  }
+  out += `} as const;\n`;
   out += `\n/** An export as the wrapper calls it: numbers in, a number out. */\nexport type Fn = (...args: number[]) => number;\n`;
   out += `\n/**\n * An instance's exports as one object literal, so that every instance has the same fast\n`;
   out += ` * shape (an object given its properties one by one goes to dictionary mode, and 10,000\n`;
   out += ` * of those make every call a hash lookup). \`unsigned\` wraps the exports whose result is u32.\n */\n`;
-  out += `export function bindExports(raw: WebAssembly.Exports, unsigned: (fn: Fn, arity: number) => Fn) {\n  return {\n`;
+  out += `export function bindExports(raw: WebAssembly.Exports, unsigned: (fn: Fn, arity: number) => Fn) {\n`;
+  out += `  const field = raw.field as Fn;\n  return {\n`;
   for (const e of exports) {
     const sig = `(${e.params.map((p) => `${p.name}${p.optional ? "?" : ""}: number`).join(", ")}) => number`;
     const fn = e.result === "u32" ? `unsigned(raw.${e.name} as Fn, ${e.params.length})` : `raw.${e.name}`;
     out += `    ${e.name}: ${fn} as ${sig},\n`;
   }
-  out += `    memory: raw.memory as WebAssembly.Memory,\n  };\n}\n`;
+  out += `    memory: raw.memory as WebAssembly.Memory,\n`;
+  for (const q of queries) out += typescriptQuery(q);
+  out += `  };\n}\n`;
+  return out;
+}
+
+/** One query of bindExports: an i32 one is the field as read, a u32 one the field as u32, or
+ * 0 for a bad handle (a tick may read as BAD_HANDLE, so the state decides). */
+function typescriptQuery(q: Query): string {
+  const read = `field(handle, Field.${q.field})`;
+  let out = `    /** ${q.doc} */\n`;
+  if (q.result === "i32") return out + `    ${q.name}: (handle: number): number => ${read},\n`;
+  out += `    ${q.name}: (handle: number): number => {\n      const v = ${read};\n`;
+  out += `      return v === Error.BAD_HANDLE && field(handle, Field.STATE) < 0 ? 0 : v >>> 0;\n    },\n`;
   return out;
 }
 
@@ -347,6 +472,25 @@ function cPrototypes(): string {
   return out + `\n#ifdef __cplusplus\n}\n#endif\n`;
 }
 
+/** The C view's queries: one static inline function each over tickretry_field. */
+function cQueries(): string {
+  let out = `\n/* The per-handle queries, each a field read through tickretry_field; a u32 one answers 0\n`;
+  out += ` * for a bad handle (a tick may read as BAD_HANDLE, so the state decides). */\n`;
+  for (const q of queries) {
+    const read = `tickretry_field(handle, TICKRETRY_FIELD_${q.field})`;
+    out += wrap(`/* ${q.doc} */`, " * ").join("\n") + "\n";
+    out += `static inline ${cType(q.result)} tickretry_${cName(q.name)}(int32_t handle) {\n`;
+    if (q.result === "i32") {
+      out += `  return ${read};\n}\n`;
+      continue;
+    }
+    out += `  int32_t v = ${read};\n`;
+    out += `  if (v == TICKRETRY_ERROR_BAD_HANDLE && tickretry_field(handle, TICKRETRY_FIELD_STATE) < 0) return 0;\n`;
+    out += `  return (uint32_t)v;\n}\n`;
+  }
+  return out;
+}
+
 /** The C view's X-macro table of every export, and the array-argument macros. */
 function cExportTable(): string {
   const arities = exports.map((e) => e.params.length);
@@ -378,7 +522,7 @@ function cExportTable(): string {
 function cView(): string {
   let out = header("/*").replace(/\n$/, " */\n");
   out += `#ifndef TICKRETRY_ABI_H\n#define TICKRETRY_ABI_H\n\n#include <stdint.h>\n`;
-  out += cConstants() + cStructs() + cPrototypes() + cExportTable();
+  out += cConstants() + cClassify() + cStructs() + cPrototypes() + cQueries() + cExportTable();
   return out + `\n#endif\n`;
 }
 
@@ -398,10 +542,13 @@ function markdownTables(): string {
   for (const [state, flags] of Object.entries(abi.stateFlags as Record<string, string[]>)) {
     out += `| ${state} | ${flags.length ? flags.join(", ") : "none"} |\n`;
   }
+  out += markdownClassify();
   out += `\n### exports\n\n| export | parameters | result | what it does |\n|---|---|---|---|\n`;
   for (const e of exports) {
     out += `| ${e.name} | ${e.params.map((p) => `${p.name}: ${p.type}`).join(", ")} | ${e.result} | ${e.doc} |\n`;
   }
+  out += `\n### queries (the wrappers' functions over field)\n\n| query | field | result | what it reads |\n|---|---|---|---|\n`;
+  for (const q of queries) out += `| ${q.name}(handle) | ${q.field} | ${q.result} | ${q.doc} |\n`;
   return out;
 }
 

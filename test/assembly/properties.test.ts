@@ -20,6 +20,7 @@ import { tickAfter, ticksUntil } from "../../host/library/src/ticks.js";
 import { hostileCallArb, scenarioArb, startArb } from "./harness/arbitraries.js";
 import { Host, invoke, type ExportName, type Step } from "./harness/calls.js";
 import { LAYOUT_RULES } from "./harness/layout.js";
+import { shiftTick } from "./harness/absolute.js";
 import { Mismatches } from "./harness/mismatches.js";
 import { SchedulerModel } from "./model/scheduler.js";
 import { diffSnapshots, snapshot, type Snapshot } from "./harness/snapshot.js";
@@ -29,13 +30,7 @@ import { runTrace, type TraceEntry } from "./harness/trace.js";
 const RUNS = runs(150);
 /** The longest image docs/ABI.md allows (16 operations, 8 policies, every field at its widest). */
 const MAX_IMAGE_BYTES = 1379;
-const ABSOLUTE_TICKS = ["nextAttemptAt", "attemptDeadline", "deadline"];
-const stateOf = (s: Snapshot, h: number) => s[`state(${h})`];
 const live = (state: number) => state === State.WAITING || state === State.IN_FLIGHT || state === State.UP;
-/** True when `name(h)` answered an absolute tick: an operation's timers, an OPEN breaker's end. */
-const isAbsolute = (name: string, h: number, after: Snapshot) =>
-  (ABSOLUTE_TICKS.includes(name) && stateOf(after, h) > 0) ||
-  (name === "breakEnds" && after[`breakerState(${h})`] === Breaker.OPEN);
 const ENDED = [...Array(Counter.ENDED_CANCELLED - Counter.ENDED_SUCCEEDED + 1).keys()].map(
   (i) => Counter.ENDED_SUCCEEDED + i,
 );
@@ -50,15 +45,19 @@ describe("wrap invariance", () => {
       const a = runTrace(steps, start);
       const b = runTrace(steps, (start + k) >>> 0);
       // An absolute tick (a query's answer or result) shifts by k, unless it is the 0 of a bad handle.
-      const shifted = (name: string, h: number, after: Snapshot, value: number) =>
-        isAbsolute(name, h, after) ? (value + k) >>> 0 : value;
+      const shifted = (name: string, args: number[], after: Snapshot, value: number) =>
+        shiftTick(name, args, after, value, k);
       const wrong = new Mismatches();
       for (let i = 0; i < a.length; i++) {
         const { fn, args, result, after } = a[i];
-        wrong.compare(`${fn} #${i}`, b[i].result, shifted(fn, args[0], after, result));
+        wrong.compare(`${fn} #${i}`, b[i].result, shifted(fn, args, after, result));
         for (const [key, value] of Object.entries(after)) {
           const [name, h] = key.split(/[()]/);
-          wrong.compare(`${key} after ${fn} #${i}`, b[i].after[key], shifted(name, Number(h), after, value));
+          wrong.compare(
+            `${key} after ${fn} #${i}`,
+            b[i].after[key],
+            shifted(name, [Number(h)], after, value),
+          );
         }
       }
       expect(wrong.list).toEqual([]);
@@ -386,8 +385,8 @@ describe("no trap", () => {
     nextAttemptAt: any,
     attemptDeadline: any,
     deadline: any,
+    field: (r) => r === Err.BAD_HANDLE || r === Err.BAD_FIELD || Number.isInteger(r),
     worstCase: within(0, 0x7fffffff, NI, Err.BAD_POLICY),
-    classifyHttp: within(1, 5, Err.BAD_STATUS),
     counter: within(0, 0x7fffffff, NI, Err.BAD_COUNTER),
     tokens: within(0, 0x7fffffff, NI),
     abiVersion: codes(ABI_VERSION),

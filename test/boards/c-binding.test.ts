@@ -49,7 +49,7 @@ function changedAbi(): { exports: Export[]; abiVersion: number } {
   byName("setPolicy").params.push({ name: "jitterSpread", type: "u32", in: "policy", doc: "new" });
   const retryAfter = byName("report").params.find((p) => p.name === "retryAfter")!;
   retryAfter.name = "retryAfterTicks";
-  byName("classifyHttp").params[0].type = "u32";
+  byName("worstCase").params[0].type = "i32";
   abi.exports.push({
     name: "lateCount",
     params: [{ name: "sinceTick", type: "u32" }],
@@ -112,7 +112,7 @@ describe("the generated C binding layer", () => {
     expect(header).toContain("uint32_t jitter_spread; /* new */");
     expect(header).toContain("uint32_t tickretry_late_count(uint32_t since_tick);");
     expect(header).toContain("uint32_t retry_after_ticks, uint32_t now);");
-    expect(header).toContain("int32_t tickretry_classify_http(uint32_t status, int32_t has_retry_after);");
+    expect(header).toContain("int32_t tickretry_worst_case(int32_t policy);");
     buildBothBackends(abi, common, test);
   }, 120_000);
 

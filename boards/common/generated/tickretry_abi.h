@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#define TICKRETRY_ABI_VERSION 3
+#define TICKRETRY_ABI_VERSION 4
 
 #define TICKRETRY_LIMIT_OPERATIONS 16
 #define TICKRETRY_LIMIT_POLICIES 8
@@ -123,6 +123,49 @@
 
 #define TICKRETRY_RESTORE_FLAG_ATTEMPTS_LOST 1
 
+#define TICKRETRY_FIELD_GENERATION 0
+#define TICKRETRY_FIELD_STATE 1
+#define TICKRETRY_FIELD_POLICY 2
+#define TICKRETRY_FIELD_ATTEMPT 3
+#define TICKRETRY_FIELD_LAST_OUTCOME 4
+#define TICKRETRY_FIELD_END_REASON 5
+#define TICKRETRY_FIELD_OP_FLAGS 6
+#define TICKRETRY_FIELD_OPERATION_ID 7
+#define TICKRETRY_FIELD_NEXT_ATTEMPT_AT 8
+#define TICKRETRY_FIELD_ATTEMPT_DEADLINE 9
+#define TICKRETRY_FIELD_DEADLINE 10
+#define TICKRETRY_FIELD_PREVIOUS_WAIT 11
+#define TICKRETRY_FIELD_LAST_RETRY_COST 12
+#define TICKRETRY_FIELD_BACKOFF_LEVEL 13
+#define TICKRETRY_FIELD_COUNT 14
+
+/* The outcome of an HTTP answer (docs/ABI.md, classifyHttp), alike on every host: the first
+ * row of constants.json's classifyHttp that holds the status; BAD_STATUS for a status no row
+ * holds. has_retry_after is non-zero when the answer carried Retry-After. */
+static inline int32_t tickretry_classify_http(uint32_t status, int32_t has_retry_after) {
+  /* refused before processing; Retry-After says when to return */
+  if (status == 503u && has_retry_after) return TICKRETRY_OUTCOME_THROTTLED;
+  /* the server asks to slow down */
+  if (status == 429u) return TICKRETRY_OUTCOME_THROTTLED;
+  /* the server did not process the request */
+  if (status == 408u) return TICKRETRY_OUTCOME_TRANSIENT;
+  /* the server did not process the request */
+  if (status == 425u) return TICKRETRY_OUTCOME_TRANSIENT;
+  /* refused before processing */
+  if (status == 503u) return TICKRETRY_OUTCOME_TRANSIENT;
+  /* cannot succeed as sent */
+  if (status == 501u) return TICKRETRY_OUTCOME_PERMANENT;
+  /* cannot succeed as sent */
+  if (status == 505u) return TICKRETRY_OUTCOME_PERMANENT;
+  /* 2xx */
+  if (status >= 200u && status <= 299u) return TICKRETRY_OUTCOME_SUCCESS;
+  /* the other 5xx (500, 502, 504 ...) may have executed */
+  if (status >= 500u && status <= 599u) return TICKRETRY_OUTCOME_AMBIGUOUS;
+  /* 1xx as a final answer, 3xx the device does not follow, the other 4xx */
+  if (status >= 100u && status <= 499u) return TICKRETRY_OUTCOME_PERMANENT;
+  return TICKRETRY_ERROR_BAD_STATUS;
+}
+
 /* setPolicy's policy fields, in ticks and milli-tokens; fill it with designated
  * initializers, so that a field added to the ABI starts at 0 where it is not named. */
 typedef struct tickretry_policy {
@@ -184,27 +227,9 @@ int32_t tickretry_link_up(uint32_t now);
 int32_t tickretry_release(int32_t handle);
 /* Ticks until poll has work (0 when due now), IDLE when nothing is live. */
 uint32_t tickretry_next_due(uint32_t now);
-/* The operation's state. */
-int32_t tickretry_state(int32_t handle);
-/* The current attempt number (0 before the first starts). */
-int32_t tickretry_attempt(int32_t handle);
-/* The end reason (NONE while live). */
-int32_t tickretry_end_reason(int32_t handle);
-/* The last attempt's outcome (NONE before any). */
-int32_t tickretry_last_outcome(int32_t handle);
-/* The stable operation id (31 bits), the same on every attempt: an idempotency key. */
-int32_t tickretry_operation_id(int32_t handle);
-/* DUE and HAS_DEADLINE bits. */
-int32_t tickretry_op_flags(int32_t handle);
-/* Tick of the next attempt (WAITING), or of the last start; 0 for a bad handle. */
-uint32_t tickretry_next_attempt_at(int32_t handle);
-/* Tick at which the attempt in flight times out; 0 for a bad handle. */
-uint32_t tickretry_attempt_deadline(int32_t handle);
-/* Tick of the overall deadline (see HAS_DEADLINE); 0 for a bad handle. */
-uint32_t tickretry_deadline(int32_t handle);
-/* The backoff level (the n of the ceiling): failed attempts and drops since begin or since the
- * session was last stable. */
-int32_t tickretry_backoff_level(int32_t handle);
+/* Field which (the field constants, the slot's words in image order) of the operation a handle
+ * names; BAD_HANDLE, BAD_FIELD. */
+int32_t tickretry_field(int32_t handle, uint32_t which);
 /* The policy's breaker state (CLOSED, OPEN, HALF_OPEN, PROBING). */
 int32_t tickretry_breaker_state(uint32_t policy);
 /* Tick at which the current (or last) break ends; 0 for a bad policy. */
@@ -212,8 +237,6 @@ uint32_t tickretry_break_ends(uint32_t policy);
 /* Worst-case ticks from begin to end without Retry-After, bounded by the deadline; saturates at
  * MAX_SPAN. */
 int32_t tickretry_worst_case(uint32_t policy);
-/* Maps an HTTP status to an outcome, alike on every host. */
-int32_t tickretry_classify_http(int32_t status, int32_t has_retry_after);
 /* A counter's value modulo 2^31. */
 int32_t tickretry_counter(uint32_t id);
 /* Retry budget tokens in milli-tokens (0 when the budget is off). */
@@ -246,6 +269,56 @@ uint32_t tickretry_module_state_bytes(void);
 }
 #endif
 
+/* The per-handle queries, each a field read through tickretry_field; a u32 one answers 0
+ * for a bad handle (a tick may read as BAD_HANDLE, so the state decides). */
+/* The operation's state. */
+static inline int32_t tickretry_state(int32_t handle) {
+  return tickretry_field(handle, TICKRETRY_FIELD_STATE);
+}
+/* The current attempt number (0 before the first starts). */
+static inline int32_t tickretry_attempt(int32_t handle) {
+  return tickretry_field(handle, TICKRETRY_FIELD_ATTEMPT);
+}
+/* The end reason (NONE while live). */
+static inline int32_t tickretry_end_reason(int32_t handle) {
+  return tickretry_field(handle, TICKRETRY_FIELD_END_REASON);
+}
+/* The last attempt's outcome (NONE before any). */
+static inline int32_t tickretry_last_outcome(int32_t handle) {
+  return tickretry_field(handle, TICKRETRY_FIELD_LAST_OUTCOME);
+}
+/* The stable operation id (31 bits), the same on every attempt: an idempotency key. */
+static inline int32_t tickretry_operation_id(int32_t handle) {
+  return tickretry_field(handle, TICKRETRY_FIELD_OPERATION_ID);
+}
+/* DUE and HAS_DEADLINE bits. */
+static inline int32_t tickretry_op_flags(int32_t handle) {
+  return tickretry_field(handle, TICKRETRY_FIELD_OP_FLAGS);
+}
+/* Tick of the next attempt (WAITING), or of the last start; 0 for a bad handle. */
+static inline uint32_t tickretry_next_attempt_at(int32_t handle) {
+  int32_t v = tickretry_field(handle, TICKRETRY_FIELD_NEXT_ATTEMPT_AT);
+  if (v == TICKRETRY_ERROR_BAD_HANDLE && tickretry_field(handle, TICKRETRY_FIELD_STATE) < 0) return 0;
+  return (uint32_t)v;
+}
+/* Tick at which the attempt in flight times out; 0 for a bad handle. */
+static inline uint32_t tickretry_attempt_deadline(int32_t handle) {
+  int32_t v = tickretry_field(handle, TICKRETRY_FIELD_ATTEMPT_DEADLINE);
+  if (v == TICKRETRY_ERROR_BAD_HANDLE && tickretry_field(handle, TICKRETRY_FIELD_STATE) < 0) return 0;
+  return (uint32_t)v;
+}
+/* Tick of the overall deadline (see HAS_DEADLINE); 0 for a bad handle. */
+static inline uint32_t tickretry_deadline(int32_t handle) {
+  int32_t v = tickretry_field(handle, TICKRETRY_FIELD_DEADLINE);
+  if (v == TICKRETRY_ERROR_BAD_HANDLE && tickretry_field(handle, TICKRETRY_FIELD_STATE) < 0) return 0;
+  return (uint32_t)v;
+}
+/* The backoff level (the n of the ceiling): failed attempts and drops since begin or since the
+ * session was last stable. */
+static inline int32_t tickretry_backoff_level(int32_t handle) {
+  return tickretry_field(handle, TICKRETRY_FIELD_BACKOFF_LEVEL);
+}
+
 /* For the backends: X(result type, C name, export name, arity, C parameters, arguments in
  * ABI order each after a comma) for every export. A backend defines X to write its
  * tickretry_<C name>; TICKRETRY_UNWRAP strips the parentheses of a list. */
@@ -271,22 +344,10 @@ uint32_t tickretry_module_state_bytes(void);
   X(int32_t, link_up, linkUp, 1, (uint32_t now), (, now)) \
   X(int32_t, release, release, 1, (int32_t handle), (, handle)) \
   X(uint32_t, next_due, nextDue, 1, (uint32_t now), (, now)) \
-  X(int32_t, state, state, 1, (int32_t handle), (, handle)) \
-  X(int32_t, attempt, attempt, 1, (int32_t handle), (, handle)) \
-  X(int32_t, end_reason, endReason, 1, (int32_t handle), (, handle)) \
-  X(int32_t, last_outcome, lastOutcome, 1, (int32_t handle), (, handle)) \
-  X(int32_t, operation_id, operationId, 1, (int32_t handle), (, handle)) \
-  X(int32_t, op_flags, opFlags, 1, (int32_t handle), (, handle)) \
-  X(uint32_t, next_attempt_at, nextAttemptAt, 1, (int32_t handle), (, handle)) \
-  X(uint32_t, attempt_deadline, attemptDeadline, 1, (int32_t handle), (, handle)) \
-  X(uint32_t, deadline, deadline, 1, (int32_t handle), (, handle)) \
-  X(int32_t, backoff_level, backoffLevel, 1, (int32_t handle), (, handle)) \
+  X(int32_t, field, field, 2, (int32_t handle, uint32_t which), (, handle, which)) \
   X(int32_t, breaker_state, breakerState, 1, (uint32_t policy), (, policy)) \
   X(uint32_t, break_ends, breakEnds, 1, (uint32_t policy), (, policy)) \
   X(int32_t, worst_case, worstCase, 1, (uint32_t policy), (, policy)) \
-  X(int32_t, classify_http, classifyHttp, 2, \
-    (int32_t status, int32_t has_retry_after), \
-    (, status, has_retry_after)) \
   X(int32_t, counter, counter, 1, (uint32_t id), (, id)) \
   X(int32_t, tokens, tokens, 0, (void), ()) \
   X(int32_t, abi_version, abiVersion, 0, (void), ()) \

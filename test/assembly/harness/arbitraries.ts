@@ -4,9 +4,18 @@
 // damaged or forged images), hostile calls with arbitrary 32-bit arguments, and clock moves
 // that include stalls, wraps, jumps near 2^31 and steps back.
 import fc from "fast-check";
-import { EXPORTS, Limit, PolicyFlag, RestoreFlag, State } from "../../../host/library/src/generated/abi.js";
+import { Field, Limit, PolicyFlag, RestoreFlag, State } from "../../../host/library/src/generated/abi.js";
 import { budgetArgs } from "tickretry";
-import { EXPORT_NAMES, NOW, v, type Arg, type ExportName, type RestoreStep, type Step } from "./calls.js";
+import {
+  CALLS,
+  EXPORT_NAMES,
+  NOW,
+  v,
+  type Arg,
+  type ExportName,
+  type RestoreStep,
+  type Step,
+} from "./calls.js";
 import { damageArb } from "./images.js";
 import { HANDLE_QUERIES } from "./snapshot.js";
 
@@ -232,9 +241,7 @@ const queryArb = fc.oneof(
   fc.oneof(small(8), anyU32).map((id) => call("worstCase", v(id))),
   fc.oneof(small(8), anyU32).map((id) => call("breakerState", v(id))),
   fc.oneof(small(8), anyU32).map((id) => call("breakEnds", v(id))),
-  fc
-    .tuple(fc.oneof(fc.integer({ min: 90, max: 610 }), anyU32), small(1))
-    .map(([s, ra]) => call("classifyHttp", v(s), v(ra))),
+  fc.tuple(handleArg, fc.oneof(small(Field.COUNT), anyU32)).map(([h, which]) => call("field", h, v(which))),
 );
 
 /** Any export with arbitrary 32-bit arguments (now included). */
@@ -243,7 +250,7 @@ const hostileCall = (names: ExportName[]) =>
     .constantFrom(...names)
     .chain((fn) =>
       fc
-        .array(anyU32, { minLength: EXPORTS[fn].params.length, maxLength: EXPORTS[fn].params.length })
+        .array(anyU32, { minLength: CALLS[fn].params.length, maxLength: CALLS[fn].params.length })
         .map((args) => call(fn, ...args.map(v))),
     );
 export const hostileCallArb = hostileCall(EXPORT_NAMES);

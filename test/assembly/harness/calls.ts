@@ -2,13 +2,15 @@
 // name "the host's now", "a handle begin or poll returned", "that handle's attempt + d",
 // and restores of an image the host stored, so a scenario stays meaningful when it is
 // shifted in time or shrunk.
-import { EXPORTS, NextDue, State } from "../../../host/library/src/generated/abi.js";
+import { EXPORTS, NextDue, QUERIES, State } from "../../../host/library/src/generated/abi.js";
 import type { TickRetryApi } from "../../../host/library/src/tickretry.js";
 import { tickAfter } from "../../../host/library/src/ticks.js";
 import { damaged, formatDamage, readImage, writeImage, type Damage } from "./images.js";
 
-export type ExportName = keyof typeof EXPORTS;
-export const EXPORT_NAMES = Object.keys(EXPORTS) as ExportName[];
+/** Every call a host makes: the exports, and the queries the wrappers read through field. */
+export const CALLS = { ...EXPORTS, ...QUERIES };
+export type ExportName = keyof typeof CALLS;
+export const EXPORT_NAMES = Object.keys(CALLS) as ExportName[];
 
 /** What module and model have in common: every export, and a memory holding the image area. */
 export type Target = Omit<TickRetryApi, "memory"> & { readonly memory: { readonly buffer: ArrayBuffer } };

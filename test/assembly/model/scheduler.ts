@@ -12,6 +12,7 @@ import {
   Limit,
   NextDue,
   OpFlag,
+  Field,
   Outcome,
   PolicyFlag,
   RestoreFlag,
@@ -617,6 +618,30 @@ export class SchedulerModel {
     return this.find(handle)?.level ?? Err.BAD_HANDLE;
   }
 
+  /** field(handle, which): the slot's words in image order (docs/ABI.md, field); read as i32. */
+  field(handle: number, which: number): number {
+    const op = this.find(handle);
+    if (op === undefined) return Err.BAD_HANDLE;
+    if (u32(which) >= Field.COUNT) return Err.BAD_FIELD;
+    const words = [
+      op.generation,
+      op.state,
+      op.policy,
+      op.attempt,
+      op.lastOutcome,
+      op.endReason,
+      opFlagsOf(op),
+      op.id,
+      op.nextAttemptAt,
+      op.attemptDeadline,
+      op.deadline,
+      op.prev,
+      op.lastRetryCost,
+      op.level,
+    ];
+    return words[which] | 0;
+  }
+
   breakerState(policy: number): number {
     if (!this.initialized) return Err.NOT_INITIALIZED;
     const p = u32(policy) < Limit.POLICIES ? this.policies[policy] : undefined;
@@ -632,17 +657,6 @@ export class SchedulerModel {
     if (!this.initialized) return Err.NOT_INITIALIZED;
     const p = u32(policy) < Limit.POLICIES ? this.policies[policy] : undefined;
     return p === undefined ? Err.BAD_POLICY : worstCase(p);
-  }
-
-  classifyHttp(status: number, hasRetryAfter: number): number {
-    if (status < 100 || status > 599) return Err.BAD_STATUS;
-    if (status >= 200 && status <= 299) return Outcome.SUCCESS;
-    if (status === 408 || status === 425) return Outcome.TRANSIENT;
-    if (status === 429) return Outcome.THROTTLED;
-    if (status === 503) return hasRetryAfter !== 0 ? Outcome.THROTTLED : Outcome.TRANSIENT;
-    if (status === 501 || status === 505) return Outcome.PERMANENT;
-    if (status >= 500) return Outcome.AMBIGUOUS;
-    return Outcome.PERMANENT;
   }
 
   counter(id: number): number {

@@ -1,11 +1,11 @@
 // One attempt of an upload: a real HTTP request whose answer is turned into an outcome
-// the module understands. The status goes through the module's own classifyHttp, so the
-// simulated device and the firmware classify alike; transport errors are the host's to
-// classify (docs/ABI.md, classifyHttp): TRANSIENT if the request never left, AMBIGUOUS
-// if it may have been received.
+// the module understands. The status goes through classifyHttp, generated from the table in
+// assembly/constants.json as the firmware's is, so the simulated device and the firmware
+// classify alike; transport errors are the host's to classify (docs/ABI.md, classifyHttp):
+// TRANSIENT if the request never left, AMBIGUOUS if it may have been received.
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import { Limit, Outcome } from "tickretry";
+import { Limit, Outcome, classifyHttp } from "tickretry";
 
 export interface AttemptResult {
   outcome: number;
@@ -20,7 +20,6 @@ export interface AttemptRequest {
   operationId: number;
   attempt: number;
   body: string;
-  classifyHttp: (status: number, hasRetryAfter: number) => number;
   /** Keeps connections open between attempts (the device's one HTTP client). */
   agents?: Agents;
   /** The device's RTC, ms since the epoch: an HTTP-date Retry-After counts from it (default Date.now). */
@@ -83,7 +82,7 @@ export function startAttempt(a: AttemptRequest, done: (r: AttemptResult) => void
     const status = res.statusCode ?? 0;
     res.resume();
     res.on("end", () => {
-      const outcome = a.classifyHttp(status, ra === undefined ? 0 : 1);
+      const outcome = classifyHttp(status, ra === undefined ? 0 : 1);
       const detail = `HTTP ${status}` + (ra === undefined ? "" : `, Retry-After ${ra} ms`);
       settle(
         outcome < 0

@@ -712,7 +712,6 @@ export class Device {
               operationId: op.operationId,
               attempt,
               body: uploadBody(op.reading),
-              classifyHttp: this.api.classifyHttp,
               agents: this.agents,
               wallMs: () => this.clock.nowMs() + this.rtcOffsetMs,
             },

@@ -23,6 +23,7 @@ import {
   type LoopEvent,
   type LoopSlots,
   type TickRetryApi,
+  classifyHttp,
   tickAfter,
 } from "tickretry";
 import { HTTP_OK } from "./dependency.js";
@@ -144,7 +145,7 @@ export class Device extends VirtualTimeHal {
     super(offset);
     this.uploads = host.uploads;
     this.at = index * SLOTS;
-    this.outcome503 = api.classifyHttp(503, 0);
+    this.outcome503 = classifyHttp(503, 0);
     this.loop = new Loop(api, this);
   }
 

@@ -6,12 +6,10 @@ import {
   startAttempt,
   type AttemptResult,
 } from "../../../../host/tools/src/device/http-attempt.js";
-import { create } from "../../../../host/library/src/tickretry.js";
 import { startUpstream, type Upstream } from "../../../../host/tools/src/upstream/server.js";
 import type { ScenarioName } from "../../../../host/tools/src/upstream/scenarios.js";
 import { closedPort } from "../../../helpers/device.js";
 
-const api = create(7n);
 let upstream: Upstream;
 beforeAll(async () => {
   upstream = await startUpstream({ timing: { latencyMs: 1 } });
@@ -19,9 +17,7 @@ beforeAll(async () => {
 afterAll(() => upstream.close());
 
 function attempt(url: string): Promise<AttemptResult> {
-  return new Promise((resolve) =>
-    startAttempt({ url, operationId: 42, attempt: 1, body: "{}", classifyHttp: api.classifyHttp }, resolve),
-  );
+  return new Promise((resolve) => startAttempt({ url, operationId: 42, attempt: 1, body: "{}" }, resolve));
 }
 
 describe("an upload attempt", () => {

@@ -100,19 +100,24 @@ export function copySlots(s: LoopSlots): LoopSlots {
   return { ended: s.ended.slice(), outstanding: s.outstanding.slice(), live: s.live };
 }
 
-interface Polled {
-  handle: number;
-  attempt: number;
-  operationId: number;
-}
+/** Per slot in a Loop's timing table: the attempt's handle (0: none), number and deadline. */
+const TIMING = 3;
+
+const SLOTS = Limit.OPERATIONS;
 
 /** The loop's main pass over a module instance and a HAL (the file's head states the pass). */
 export class Loop {
-  /** What the loop keeps per slot, plain data to store beside the image. */
-  slots = emptySlots();
-  /** Per slot, the attempt the module has out and its deadline, until it is answered in
-   * time or timed out; not stored (device_loop's timing in C): a resume starts it afresh. */
-  private timing = new Map<number, { handle: number; attempt: number; deadline: number }>();
+  /** What the loop keeps per slot, plain data to store beside the image; resume replaces
+   * its contents. */
+  readonly slots = emptySlots();
+  /** Per slot, the attempt the module has out and its deadline (TIMING words: handle, 0 for
+   * none, attempt, deadline), until it is answered in time or timed out; not stored
+   * (device_loop's timing in C): a resume starts it afresh. Typed and allocated once, like
+   * the buffer of what a pass polled, so that a pass allocates nothing of its own. */
+  private readonly timing = new Int32Array(TIMING * SLOTS);
+  private readonly polled = new Int32Array(TIMING * SLOTS);
+  /** Bit s: slots.ended[s] holds a handle; retire then visits only those slots. */
+  private held = 0;
   /** 0, or what poll or ended answered that was neither a handle nor NONE (the engine
    * failed); the loop then does nothing more. */
   fault = 0;
@@ -127,9 +132,13 @@ export class Loop {
    * attemptsLost: the restore had RestoreFlag.ATTEMPTS_LOST, so nothing is out any more. */
   resume(api: TickRetryApi, slots: LoopSlots, attemptsLost: boolean): void {
     this.api = api;
-    this.slots = copySlots(slots);
+    this.slots.ended.set(slots.ended);
+    this.slots.outstanding.set(slots.outstanding);
+    this.slots.live = slots.live;
     this.fault = 0;
-    this.timing.clear();
+    this.timing.fill(0);
+    this.held = 0;
+    for (let s = 0; s < SLOTS; s++) if (this.slots.ended[s] !== 0) this.held |= 1 << s;
     if (attemptsLost) this.slots.outstanding.fill(0);
   }
 
@@ -156,13 +165,17 @@ export class Loop {
     if (this.fault === 0) this.connectionEvents(now);
     if (this.fault === 0) this.retire(now);
     if (this.fault === 0) this.hal.beginDue?.(now);
-    const polled = this.fault === 0 ? this.poll(now) : [];
+    const count = this.fault === 0 ? this.poll(now) : 0;
     if (this.fault === 0) this.retire(now);
     if (this.fault !== 0) return 0;
     this.hal.persist?.(now);
-    for (const p of polled) {
-      this.hal.onEvent?.({ kind: "start", t: now, ...p });
-      this.hal.startAttempt(p.handle, p.attempt, p.operationId, now);
+    const p = this.polled;
+    for (let i = 0; i < count * TIMING; i += TIMING) {
+      const handle = p[i];
+      const attempt = p[i + 1];
+      const operationId = p[i + 2];
+      this.hal.onEvent?.({ kind: "start", t: now, handle, attempt, operationId });
+      this.hal.startAttempt(handle, attempt, operationId, now);
     }
     return this.api.nextDue(now);
   }
@@ -172,7 +185,8 @@ export class Loop {
       this.abandon(a.handle);
       // An answer for an operation that ended meanwhile is still reported: STALE_REPORT.
       const result = this.api.report(a.handle, a.attempt, a.outcome, a.retryAfter, now);
-      if (result === Result.OK) this.timing.delete(this.slotOf(a.handle));
+      const s = this.slotOf(a.handle);
+      if (result === Result.OK && s >= 0) this.timing[s * TIMING] = 0;
       this.hal.onEvent?.({ kind: "report", t: now, ...a, result });
       if (result !== Result.OK || a.outcome !== Outcome.SUCCESS) continue;
       if (this.api.state(a.handle) !== State.UP) continue;
@@ -194,23 +208,26 @@ export class Loop {
   /** Step 1: an attempt whose deadline has passed unanswered was timed out by the module,
    * unless its operation went another way meanwhile (its last outcome says which). */
   private noteTimeouts(now: number): void {
+    const timing = this.timing;
     let applied = false;
-    for (const [s, t] of this.timing) {
-      if (!tickReached(now, t.deadline)) continue;
+    for (let at = 0; at < TIMING * SLOTS; at += TIMING) {
+      const handle = timing[at];
+      if (handle === 0 || !tickReached(now, timing[at + 2])) continue;
       if (!applied) this.api.nextDue(now); // applies what is due by now, as report or poll would
       applied = true;
-      this.timing.delete(s);
-      if (this.api.lastOutcome(t.handle) !== Outcome.TIMEOUT) continue;
-      this.hal.onEvent?.({ kind: "timeout", t: now, handle: t.handle, attempt: t.attempt });
+      timing[at] = 0;
+      if (this.api.lastOutcome(handle) !== Outcome.TIMEOUT) continue;
+      this.hal.onEvent?.({ kind: "timeout", t: now, handle, attempt: timing[at + 1] });
     }
   }
 
   private retire(now: number): void {
     const api = this.api;
+    const slots = this.slots;
     for (let h = api.ended(now); this.isHandle(h); h = api.ended(now)) {
       const s = this.slotOf(h);
-      if (s >= 0) this.slots.ended[s] = h;
-      if (this.slots.live > 0) this.slots.live--;
+      if (s >= 0) ((slots.ended[s] = h), (this.held |= 1 << s));
+      if (slots.live > 0) slots.live--;
       this.hal.onEvent?.({
         kind: "end",
         t: now,
@@ -221,26 +238,31 @@ export class Loop {
       });
     }
     // The late-answer rule: an answer before the release gets STALE_REPORT; none comes after.
-    for (let s = 0; s < Limit.OPERATIONS; s++) {
-      const h = this.slots.ended[s];
-      if (h !== 0 && this.slots.outstanding[s] === 0 && api.release(h) === Result.OK) this.slots.ended[s] = 0;
+    for (let held = this.held, s = 0; held !== 0; held >>>= 1, s++) {
+      if ((held & 1) === 0 || slots.outstanding[s] !== 0) continue;
+      if (api.release(slots.ended[s]) !== Result.OK) continue;
+      slots.ended[s] = 0;
+      this.held &= ~(1 << s);
     }
   }
 
   /** At most one attempt per slot (one is in flight per operation), as the C twin's
-   * buffer holds; what is left is still due at the next pass. */
-  private poll(now: number): Polled[] {
-    const polled: Polled[] = [];
-    while (polled.length < Limit.OPERATIONS) {
+   * buffer holds; what is left is still due at the next pass. Returns how many were polled
+   * into `polled` (TIMING words each: handle, attempt, operation id). */
+  private poll(now: number): number {
+    let count = 0;
+    while (count < SLOTS) {
       const h = this.api.poll(now);
       if (!this.isHandle(h)) break;
       const s = this.slotOf(h);
       const attempt = this.api.attempt(h);
-      if (s >= 0) this.slots.outstanding[s]++;
-      if (s >= 0) this.timing.set(s, { handle: h, attempt, deadline: this.api.attemptDeadline(h) });
-      polled.push({ handle: h, attempt, operationId: this.api.operationId(h) });
+      if (s >= 0) {
+        this.slots.outstanding[s]++;
+        record(this.timing, s, h, attempt, this.api.attemptDeadline(h));
+      }
+      record(this.polled, count++, h, attempt, this.api.operationId(h));
     }
-    return polled;
+    return count;
   }
 
   /** Records an answer that is neither a handle nor NONE as the fault. */
@@ -254,4 +276,12 @@ export class Loop {
     const s = this.api.slot(handle);
     return s >= 0 && s < Limit.OPERATIONS ? s : -1;
   }
+}
+
+/** Writes entry `i` of a table of TIMING words each: a handle, its attempt, and a third
+ * word (a deadline, or an operation id). */
+function record(table: Int32Array, i: number, handle: number, attempt: number, third: number): void {
+  table[i * TIMING] = handle;
+  table[i * TIMING + 1] = attempt;
+  table[i * TIMING + 2] = third;
 }

@@ -100,7 +100,7 @@ export function copySlots(s: LoopSlots): LoopSlots {
   return { ended: s.ended.slice(), outstanding: s.outstanding.slice(), live: s.live };
 }
 
-/** Per slot in a Loop's timing table: the attempt's handle (0: none), number and deadline. */
+/** Words per slot in a Loop's timing table: the attempt's handle, number and deadline. */
 const TIMING = 3;
 
 const SLOTS = Limit.OPERATIONS;
@@ -110,14 +110,16 @@ export class Loop {
   /** What the loop keeps per slot, plain data to store beside the image; resume replaces
    * its contents. */
   readonly slots = emptySlots();
-  /** Per slot, the attempt the module has out and its deadline (TIMING words: handle, 0 for
-   * none, attempt, deadline), until it is answered in time or timed out; not stored
+  /** Per slot, the attempt the module has out and its deadline (TIMING words: handle,
+   * attempt, deadline; an entry counts while its bit of `timed` is set), until it is answered in time or timed out; not stored
    * (device_loop's timing in C): a resume starts it afresh. Typed and allocated once, like
    * the buffer of what a pass polled, so that a pass allocates nothing of its own. */
   private readonly timing = new Int32Array(TIMING * SLOTS);
   private readonly polled = new Int32Array(TIMING * SLOTS);
-  /** Bit s: slots.ended[s] holds a handle; retire then visits only those slots. */
+  /** Bit s: slots.ended[s] holds a handle; bit s of timed: timing has an entry for slot s.
+   * A pass visits only those slots (of a fleet's million loops, the memory it touches). */
   private held = 0;
+  private timed = 0;
   /** 0, or what poll or ended answered that was neither a handle nor NONE (the engine
    * failed); the loop then does nothing more. */
   fault = 0;
@@ -136,7 +138,7 @@ export class Loop {
     this.slots.outstanding.set(slots.outstanding);
     this.slots.live = slots.live;
     this.fault = 0;
-    this.timing.fill(0);
+    this.timed = 0;
     this.held = 0;
     for (let s = 0; s < SLOTS; s++) if (this.slots.ended[s] !== 0) this.held |= 1 << s;
     if (attemptsLost) this.slots.outstanding.fill(0);
@@ -186,7 +188,7 @@ export class Loop {
       // An answer for an operation that ended meanwhile is still reported: STALE_REPORT.
       const result = this.api.report(a.handle, a.attempt, a.outcome, a.retryAfter, now);
       const s = this.slotOf(a.handle);
-      if (result === Result.OK && s >= 0) this.timing[s * TIMING] = 0;
+      if (result === Result.OK && s >= 0) this.untime(s);
       this.hal.onEvent?.({ kind: "report", t: now, ...a, result });
       if (result !== Result.OK || a.outcome !== Outcome.SUCCESS) continue;
       if (this.api.state(a.handle) !== State.UP) continue;
@@ -208,17 +210,21 @@ export class Loop {
   /** Step 1: an attempt whose deadline has passed unanswered was timed out by the module,
    * unless its operation went another way meanwhile (its last outcome says which). */
   private noteTimeouts(now: number): void {
-    const timing = this.timing;
     let applied = false;
-    for (let at = 0; at < TIMING * SLOTS; at += TIMING) {
-      const handle = timing[at];
-      if (handle === 0 || !tickReached(now, timing[at + 2])) continue;
+    for (let timed = this.timed, s = 0; timed !== 0; timed >>>= 1, s++) {
+      if ((timed & 1) === 0 || !tickReached(now, this.timing[s * TIMING + 2])) continue;
       if (!applied) this.api.nextDue(now); // applies what is due by now, as report or poll would
       applied = true;
-      timing[at] = 0;
+      const handle = this.untime(s);
       if (this.api.lastOutcome(handle) !== Outcome.TIMEOUT) continue;
-      this.hal.onEvent?.({ kind: "timeout", t: now, handle, attempt: timing[at + 1] });
+      this.hal.onEvent?.({ kind: "timeout", t: now, handle, attempt: this.timing[s * TIMING + 1] });
     }
+  }
+
+  /** Drops slot s's timing entry; returns its handle. */
+  private untime(s: number): number {
+    this.timed &= ~(1 << s);
+    return this.timing[s * TIMING];
   }
 
   private retire(now: number): void {
@@ -259,6 +265,7 @@ export class Loop {
       if (s >= 0) {
         this.slots.outstanding[s]++;
         record(this.timing, s, h, attempt, this.api.attemptDeadline(h));
+        this.timed |= 1 << s;
       }
       record(this.polled, count++, h, attempt, this.api.operationId(h));
     }

@@ -95,59 +95,104 @@ export function emptySlots(): LoopSlots {
   };
 }
 
-/** A copy of `s` that shares nothing with it (to store, or to resume from). */
-export function copySlots(s: LoopSlots): LoopSlots {
-  return { ended: s.ended.slice(), outstanding: s.outstanding.slice(), live: s.live };
-}
-
-/** Words per slot in a Loop's timing table: the attempt's handle, number and deadline. */
+/** Words per slot in a LoopTable's timing: the attempt's handle, number and deadline. */
 const TIMING = 3;
 
 const SLOTS = Limit.OPERATIONS;
 
+/**
+ * The per-slot records of `loops` loops in a few typed arrays, loop i's slot s at
+ * i * OPERATIONS + s: a fleet's million loops so hold them in four arrays, not in millions
+ * of small ones of their own (a typed array of more than 64 bytes is a separate buffer
+ * outside V8's heap, costly by the million). A Loop made alone has a table of one. The
+ * loops of one table share its `polled` buffer, so a HAL must not run another loop of its
+ * table inside a pass.
+ */
+export class LoopTable {
+  /** LoopSlots.ended of every loop. */
+  readonly ended: Int32Array;
+  /** LoopSlots.outstanding of every loop. */
+  readonly outstanding: Uint16Array;
+  /** Per slot, the attempt the module has out and its deadline (TIMING words: handle,
+   * attempt, deadline), until it is answered in time or timed out; not stored (device_loop's
+   * timing in C): a resume starts it afresh. */
+  readonly timing: Int32Array;
+  /** What a pass polled (TIMING words each: handle, attempt, operation id), for its step 10. */
+  readonly polled = new Int32Array(TIMING * SLOTS);
+
+  constructor(
+    /** How many loops the table holds. */
+    readonly loops: number,
+  ) {
+    this.ended = new Int32Array(loops * SLOTS);
+    this.outstanding = new Uint16Array(loops * SLOTS);
+    this.timing = new Int32Array(loops * SLOTS * TIMING);
+  }
+}
+
 /** The loop's main pass over a module instance and a HAL (the file's head states the pass). */
 export class Loop {
-  /** What the loop keeps per slot, plain data to store beside the image; resume replaces
-   * its contents. */
-  readonly slots = emptySlots();
-  /** Per slot, the attempt the module has out and its deadline (TIMING words: handle,
-   * attempt, deadline; an entry counts while its bit of `timed` is set), until it is answered in time or timed out; not stored
-   * (device_loop's timing in C): a resume starts it afresh. Typed and allocated once, like
-   * the buffer of what a pass polled, so that a pass allocates nothing of its own. */
-  private readonly timing = new Int32Array(TIMING * SLOTS);
-  private readonly polled = new Int32Array(TIMING * SLOTS);
-  /** Bit s: slots.ended[s] holds a handle; bit s of timed: timing has an entry for slot s.
-   * A pass visits only those slots (of a fleet's million loops, the memory it touches). */
+  /** Where this loop's slots begin in the table's arrays. */
+  private readonly at: number;
+  private readonly ended: Int32Array;
+  private readonly outstanding: Uint16Array;
+  private readonly timing: Int32Array;
+  /** Operations begun and not yet ended (LoopSlots.live). */
+  private liveCount = 0;
+  /** Bit s: slot s holds an ended handle; bit s of timed: slot s has a timing entry. A pass
+   * visits only those slots (of a fleet's million loops, the memory it touches). */
   private held = 0;
   private timed = 0;
   /** 0, or what poll or ended answered that was neither a handle nor NONE (the engine
    * failed); the loop then does nothing more. */
   fault = 0;
 
+  /** A loop with nothing begun, in row `index` of `table` (its own table by default). */
   constructor(
     /** The instance the loop drives; resume replaces it. */
     public api: TickRetryApi,
     private readonly hal: LoopHal,
-  ) {}
+    private readonly table = new LoopTable(1),
+    index = 0,
+  ) {
+    this.at = index * SLOTS;
+    ({ ended: this.ended, outstanding: this.outstanding, timing: this.timing } = table);
+    this.ended.fill(0, this.at, this.at + SLOTS);
+    this.outstanding.fill(0, this.at, this.at + SLOTS);
+  }
+
+  /** Operations begun and not yet ended. */
+  get live(): number {
+    return this.liveCount;
+  }
+
+  /** A copy of what the loop keeps per slot, plain data to store beside the image. */
+  saveSlots(): LoopSlots {
+    return {
+      ended: this.ended.slice(this.at, this.at + SLOTS),
+      outstanding: this.outstanding.slice(this.at, this.at + SLOTS),
+      live: this.liveCount,
+    };
+  }
 
   /** Takes up the loop after a restore into `api`, with the slots stored beside the image;
    * attemptsLost: the restore had RestoreFlag.ATTEMPTS_LOST, so nothing is out any more. */
   resume(api: TickRetryApi, slots: LoopSlots, attemptsLost: boolean): void {
     this.api = api;
-    this.slots.ended.set(slots.ended);
-    this.slots.outstanding.set(slots.outstanding);
-    this.slots.live = slots.live;
+    this.ended.set(slots.ended, this.at);
+    this.outstanding.set(slots.outstanding, this.at);
+    this.liveCount = slots.live;
     this.fault = 0;
     this.timed = 0;
     this.held = 0;
-    for (let s = 0; s < SLOTS; s++) if (this.slots.ended[s] !== 0) this.held |= 1 << s;
-    if (attemptsLost) this.slots.outstanding.fill(0);
+    for (let s = 0; s < SLOTS; s++) if (this.ended[this.at + s] !== 0) this.held |= 1 << s;
+    if (attemptsLost) this.outstanding.fill(0, this.at, this.at + SLOTS);
   }
 
   /** Begins an operation: its handle, or the module's error. */
   begin(policy: number, now: number): number {
     const handle = this.api.begin(policy, now);
-    if (handle >= 0) this.slots.live++;
+    if (handle >= 0) this.liveCount++;
     return handle;
   }
 
@@ -155,7 +200,7 @@ export class Loop {
    * module timed it out): it is no longer out, and nothing of it will be reported. */
   abandon(handle: number): void {
     const s = this.slotOf(handle);
-    if (s >= 0 && this.slots.outstanding[s] > 0) this.slots.outstanding[s]--;
+    if (s >= 0 && this.outstanding[this.at + s] > 0) this.outstanding[this.at + s]--;
   }
 
   /** One pass (above): the ticks until the module has work (0: now; NextDue.IDLE when
@@ -171,7 +216,7 @@ export class Loop {
     if (this.fault === 0) this.retire(now);
     if (this.fault !== 0) return 0;
     this.hal.persist?.(now);
-    const p = this.polled;
+    const p = this.table.polled;
     for (let i = 0; i < count * TIMING; i += TIMING) {
       const handle = p[i];
       const attempt = p[i + 1];
@@ -212,28 +257,28 @@ export class Loop {
   private noteTimeouts(now: number): void {
     let applied = false;
     for (let timed = this.timed, s = 0; timed !== 0; timed >>>= 1, s++) {
-      if ((timed & 1) === 0 || !tickReached(now, this.timing[s * TIMING + 2])) continue;
+      const entry = (this.at + s) * TIMING;
+      if ((timed & 1) === 0 || !tickReached(now, this.timing[entry + 2])) continue;
       if (!applied) this.api.nextDue(now); // applies what is due by now, as report or poll would
       applied = true;
       const handle = this.untime(s);
       if (this.api.lastOutcome(handle) !== Outcome.TIMEOUT) continue;
-      this.hal.onEvent?.({ kind: "timeout", t: now, handle, attempt: this.timing[s * TIMING + 1] });
+      this.hal.onEvent?.({ kind: "timeout", t: now, handle, attempt: this.timing[entry + 1] });
     }
   }
 
   /** Drops slot s's timing entry; returns its handle. */
   private untime(s: number): number {
     this.timed &= ~(1 << s);
-    return this.timing[s * TIMING];
+    return this.timing[(this.at + s) * TIMING];
   }
 
   private retire(now: number): void {
-    const api = this.api;
-    const slots = this.slots;
+    const { api, at, ended } = this;
     for (let h = api.ended(now); this.isHandle(h); h = api.ended(now)) {
       const s = this.slotOf(h);
-      if (s >= 0) ((slots.ended[s] = h), (this.held |= 1 << s));
-      if (slots.live > 0) slots.live--;
+      if (s >= 0) ((ended[at + s] = h), (this.held |= 1 << s));
+      if (this.liveCount > 0) this.liveCount--;
       this.hal.onEvent?.({
         kind: "end",
         t: now,
@@ -245,16 +290,16 @@ export class Loop {
     }
     // The late-answer rule: an answer before the release gets STALE_REPORT; none comes after.
     for (let held = this.held, s = 0; held !== 0; held >>>= 1, s++) {
-      if ((held & 1) === 0 || slots.outstanding[s] !== 0) continue;
-      if (api.release(slots.ended[s]) !== Result.OK) continue;
-      slots.ended[s] = 0;
+      if ((held & 1) === 0 || this.outstanding[at + s] !== 0) continue;
+      if (api.release(ended[at + s]) !== Result.OK) continue;
+      ended[at + s] = 0;
       this.held &= ~(1 << s);
     }
   }
 
   /** At most one attempt per slot (one is in flight per operation), as the C twin's
    * buffer holds; what is left is still due at the next pass. Returns how many were polled
-   * into `polled` (TIMING words each: handle, attempt, operation id). */
+   * into the table's `polled`. */
   private poll(now: number): number {
     let count = 0;
     while (count < SLOTS) {
@@ -263,11 +308,11 @@ export class Loop {
       const s = this.slotOf(h);
       const attempt = this.api.attempt(h);
       if (s >= 0) {
-        this.slots.outstanding[s]++;
-        record(this.timing, s, h, attempt, this.api.attemptDeadline(h));
+        this.outstanding[this.at + s]++;
+        record(this.timing, this.at + s, h, attempt, this.api.attemptDeadline(h));
         this.timed |= 1 << s;
       }
-      record(this.polled, count++, h, attempt, this.api.operationId(h));
+      record(this.table.polled, count++, h, attempt, this.api.operationId(h));
     }
     return count;
   }

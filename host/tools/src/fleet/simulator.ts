@@ -2,7 +2,7 @@
 // queue, N devices each running host/library/build/tickretry.wasm (by default as state blocks
 // swapped through one instance: instances.ts), and the synthetic dependency. A run is a
 // pure function of (settings, strategy, seed).
-import { Counter, type TickRetryApi, tickAfter } from "tickretry";
+import { Counter, LoopTable, type TickRetryApi, tickAfter } from "tickretry";
 import { Dependency, HTTP_OK } from "./dependency.js";
 import { Device, UploadTable, type DeviceHost } from "./device.js";
 import { EventQueue } from "../event-queue.js";
@@ -106,6 +106,7 @@ class FleetRun {
       arrivals: settings.arrivals,
       persists: settings.powerCut !== undefined,
       uploads: new UploadTable(settings.devices),
+      loops: new LoopTable(settings.devices),
       stored: (device) => (this.storedCounters[device.index] = countersOf(this.instances.api(device.index))),
       send: (device, handle, attempt, time) => {
         record.send(time, attempt > 1);

@@ -1,5 +1,5 @@
-// The experiment's runs (strategies x seeds) on worker threads, one run per task, so that
-// both cores of a small machine work. Each run is a pure function of (settings, strategy,
+// The experiment's runs (strategies x seeds) on worker threads and this one, one run per
+// task, so that both cores of a small machine work. Each run is a pure function of (settings, strategy,
 // seed), and the rows are put back in strategy-major order, so the result is the
 // single-threaded one exactly (test/host/tools/fleet/parallel.test.ts).
 import { availableParallelism } from "node:os";
@@ -9,6 +9,7 @@ import { Worker } from "node:worker_threads";
 import {
   assemble,
   runExperiment,
+  runOne,
   type ExperimentProgress,
   type ExperimentResult,
   type RunResult,
@@ -61,31 +62,55 @@ export async function runExperimentParallel(
       tasks.length,
     );
   let next = 0;
+  const finish = (index: number, result: RunResult) => {
+    results[index] = result;
+    shares[index] = 1;
+    report();
+  };
   const serve = (worker: Worker) =>
     new Promise<void>((resolve, reject) => {
-      let done = false;
+      let inFlight = 0;
       const give = () => {
-        if (next < tasks.length) return worker.postMessage(tasks[next++]);
-        done = true;
-        void worker.terminate().then(() => resolve());
+        if (next < tasks.length) {
+          inFlight++;
+          worker.postMessage(tasks[next++]);
+        } else if (inFlight === 0) void worker.terminate().then(() => resolve());
       };
       worker.on("message", (m: WorkerMessage) => {
-        shares[m.index] = m.kind === "done" ? 1 : m.share;
-        report();
-        if (m.kind === "done") {
-          results[m.index] = m.result;
-          give();
+        if (m.kind === "progress") {
+          shares[m.index] = m.share;
+          return report();
         }
+        inFlight--;
+        finish(m.index, m.result);
+        give();
       });
       worker.on("error", reject);
       worker.on("exit", (code) => {
-        if (!done) reject(new Error(`fleet: a worker thread exited with code ${code} before its run ended`));
+        if (inFlight > 0)
+          reject(new Error(`fleet: a worker thread exited with code ${code} before its run ended`));
       });
+      // While there are tasks enough for every thread, a second one waits in the worker's
+      // queue, so that it does not idle while this thread, busy with a run of its own,
+      // cannot answer its "done" at once.
       give();
+      if (tasks.length - next >= threads) give();
     });
-  const workers = Array.from({ length: Math.min(threads, tasks.length) }, () => startWorker(settings));
+  // This thread runs tasks too: from the start, while the workers start up (much of a
+  // small experiment's time), and then beside them.
+  const runHere = async () => {
+    while (next < tasks.length) {
+      const t = tasks[next++];
+      finish(
+        t.index,
+        runOne(settings, t.strategy, t.seed, t.series, (share) => ((shares[t.index] = share), report())),
+      );
+      await new Promise((resolve) => setImmediate(resolve)); // the workers' messages
+    }
+  };
+  const workers = Array.from({ length: Math.min(threads, tasks.length) - 1 }, () => startWorker(settings));
   try {
-    await Promise.all(workers.map(serve));
+    await Promise.all([...workers.map(serve), runHere()]);
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));
   }

@@ -210,20 +210,20 @@ export function runOperations(api: TickRetryApi, clock: SimClock, options: RunOp
     sim.handles.push(h);
   }
   const maxSteps = options.maxSteps ?? 10_000;
-  for (let step = 0; loop.slots.live > 0; step++) {
+  for (let step = 0; loop.live > 0; step++) {
     if (step >= maxSteps) throw new Error(`no end after ${maxSteps} steps`);
     options.beforeStep?.(clock, step);
     const restart = options.restart?.(loop.api, clock, step);
     if (restart) {
       if (restart.attemptsLost) sim.pending.length = 0;
-      loop.resume(restart.api, loop.slots, restart.attemptsLost);
+      loop.resume(restart.api, loop.saveSlots(), restart.attemptsLost);
       sim.trace.push({ t: clock.now, kind: "note", text: restart.note });
     }
     const due = loop.pass();
     if (loop.fault !== 0) throw new Error(`the loop stopped: ${nameOf(AbiError, loop.fault)}`);
     if (options.passNote)
       sim.trace.push({ t: clock.now, kind: "note", text: options.passNote(loop.api, due) });
-    if (loop.slots.live > 0) clock.advance(sim.wait(due));
+    if (loop.live > 0) clock.advance(sim.wait(due));
   }
   return sim.trace;
 }

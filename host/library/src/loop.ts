@@ -95,48 +95,104 @@ export function emptySlots(): LoopSlots {
   };
 }
 
-/** A copy of `s` that shares nothing with it (to store, or to resume from). */
-export function copySlots(s: LoopSlots): LoopSlots {
-  return { ended: s.ended.slice(), outstanding: s.outstanding.slice(), live: s.live };
-}
+/** Words per slot in a LoopTable's timing: the attempt's handle, number and deadline. */
+const TIMING = 3;
 
-interface Polled {
-  handle: number;
-  attempt: number;
-  operationId: number;
+const SLOTS = Limit.OPERATIONS;
+
+/**
+ * The per-slot records of `loops` loops in a few typed arrays, loop i's slot s at
+ * i * OPERATIONS + s: a fleet's million loops so hold them in four arrays, not in millions
+ * of small ones of their own (a typed array of more than 64 bytes is a separate buffer
+ * outside V8's heap, costly by the million). A Loop made alone has a table of one. The
+ * loops of one table share its `polled` buffer, so a HAL must not run another loop of its
+ * table inside a pass.
+ */
+export class LoopTable {
+  /** LoopSlots.ended of every loop. */
+  readonly ended: Int32Array;
+  /** LoopSlots.outstanding of every loop. */
+  readonly outstanding: Uint16Array;
+  /** Per slot, the attempt the module has out and its deadline (TIMING words: handle,
+   * attempt, deadline), until it is answered in time or timed out; not stored (device_loop's
+   * timing in C): a resume starts it afresh. */
+  readonly timing: Int32Array;
+  /** What a pass polled (TIMING words each: handle, attempt, operation id), for its step 10. */
+  readonly polled = new Int32Array(TIMING * SLOTS);
+
+  constructor(
+    /** How many loops the table holds. */
+    readonly loops: number,
+  ) {
+    this.ended = new Int32Array(loops * SLOTS);
+    this.outstanding = new Uint16Array(loops * SLOTS);
+    this.timing = new Int32Array(loops * SLOTS * TIMING);
+  }
 }
 
 /** The loop's main pass over a module instance and a HAL (the file's head states the pass). */
 export class Loop {
-  /** What the loop keeps per slot, plain data to store beside the image. */
-  slots = emptySlots();
-  /** Per slot, the attempt the module has out and its deadline, until it is answered in
-   * time or timed out; not stored (device_loop's timing in C): a resume starts it afresh. */
-  private timing = new Map<number, { handle: number; attempt: number; deadline: number }>();
+  /** Where this loop's slots begin in the table's arrays. */
+  private readonly at: number;
+  private readonly ended: Int32Array;
+  private readonly outstanding: Uint16Array;
+  private readonly timing: Int32Array;
+  /** Operations begun and not yet ended (LoopSlots.live). */
+  private liveCount = 0;
+  /** Bit s: slot s holds an ended handle; bit s of timed: slot s has a timing entry. A pass
+   * visits only those slots (of a fleet's million loops, the memory it touches). */
+  private held = 0;
+  private timed = 0;
   /** 0, or what poll or ended answered that was neither a handle nor NONE (the engine
    * failed); the loop then does nothing more. */
   fault = 0;
 
+  /** A loop with nothing begun, in row `index` of `table` (its own table by default). */
   constructor(
     /** The instance the loop drives; resume replaces it. */
     public api: TickRetryApi,
     private readonly hal: LoopHal,
-  ) {}
+    private readonly table = new LoopTable(1),
+    index = 0,
+  ) {
+    this.at = index * SLOTS;
+    ({ ended: this.ended, outstanding: this.outstanding, timing: this.timing } = table);
+    this.ended.fill(0, this.at, this.at + SLOTS);
+    this.outstanding.fill(0, this.at, this.at + SLOTS);
+  }
+
+  /** Operations begun and not yet ended. */
+  get live(): number {
+    return this.liveCount;
+  }
+
+  /** A copy of what the loop keeps per slot, plain data to store beside the image. */
+  saveSlots(): LoopSlots {
+    return {
+      ended: this.ended.slice(this.at, this.at + SLOTS),
+      outstanding: this.outstanding.slice(this.at, this.at + SLOTS),
+      live: this.liveCount,
+    };
+  }
 
   /** Takes up the loop after a restore into `api`, with the slots stored beside the image;
    * attemptsLost: the restore had RestoreFlag.ATTEMPTS_LOST, so nothing is out any more. */
   resume(api: TickRetryApi, slots: LoopSlots, attemptsLost: boolean): void {
     this.api = api;
-    this.slots = copySlots(slots);
+    this.ended.set(slots.ended, this.at);
+    this.outstanding.set(slots.outstanding, this.at);
+    this.liveCount = slots.live;
     this.fault = 0;
-    this.timing.clear();
-    if (attemptsLost) this.slots.outstanding.fill(0);
+    this.timed = 0;
+    this.held = 0;
+    for (let s = 0; s < SLOTS; s++) if (this.ended[this.at + s] !== 0) this.held |= 1 << s;
+    if (attemptsLost) this.outstanding.fill(0, this.at, this.at + SLOTS);
   }
 
   /** Begins an operation: its handle, or the module's error. */
   begin(policy: number, now: number): number {
     const handle = this.api.begin(policy, now);
-    if (handle >= 0) this.slots.live++;
+    if (handle >= 0) this.liveCount++;
     return handle;
   }
 
@@ -144,7 +200,7 @@ export class Loop {
    * module timed it out): it is no longer out, and nothing of it will be reported. */
   abandon(handle: number): void {
     const s = this.slotOf(handle);
-    if (s >= 0 && this.slots.outstanding[s] > 0) this.slots.outstanding[s]--;
+    if (s >= 0 && this.outstanding[this.at + s] > 0) this.outstanding[this.at + s]--;
   }
 
   /** One pass (above): the ticks until the module has work (0: now; NextDue.IDLE when
@@ -156,13 +212,17 @@ export class Loop {
     if (this.fault === 0) this.connectionEvents(now);
     if (this.fault === 0) this.retire(now);
     if (this.fault === 0) this.hal.beginDue?.(now);
-    const polled = this.fault === 0 ? this.poll(now) : [];
+    const count = this.fault === 0 ? this.poll(now) : 0;
     if (this.fault === 0) this.retire(now);
     if (this.fault !== 0) return 0;
     this.hal.persist?.(now);
-    for (const p of polled) {
-      this.hal.onEvent?.({ kind: "start", t: now, ...p });
-      this.hal.startAttempt(p.handle, p.attempt, p.operationId, now);
+    const p = this.table.polled;
+    for (let i = 0; i < count * TIMING; i += TIMING) {
+      const handle = p[i];
+      const attempt = p[i + 1];
+      const operationId = p[i + 2];
+      this.hal.onEvent?.({ kind: "start", t: now, handle, attempt, operationId });
+      this.hal.startAttempt(handle, attempt, operationId, now);
     }
     return this.api.nextDue(now);
   }
@@ -172,7 +232,8 @@ export class Loop {
       this.abandon(a.handle);
       // An answer for an operation that ended meanwhile is still reported: STALE_REPORT.
       const result = this.api.report(a.handle, a.attempt, a.outcome, a.retryAfter, now);
-      if (result === Result.OK) this.timing.delete(this.slotOf(a.handle));
+      const s = this.slotOf(a.handle);
+      if (result === Result.OK && s >= 0) this.untime(s);
       this.hal.onEvent?.({ kind: "report", t: now, ...a, result });
       if (result !== Result.OK || a.outcome !== Outcome.SUCCESS) continue;
       if (this.api.state(a.handle) !== State.UP) continue;
@@ -195,22 +256,29 @@ export class Loop {
    * unless its operation went another way meanwhile (its last outcome says which). */
   private noteTimeouts(now: number): void {
     let applied = false;
-    for (const [s, t] of this.timing) {
-      if (!tickReached(now, t.deadline)) continue;
+    for (let timed = this.timed, s = 0; timed !== 0; timed >>>= 1, s++) {
+      const entry = (this.at + s) * TIMING;
+      if ((timed & 1) === 0 || !tickReached(now, this.timing[entry + 2])) continue;
       if (!applied) this.api.nextDue(now); // applies what is due by now, as report or poll would
       applied = true;
-      this.timing.delete(s);
-      if (this.api.lastOutcome(t.handle) !== Outcome.TIMEOUT) continue;
-      this.hal.onEvent?.({ kind: "timeout", t: now, handle: t.handle, attempt: t.attempt });
+      const handle = this.untime(s);
+      if (this.api.lastOutcome(handle) !== Outcome.TIMEOUT) continue;
+      this.hal.onEvent?.({ kind: "timeout", t: now, handle, attempt: this.timing[entry + 1] });
     }
   }
 
+  /** Drops slot s's timing entry; returns its handle. */
+  private untime(s: number): number {
+    this.timed &= ~(1 << s);
+    return this.timing[(this.at + s) * TIMING];
+  }
+
   private retire(now: number): void {
-    const api = this.api;
+    const { api, at, ended } = this;
     for (let h = api.ended(now); this.isHandle(h); h = api.ended(now)) {
       const s = this.slotOf(h);
-      if (s >= 0) this.slots.ended[s] = h;
-      if (this.slots.live > 0) this.slots.live--;
+      if (s >= 0) ((ended[at + s] = h), (this.held |= 1 << s));
+      if (this.liveCount > 0) this.liveCount--;
       this.hal.onEvent?.({
         kind: "end",
         t: now,
@@ -221,26 +289,32 @@ export class Loop {
       });
     }
     // The late-answer rule: an answer before the release gets STALE_REPORT; none comes after.
-    for (let s = 0; s < Limit.OPERATIONS; s++) {
-      const h = this.slots.ended[s];
-      if (h !== 0 && this.slots.outstanding[s] === 0 && api.release(h) === Result.OK) this.slots.ended[s] = 0;
+    for (let held = this.held, s = 0; held !== 0; held >>>= 1, s++) {
+      if ((held & 1) === 0 || this.outstanding[at + s] !== 0) continue;
+      if (api.release(ended[at + s]) !== Result.OK) continue;
+      ended[at + s] = 0;
+      this.held &= ~(1 << s);
     }
   }
 
   /** At most one attempt per slot (one is in flight per operation), as the C twin's
-   * buffer holds; what is left is still due at the next pass. */
-  private poll(now: number): Polled[] {
-    const polled: Polled[] = [];
-    while (polled.length < Limit.OPERATIONS) {
+   * buffer holds; what is left is still due at the next pass. Returns how many were polled
+   * into the table's `polled`. */
+  private poll(now: number): number {
+    let count = 0;
+    while (count < SLOTS) {
       const h = this.api.poll(now);
       if (!this.isHandle(h)) break;
       const s = this.slotOf(h);
       const attempt = this.api.attempt(h);
-      if (s >= 0) this.slots.outstanding[s]++;
-      if (s >= 0) this.timing.set(s, { handle: h, attempt, deadline: this.api.attemptDeadline(h) });
-      polled.push({ handle: h, attempt, operationId: this.api.operationId(h) });
+      if (s >= 0) {
+        this.outstanding[this.at + s]++;
+        record(this.timing, this.at + s, h, attempt, this.api.attemptDeadline(h));
+        this.timed |= 1 << s;
+      }
+      record(this.table.polled, count++, h, attempt, this.api.operationId(h));
     }
-    return polled;
+    return count;
   }
 
   /** Records an answer that is neither a handle nor NONE as the fault. */
@@ -254,4 +328,12 @@ export class Loop {
     const s = this.api.slot(handle);
     return s >= 0 && s < Limit.OPERATIONS ? s : -1;
   }
+}
+
+/** Writes entry `i` of a table of TIMING words each: a handle, its attempt, and a third
+ * word (a deadline, or an operation id). */
+function record(table: Int32Array, i: number, handle: number, attempt: number, third: number): void {
+  table[i * TIMING] = handle;
+  table[i * TIMING + 1] = attempt;
+  table[i * TIMING + 2] = third;
 }

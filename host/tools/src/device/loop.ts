@@ -366,7 +366,7 @@ export class Device {
     const restored = restoreImage(api, image, now);
     if (restored !== Result.OK) return restored;
     this.api = api;
-    this.loop.resume(api, this.loop.slots, false);
+    this.loop.resume(api, this.loop.saveSlots(), false);
     this.moduleBytes = bytes;
     return Result.OK;
   }

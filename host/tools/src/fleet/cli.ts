@@ -65,8 +65,9 @@ options:
                            counts as recovered (default 0.95)
   --recovery-latency MS  mean time in the dependency of those answers that counts as
                            recovered (default 200)
-  --threads N            worker threads for the runs (seeds x strategies; default one
-                           per core, here ${defaultThreads()}); the rows are the same for any N
+  --threads N            threads for the runs (seeds x strategies): this one and N - 1
+                           workers (default one per core, here ${defaultThreads()}); the rows
+                           are the same for any N
   --json                 print the rows as JSON instead of the table
   --series               with --json, each row also carries requestsPer100ms: the
                            requests sent in every 100 ms of its first seed's run

@@ -12,11 +12,11 @@ import {
   Error as AbiError,
   Limit,
   Loop,
+  LoopTable,
   NextDue,
   Outcome,
   RestoreFlag,
   Result,
-  copySlots,
   errorName,
   restoreImage,
   saveImage,
@@ -42,6 +42,8 @@ export interface DeviceHost {
   stored(device: Device): void;
   /** The fleet's table of uploads, which has this device's entries. */
   readonly uploads: UploadTable;
+  /** The fleet's loops' slots, in which device i's loop has row i. */
+  readonly loops: LoopTable;
   /** Sends attempt `attempt` of operation `handle` to the dependency; returns nothing. */
   send(device: Device, handle: number, attempt: number, time: number): void;
   /** Runs the device's loop again at `time` (a WAKE event). */
@@ -146,7 +148,7 @@ export class Device extends VirtualTimeHal {
     this.uploads = host.uploads;
     this.at = index * SLOTS;
     this.outcome503 = classifyHttp(503, 0);
-    this.loop = new Loop(api, this);
+    this.loop = new Loop(api, this, host.loops, index);
   }
 
   /** Starts the loop: the first operation begins at `phase` (settings.drawPhase), so that
@@ -175,7 +177,7 @@ export class Device extends VirtualTimeHal {
     this.wake = -1;
     this.nextBegin = NEVER;
     this.uploads.load(this.index);
-    this.loop = new Loop(this.api, this);
+    this.loop = new Loop(this.api, this, this.host.loops, this.index);
     this.storedChanges = -1;
     return this.stored ? this.stored.uploads.handle.filter((h) => h >= 0).length : 0;
   }
@@ -206,7 +208,7 @@ export class Device extends VirtualTimeHal {
       }
     }
     this.nextBegin =
-      this.host.arrivals === "open" || this.loop.slots.live === 0 ? time + this.host.gap(this.rng) : NEVER;
+      this.host.arrivals === "open" || this.loop.live === 0 ? time + this.host.gap(this.rng) : NEVER;
     return restored;
   }
 
@@ -240,7 +242,7 @@ export class Device extends VirtualTimeHal {
       image,
       savedAt: this.time,
       uploads: this.uploads.save(this.index),
-      slots: copySlots(this.loop.slots),
+      slots: this.loop.saveSlots(),
     };
     this.storedChanges = this.api.changes();
     this.host.stored(this);

@@ -1,5 +1,5 @@
-// The experiment's runs (strategies x seeds) on worker threads, one run per task, so that
-// both cores of a small machine work. Each run is a pure function of (settings, strategy,
+// The experiment's runs (strategies x seeds) on worker threads and this one, one run per
+// task, so that both cores of a small machine work. Each run is a pure function of (settings, strategy,
 // seed), and the rows are put back in strategy-major order, so the result is the
 // single-threaded one exactly (test/host/tools/fleet/parallel.test.ts).
 import { availableParallelism } from "node:os";
@@ -9,6 +9,7 @@ import { Worker } from "node:worker_threads";
 import {
   assemble,
   runExperiment,
+  runOne,
   type ExperimentProgress,
   type ExperimentResult,
   type RunResult,
@@ -42,6 +43,84 @@ function startWorker(settings: FleetSettings): Worker {
   return new Worker(boot, { eval: true, workerData: settings });
 }
 
+/** The experiment's tasks as the threads take them, and what they have done so far. */
+class Tasks {
+  private next = 0;
+  readonly results: RunResult[];
+  private readonly shares: Float64Array;
+
+  constructor(
+    private readonly tasks: Task[],
+    private readonly progress?: ExperimentProgress,
+  ) {
+    this.results = new Array(tasks.length);
+    this.shares = new Float64Array(tasks.length);
+  }
+
+  /** How many are not yet taken. */
+  get left(): number {
+    return this.tasks.length - this.next;
+  }
+
+  /** The next task, or undefined when every one is taken. */
+  take(): Task | undefined {
+    return this.next < this.tasks.length ? this.tasks[this.next++] : undefined;
+  }
+
+  /** Task `index` is `share` done (1 with its result). */
+  advance(index: number, share: number, result?: RunResult): void {
+    this.shares[index] = share;
+    if (result !== undefined) this.results[index] = result;
+    this.progress?.(
+      this.shares.reduce((a, b) => a + b, 0),
+      this.tasks.length,
+    );
+  }
+}
+
+/** Gives `worker` tasks until none is left, then ends it. While there are tasks enough for
+ * every thread, a second one waits in its queue, so that it does not idle while this
+ * thread, busy with a run of its own, cannot answer its "done" at once. */
+function serve(worker: Worker, tasks: Tasks, threads: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let inFlight = 0;
+    const give = () => {
+      const task = tasks.take();
+      if (task !== undefined) {
+        inFlight++;
+        worker.postMessage(task);
+      } else if (inFlight === 0) void worker.terminate().then(() => resolve());
+    };
+    worker.on("message", (m: WorkerMessage) => {
+      if (m.kind === "progress") return tasks.advance(m.index, m.share);
+      inFlight--;
+      tasks.advance(m.index, 1, m.result);
+      give();
+    });
+    worker.on("error", reject);
+    worker.on("exit", (code) => {
+      if (inFlight > 0)
+        reject(new Error(`fleet: a worker thread exited with code ${code} before its run ended`));
+    });
+    give();
+    if (tasks.left >= threads) give();
+  });
+}
+
+/** Runs tasks on this thread too: from the start, while the workers start up (much of a
+ * small experiment's time), and then beside them. */
+async function runHere(settings: FleetSettings, tasks: Tasks): Promise<void> {
+  for (let t = tasks.take(); t !== undefined; t = tasks.take()) {
+    const index = t.index;
+    tasks.advance(
+      index,
+      1,
+      runOne(settings, t.strategy, t.seed, t.series, (share) => tasks.advance(index, share)),
+    );
+    await new Promise((resolve) => setImmediate(resolve)); // the workers' messages
+  }
+}
+
 export async function runExperimentParallel(
   settings: FleetSettings,
   strategies: Strategy[],
@@ -49,45 +128,16 @@ export async function runExperimentParallel(
   threads: number,
   progress?: ExperimentProgress,
 ): Promise<ExperimentResult> {
-  const tasks: Task[] = strategies.flatMap((strategy, i) =>
+  const list: Task[] = strategies.flatMap((strategy, i) =>
     seeds.map((seed, k) => ({ index: i * seeds.length + k, strategy, seed, series: k === 0 })),
   );
-  if (threads <= 1 || tasks.length <= 1) return runExperiment(settings, strategies, seeds, progress);
-  const results: RunResult[] = new Array(tasks.length);
-  const shares = new Float64Array(tasks.length);
-  const report = () =>
-    progress?.(
-      shares.reduce((a, b) => a + b, 0),
-      tasks.length,
-    );
-  let next = 0;
-  const serve = (worker: Worker) =>
-    new Promise<void>((resolve, reject) => {
-      let done = false;
-      const give = () => {
-        if (next < tasks.length) return worker.postMessage(tasks[next++]);
-        done = true;
-        void worker.terminate().then(() => resolve());
-      };
-      worker.on("message", (m: WorkerMessage) => {
-        shares[m.index] = m.kind === "done" ? 1 : m.share;
-        report();
-        if (m.kind === "done") {
-          results[m.index] = m.result;
-          give();
-        }
-      });
-      worker.on("error", reject);
-      worker.on("exit", (code) => {
-        if (!done) reject(new Error(`fleet: a worker thread exited with code ${code} before its run ended`));
-      });
-      give();
-    });
-  const workers = Array.from({ length: Math.min(threads, tasks.length) }, () => startWorker(settings));
+  if (threads <= 1 || list.length <= 1) return runExperiment(settings, strategies, seeds, progress);
+  const tasks = new Tasks(list, progress);
+  const workers = Array.from({ length: Math.min(threads, list.length) - 1 }, () => startWorker(settings));
   try {
-    await Promise.all(workers.map(serve));
+    await Promise.all([...workers.map((w) => serve(w, tasks, threads)), runHere(settings, tasks)]);
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));
   }
-  return assemble(settings, strategies, seeds, results);
+  return assemble(settings, strategies, seeds, tasks.results);
 }

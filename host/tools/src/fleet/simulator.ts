@@ -2,7 +2,7 @@
 // queue, N devices each running host/library/build/tickretry.wasm (by default as state blocks
 // swapped through one instance: instances.ts), and the synthetic dependency. A run is a
 // pure function of (settings, strategy, seed).
-import { Counter, type TickRetryApi, tickAfter } from "tickretry";
+import { Counter, LoopTable, type TickRetryApi, tickAfter } from "tickretry";
 import { Dependency, HTTP_OK } from "./dependency.js";
 import { Device, UploadTable, type DeviceHost } from "./device.js";
 import { EventQueue } from "../event-queue.js";
@@ -46,7 +46,9 @@ export function runFleet(
 
 /** One run: its queue, its requests, its devices and what it records. */
 class FleetRun {
-  private readonly events = new EventQueue();
+  // Answers are pushed at the time they are given, services done serviceMs after they began:
+  // both mostly in order, so each kind has a lane (event-queue.ts).
+  private readonly events = new EventQueue([EventKind.RESPONSE, EventKind.SERVICE_DONE]);
   private readonly requests = new RequestTable();
   readonly record = new RunRecord();
   private readonly tie: () => number;
@@ -104,6 +106,7 @@ class FleetRun {
       arrivals: settings.arrivals,
       persists: settings.powerCut !== undefined,
       uploads: new UploadTable(settings.devices),
+      loops: new LoopTable(settings.devices),
       stored: (device) => (this.storedCounters[device.index] = countersOf(this.instances.api(device.index))),
       send: (device, handle, attempt, time) => {
         record.send(time, attempt > 1);

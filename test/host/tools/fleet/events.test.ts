@@ -18,3 +18,28 @@ test.prop([
   expect(popped.map((i) => entries[i])).toEqual(expected);
   expect(q.size).toBe(0);
 });
+
+test.prop([
+  fc.array(fc.tuple(fc.integer({ min: 0, max: 50 }), fc.constantFrom(...Object.values(EventKind))), {
+    maxLength: 3000,
+  }),
+  fc.integer({ min: 1, max: 40 }),
+])("with lanes, pops every event in the order the heap alone gives", (entries, popEvery) => {
+  // Ties unique, as every simulator's are; pops between the pushes, as a run has them.
+  const alone = new EventQueue();
+  const laned = new EventQueue([EventKind.RESPONSE, EventKind.SERVICE_DONE]);
+  const order = (q: EventQueue): string[] => {
+    const popped: string[] = [];
+    const take = () => popped.push(`${q.popped.time} ${q.popped.kind} ${q.popped.arg}`);
+    entries.forEach(([time, kind], i) => {
+      q.push(time, i, kind, i);
+      if (i % popEvery === 0 && q.pop()) take();
+    });
+    while (q.pop()) take();
+    return popped;
+  };
+  const expected = order(alone);
+  expect(order(laned)).toEqual(expected);
+  expect(expected.length).toBe(entries.length);
+  expect(laned.size).toBe(0);
+});

@@ -277,7 +277,10 @@ export class Loop {
     const { api, at, ended } = this;
     for (let h = api.ended(now); this.isHandle(h); h = api.ended(now)) {
       const s = this.slotOf(h);
-      if (s >= 0) ((ended[at + s] = h), (this.held |= 1 << s));
+      if (s >= 0) {
+        ended[at + s] = h;
+        this.held |= 1 << s;
+      }
       if (this.liveCount > 0) this.liveCount--;
       this.hal.onEvent?.({
         kind: "end",

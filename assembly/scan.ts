@@ -46,18 +46,18 @@ export function loseAttempts(): void {
 // clock fault, counted when operations were live), and summarises what it leaves. With
 // `lost`, attempts and connections are lost instead of timed out (restore).
 function scan(fault: bool, lost: bool): void {
-  let live = false;
+  let live: u32 = 0;
   startSummary();
   endBreaks(fault);
   for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
     const op = slotAt(slot);
     const state = op.state;
-    if ((LIVE >> state) & 1) live = true;
+    live |= LIVE >> state;
     if (state == STATE_WAITING) visitWaiting(op, fault);
     else if (state == STATE_IN_FLIGHT) visitInFlight(op, fault, lost);
     else if (state == STATE_UP) visitUp(op, fault, lost);
   }
-  if (fault && live) count(COUNTER_CLOCK_FAULTS);
+  if (fault && live & 1) count(COUNTER_CLOCK_FAULTS);
   endSummary();
 }
 

@@ -56,7 +56,7 @@ import { dropSession, fail } from "./retry";
 import { advance } from "./scan";
 import { spreadDraw } from "./spread";
 import { NEXT_ID_AT, Operation, Policy, STATE, copyWords } from "./state";
-import { TIMER, find, firstDue, handleOf, markStale, schedule, slotAt } from "./table";
+import { TIMER, find, firstDue, firstSlot, handleOf, markStale, schedule, slotAt } from "./table";
 import { clock, isSpan, tickAfter, ticksUntil, tickWithin } from "./ticks";
 
 const GENERATION_MASK: u32 = 0xffff;
@@ -81,8 +81,7 @@ export function begin(policy: u32, now: u32): i32 {
   const found = policyAt(policy);
   if (found == null) return ERROR_BAD_POLICY;
   const p = changetype<Policy>(found);
-  let slot = 0;
-  while (slot < LIMIT_OPERATIONS && slotAt(slot).state != STATE_FREE) slot++;
+  const slot = firstSlot(STATE_FREE, 0, 0);
   if (slot == LIMIT_OPERATIONS) return ERROR_TABLE_FULL;
   advance(now);
   const op = slotAt(slot);
@@ -232,15 +231,12 @@ export function release(handle: i32): i32 {
 export function ended(now: u32): i32 {
   if (!isInitialized()) return ERROR_NOT_INITIALIZED;
   advance(now);
-  for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
-    const op = slotAt(slot);
-    if (op.state == STATE_DONE && !(op.flags & OP_FLAG_HANDED_OUT)) {
-      op.flags |= OP_FLAG_HANDED_OUT;
-      touch();
-      return handleOf(slot, op);
-    }
-  }
-  return RESULT_NONE;
+  const slot = firstSlot(STATE_DONE, OP_FLAG_HANDED_OUT, 0);
+  if (slot == LIMIT_OPERATIONS) return RESULT_NONE;
+  const op = slotAt(slot);
+  op.flags |= OP_FLAG_HANDED_OUT;
+  touch();
+  return handleOf(slot, op);
 }
 
 /** Ticks until poll has work (0: now), or IDLE when no timer is pending. */

@@ -7,6 +7,7 @@ import {
   LIMIT_SLOT_BITS,
   OP_FLAG_DUE,
   STATE_FREE,
+  STATE_WAITING,
 } from "./generated/constants";
 import { BLOCK, OPERATIONS_AT, Operation, SCHEDULE_AT, STATE, ScheduleWords } from "./state";
 import { clock, tickAfter, ticksUntil } from "./ticks";
@@ -63,11 +64,19 @@ export function noteTimer(t: u32): void {
   if (ticksUntil(earliest, t) < 0) earliest = t;
 }
 
-/** The first slot whose operation is DUE, or OPERATIONS when none is. */
-export function firstDue(): i32 {
+/** The first slot whose operation is in `state` with `flags & mask` equal to `want`, or OPERATIONS. */
+export function firstSlot(state: u32, mask: u32, want: u32): i32 {
   let slot = 0;
-  while (slot < LIMIT_OPERATIONS && !(slotAt(slot).flags & OP_FLAG_DUE)) slot++;
+  for (; slot < LIMIT_OPERATIONS; slot++) {
+    const op = slotAt(slot);
+    if (op.state == state && (op.flags & mask) == want) break;
+  }
   return slot;
+}
+
+/** The first slot whose operation is DUE (WAITING: DUE marks no other), or OPERATIONS. */
+export function firstDue(): i32 {
+  return firstSlot(STATE_WAITING, OP_FLAG_DUE, OP_FLAG_DUE);
 }
 
 /** Ends a summary; while an operation is DUE, every advance scans again (poll starts it). */

@@ -26,8 +26,8 @@ import { count } from "./counters";
 import { policyRecord } from "./policy";
 import { spreadDraw } from "./spread";
 import { Operation, Policy } from "./state";
-import { markStale, noteTimer, slotAt } from "./table";
-import { Clock, clock, tickAfter } from "./ticks";
+import { expired, markStale, noteTimer, slotAt } from "./table";
+import { clock, tickAfter } from "./ticks";
 
 /** True when the policy's breaker lets an attempt start: CLOSED or HALF_OPEN, the even states
  * (the odd ones, OPEN and PROBING, hold; scripts/gen/abi.ts checks the numbering). */
@@ -82,10 +82,10 @@ export function endBreaks(all: bool): bool {
   for (let id: u32 = 0; id < <u32>LIMIT_POLICIES; id++) {
     const p = policyRecord(id);
     if (p.breakerState != BREAKER_OPEN) continue;
-    if (Clock.hasExpired(p.breakEnds, all)) {
+    if (expired(p.breakEnds, all)) {
       halfOpen(id, p);
       ended = true;
-    } else noteTimer(p.breakEnds);
+    }
   }
   return ended;
 }

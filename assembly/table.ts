@@ -10,7 +10,7 @@ import {
   STATE_WAITING,
 } from "./generated/constants";
 import { BLOCK, OPERATIONS_AT, Operation, SCHEDULE_AT, STATE, ScheduleWords } from "./state";
-import { clock, tickAfter, ticksUntil } from "./ticks";
+import { Clock, clock, tickAfter, ticksUntil } from "./ticks";
 
 const OPERATIONS: usize = STATE + OPERATIONS_AT;
 const SLOT_MASK: i32 = (1 << LIMIT_SLOT_BITS) - 1;
@@ -62,6 +62,13 @@ export function startSummary(): void {
 export function noteTimer(t: u32): void {
   schedule.summary |= TIMER;
   if (ticksUntil(earliest, t) < 0) earliest = t;
+}
+
+/** True when timer t has passed (Clock.hasExpired); otherwise it is noted in the summary. */
+export function expired(t: u32, fault: bool): bool {
+  if (Clock.hasExpired(t, fault)) return true;
+  noteTimer(t);
+  return false;
 }
 
 /** The first slot whose operation is in `state` with `flags & mask` equal to `want`, or OPERATIONS. */

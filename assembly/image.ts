@@ -252,12 +252,12 @@ function checkSlot(op: Operation): void {
   allowed &= ~(holding & bit ? OP_FLAG_DUE : OP_FLAG_HELD);
   if (!(probing & bit)) allowed &= ~OP_FLAG_PROBE;
   if (
-    state > <u32>STATE_UP ||
+    // Only a session may be UP, the last state.
+    state > <u32>(session ? STATE_UP : STATE_DONE) ||
     !(setPolicies & bit) ||
     (op.endReason == END_REASON_NONE) != (state != STATE_DONE) ||
     op.lastOutcome > <u32>OUTCOME_TIMEOUT || // three bits allow 7
     flags & ~allowed ||
-    (state == STATE_UP && !session) ||
     // poll clips every attempt to the deadline: it times out by then.
     (state == STATE_IN_FLIGHT &&
       flags & OP_FLAG_HAS_DEADLINE &&

@@ -211,7 +211,7 @@ function readBody(body: u32, checking: bool): u32 {
   probing = 0;
   probes = 0;
   walk(STATE, checking);
-  if (probes != probing) refuse();
+  if (probes != probing) refuse(); // each PROBING breaker has its probe, no other has one
   return savedClock;
 }
 
@@ -247,10 +247,10 @@ function checkSlot(op: Operation): void {
   }
   // The flags the state allows, less what the operation's kind (a session has no deadline,
   // a request never drops) and its breaker rule out: a holding breaker's operations are not
-  // DUE, another's not HELD; only a PROBING breaker's operation is its probe.
+  // DUE, another's not HELD. (Only a PROBING breaker's operation is its probe: readBody
+  // refuses probes other than one per PROBING breaker.)
   let allowed = flagsAllowed(state) & ~(session ? OP_FLAG_HAS_DEADLINE : OP_FLAG_DROPPED);
   allowed &= ~(holding & bit ? OP_FLAG_DUE : OP_FLAG_HELD);
-  if (!(probing & bit)) allowed &= ~OP_FLAG_PROBE;
   if (
     // Only a session may be UP, the last state.
     state > <u32>(session ? STATE_UP : STATE_DONE) ||

@@ -113,7 +113,7 @@ export function onAttemptEnd(op: Operation, outcome: i32): void {
   const id = op.policy;
   const p = policyRecord(id);
   op.lastOutcome = outcome;
-  const probe = (op.flags & OP_FLAG_PROBE) != 0;
+  const probe = op.flags & OP_FLAG_PROBE;
   op.flags &= ~OP_FLAG_PROBE;
   if (outcome == OUTCOME_SUCCESS) {
     p.breakerFailures = 0;

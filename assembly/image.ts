@@ -240,7 +240,7 @@ function checkSlot(op: Operation): void {
   if (state == STATE_FREE) return;
   const bit: u32 = 1 << (op.policy & (LIMIT_POLICIES - 1)); // out of range: refused by the walk
   const flags = op.flags;
-  const session = (flags & OP_FLAG_SESSION) != 0;
+  const session = flags & OP_FLAG_SESSION;
   if (flags & OP_FLAG_PROBE) {
     if (probes & bit) refuse();
     probes |= bit;

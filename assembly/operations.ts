@@ -199,7 +199,7 @@ export function linkUp(now: u32): i32 {
     const op = slotAt(slot);
     if (op.state != STATE_WAITING || op.flags & (OP_FLAG_DUE | OP_FLAG_HELD)) continue;
     const p = policyOf(op);
-    if (!(op.flags & OP_FLAG_SESSION) && !(p.flags & POLICY_FLAG_KICK)) continue;
+    if (!((op.flags & OP_FLAG_SESSION) | (p.flags & POLICY_FLAG_KICK))) continue;
     const wait = spreadDraw(p);
     if (ticksUntil(tickAfter(clock.now, wait), op.nextAttemptAt) > 0) {
       startAt(op, p, wait);

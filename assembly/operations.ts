@@ -143,7 +143,7 @@ export function report(handle: i32, attempt: u32, outcome: u32, retryAfter: u32,
   if (!isSpan(retryAfter)) return ERROR_SPAN_TOO_LARGE;
   const op = changetype<Operation>(found);
   advance(now);
-  if (op.state != STATE_IN_FLIGHT || attempt != op.attempt) {
+  if ((op.state != STATE_IN_FLIGHT) | (attempt != op.attempt)) {
     count(COUNTER_STALE_REPORTS);
     return ERROR_STALE_REPORT;
   }

@@ -64,7 +64,7 @@ function retryOrEnd(op: Operation, p: Policy, outcome: i32, retryAfter: u32, fau
   if (outcome == OUTCOME_PERMANENT) return END_REASON_PERMANENT;
   const request = (op.flags & OP_FLAG_SESSION) == 0;
   if (request) onFailure();
-  const unsure = outcome == OUTCOME_AMBIGUOUS || outcome == OUTCOME_TIMEOUT;
+  const unsure = (outcome == OUTCOME_AMBIGUOUS) | (outcome == OUTCOME_TIMEOUT);
   if (request && !isIdempotent(p) && unsure) return END_REASON_AMBIGUOUS;
   if (p.maxAttempts != 0 && op.level >= p.maxAttempts) return END_REASON_EXHAUSTED;
   const wait = max(drawWait(op, p, outcome == OUTCOME_THROTTLED), retryAfter);

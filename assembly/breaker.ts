@@ -59,7 +59,7 @@ function swapFlags(id: u32, from: u32, to: u32): void {
   const p = policyRecord(id);
   for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
     const op = slotAt(slot);
-    if (op.policy != id || !(op.flags & from)) continue;
+    if ((op.policy != id) | !(op.flags & from)) continue;
     if (to == RESTART) startAt(op, p, spreadDraw(p));
     else op.flags = (op.flags & ~from) | to;
   }

@@ -130,7 +130,7 @@ export function poll(now: u32): i32 {
   if (op.flags & OP_FLAG_HAS_DEADLINE) timeout = min(timeout, <u32>ticksUntil(t, op.deadline));
   op.attemptDeadline = tickAfter(t, timeout);
   count(COUNTER_ATTEMPTS_STARTED);
-  if (op.attempt == 1 && !(op.flags & OP_FLAG_SESSION)) onFirstAttempt();
+  if ((op.attempt == 1) & !(op.flags & OP_FLAG_SESSION)) onFirstAttempt();
   return handleOf(slot, op);
 }
 
@@ -197,7 +197,7 @@ export function linkUp(now: u32): i32 {
   if (endBreaks(true)) touch();
   for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
     const op = slotAt(slot);
-    if (op.state != STATE_WAITING || op.flags & (OP_FLAG_DUE | OP_FLAG_HELD)) continue;
+    if ((op.state != STATE_WAITING) | ((op.flags & (OP_FLAG_DUE | OP_FLAG_HELD)) != 0)) continue;
     const p = policyOf(op);
     if (!((op.flags & OP_FLAG_SESSION) | (p.flags & POLICY_FLAG_KICK))) continue;
     const wait = spreadDraw(p);
@@ -246,6 +246,6 @@ export function nextDue(now: u32): u32 {
   // After the advance the summary holds: nextTimer is the clock when something is DUE,
   // else the earliest timer, which lies ahead of the clock.
   const next = schedule.nextTimer;
-  if (next != clock.now && !(schedule.summary & TIMER)) return NEXT_DUE_IDLE;
+  if ((next != clock.now) & !(schedule.summary & TIMER)) return NEXT_DUE_IDLE;
   return <u32>ticksUntil(clock.now, next);
 }

@@ -76,7 +76,7 @@ export function firstSlot(state: u32, mask: u32, want: u32): i32 {
   let slot = 0;
   for (; slot < LIMIT_OPERATIONS; slot++) {
     const op = slotAt(slot);
-    if (op.state == state && (op.flags & mask) == want) break;
+    if ((op.state == state) & ((op.flags & mask) == want)) break;
   }
   return slot;
 }

@@ -123,7 +123,7 @@ export function onAttemptEnd(op: Operation, outcome: i32): void {
     if (probe) halfOpen(id, p);
   } else if (probe) {
     open(id, p);
-  } else if (p.breakerState == BREAKER_CLOSED && p.breakAfter != 0) {
+  } else if ((p.breakerState == BREAKER_CLOSED) & (p.breakAfter != 0)) {
     if (++p.breakerFailures >= p.breakAfter) open(id, p);
   }
 }

@@ -251,18 +251,18 @@ function checkSlot(op: Operation): void {
   // refuses probes other than one per PROBING breaker.)
   let allowed = flagsAllowed(state) & ~(session ? OP_FLAG_HAS_DEADLINE : OP_FLAG_DROPPED);
   allowed &= ~(holding & bit ? OP_FLAG_DUE : OP_FLAG_HELD);
-  // The field checks ORed as bools, one branch for all (as setPolicy does); then the deadline.
+  // The checks ORed as bools, one branch for all (as setPolicy does).
   if (
     // Only a session may be UP, the last state.
     (state > <u32>(session ? STATE_UP : STATE_DONE)) |
-      !(setPolicies & bit) |
-      ((op.endReason == END_REASON_NONE) != (state != STATE_DONE)) |
-      (op.lastOutcome > <u32>OUTCOME_TIMEOUT) | // three bits allow 7
-      ((flags & ~allowed) != 0) ||
+    !(setPolicies & bit) |
+    ((op.endReason == END_REASON_NONE) != (state != STATE_DONE)) |
+    (op.lastOutcome > <u32>OUTCOME_TIMEOUT) | // three bits allow 7
+    ((flags & ~allowed) != 0) |
     // poll clips every attempt to the deadline: it times out by then.
-    (state == STATE_IN_FLIGHT &&
-      flags & OP_FLAG_HAS_DEADLINE &&
-      ticksUntil(savedClock, op.attemptDeadline) > ticksUntil(savedClock, op.deadline))
+    ((state == STATE_IN_FLIGHT) &
+      ((flags & OP_FLAG_HAS_DEADLINE) != 0) &
+      (ticksUntil(savedClock, op.attemptDeadline) > ticksUntil(savedClock, op.deadline)))
   )
     refuse();
 }

@@ -57,7 +57,7 @@ function scan(fault: bool, lost: bool): void {
     else if (state == STATE_IN_FLIGHT) visitInFlight(op, fault, lost);
     else if (state == STATE_UP) visitUp(op, fault, lost);
   }
-  if (fault && live & 1) count(COUNTER_CLOCK_FAULTS);
+  if (fault & ((live & 1) != 0)) count(COUNTER_CLOCK_FAULTS);
   endSummary();
 }
 

@@ -30,7 +30,7 @@ export function find(handle: i32): Operation | null {
   // A slot in use has a generation of 1 to 65535: a negative handle, or one of
   // generation 0 or above 65535, matches none.
   const op = slotAt(handle & SLOT_MASK);
-  return op.state != STATE_FREE && <u32>op.generation == (<u32>handle) >> LIMIT_SLOT_BITS ? op : null;
+  return (op.state != STATE_FREE) & (<u32>op.generation == (<u32>handle) >> LIMIT_SLOT_BITS) ? op : null;
 }
 
 /**

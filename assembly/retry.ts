@@ -69,7 +69,7 @@ function retryOrEnd(op: Operation, p: Policy, outcome: i32, retryAfter: u32, fau
   if ((p.maxAttempts != 0) & (op.level >= p.maxAttempts)) return END_REASON_EXHAUSTED;
   const wait = max(drawWait(op, p, outcome == OUTCOME_THROTTLED), retryAfter);
   const hasDeadline = (op.flags & OP_FLAG_HAS_DEADLINE) != 0;
-  if (hasDeadline & (fault | (<i32>wait >= ticksUntil(clock.now, op.deadline)))) {
+  if (hasDeadline && (fault || <i32>wait >= ticksUntil(clock.now, op.deadline))) {
     return END_REASON_DEADLINE;
   }
   if (request) {

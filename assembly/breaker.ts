@@ -26,8 +26,8 @@ import { count } from "./counters";
 import { policyRecord } from "./policy";
 import { spreadDraw } from "./spread";
 import { Operation, Policy } from "./state";
-import { markStale, noteTimer, slotAt } from "./table";
-import { Clock, clock, tickAfter } from "./ticks";
+import { expired, markStale, noteTimer, slotAt } from "./table";
+import { clock, tickAfter } from "./ticks";
 
 /** True when the policy's breaker lets an attempt start: CLOSED or HALF_OPEN, the even states
  * (the odd ones, OPEN and PROBING, hold; scripts/gen/abi.ts checks the numbering). */
@@ -49,12 +49,19 @@ export function startAt(op: Operation, p: Policy, wait: u32): void {
   markStale();
 }
 
+// swapFlags's `to` that restarts the operations instead (no opFlags bit).
+const RESTART: u32 = 0x80000000;
+
 // Every operation of policy id with one of the flags `from` gets `to` instead (DUE, HELD
-// and PROBE only ever mark live operations).
+// and PROBE only ever mark live operations); with `to` RESTART, it starts within the
+// policy's spread window instead (close).
 function swapFlags(id: u32, from: u32, to: u32): void {
+  const p = policyRecord(id);
   for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
     const op = slotAt(slot);
-    if (op.policy == id && op.flags & from) op.flags = (op.flags & ~from) | to;
+    if ((op.policy != id) | !(op.flags & from)) continue;
+    if (to == RESTART) startAt(op, p, spreadDraw(p));
+    else op.flags = (op.flags & ~from) | to;
   }
   markStale();
 }
@@ -75,10 +82,10 @@ export function endBreaks(all: bool): bool {
   for (let id: u32 = 0; id < <u32>LIMIT_POLICIES; id++) {
     const p = policyRecord(id);
     if (p.breakerState != BREAKER_OPEN) continue;
-    if (Clock.hasExpired(p.breakEnds, all)) {
+    if (expired(p.breakEnds, all)) {
       halfOpen(id, p);
       ended = true;
-    } else noteTimer(p.breakEnds);
+    }
   }
   return ended;
 }
@@ -106,7 +113,7 @@ export function onAttemptEnd(op: Operation, outcome: i32): void {
   const id = op.policy;
   const p = policyRecord(id);
   op.lastOutcome = outcome;
-  const probe = (op.flags & OP_FLAG_PROBE) != 0;
+  const probe = op.flags & OP_FLAG_PROBE;
   op.flags &= ~OP_FLAG_PROBE;
   if (outcome == OUTCOME_SUCCESS) {
     p.breakerFailures = 0;
@@ -116,7 +123,7 @@ export function onAttemptEnd(op: Operation, outcome: i32): void {
     if (probe) halfOpen(id, p);
   } else if (probe) {
     open(id, p);
-  } else if (p.breakerState == BREAKER_CLOSED && p.breakAfter != 0) {
+  } else if ((p.breakerState == BREAKER_CLOSED) & (p.breakAfter != 0)) {
     if (++p.breakerFailures >= p.breakAfter) open(id, p);
   }
 }
@@ -140,12 +147,7 @@ function close(id: u32, p: Policy): void {
   p.breakerState = BREAKER_CLOSED;
   p.breakerOpens = 0;
   touch();
-  for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
-    const op = slotAt(slot);
-    if (op.policy == id && op.flags & (OP_FLAG_DUE | OP_FLAG_HELD)) {
-      startAt(op, p, spreadDraw(p));
-    }
-  }
+  swapFlags(id, OP_FLAG_DUE | OP_FLAG_HELD, RESTART);
 }
 
 /** A waiting operation's wait is over: DUE if its breaker lets it start, else HELD. */

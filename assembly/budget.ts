@@ -86,6 +86,6 @@ export function withdrawRetry(cost: u32): bool {
 /** An operation succeeded; `lastRetryCost` is what its last retry withdrew, if `hadRetry`. */
 export function onSuccess(hadRetry: bool, lastRetryCost: u32): void {
   // A retry that cost 0 is still a retry: it refunds 0, not successDeposit.
-  const refund = (bucket.flags & BUDGET_FLAG_REFUND_ON_SUCCESS) != 0 && hadRetry;
+  const refund = ((bucket.flags & BUDGET_FLAG_REFUND_ON_SUCCESS) != 0) & hadRetry;
   deposit(refund ? lastRetryCost : bucket.successDeposit);
 }

@@ -211,7 +211,7 @@ function readBody(body: u32, checking: bool): u32 {
   probing = 0;
   probes = 0;
   walk(STATE, checking);
-  if (probes != probing) refuse();
+  if (probes != probing) refuse(); // each PROBING breaker has its probe, no other has one
   return savedClock;
 }
 
@@ -240,28 +240,29 @@ function checkSlot(op: Operation): void {
   if (state == STATE_FREE) return;
   const bit: u32 = 1 << (op.policy & (LIMIT_POLICIES - 1)); // out of range: refused by the walk
   const flags = op.flags;
-  const session = (flags & OP_FLAG_SESSION) != 0;
+  const session = flags & OP_FLAG_SESSION;
   if (flags & OP_FLAG_PROBE) {
     if (probes & bit) refuse();
     probes |= bit;
   }
   // The flags the state allows, less what the operation's kind (a session has no deadline,
   // a request never drops) and its breaker rule out: a holding breaker's operations are not
-  // DUE, another's not HELD; only a PROBING breaker's operation is its probe.
+  // DUE, another's not HELD. (Only a PROBING breaker's operation is its probe: readBody
+  // refuses probes other than one per PROBING breaker.)
   let allowed = flagsAllowed(state) & ~(session ? OP_FLAG_HAS_DEADLINE : OP_FLAG_DROPPED);
   allowed &= ~(holding & bit ? OP_FLAG_DUE : OP_FLAG_HELD);
-  if (!(probing & bit)) allowed &= ~OP_FLAG_PROBE;
+  // The checks ORed as bools, one branch for all (as setPolicy does).
   if (
-    state > <u32>STATE_UP ||
-    !(setPolicies & bit) ||
-    (op.endReason == END_REASON_NONE) != (state != STATE_DONE) ||
-    op.lastOutcome > <u32>OUTCOME_TIMEOUT || // three bits allow 7
-    flags & ~allowed ||
-    (state == STATE_UP && !session) ||
+    // Only a session may be UP, the last state.
+    (state > <u32>(session ? STATE_UP : STATE_DONE)) |
+    !(setPolicies & bit) |
+    ((op.endReason == END_REASON_NONE) != (state != STATE_DONE)) |
+    (op.lastOutcome > <u32>OUTCOME_TIMEOUT) | // three bits allow 7
+    ((flags & ~allowed) != 0) |
     // poll clips every attempt to the deadline: it times out by then.
-    (state == STATE_IN_FLIGHT &&
-      flags & OP_FLAG_HAS_DEADLINE &&
-      ticksUntil(savedClock, op.attemptDeadline) > ticksUntil(savedClock, op.deadline))
+    ((state == STATE_IN_FLIGHT) &
+      ((flags & OP_FLAG_HAS_DEADLINE) != 0) &
+      (ticksUntil(savedClock, op.attemptDeadline) > ticksUntil(savedClock, op.deadline)))
   )
     refuse();
 }

@@ -10,6 +10,10 @@
 // code) is refused before anything changes, except for the codes that depend on state
 // (STALE_REPORT, NOT_LIVE, NOT_UP), which are decided after the clock has moved: time
 // passing is never undone.
+//
+// Conditions made of cheap, pure comparisons are combined as bools with | and & rather
+// than || and &&: no branch between them, which binaryen emits smaller (issue 18's size
+// budget); both sides are always evaluated, so neither side may have an effect.
 import {
   COUNTER_ENDED_SUCCEEDED,
   END_REASON_SUCCEEDED,

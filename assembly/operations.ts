@@ -56,7 +56,7 @@ import { dropSession, fail } from "./retry";
 import { advance } from "./scan";
 import { spreadDraw } from "./spread";
 import { NEXT_ID_AT, Operation, Policy, STATE, copyWords } from "./state";
-import { TIMER, find, firstDue, handleOf, markStale, schedule, slotAt } from "./table";
+import { TIMER, find, firstDue, firstSlot, handleOf, markStale, schedule, slotAt } from "./table";
 import { clock, isSpan, tickAfter, ticksUntil, tickWithin } from "./ticks";
 
 const GENERATION_MASK: u32 = 0xffff;
@@ -81,8 +81,7 @@ export function begin(policy: u32, now: u32): i32 {
   const found = policyAt(policy);
   if (found == null) return ERROR_BAD_POLICY;
   const p = changetype<Policy>(found);
-  let slot = 0;
-  while (slot < LIMIT_OPERATIONS && slotAt(slot).state != STATE_FREE) slot++;
+  const slot = firstSlot(STATE_FREE, 0, 0);
   if (slot == LIMIT_OPERATIONS) return ERROR_TABLE_FULL;
   advance(now);
   const op = slotAt(slot);
@@ -131,7 +130,7 @@ export function poll(now: u32): i32 {
   if (op.flags & OP_FLAG_HAS_DEADLINE) timeout = min(timeout, <u32>ticksUntil(t, op.deadline));
   op.attemptDeadline = tickAfter(t, timeout);
   count(COUNTER_ATTEMPTS_STARTED);
-  if (op.attempt == 1 && !(op.flags & OP_FLAG_SESSION)) onFirstAttempt();
+  if ((op.attempt == 1) & !(op.flags & OP_FLAG_SESSION)) onFirstAttempt();
   return handleOf(slot, op);
 }
 
@@ -144,7 +143,7 @@ export function report(handle: i32, attempt: u32, outcome: u32, retryAfter: u32,
   if (!isSpan(retryAfter)) return ERROR_SPAN_TOO_LARGE;
   const op = changetype<Operation>(found);
   advance(now);
-  if (op.state != STATE_IN_FLIGHT || attempt != op.attempt) {
+  if ((op.state != STATE_IN_FLIGHT) | (attempt != op.attempt)) {
     count(COUNTER_STALE_REPORTS);
     return ERROR_STALE_REPORT;
   }
@@ -198,9 +197,9 @@ export function linkUp(now: u32): i32 {
   if (endBreaks(true)) touch();
   for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
     const op = slotAt(slot);
-    if (op.state != STATE_WAITING || op.flags & (OP_FLAG_DUE | OP_FLAG_HELD)) continue;
+    if ((op.state != STATE_WAITING) | ((op.flags & (OP_FLAG_DUE | OP_FLAG_HELD)) != 0)) continue;
     const p = policyOf(op);
-    if (!(op.flags & OP_FLAG_SESSION) && !(p.flags & POLICY_FLAG_KICK)) continue;
+    if (!((op.flags & OP_FLAG_SESSION) | (p.flags & POLICY_FLAG_KICK))) continue;
     const wait = spreadDraw(p);
     if (ticksUntil(tickAfter(clock.now, wait), op.nextAttemptAt) > 0) {
       startAt(op, p, wait);
@@ -232,15 +231,12 @@ export function release(handle: i32): i32 {
 export function ended(now: u32): i32 {
   if (!isInitialized()) return ERROR_NOT_INITIALIZED;
   advance(now);
-  for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
-    const op = slotAt(slot);
-    if (op.state == STATE_DONE && !(op.flags & OP_FLAG_HANDED_OUT)) {
-      op.flags |= OP_FLAG_HANDED_OUT;
-      touch();
-      return handleOf(slot, op);
-    }
-  }
-  return RESULT_NONE;
+  const slot = firstSlot(STATE_DONE, OP_FLAG_HANDED_OUT, 0);
+  if (slot == LIMIT_OPERATIONS) return RESULT_NONE;
+  const op = slotAt(slot);
+  op.flags |= OP_FLAG_HANDED_OUT;
+  touch();
+  return handleOf(slot, op);
 }
 
 /** Ticks until poll has work (0: now), or IDLE when no timer is pending. */
@@ -250,6 +246,6 @@ export function nextDue(now: u32): u32 {
   // After the advance the summary holds: nextTimer is the clock when something is DUE,
   // else the earliest timer, which lies ahead of the clock.
   const next = schedule.nextTimer;
-  if (next != clock.now && !(schedule.summary & TIMER)) return NEXT_DUE_IDLE;
+  if ((next != clock.now) & !(schedule.summary & TIMER)) return NEXT_DUE_IDLE;
   return <u32>ticksUntil(clock.now, next);
 }

@@ -70,12 +70,11 @@ export function setPolicy(
   if (!isSpan(waits | stableAfter | spread | breakBase | breakCap)) return ERROR_SPAN_TOO_LARGE;
   // A session has no overall deadline: it ends only by cancel, PERMANENT or its attempt limit.
   const bad =
-    (maxAttempts > <u32>LIMIT_MAX_ATTEMPTS) |
+    ((maxAttempts | breakAfter) > <u32>LIMIT_MAX_ATTEMPTS) |
     (attemptTimeout == 0) |
     (baseDelay > maxDelay) |
     (flags > FLAGS) |
     ((flags & POLICY_FLAG_SESSION) != 0 && deadline != 0) |
-    (breakAfter > <u32>LIMIT_MAX_ATTEMPTS) |
     (breakBase > breakCap);
   if (bad) return ERROR_BAD_FIELD;
   touch();

@@ -64,9 +64,9 @@ function retryOrEnd(op: Operation, p: Policy, outcome: i32, retryAfter: u32, fau
   if (outcome == OUTCOME_PERMANENT) return END_REASON_PERMANENT;
   const request = (op.flags & OP_FLAG_SESSION) == 0;
   if (request) onFailure();
-  const unsure = outcome == OUTCOME_AMBIGUOUS || outcome == OUTCOME_TIMEOUT;
-  if (request && unsure && !isIdempotent(p)) return END_REASON_AMBIGUOUS;
-  if (p.maxAttempts != 0 && op.level >= p.maxAttempts) return END_REASON_EXHAUSTED;
+  const unsure = (outcome == OUTCOME_AMBIGUOUS) | (outcome == OUTCOME_TIMEOUT);
+  if (request & !isIdempotent(p) & unsure) return END_REASON_AMBIGUOUS;
+  if ((p.maxAttempts != 0) & (op.level >= p.maxAttempts)) return END_REASON_EXHAUSTED;
   const wait = max(drawWait(op, p, outcome == OUTCOME_THROTTLED), retryAfter);
   const hasDeadline = (op.flags & OP_FLAG_HAS_DEADLINE) != 0;
   if (hasDeadline && (fault || <i32>wait >= ticksUntil(clock.now, op.deadline))) {

@@ -23,7 +23,7 @@ import { end } from "./machine";
 import { policyOf } from "./policy";
 import { dropSession, fail } from "./retry";
 import { Operation } from "./state";
-import { endSummary, noteTimer, schedule, slotAt, startSummary } from "./table";
+import { endSummary, expired, noteTimer, schedule, slotAt, startSummary } from "./table";
 import { Clock, clock, tickAfter, tickReached } from "./ticks";
 
 // The live states, one bit each.
@@ -46,18 +46,18 @@ export function loseAttempts(): void {
 // clock fault, counted when operations were live), and summarises what it leaves. With
 // `lost`, attempts and connections are lost instead of timed out (restore).
 function scan(fault: bool, lost: bool): void {
-  let live = false;
+  let live: u32 = 0;
   startSummary();
   endBreaks(fault);
   for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
     const op = slotAt(slot);
     const state = op.state;
-    if ((LIVE >> state) & 1) live = true;
+    live |= LIVE >> state;
     if (state == STATE_WAITING) visitWaiting(op, fault);
     else if (state == STATE_IN_FLIGHT) visitInFlight(op, fault, lost);
     else if (state == STATE_UP) visitUp(op, fault, lost);
   }
-  if (fault && live) count(COUNTER_CLOCK_FAULTS);
+  if (fault & ((live & 1) != 0)) count(COUNTER_CLOCK_FAULTS);
   endSummary();
 }
 
@@ -67,25 +67,21 @@ function scan(fault: bool, lost: bool): void {
 // DUE operation has no wait of its own (a held one waits on its breaker's break or probe).
 function visitWaiting(op: Operation, fault: bool): void {
   if (op.flags & OP_FLAG_HAS_DEADLINE) {
-    if (Clock.hasExpired(op.deadline, fault)) {
+    if (expired(op.deadline, fault)) {
       end(op, END_REASON_DEADLINE);
       return;
     }
-    noteTimer(op.deadline);
   }
   if (op.flags & (OP_FLAG_DUE | OP_FLAG_HELD)) return;
-  if (Clock.hasExpired(op.nextAttemptAt, fault)) holdOrDue(op, policyOf(op));
-  else noteTimer(op.nextAttemptAt);
+  if (expired(op.nextAttemptAt, fault)) holdOrDue(op, policyOf(op));
 }
 
 function visitInFlight(op: Operation, fault: bool, lost: bool): void {
   if (lost) {
     fail(op, OUTCOME_AMBIGUOUS, 0, false);
-  } else if (Clock.hasExpired(op.attemptDeadline, fault)) {
+  } else if (expired(op.attemptDeadline, fault)) {
     count(COUNTER_ATTEMPT_TIMEOUTS);
     fail(op, OUTCOME_TIMEOUT, 0, fault);
-  } else {
-    noteTimer(op.attemptDeadline);
   }
 }
 

@@ -7,9 +7,10 @@ import {
   LIMIT_SLOT_BITS,
   OP_FLAG_DUE,
   STATE_FREE,
+  STATE_WAITING,
 } from "./generated/constants";
 import { BLOCK, OPERATIONS_AT, Operation, SCHEDULE_AT, STATE, ScheduleWords } from "./state";
-import { clock, tickAfter, ticksUntil } from "./ticks";
+import { Clock, clock, tickAfter, ticksUntil } from "./ticks";
 
 const OPERATIONS: usize = STATE + OPERATIONS_AT;
 const SLOT_MASK: i32 = (1 << LIMIT_SLOT_BITS) - 1;
@@ -29,7 +30,7 @@ export function find(handle: i32): Operation | null {
   // A slot in use has a generation of 1 to 65535: a negative handle, or one of
   // generation 0 or above 65535, matches none.
   const op = slotAt(handle & SLOT_MASK);
-  return op.state != STATE_FREE && <u32>op.generation == (<u32>handle) >> LIMIT_SLOT_BITS ? op : null;
+  return (op.state != STATE_FREE) & (<u32>op.generation == (<u32>handle) >> LIMIT_SLOT_BITS) ? op : null;
 }
 
 /**
@@ -63,11 +64,26 @@ export function noteTimer(t: u32): void {
   if (ticksUntil(earliest, t) < 0) earliest = t;
 }
 
-/** The first slot whose operation is DUE, or OPERATIONS when none is. */
-export function firstDue(): i32 {
+/** True when timer t has passed (Clock.hasExpired); otherwise it is noted in the summary. */
+export function expired(t: u32, fault: bool): bool {
+  if (Clock.hasExpired(t, fault)) return true;
+  noteTimer(t);
+  return false;
+}
+
+/** The first slot whose operation is in `state` with `flags & mask` equal to `want`, or OPERATIONS. */
+export function firstSlot(state: u32, mask: u32, want: u32): i32 {
   let slot = 0;
-  while (slot < LIMIT_OPERATIONS && !(slotAt(slot).flags & OP_FLAG_DUE)) slot++;
+  for (; slot < LIMIT_OPERATIONS; slot++) {
+    const op = slotAt(slot);
+    if ((op.state == state) & ((op.flags & mask) == want)) break;
+  }
   return slot;
+}
+
+/** The first slot whose operation is DUE (WAITING: DUE marks no other), or OPERATIONS. */
+export function firstDue(): i32 {
+  return firstSlot(STATE_WAITING, OP_FLAG_DUE, OP_FLAG_DUE);
 }
 
 /** Ends a summary; while an operation is DUE, every advance scans again (poll starts it). */

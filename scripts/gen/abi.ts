@@ -52,6 +52,10 @@ function checkConsistency(): void {
   if (states.length > 5 || Math.max(...states) > 7) {
     throw new Error("the transition table packs at most 5 states, numbered below 8");
   }
+  // restore bounds a request's state by DONE and a session's by UP (image.ts, checkSlot).
+  if (groups.state.UP !== Math.max(...states) || groups.state.DONE !== groups.state.UP - 1) {
+    throw new Error("state: UP must be the last state and DONE the one before it");
+  }
   const ended = Object.keys(counter).filter((name) => name.startsWith("ENDED_"));
   const stray = ended.filter((name) => !(name.slice("ENDED_".length) in endReason));
   if (stray.length > 0) throw new Error(`counters without an end reason: ${stray.join(", ")}`);

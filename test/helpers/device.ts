@@ -55,7 +55,7 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 /** `tickretry device --port 0 ...args` from the compiled CLI, its stdout and stderr collected together. */
 export function spawnDevice(args: string[]): {
   child: ChildProcess;
-  exited: Promise<number | null>;
+  exited: Promise<number | NodeJS.Signals | null>;
   out: () => string;
 } {
   const child = spawn(process.execPath, ["host/tools/bin/tickretry.js", "device", "--port", "0", ...args], {
@@ -65,7 +65,10 @@ export function spawnDevice(args: string[]): {
   let out = "";
   child.stdout!.on("data", (chunk: Buffer) => (out += chunk));
   child.stderr!.on("data", (chunk: Buffer) => (out += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  // A signal's name when one ended the process (a crash shows as SIGSEGV or SIGABRT, say).
+  const exited = new Promise<number | NodeJS.Signals | null>((resolve) =>
+    child.once("exit", (code, signal) => resolve(code ?? signal)),
+  );
   return { child, exited, out: () => out };
 }
 

@@ -372,7 +372,11 @@ function typescriptView(): string {
   out += ` * shape (an object given its properties one by one goes to dictionary mode, and 10,000\n`;
   out += ` * of those make every call a hash lookup). \`unsigned\` wraps the exports whose result is u32.\n */\n`;
   out += `export function bindExports(raw: WebAssembly.Exports, unsigned: (fn: Fn, arity: number) => Fn) {\n`;
-  out += `  const field = raw.field as Fn;\n  return {\n`;
+  out += `  const field = raw.field as Fn;\n`;
+  out += `  // A tick field as u32, or 0 for a bad handle (a tick may read as BAD_HANDLE: the state decides).\n`;
+  out += `  const tick = (handle: number, which: number): number => {\n    const v = field(handle, which);\n`;
+  out += `    return v === Error.BAD_HANDLE && field(handle, Field.STATE) < 0 ? 0 : v >>> 0;\n  };\n`;
+  out += `  return {\n`;
   for (const e of exports) {
     const sig = `(${e.params.map((p) => `${p.name}${p.optional ? "?" : ""}: number`).join(", ")}) => number`;
     const fn = e.result === "u32" ? `unsigned(raw.${e.name} as Fn, ${e.params.length})` : `raw.${e.name}`;
@@ -384,15 +388,10 @@ function typescriptView(): string {
   return out;
 }
 
-/** One query of bindExports: an i32 one is the field as read, a u32 one the field as u32, or
- * 0 for a bad handle (a tick may read as BAD_HANDLE, so the state decides). */
+/** One query of bindExports: an i32 one is the field as read, a u32 one bindExports' tick(). */
 function typescriptQuery(q: Query): string {
-  const read = `field(handle, Field.${q.field})`;
-  let out = `    /** ${q.doc} */\n`;
-  if (q.result === "i32") return out + `    ${q.name}: (handle: number): number => ${read},\n`;
-  out += `    ${q.name}: (handle: number): number => {\n      const v = ${read};\n`;
-  out += `      return v === Error.BAD_HANDLE && field(handle, Field.STATE) < 0 ? 0 : v >>> 0;\n    },\n`;
-  return out;
+  const read = `${q.result === "i32" ? "field" : "tick"}(handle, Field.${q.field})`;
+  return `    /** ${q.doc} */\n    ${q.name}: (handle: number): number => ${read},\n`;
 }
 
 /** The C view's line width (lines of the X-macro leave room for the continuation). */
@@ -478,19 +477,16 @@ function cPrototypes(): string {
 
 /** The C view's queries: one static inline function each over tickretry_field. */
 function cQueries(): string {
-  let out = `\n/* The per-handle queries, each a field read through tickretry_field; a u32 one answers 0\n`;
-  out += ` * for a bad handle (a tick may read as BAD_HANDLE, so the state decides). */\n`;
+  let out = `\n/* The per-handle queries, each a field read through tickretry_field. A tick field reads as\n`;
+  out += ` * u32, or 0 for a bad handle (a tick may read as BAD_HANDLE, so the state decides). */\n`;
+  out += `static inline uint32_t tickretry_tick_field(int32_t handle, int32_t which) {\n`;
+  out += `  int32_t v = tickretry_field(handle, which);\n`;
+  out += `  if (v == TICKRETRY_ERROR_BAD_HANDLE && tickretry_field(handle, TICKRETRY_FIELD_STATE) < 0) return 0;\n`;
+  out += `  return (uint32_t)v;\n}\n`;
   for (const q of queries) {
-    const read = `tickretry_field(handle, TICKRETRY_FIELD_${q.field})`;
+    const read = `${q.result === "i32" ? "tickretry_field" : "tickretry_tick_field"}(handle, TICKRETRY_FIELD_${q.field})`;
     out += wrap(`/* ${q.doc} */`, " * ").join("\n") + "\n";
-    out += `static inline ${cType(q.result)} tickretry_${cName(q.name)}(int32_t handle) {\n`;
-    if (q.result === "i32") {
-      out += `  return ${read};\n}\n`;
-      continue;
-    }
-    out += `  int32_t v = ${read};\n`;
-    out += `  if (v == TICKRETRY_ERROR_BAD_HANDLE && tickretry_field(handle, TICKRETRY_FIELD_STATE) < 0) return 0;\n`;
-    out += `  return (uint32_t)v;\n}\n`;
+    out += `static inline ${cType(q.result)} tickretry_${cName(q.name)}(int32_t handle) {\n  return ${read};\n}\n`;
   }
   return out;
 }

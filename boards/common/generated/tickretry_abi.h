@@ -269,8 +269,13 @@ uint32_t tickretry_module_state_bytes(void);
 }
 #endif
 
-/* The per-handle queries, each a field read through tickretry_field; a u32 one answers 0
- * for a bad handle (a tick may read as BAD_HANDLE, so the state decides). */
+/* The per-handle queries, each a field read through tickretry_field. A tick field reads as
+ * u32, or 0 for a bad handle (a tick may read as BAD_HANDLE, so the state decides). */
+static inline uint32_t tickretry_tick_field(int32_t handle, int32_t which) {
+  int32_t v = tickretry_field(handle, which);
+  if (v == TICKRETRY_ERROR_BAD_HANDLE && tickretry_field(handle, TICKRETRY_FIELD_STATE) < 0) return 0;
+  return (uint32_t)v;
+}
 /* The operation's state. */
 static inline int32_t tickretry_state(int32_t handle) {
   return tickretry_field(handle, TICKRETRY_FIELD_STATE);
@@ -297,21 +302,15 @@ static inline int32_t tickretry_op_flags(int32_t handle) {
 }
 /* Tick of the next attempt (WAITING), or of the last start; 0 for a bad handle. */
 static inline uint32_t tickretry_next_attempt_at(int32_t handle) {
-  int32_t v = tickretry_field(handle, TICKRETRY_FIELD_NEXT_ATTEMPT_AT);
-  if (v == TICKRETRY_ERROR_BAD_HANDLE && tickretry_field(handle, TICKRETRY_FIELD_STATE) < 0) return 0;
-  return (uint32_t)v;
+  return tickretry_tick_field(handle, TICKRETRY_FIELD_NEXT_ATTEMPT_AT);
 }
 /* Tick at which the attempt in flight times out; 0 for a bad handle. */
 static inline uint32_t tickretry_attempt_deadline(int32_t handle) {
-  int32_t v = tickretry_field(handle, TICKRETRY_FIELD_ATTEMPT_DEADLINE);
-  if (v == TICKRETRY_ERROR_BAD_HANDLE && tickretry_field(handle, TICKRETRY_FIELD_STATE) < 0) return 0;
-  return (uint32_t)v;
+  return tickretry_tick_field(handle, TICKRETRY_FIELD_ATTEMPT_DEADLINE);
 }
 /* Tick of the overall deadline (see HAS_DEADLINE); 0 for a bad handle. */
 static inline uint32_t tickretry_deadline(int32_t handle) {
-  int32_t v = tickretry_field(handle, TICKRETRY_FIELD_DEADLINE);
-  if (v == TICKRETRY_ERROR_BAD_HANDLE && tickretry_field(handle, TICKRETRY_FIELD_STATE) < 0) return 0;
-  return (uint32_t)v;
+  return tickretry_tick_field(handle, TICKRETRY_FIELD_DEADLINE);
 }
 /* The backoff level (the n of the ceiling): failed attempts and drops since begin or since the
  * session was last stable. */

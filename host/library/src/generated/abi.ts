@@ -441,6 +441,11 @@ export type Fn = (...args: number[]) => number;
  */
 export function bindExports(raw: WebAssembly.Exports, unsigned: (fn: Fn, arity: number) => Fn) {
   const field = raw.field as Fn;
+  // A tick field as u32, or 0 for a bad handle (a tick may read as BAD_HANDLE: the state decides).
+  const tick = (handle: number, which: number): number => {
+    const v = field(handle, which);
+    return v === Error.BAD_HANDLE && field(handle, Field.STATE) < 0 ? 0 : v >>> 0;
+  };
   return {
     init: raw.init as (seedLo: number, seedHi: number) => number,
     setPolicy: raw.setPolicy as (id: number, maxAttempts: number, attemptTimeout: number, baseDelay: number, maxDelay: number, throttleBaseDelay: number, deadline: number, flags: number, stableAfter?: number, spread?: number, breakAfter?: number, breakBase?: number, breakCap?: number) => number,
@@ -482,20 +487,11 @@ export function bindExports(raw: WebAssembly.Exports, unsigned: (fn: Fn, arity: 
     /** DUE and HAS_DEADLINE bits. */
     opFlags: (handle: number): number => field(handle, Field.OP_FLAGS),
     /** Tick of the next attempt (WAITING), or of the last start; 0 for a bad handle. */
-    nextAttemptAt: (handle: number): number => {
-      const v = field(handle, Field.NEXT_ATTEMPT_AT);
-      return v === Error.BAD_HANDLE && field(handle, Field.STATE) < 0 ? 0 : v >>> 0;
-    },
+    nextAttemptAt: (handle: number): number => tick(handle, Field.NEXT_ATTEMPT_AT),
     /** Tick at which the attempt in flight times out; 0 for a bad handle. */
-    attemptDeadline: (handle: number): number => {
-      const v = field(handle, Field.ATTEMPT_DEADLINE);
-      return v === Error.BAD_HANDLE && field(handle, Field.STATE) < 0 ? 0 : v >>> 0;
-    },
+    attemptDeadline: (handle: number): number => tick(handle, Field.ATTEMPT_DEADLINE),
     /** Tick of the overall deadline (see HAS_DEADLINE); 0 for a bad handle. */
-    deadline: (handle: number): number => {
-      const v = field(handle, Field.DEADLINE);
-      return v === Error.BAD_HANDLE && field(handle, Field.STATE) < 0 ? 0 : v >>> 0;
-    },
+    deadline: (handle: number): number => tick(handle, Field.DEADLINE),
     /** The backoff level (the n of the ceiling): failed attempts and drops since begin or since the session was last stable. */
     backoffLevel: (handle: number): number => field(handle, Field.BACKOFF_LEVEL),
   };

@@ -49,19 +49,12 @@ export function startAt(op: Operation, p: Policy, wait: u32): void {
   markStale();
 }
 
-// swapFlags's `to` that restarts the operations instead (no opFlags bit).
-const RESTART: u32 = 0x80000000;
-
 // Every operation of policy id with one of the flags `from` gets `to` instead (DUE, HELD
-// and PROBE only ever mark live operations); with `to` RESTART, it starts within the
-// policy's spread window instead (close).
+// and PROBE only ever mark live operations).
 function swapFlags(id: u32, from: u32, to: u32): void {
-  const p = policyRecord(id);
   for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
     const op = slotAt(slot);
-    if ((op.policy != id) | !(op.flags & from)) continue;
-    if (to == RESTART) startAt(op, p, spreadDraw(p));
-    else op.flags = (op.flags & ~from) | to;
+    if ((op.policy == id) & ((op.flags & from) != 0)) op.flags = (op.flags & ~from) | to;
   }
   markStale();
 }
@@ -147,7 +140,10 @@ function close(id: u32, p: Policy): void {
   p.breakerState = BREAKER_CLOSED;
   p.breakerOpens = 0;
   touch();
-  swapFlags(id, OP_FLAG_DUE | OP_FLAG_HELD, RESTART);
+  for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
+    const op = slotAt(slot);
+    if ((op.policy == id) & ((op.flags & (OP_FLAG_DUE | OP_FLAG_HELD)) != 0)) startAt(op, p, spreadDraw(p));
+  }
 }
 
 /** A waiting operation's wait is over: DUE if its breaker lets it start, else HELD. */

@@ -17,7 +17,7 @@ import { touch } from "./changes";
 import { budgetTokens } from "./budget";
 import { counterValue } from "./counters";
 import { resetMachine } from "./operations";
-import { policyAt, policyRecord } from "./policy";
+import { policyAt, policyRecord } from "./policy-table";
 import { seedRandom } from "./random";
 import { isInitialized } from "./ready";
 import { BLOCK, BLOCK_BYTES, STATE, STATE_BYTES, copyWords } from "./state";

@@ -23,7 +23,7 @@ import {
 import { jitteredDelay } from "./backoff";
 import { touch } from "./changes";
 import { count } from "./counters";
-import { policyRecord } from "./policy";
+import { policyRecord } from "./policy-table";
 import { spreadDraw } from "./spread";
 import { Operation, Policy } from "./state";
 import { expired, markStale, noteTimer, slotAt } from "./table";

@@ -41,7 +41,7 @@ import { touch } from "./changes";
 import { crc32 } from "./crc32";
 import { flagsAllowed } from "./machine";
 import { restoreMachine, spreadDue } from "./operations";
-import { policyRecord } from "./policy";
+import { policyRecord } from "./policy-table";
 import { isInitialized } from "./ready";
 import { advance, loseAttempts } from "./scan";
 import {

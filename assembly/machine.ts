@@ -27,7 +27,7 @@ import {
 import { halfOpen } from "./breaker";
 import { touch } from "./changes";
 import { count } from "./counters";
-import { policyOf } from "./policy";
+import { policyOf } from "./policy-table";
 import { Operation } from "./state";
 import { markStale } from "./table";
 

@@ -49,7 +49,7 @@ import { onFirstAttempt, onSuccess } from "./budget";
 import { touch } from "./changes";
 import { count } from "./counters";
 import { end, move } from "./machine";
-import { policyAt, policyOf } from "./policy";
+import { policyAt, policyOf } from "./policy-table";
 import { nextRandom } from "./random";
 import { isInitialized, markInitialized } from "./ready";
 import { dropSession, fail } from "./retry";

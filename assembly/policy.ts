@@ -1,5 +1,5 @@
-// The policy table: LIMIT_POLICIES slots in static memory, set through setPolicy. Each
-// slot also holds its destination's circuit breaker (breaker.ts).
+// The policies' settings: setPolicy checks and stores them in the policy table
+// (policy-table.ts), and the readers of a policy's flags and worst case.
 import {
   ERROR_BAD_FIELD,
   ERROR_BAD_POLICY,
@@ -20,7 +20,8 @@ import { resetBreaker } from "./breaker";
 import { touch } from "./changes";
 import { isInitialized } from "./ready";
 import { isSpan } from "./ticks";
-import { Operation, POLICIES_AT, Policy, STATE } from "./state";
+import { policyAt, policyRecord } from "./policy-table";
+import { Policy } from "./state";
 
 const FLAGS: u32 =
   POLICY_FLAG_JITTER_MASK |
@@ -28,25 +29,6 @@ const FLAGS: u32 =
   POLICY_FLAG_SESSION |
   POLICY_FLAG_KICK |
   POLICY_FLAG_SPREAD_FIRST;
-
-const POLICIES: usize = STATE + POLICIES_AT;
-
-/** The policy in slot id, or null when id is out of range or the slot was never set. */
-export function policyAt(id: u32): Policy | null {
-  if (id >= <u32>LIMIT_POLICIES) return null;
-  const p = changetype<Policy>(POLICIES + id * offsetof<Policy>());
-  return p.isSet ? p : null;
-}
-
-/** The record of policy slot id (0 to POLICIES - 1), set or not. */
-export function policyRecord(id: u32): Policy {
-  return changetype<Policy>(POLICIES + id * offsetof<Policy>());
-}
-
-/** The policy of a live operation (set: an operation's policy is never unset). */
-export function policyOf(op: Operation): Policy {
-  return policyRecord(op.policy);
-}
 
 /** Validates and sets policy slot id; a refused call leaves the slot as it was. */
 export function setPolicy(
@@ -78,7 +60,7 @@ export function setPolicy(
     (breakBase > breakCap);
   if (bad) return ERROR_BAD_FIELD;
   touch();
-  const p = changetype<Policy>(POLICIES + id * offsetof<Policy>());
+  const p = policyRecord(id);
   p.isSet = 1;
   p.maxAttempts = maxAttempts;
   p.flags = flags;

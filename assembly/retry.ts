@@ -27,7 +27,8 @@ import { onAttemptEnd, startAt } from "./breaker";
 import { onFailure, retryCostOf, withdrawRetry } from "./budget";
 import { count } from "./counters";
 import { end, move } from "./machine";
-import { isIdempotent, jitterOf, policyOf } from "./policy";
+import { isIdempotent, jitterOf } from "./policy";
+import { policyOf } from "./policy-table";
 import { Operation, Policy } from "./state";
 import { clock, ticksUntil } from "./ticks";
 

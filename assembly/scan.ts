@@ -20,7 +20,7 @@ import {
 import { endBreaks, holdOrDue } from "./breaker";
 import { count } from "./counters";
 import { end } from "./machine";
-import { policyOf } from "./policy";
+import { policyOf } from "./policy-table";
 import { dropSession, fail } from "./retry";
 import { Operation } from "./state";
 import { endSummary, expired, noteTimer, schedule, slotAt, startSummary } from "./table";

@@ -29,7 +29,7 @@ export class Operation {
   level: u32;
 }
 
-/** One slot of the policy table (policy.ts): isSet, then the image's order. */
+/** One slot of the policy table (policy-table.ts): isSet, then the image's order. */
 @unmanaged
 export class Policy {
   isSet: u32;

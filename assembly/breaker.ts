@@ -122,15 +122,21 @@ export function onAttemptEnd(op: Operation, outcome: i32): void {
 }
 
 // Opens for a break that doubles with every open since the last close, EQUAL-jittered so
-// that breakers opened together do not all probe together.
+// that breakers opened together do not all probe together. A break of 0 ticks (breakBase or
+// breakCap 0) is over as it begins: the breaker is HALF_OPEN at once, so that no advance at
+// the same tick finds a break still to end (an advance then changes nothing a second time).
 function open(id: u32, p: Policy): void {
-  p.breakerState = BREAKER_OPEN;
   p.breakerFailures = 0;
   p.breakerOpens = min(p.breakerOpens + 1, LIMIT_MAX_ATTEMPTS);
   const wait = jitteredDelay(JITTER_EQUAL, p.breakBase, p.breakCap, p.breakerOpens, 0);
   p.breakEnds = tickAfter(clock.now, wait);
-  noteTimer(p.breakEnds); // within a scan; outside one the summary is stale anyway
   count(COUNTER_BREAKER_OPENS);
+  if (wait == 0) {
+    halfOpen(id, p);
+    return;
+  }
+  p.breakerState = BREAKER_OPEN;
+  noteTimer(p.breakEnds); // within a scan; outside one the summary is stale anyway
   swapFlags(id, OP_FLAG_DUE, OP_FLAG_HELD);
 }
 

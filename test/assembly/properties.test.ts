@@ -262,6 +262,22 @@ describe("nextDue", () => {
   );
 });
 
+describe("the advance", () => {
+  test.prop([scenarioArb(), startArb], RUNS)(
+    "applies at once all that is due by now: a second nextDue at the same tick changes nothing",
+    (steps, start) => {
+      runTrace(steps, start, {
+        observe: (_entry, _before, host, api) => {
+          const due = api.nextDue(host.now);
+          const after = snapshot(api, host.handles);
+          expect(api.nextDue(host.now)).toBe(due);
+          expect(diffSnapshots(after, snapshot(api, host.handles))).toEqual([]);
+        },
+      });
+    },
+  );
+});
+
 describe("stale reports", () => {
   const insertions = fc.array(
     fc.record({

@@ -2,8 +2,17 @@
 // breaker, Link-up kick and recovery spread) as properties of random runs, read from what
 // a host can observe after every call (the model, run alongside, tells the module's clock).
 import { test } from "@fast-check/vitest";
-import { describe, expect } from "vitest";
-import { Breaker, Counter, EndReason, OpFlag, Result, State } from "../../host/library/src/generated/abi.js";
+import { describe, expect, it } from "vitest";
+import {
+  Breaker,
+  Counter,
+  EndReason,
+  OpFlag,
+  Outcome,
+  Result,
+  State,
+} from "../../host/library/src/generated/abi.js";
+import { create } from "../../host/library/src/tickretry.js";
 import { tickReached, ticksUntil } from "../../host/library/src/ticks.js";
 import { scenarioArb, startArb } from "./harness/arbitraries.js";
 import { runs } from "./harness/runs.js";
@@ -82,6 +91,21 @@ describe("sessions", () => {
 });
 
 describe("the breaker", () => {
+  it("ends a break of 0 ticks as it begins: HALF_OPEN at once, and the next attempt probes", () => {
+    const api = create(1n);
+    // breakAfter 1, breakBase 0 and breakCap 0: the first failure opens it for no time at all.
+    expect(api.setPolicy(0, 5, 100, 10, 100, 10, 0, 0, 0, 0, 1, 0, 0)).toBe(Result.OK);
+    const h = api.begin(0, 0);
+    expect(api.poll(0)).toBe(h);
+    expect(api.report(h, 1, Outcome.TRANSIENT, 0, 5)).toBe(Result.OK);
+    expect([api.breakerState(0), api.counter(Counter.BREAKER_OPENS)]).toEqual([Breaker.HALF_OPEN, 1]);
+    const changes = api.changes();
+    expect(api.nextDue(5)).toBe(api.nextDue(5)); // nothing left to apply at tick 5
+    expect(api.changes()).toBe(changes);
+    expect(api.poll(5 + api.nextDue(5))).toBe(h);
+    expect([api.breakerState(0), api.opFlags(h) & OpFlag.PROBE]).toEqual([Breaker.PROBING, OpFlag.PROBE]);
+  });
+
   test.prop([steady, startArb], RUNS)(
     "at most one probe in flight per breaker; no attempt of an OPEN breaker's policy starts",
     (steps, start) => {

@@ -13,8 +13,9 @@ export interface TraceEntry {
   after: Snapshot;
 }
 
-/** Observer called after each call with the entry and the snapshot before it. */
-export type Observer = (entry: TraceEntry, before: Snapshot, host: Host) => void;
+/** Observer called after each call with the entry, the snapshot before it, and the
+ * instance the call went to. */
+export type Observer = (entry: TraceEntry, before: Snapshot, host: Host, api: Target) => void;
 
 /**
  * Runs `steps` from host tick `start`, on `api` (a fresh instance by default) for `host`;
@@ -56,7 +57,7 @@ export function runTrace(
       host.saw(s, result, api);
       entry = { fn: s.fn, args, result, after: snapshot(api, host.handles) };
     }
-    options.observe?.(entry, before, host);
+    options.observe?.(entry, before, host, api);
     trace.push(entry);
     before = entry.after;
   }

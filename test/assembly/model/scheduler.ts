@@ -232,8 +232,10 @@ export class SchedulerModel {
     b.opens = Math.min(b.opens + 1, 255);
     const c = ceiling(Math.min(p.breakBase, p.breakCap), b.opens, p.breakCap);
     const half = Math.floor(c / 2);
-    b.breakEnds = tickAfter(this.clock!, c - half + this.prng.uniform(0, half));
+    const wait = c - half + this.prng.uniform(0, half);
+    b.breakEnds = tickAfter(this.clock!, wait);
     this.count(Counter.BREAKER_OPENS);
+    if (wait === 0) return this.halfOpen(policy); // a break of 0 ticks is over as it begins
     for (const op of this.opsOf(policy)) if (op.due) [op.held, op.due] = [true, false];
   }
 

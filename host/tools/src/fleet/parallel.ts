@@ -37,8 +37,18 @@ export interface WorkerStart {
 export type WorkerMessage =
   { kind: "progress"; index: number; share: number } | { kind: "done"; index: number; result: RunResult };
 
-/** Threads by default: one per core. */
-export const defaultThreads = () => availableParallelism();
+/** Device-seconds of a table below which the default is one thread: there a worker's
+ * start-up (loading, compiling, its JIT warming up beside this thread) costs more than it
+ * saves. Measured with the CLI, 5 seeds x 4 strategies of 30 s: 200 devices (120,000
+ * device-seconds) 0.90 s on one thread and 1.03 s on two; 2,000 devices 4.1 to 5.1 s on
+ * one and 3.6 to 3.9 s on two. */
+export const SMALL_TABLE_DEVICE_SECONDS = 500_000;
+
+/** Threads by default: one per core, or one for a table of fewer device-seconds than
+ * SMALL_TABLE_DEVICE_SECONDS. */
+export function defaultThreads(deviceSeconds = Infinity): number {
+  return deviceSeconds < SMALL_TABLE_DEVICE_SECONDS ? 1 : availableParallelism();
+}
 
 /** Takes the next task: each thread, this one included, takes them one by one from one
  * shared counter, so none waits for another to hand it work (a run of 200 devices takes 20

@@ -66,3 +66,16 @@ test.prop([
     expect(popped.length).toBe(entries.length);
   },
 );
+
+test("an event near the calendar window's end, in the same word of buckets as the clock, waits for a nearer one", () => {
+  // The window is 16,384 ms: the bucket of 10 + 16,380 is bucket 6, below the clock's 10.
+  const q = new EventQueue();
+  q.push(10, 0, EventKind.WAKE, 0);
+  expect(q.pop()).toBe(true); // the clock is at 10
+  q.push(10 + 16_380, 1, EventKind.WAKE, 1);
+  q.push(100, 2, EventKind.WAKE, 2);
+  q.push(12, 3, EventKind.WAKE, 3);
+  const order: number[] = [];
+  while (q.pop()) order.push(q.popped.arg);
+  expect(order).toEqual([3, 2, 1]);
+});

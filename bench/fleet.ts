@@ -1,7 +1,8 @@
 // npm run bench:fleet [-- --json] [-- --quick]: how fast the fleet simulator runs. The
 // experiment (200 devices, open arrivals, strategies A to D, 30 s of virtual time, one
 // seed) in wall time and as a share of the virtual time it simulates; the closed loop
-// alike; the contention experiment (100 clients, 100 runs, five strategies); then one run
+// alike; the contention experiment (100 clients, 100 runs, five strategies); the 5-seed x
+// 4-strategy table on one thread and on two, at 200 and 2,000 devices; then one run
 // of strategy C at 1,000, 10,000, 100,000 and 1,000,000 devices (--quick stops at
 // 100,000): wall and CPU time, device-seconds and devices per wall second, peak RSS and
 // bytes per device, and how the cost per device-second grows from 1,000 devices on.
@@ -10,6 +11,7 @@ import { parseArgs } from "node:util";
 import { runContentionExperiment } from "../host/tools/src/contention/experiment.js";
 import { CONTENTION_STRATEGIES, PUBLISHED } from "../host/tools/src/contention/strategies.js";
 import { experimentSettings, type Arrivals } from "../host/tools/src/fleet/settings.js";
+import { runExperimentParallel } from "../host/tools/src/fleet/parallel.js";
 import { runFleet } from "../host/tools/src/fleet/simulator.js";
 import { STRATEGIES } from "../host/tools/src/fleet/strategies.js";
 
@@ -58,6 +60,34 @@ export interface FleetBench {
   cpuCostGrowth: number;
   /** The size costGrowth compares with 1,000. */
   costGrowthAt: number;
+  /** The 5-seed x 4-strategy table on one thread and on two, by fleet size. */
+  threads: ThreadsRow[];
+}
+
+/** The experiment's table (strategies A-D, seeds 1-5) at one fleet size, on one and two
+ * threads: the wall ms of each (the faster of two; the second thread a fresh worker each
+ * time, as a CLI run starts one) and their ratio. */
+export interface ThreadsRow {
+  devices: number;
+  oneThreadMs: number;
+  twoThreadsMs: number;
+  ratio: number;
+}
+
+/** Wall ms of the 5-seed x 4-strategy table at `devices` devices on `threads` threads. */
+async function table(devices: number, threads: number): Promise<number> {
+  const strategies = ["A", "B", "C", "D"].map((k) => STRATEGIES[k]);
+  const start = performance.now();
+  await runExperimentParallel(experimentSettings(devices), strategies, [1, 2, 3, 4, 5], threads);
+  return performance.now() - start;
+}
+
+async function threadsRow(devices: number): Promise<ThreadsRow> {
+  const best = async (threads: number) =>
+    Math.min(await table(devices, threads), await table(devices, threads));
+  const oneThreadMs = Math.round(await best(1));
+  const twoThreadsMs = Math.round(await best(2));
+  return { devices, oneThreadMs, twoThreadsMs, ratio: Math.round((twoThreadsMs / oneThreadMs) * 100) / 100 };
 }
 
 /** Wall ms of the four strategies over one seed, with `devices` devices. */
@@ -100,7 +130,10 @@ function scaleRow(devices: number, baselineKb: number, onProgress: (step: string
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** Measures the simulator; `onProgress` hears each step as it starts. */
-function benchFleet(quick: boolean, onProgress: (step: string) => void = () => {}): FleetBench {
+async function benchFleet(
+  quick: boolean,
+  onProgress: (step: string) => void = () => {},
+): Promise<FleetBench> {
   onProgress("200 devices, cold and warm");
   const coldExperimentMs = experiment(200);
   // Warm-up runs let the JIT settle before the 200-device figure is taken.
@@ -122,6 +155,9 @@ function benchFleet(quick: boolean, onProgress: (step: string) => void = () => {
   };
   const contentionMs = Math.min(contention(), contention());
 
+  onProgress("the 5-seed x 4-strategy table on one and two threads");
+  const threads = [await threadsRow(200), await threadsRow(2000)];
+
   const sizes = quick ? QUICK_SIZES : [...QUICK_SIZES, MILLION];
   // The smallest size once before it counts, so that the JIT has settled for it too.
   onProgress(`strategy C at ${sizes.join(", ")} devices`);
@@ -142,10 +178,11 @@ function benchFleet(quick: boolean, onProgress: (step: string) => void = () => {
     costGrowth: Math.round((last.usPerDeviceSecond / scale[0].usPerDeviceSecond) * 100) / 100,
     cpuCostGrowth: Math.round((last.cpuUsPerDeviceSecond / scale[0].cpuUsPerDeviceSecond) * 100) / 100,
     costGrowthAt: last.devices,
+    threads,
   };
 }
 
-const table = (rows: ScaleRow[]) => {
+const scaleTable = (rows: ScaleRow[]) => {
   const head = [
     "devices",
     "wall s",
@@ -176,7 +213,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   const { values } = parseArgs({
     options: { json: { type: "boolean", default: false }, quick: { type: "boolean", default: false } },
   });
-  const b = benchFleet(values.quick!, (step) => process.stderr.write(`bench:fleet: ${step}\n`));
+  const b = await benchFleet(values.quick!, (step) => process.stderr.write(`bench:fleet: ${step}\n`));
   if (values.json) {
     console.log(JSON.stringify(b, null, 2));
   } else {
@@ -188,8 +225,13 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
     console.log(
       `  ${b.realTimeRatio.toExponential(2)} of real time (${Math.round(1 / b.realTimeRatio)}x faster)`,
     );
+    for (const t of b.threads) {
+      console.log(
+        `5 seeds x 4 strategies, ${t.devices} devices: ${t.oneThreadMs} ms on one thread, ${t.twoThreadsMs} ms on two (${t.ratio}x, goal <= 0.6)`,
+      );
+    }
     console.log(`strategy C, seed ${SEED}, 30 s of virtual time, by fleet size:`);
-    console.log(table(b.scale));
+    console.log(scaleTable(b.scale));
     const last = b.scale[b.scale.length - 1];
     console.log(
       `  cost per device-second, ${b.costGrowthAt.toLocaleString("en")} vs 1,000 devices: ${b.costGrowth.toFixed(2)}x of wall time, ${b.cpuCostGrowth.toFixed(2)}x of CPU time (goal <= 1.5)`,

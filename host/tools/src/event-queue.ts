@@ -1,65 +1,11 @@
-// A discrete-event simulator's queue: a binary min-heap ordered by (time, tie), kept in
-// parallel typed arrays so that pushing and popping allocate nothing. Every operation is
-// O(log n). The kind of an event is a small number each simulator defines (fleet/events.ts).
-// Kinds that are mostly pushed in order (an answer at the current time, a service done a
-// fixed time later) may each have a lane beside the heap: a FIFO that takes such an event
-// in O(1) while it comes after the lane's last one, and the heap takes the rest. Of a
-// million devices' two million events, the heap then holds only the wakes, and a deep
-// heap misses the cache at most of its levels. Popping takes the earliest of the heap's
-// top and the lanes' heads, so the order is the heap's own while no two events have the
-// same (time, tie): each simulator's ties are unique.
-
-/** (time, tie) comes before (otherTime, otherTie). */
-function before(time: number, tie: number, otherTime: number, otherTie: number): boolean {
-  return time < otherTime || (time === otherTime && tie < otherTie);
-}
-
-/** Events of one kind in (time, tie) order, in a ring of typed arrays that doubles when full. */
-class Lane {
-  time = new Float64Array(1024);
-  tie = new Float64Array(1024);
-  args = new Int32Array(1024);
-  head = 0;
-  length = 0;
-
-  constructor(readonly kind: number) {}
-
-  /** Whether (time, tie) comes after (or at) the lane's last event. */
-  accepts(time: number, tie: number): boolean {
-    if (this.length === 0) return true;
-    const last = (this.head + this.length - 1) & (this.time.length - 1);
-    return !before(time, tie, this.time[last], this.tie[last]);
-  }
-
-  push(time: number, tie: number, arg: number): void {
-    if (this.length === this.time.length) this.grow();
-    const at = (this.head + this.length++) & (this.time.length - 1);
-    this.time[at] = time;
-    this.tie[at] = tie;
-    this.args[at] = arg;
-  }
-
-  /** Moves the head into `popped`. */
-  shift(popped: EventQueue["popped"]): void {
-    popped.time = this.time[this.head];
-    popped.kind = this.kind;
-    popped.arg = this.args[this.head];
-    this.head = (this.head + 1) & (this.time.length - 1);
-    this.length--;
-  }
-
-  private grow(): void {
-    const n = this.time.length;
-    const unroll = <T extends Float64Array | Int32Array>(a: T, b: T): T => {
-      for (let i = 0; i < n; i++) b[i] = a[(this.head + i) & (n - 1)];
-      return b;
-    };
-    this.time = unroll(this.time, new Float64Array(2 * n));
-    this.tie = unroll(this.tie, new Float64Array(2 * n));
-    this.args = unroll(this.args, new Int32Array(2 * n));
-    this.head = 0;
-  }
-}
+// A discrete-event simulator's queue: events ordered by (time, tie), kept in parallel typed
+// arrays so that pushing and popping allocate nothing. The kind of an event is a small number
+// each simulator defines (fleet/events.ts). Most events go to a calendar of one bucket per ms
+// (event-calendar.ts: O(1), near in memory), the others to a binary min-heap (O(log n)).
+// Popping takes the earlier of the heap's top and the calendar's first event, so the order
+// is the heap's own while no two events have the same (time, tie): each simulator's ties
+// are unique.
+import { Calendar, before } from "./event-calendar.js";
 
 export class EventQueue {
   private time = new Float64Array(1024);
@@ -68,28 +14,18 @@ export class EventQueue {
   private args = new Int32Array(1024);
   private count = 0;
 
-  /** Per kind, its lane or undefined; and the lanes. */
-  private readonly laneOf: (Lane | undefined)[] = [];
-  private readonly lanes: Lane[] = [];
+  private readonly calendar = new Calendar();
 
   /** Fields of the event the last pop() took; read them before the next pop. */
   popped = { time: 0, kind: 0, arg: 0 };
 
-  /** `laned`: the kinds that get a lane (above); none by default. */
-  constructor(laned: readonly number[] = []) {
-    for (const kind of laned) this.lanes.push((this.laneOf[kind] = new Lane(kind)));
-  }
-
   get size(): number {
-    let n = this.count;
-    for (const lane of this.lanes) n += lane.length;
-    return n;
+    return this.count + this.calendar.size;
   }
 
   /** Adds an event; among events at the same time the smaller tie goes first. */
   push(time: number, tie: number, kind: number, arg: number): void {
-    const lane = this.laneOf[kind];
-    if (lane !== undefined && lane.accepts(time, tie)) return lane.push(time, tie, arg);
+    if (this.calendar.push(time, tie, kind, arg)) return;
     if (this.count === this.time.length) this.grow();
     let i = this.count++;
     // Sift up: move parents down until the new entry's place is found.
@@ -104,22 +40,24 @@ export class EventQueue {
 
   /** The earliest event's time; Infinity when the queue is empty. */
   peekTime(): number {
-    const lane = this.earliestLane();
-    if (lane !== undefined) return lane.time[lane.head];
+    const e = this.fromCalendar();
+    if (e >= 0) return this.calendar.timeOf(e);
     return this.count === 0 ? Infinity : this.time[0];
   }
 
   /** Takes the earliest event into `popped`; false when the queue is empty. */
   pop(): boolean {
-    const lane = this.earliestLane();
-    if (lane !== undefined) {
-      lane.shift(this.popped);
+    const e = this.fromCalendar();
+    if (e >= 0) {
+      this.calendar.shift(e, this.popped);
+      this.calendar.advance(this.popped.time);
       return true;
     }
     if (this.count === 0) return false;
     this.popped.time = this.time[0];
     this.popped.kind = this.kinds[0];
     this.popped.arg = this.args[0];
+    this.calendar.advance(this.popped.time);
     const last = --this.count;
     if (last === 0) return true;
     const time = this.time[last];
@@ -143,19 +81,12 @@ export class EventQueue {
     return true;
   }
 
-  /** The lane whose head comes before the heap's top and every other lane's head, if any. */
-  private earliestLane(): Lane | undefined {
-    let earliest: Lane | undefined;
-    let time = this.count === 0 ? Infinity : this.time[0];
-    let tie = this.count === 0 ? 0 : this.tie[0];
-    for (let i = 0; i < this.lanes.length; i++) {
-      const lane = this.lanes[i];
-      if (lane.length === 0 || !before(lane.time[lane.head], lane.tie[lane.head], time, tie)) continue;
-      earliest = lane;
-      time = lane.time[lane.head];
-      tie = lane.tie[lane.head];
-    }
-    return earliest;
+  /** The calendar's first event when it comes before the heap's top, else -1. */
+  private fromCalendar(): number {
+    const e = this.calendar.earliest();
+    if (e < 0 || this.count === 0) return e;
+    const c = this.calendar;
+    return before(c.timeOf(e), c.tieOf(e), this.time[0], this.tie[0]) ? e : -1;
   }
 
   private put(i: number, time: number, tie: number, kind: number, arg: number): void {

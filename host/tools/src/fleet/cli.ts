@@ -4,7 +4,7 @@ import { Presets, SingleBar } from "cli-progress";
 import { choiceArg, integerArg, parseOptions, planOrExit, UsageError } from "../usage.js";
 import type { ExperimentResult } from "./experiment.js";
 import { devicesThatFit, fitReason } from "./fits.js";
-import { defaultThreads, runExperimentParallel } from "./parallel.js";
+import { SMALL_TABLE_DEVICE_SECONDS, defaultThreads, runExperimentParallel } from "./parallel.js";
 import { writeReport } from "./report.js";
 import {
   experimentSettings,
@@ -66,8 +66,9 @@ options:
   --recovery-latency MS  mean time in the dependency of those answers that counts as
                            recovered (default 200)
   --threads N            threads for the runs (seeds x strategies): this one and N - 1
-                           workers (default one per core, here ${defaultThreads()}); the rows
-                           are the same for any N
+                           workers (default one per core, here ${defaultThreads()}; one for a table under
+                           ${SMALL_TABLE_DEVICE_SECONDS.toLocaleString("en")} device-seconds, where a worker's start-up costs more
+                           than it saves); the rows are the same for any N
   --json                 print the rows as JSON instead of the table
   --series               with --json, each row also carries requestsPer100ms: the
                            requests sent in every 100 ms of its first seed's run
@@ -102,7 +103,7 @@ function parseFleetOptions(args: string[]) {
     ties: { type: "string", default: "fifo" },
     "recovery-threshold": { type: "string", default: "0.95" },
     "recovery-latency": { type: "string", default: "200" },
-    threads: { type: "string", default: String(defaultThreads()) },
+    threads: { type: "string" },
     json: { type: "boolean", default: false },
     series: { type: "boolean", default: false },
     report: { type: "string" },
@@ -193,7 +194,10 @@ function plan(args: string[]): Plan | "help" {
   const runs = cut ? strategies.flatMap((s) => boots.map((b) => withBoot(s, b))) : strategies;
   // Each thread holds a fleet of its own: no more threads than the machine holds fleets.
   const fleets = Math.floor(devicesThatFit() / settings.devices);
-  const threads = Math.max(1, Math.min(integerArg("threads", v.threads, 1, 64), fleets));
+  const deviceSeconds = (settings.devices * settings.durationMs * runs.length * seeds.length) / 1000;
+  const asked =
+    v.threads === undefined ? defaultThreads(deviceSeconds) : integerArg("threads", v.threads, 1, 64);
+  const threads = Math.max(1, Math.min(asked, fleets));
   return { settings, strategies: runs, seeds, json: v.json, series: v.series, report: v.report, threads };
 }
 

@@ -1,8 +1,8 @@
 // How many devices one process can simulate: each holds about HEAP_BYTES_PER_DEVICE of V8
 // heap (its Device, loop and tables) and about RSS_BYTES_PER_DEVICE of memory in all (with
-// its state block in the pool and its share of the run's records), as measured (heap:
-// 1,750 bytes at 100,000 devices by npm run bench:fleet; memory: 3,650 MB peak RSS for
-// 1,000,000 devices, strategy C, seed 42, from /usr/bin/time -v), rounded up. A run larger than
+// its 1,604-byte state block in the pool and its share of the run's records), as measured
+// (heap: 1,750 bytes at 100,000 devices by npm run bench:fleet; memory: 2,772 MB peak RSS
+// for 1,000,000 devices, strategy C, seed 42), rounded up. A run larger than
 // that would die part way (heap out of memory, or the machine swapping): it is refused at
 // the start instead, with the number that fits.
 import { totalmem } from "node:os";

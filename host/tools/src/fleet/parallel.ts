@@ -25,98 +25,100 @@ export interface Task {
   series: boolean;
 }
 
+/** What a worker is started with: the settings, every task, and the shared word whose
+ * atomic increment hands out the next one. */
+export interface WorkerStart {
+  settings: FleetSettings;
+  tasks: Task[];
+  next: Int32Array;
+}
+
 /** What a worker posts: the share of a run done so far, or the run's result. */
 export type WorkerMessage =
   { kind: "progress"; index: number; share: number } | { kind: "done"; index: number; result: RunResult };
 
-/** Threads by default: one per core. */
-export const defaultThreads = () => availableParallelism();
+/** Device-seconds of a table below which the default is one thread: there a worker's
+ * start-up (loading, compiling, its JIT warming up beside this thread) costs more than it
+ * saves. Measured with the CLI, 5 seeds x 4 strategies of 30 s: 200 devices (120,000
+ * device-seconds) 0.90 s on one thread and 1.03 s on two; 2,000 devices 4.1 to 5.1 s on
+ * one and 3.6 to 3.9 s on two. */
+export const SMALL_TABLE_DEVICE_SECONDS = 500_000;
+
+/** Threads by default: one per core, or one for a table of fewer device-seconds than
+ * SMALL_TABLE_DEVICE_SECONDS. */
+export function defaultThreads(deviceSeconds = Infinity): number {
+  return deviceSeconds < SMALL_TABLE_DEVICE_SECONDS ? 1 : availableParallelism();
+}
+
+/** Takes the next task: each thread, this one included, takes them one by one from one
+ * shared counter, so none waits for another to hand it work (a run of 200 devices takes 20
+ * to 30 ms, about what answering a message waits while a thread runs one). */
+export function takeTask(start: WorkerStart): Task | undefined {
+  return start.tasks[Atomics.add(start.next, 0, 1)];
+}
 
 // The worker next to this file: worker.js in dist/; worker.ts (tsx, vitest) through a
 // bootstrap that registers tsx first, since a worker does not inherit the loader hooks.
-function startWorker(settings: FleetSettings): Worker {
+function startWorker(start: WorkerStart): Worker {
   const self = fileURLToPath(import.meta.url);
   const url = new URL(`./worker${extname(self)}`, import.meta.url);
-  if (extname(self) !== ".ts") return new Worker(url, { workerData: settings });
+  if (extname(self) !== ".ts") return new Worker(url, { workerData: start });
   const tsx = JSON.stringify(import.meta.resolve("tsx/esm/api"));
   const boot = `import(${tsx}).then((m) => { m.register(); return import(${JSON.stringify(url.href)}); })`;
-  return new Worker(boot, { eval: true, workerData: settings });
+  return new Worker(boot, { eval: true, workerData: start });
 }
 
-/** The experiment's tasks as the threads take them, and what they have done so far. */
-class Tasks {
-  private next = 0;
+/** The runs' results and progress as the threads report them. */
+class Results {
   readonly results: RunResult[];
   private readonly shares: Float64Array;
+  private done = 0;
 
   constructor(
-    private readonly tasks: Task[],
+    count: number,
     private readonly progress?: ExperimentProgress,
   ) {
-    this.results = new Array(tasks.length);
-    this.shares = new Float64Array(tasks.length);
+    this.results = new Array(count);
+    this.shares = new Float64Array(count);
   }
 
-  /** How many are not yet taken. */
-  get left(): number {
-    return this.tasks.length - this.next;
-  }
-
-  /** The next task, or undefined when every one is taken. */
-  take(): Task | undefined {
-    return this.next < this.tasks.length ? this.tasks[this.next++] : undefined;
+  get complete(): boolean {
+    return this.done === this.results.length;
   }
 
   /** Task `index` is `share` done (1 with its result). */
   advance(index: number, share: number, result?: RunResult): void {
     this.shares[index] = share;
-    if (result !== undefined) this.results[index] = result;
+    if (result !== undefined) ((this.results[index] = result), this.done++);
     this.progress?.(
       this.shares.reduce((a, b) => a + b, 0),
-      this.tasks.length,
+      this.results.length,
     );
   }
 }
 
-/** Gives `worker` tasks until none is left, then ends it. While there are tasks enough for
- * every thread, a second one waits in its queue, so that it does not idle while this
- * thread, busy with a run of its own, cannot answer its "done" at once. */
-function serve(worker: Worker, tasks: Tasks, threads: number): Promise<void> {
+/** Collects `worker`'s messages until it ends, which it does once no task is left. */
+function listen(worker: Worker, results: Results): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    let inFlight = 0;
-    const give = () => {
-      const task = tasks.take();
-      if (task !== undefined) {
-        inFlight++;
-        worker.postMessage(task);
-      } else if (inFlight === 0) void worker.terminate().then(() => resolve());
-    };
-    worker.on("message", (m: WorkerMessage) => {
-      if (m.kind === "progress") return tasks.advance(m.index, m.share);
-      inFlight--;
-      tasks.advance(m.index, 1, m.result);
-      give();
-    });
+    worker.on("message", (m: WorkerMessage) =>
+      m.kind === "progress" ? results.advance(m.index, m.share) : results.advance(m.index, 1, m.result),
+    );
     worker.on("error", reject);
-    worker.on("exit", (code) => {
-      if (inFlight > 0)
-        reject(new Error(`fleet: a worker thread exited with code ${code} before its run ended`));
-    });
-    give();
-    if (tasks.left >= threads) give();
+    worker.on("exit", (code) =>
+      code === 0 ? resolve() : reject(new Error(`fleet: a worker thread exited with code ${code}`)),
+    );
   });
 }
 
 /** Runs tasks on this thread too: from the start, while the workers start up (much of a
  * small experiment's time), and then beside them. */
-async function runHere(settings: FleetSettings, tasks: Tasks): Promise<void> {
-  for (let t = tasks.take(); t !== undefined; t = tasks.take()) {
+async function runHere(start: WorkerStart, results: Results): Promise<void> {
+  for (let t = takeTask(start); t !== undefined; t = takeTask(start)) {
     const index = t.index;
-    tasks.advance(
-      index,
-      1,
-      runOne(settings, t.strategy, t.seed, t.series, (share) => tasks.advance(index, share)),
+    const result = runOne(start.settings, t.strategy, t.seed, t.series, (share) =>
+      results.advance(index, share),
     );
+    results.advance(index, 1, result);
     await new Promise((resolve) => setImmediate(resolve)); // the workers' messages
   }
 }
@@ -128,16 +130,18 @@ export async function runExperimentParallel(
   threads: number,
   progress?: ExperimentProgress,
 ): Promise<ExperimentResult> {
-  const list: Task[] = strategies.flatMap((strategy, i) =>
+  const tasks: Task[] = strategies.flatMap((strategy, i) =>
     seeds.map((seed, k) => ({ index: i * seeds.length + k, strategy, seed, series: k === 0 })),
   );
-  if (threads <= 1 || list.length <= 1) return runExperiment(settings, strategies, seeds, progress);
-  const tasks = new Tasks(list, progress);
-  const workers = Array.from({ length: Math.min(threads, list.length) - 1 }, () => startWorker(settings));
+  if (threads <= 1 || tasks.length <= 1) return runExperiment(settings, strategies, seeds, progress);
+  const start: WorkerStart = { settings, tasks, next: new Int32Array(new SharedArrayBuffer(4)) };
+  const results = new Results(tasks.length, progress);
+  const workers = Array.from({ length: Math.min(threads, tasks.length) - 1 }, () => startWorker(start));
   try {
-    await Promise.all([...workers.map((w) => serve(w, tasks, threads)), runHere(settings, tasks)]);
+    await Promise.all([...workers.map((w) => listen(w, results)), runHere(start, results)]);
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));
   }
-  return assemble(settings, strategies, seeds, tasks.results);
+  if (!results.complete) throw new Error("fleet: a run of the experiment has no result");
+  return assemble(settings, strategies, seeds, results.results);
 }

@@ -46,9 +46,8 @@ export function runFleet(
 
 /** One run: its queue, its requests, its devices and what it records. */
 class FleetRun {
-  // Answers are pushed at the time they are given, services done serviceMs after they began:
-  // both mostly in order, so each kind has a lane (event-queue.ts).
-  private readonly events = new EventQueue([EventKind.RESPONSE, EventKind.SERVICE_DONE]);
+  // Whole-ms times and FIFO ties (the default): every event goes to the queue's calendar.
+  private readonly events = new EventQueue();
   private readonly requests = new RequestTable();
   readonly record = new RunRecord();
   private readonly tie: () => number;

@@ -1,17 +1,16 @@
-// A worker thread of parallel.ts: runs the tasks it is sent, one at a time, in the
-// settings it was started with, and posts each run's progress and result.
+// A worker thread of parallel.ts: takes tasks from the shared counter it was started with
+// until none is left, posting each run's progress and result, and then ends.
 import { parentPort, workerData } from "node:worker_threads";
 import { runOne } from "./experiment.js";
-import type { Task, WorkerMessage } from "./parallel.js";
-import type { FleetSettings } from "./settings.js";
+import { takeTask, type WorkerMessage, type WorkerStart } from "./parallel.js";
 
-const settings = workerData as FleetSettings;
-const port = parentPort!;
-const post = (m: WorkerMessage) => port.postMessage(m);
+const start = workerData as WorkerStart;
+const post = (m: WorkerMessage) => parentPort!.postMessage(m);
 
-port.on("message", (t: Task) => {
-  const result = runOne(settings, t.strategy, t.seed, t.series, (share) =>
-    post({ kind: "progress", index: t.index, share }),
+for (let t = takeTask(start); t !== undefined; t = takeTask(start)) {
+  const index = t.index;
+  const result = runOne(start.settings, t.strategy, t.seed, t.series, (share) =>
+    post({ kind: "progress", index, share }),
   );
-  post({ kind: "done", index: t.index, result });
-});
+  post({ kind: "done", index, result });
+}

@@ -1,7 +1,8 @@
 // The calendar beside the event queue's heap: one bucket per whole ms over a window of
 // WINDOW_MS from the clock, each bucket a FIFO of events in (time, tie) order, linked through
-// one pool of typed arrays. Pushing and popping cost O(1) and touch memory near the last
-// events, where a heap of a million devices' wakes misses the cache at most of its levels.
+// one pool of typed arrays. Pushing and popping cost O(1) (finding the first bucket in use
+// reads a bitmap, 32 buckets a word) and touch memory near the last events, where a heap of
+// a million devices' wakes misses the cache at most of its levels.
 // A bucket takes an event only when it comes after the bucket's last one, which it always
 // does in a simulator whose times are whole ms and whose ties grow with every push (FIFO
 // ties); the heap takes the rest (other ties, times before the clock or past the window).
@@ -24,7 +25,6 @@ export class Calendar {
   private args = new Int32Array(1024);
   private next = new Int32Array(1024).fill(NONE);
   private free = 0;
-  private used = 0;
   /** Per bucket (ms modulo WINDOW_MS), its first and last entry, or NONE. */
   private readonly heads = new Int32Array(WINDOW_MS).fill(NONE);
   private readonly tails = new Int32Array(WINDOW_MS).fill(NONE);
@@ -95,7 +95,6 @@ export class Calendar {
     if (this.heads[b] === NONE) ((this.tails[b] = NONE), (this.occupied[b >> 5] &= ~(1 << (b & 31))));
     this.next[e] = this.free;
     this.free = e;
-    this.used--;
     this.size--;
   }
 
@@ -106,12 +105,11 @@ export class Calendar {
     if (this.first < this.start) this.first = this.start;
   }
 
-  /** A free entry, growing the pool when none is left. */
+  /** A free entry (push counts it in `size` once it is filled), growing the pool when none is left. */
   private take(): number {
-    if (this.used === this.next.length) this.grow();
+    if (this.size === this.next.length) this.grow();
     const e = this.free;
     this.free = this.next[e];
-    this.used++;
     return e;
   }
 

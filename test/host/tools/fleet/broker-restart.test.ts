@@ -2,7 +2,9 @@
 // experiment must show about lockstep and jitter (host/tools/src/fleet/broker/).
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
+import { instantiate } from "../../../../host/library/src/tickretry.js";
 import { runBrokerRestart, DEFAULT_BROKER_SETTINGS } from "../../../../host/tools/src/fleet/broker/run.js";
+import type { Instances } from "../../../../host/tools/src/fleet/instances.js";
 import { BROKER_STRATEGIES } from "../../../../host/tools/src/fleet/broker/strategies.js";
 
 function fleet(...args: string[]) {
@@ -71,5 +73,24 @@ describe("the broker restart, 300 devices", () => {
     const breaker = row("tickretry session, full jitter + spread + breaker");
     expect(breaker.connectAttempts).toBeLessThan(alone.connectAttempts);
     expect(breaker.reconnected99Ms).not.toBeNull();
+  });
+});
+
+describe("the broker restart's module devices in the pool", () => {
+  it("give every strategy the rows and series an instance per device gives", () => {
+    const settings = { ...DEFAULT_BROKER_SETTINGS, devices: 120, durationMs: 90_000 };
+    const perDevice = (): Instances => {
+      const apis = Array.from({ length: settings.devices }, () => instantiate());
+      return { api: (i) => apis[i], enter: () => {} };
+    };
+    for (const s of BROKER_STRATEGIES.filter((x) => x.kind === "module")) {
+      expect(runBrokerRestart(settings, s, 7)).toEqual(runBrokerRestart(settings, s, 7, perDevice));
+    }
+  });
+
+  it("holds past the instances a process can hold (12,789 here): 15,000 devices try again", () => {
+    const settings = { ...DEFAULT_BROKER_SETTINGS, devices: 15_000, durationMs: 60_000 };
+    const session = BROKER_STRATEGIES.find((s) => s.kind === "module")!;
+    expect(runBrokerRestart(settings, session, 42).row.connectAttempts).toBeGreaterThan(settings.devices);
   });
 });

@@ -1,6 +1,7 @@
 // `tickretry fleet --scenario broker-restart`: the broker-restart experiment (run.ts) for
 // every strategy of strategies.ts, as a table or JSON rows. Bad arguments exit 2.
 import { integerArg, parseOptions, planOrExit, UsageError } from "../../usage.js";
+import { devicesThatFit, fitReason } from "../fits.js";
 import { DEFAULT_BROKER_SETTINGS, runBrokerRestart, type BrokerRow, type BrokerSettings } from "./run.js";
 import { BROKER_STRATEGIES } from "./strategies.js";
 import { formatBrokerMarkdown } from "./table.js";
@@ -57,7 +58,7 @@ function plan(args: string[]): Plan | "help" {
     );
   }
   const settings: BrokerSettings = {
-    devices: integerArg("devices", v.devices, 1, 100_000),
+    devices: integerArg("devices", v.devices, 1, devicesThatFit(), fitReason()),
     restartAtMs,
     downMs,
     durationMs,

@@ -1,9 +1,29 @@
 // One device of the broker-restart experiment: it holds one connection to the broker and
 // reconnects after the restart drops it, either by a client's own formula or through a
-// tickretry session in its own instance of the module.
-import { Loop, NextDue, Outcome, Result, State, configure, create, type LoopHal } from "tickretry";
+// tickretry session, its module state a block of the run's pool (../instances.ts), so
+// that a run of any size holds (an instance per device exhausts the address space past
+// some 12,800 devices).
+import {
+  Loop,
+  LoopTable,
+  NextDue,
+  Outcome,
+  Result,
+  State,
+  configure,
+  seedHalves,
+  type LoopHal,
+} from "tickretry";
+import type { Instances } from "../instances.js";
 import type { Broker } from "./model.js";
 import type { BrokerStrategy, FormulaStrategy, ModuleStrategy } from "./strategies.js";
+
+/** Where a module device keeps its state: its index in the run's pool and loop table. */
+export interface DeviceSlot {
+  instances: Instances;
+  loops: LoopTable;
+  index: number;
+}
 
 /** What a device tells the run after a wake: when to wake next (Infinity: not before an event). */
 export interface Device {
@@ -58,9 +78,9 @@ class FormulaDevice implements Device {
   }
 }
 
-/** A tickretry session in its own module instance, run through the main loop
- * (host/library/src/loop.ts) as every host runs it: the broker's answer comes back through
- * collect, the restart's drop through dropped. */
+/** A tickretry session, run through the main loop (host/library/src/loop.ts) as every host
+ * runs it: the broker's answer comes back through collect, the restart's drop through
+ * dropped. Its state is entered into the pool's instance before each pass. */
 class ModuleDevice implements Device {
   connected = false;
   private readonly loop: Loop;
@@ -78,11 +98,14 @@ class ModuleDevice implements Device {
     private readonly sent: SendHook,
     private readonly live: () => number,
     startMs: number,
+    private readonly slot: DeviceSlot,
   ) {
-    const api = create(seed);
+    slot.instances.enter(slot.index);
+    const api = slot.instances.api(slot.index);
+    api.init(...seedHalves(seed));
     configure(api, `strategy ${s.name}`, 0, s.policy);
     this.t = startMs;
-    this.loop = new Loop(api, this.hal());
+    this.loop = new Loop(api, this.hal(), slot.loops, slot.index);
     this.h = this.loop.begin(0, this.tick(startMs));
   }
 
@@ -120,6 +143,7 @@ class ModuleDevice implements Device {
 
   wake(t: number): number {
     this.t = t;
+    this.slot.instances.enter(this.slot.index);
     const due = this.loop.pass();
     if (this.loop.fault !== 0) throw new Error(`the loop stopped: ${this.loop.fault}`);
     this.connected = this.loop.api.state(this.h) === State.UP;
@@ -136,7 +160,8 @@ class ModuleDevice implements Device {
   }
 }
 
-/** A device for strategy `s`: seeded, with its own one-second phase and tick counter. */
+/** A device for strategy `s`: seeded, with its own one-second phase and tick counter; a
+ * module device's state in `slot` (`slot()` gives it, made when first asked). */
 export function makeDevice(
   s: BrokerStrategy,
   broker: Broker,
@@ -144,10 +169,11 @@ export function makeDevice(
   sent: SendHook,
   live: () => number,
   startMs: number,
+  slot: () => DeviceSlot,
 ): Device {
   if (s.kind === "formula") {
     return new FormulaDevice(s, broker, random, Math.floor(random() * 1000), sent, live, startMs);
   }
   const seed = BigInt(Math.floor(random() * 2 ** 32)) * 2n ** 20n + 7n;
-  return new ModuleDevice(s, broker, seed, Math.floor(random() * 2 ** 32), sent, live, startMs);
+  return new ModuleDevice(s, broker, seed, Math.floor(random() * 2 ** 32), sent, live, startMs, slot());
 }

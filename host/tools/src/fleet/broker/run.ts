@@ -4,6 +4,8 @@
 // attempts after the restart, the time from the broker's return until 99% of the devices
 // are connected again, the connect attempts sent after the restart, and how long the
 // broker spent overloaded (100 ms buckets in which it dropped a handshake for want of CPU).
+import { LoopTable } from "tickretry";
+import { StatePool, type Instances } from "../instances.js";
 import { Broker, BUCKET_MS, DEFAULT_BROKER, type BrokerParams } from "./model.js";
 import { makeDevice, type Device } from "./devices.js";
 import { WakeHeap } from "./heap.js";
@@ -52,12 +54,19 @@ export interface BrokerRun {
   attempts: number[];
 }
 
+/** One run; `instances`: where the module devices' states live (the pool by default). */
 export function runBrokerRestart(
   settings: BrokerSettings,
   strategy: BrokerStrategy,
   seed: number,
+  instances: () => Instances = () => new StatePool(settings.devices),
 ): BrokerRun {
   const { devices: n, restartAtMs, downMs, durationMs } = settings;
+  let shared: { instances: Instances; loops: LoopTable } | undefined;
+  const slot = (index: number) => {
+    shared ??= { instances: instances(), loops: new LoopTable(n) };
+    return { ...shared, index };
+  };
   const broker = new Broker(settings.broker, restartAtMs, restartAtMs + downMs);
   const random = seeded(seed);
   const heap = new WakeHeap();
@@ -68,7 +77,15 @@ export function runBrokerRestart(
   const fleet: Device[] = Array.from({ length: n }, (_, i) => {
     const start = Math.floor(random() * 20_000);
     heap.push(start, i);
-    return makeDevice(strategy, broker, random, sent, () => connected, start);
+    return makeDevice(
+      strategy,
+      broker,
+      random,
+      sent,
+      () => connected,
+      start,
+      () => slot(i),
+    );
   });
   heap.push(restartAtMs, -1);
   let reconnected: number | null = null;

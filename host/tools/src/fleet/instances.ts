@@ -62,9 +62,4 @@ export class StatePool implements Instances {
     this.live.set(this.states.subarray(i * words, (i + 1) * words));
     this.current = i;
   }
-
-  /** Bytes the pool holds for its devices' states. */
-  bytes(): number {
-    return this.states.byteLength;
-  }
 }

@@ -50,11 +50,21 @@ export function defaultThreads(deviceSeconds = Infinity): number {
   return deviceSeconds < SMALL_TABLE_DEVICE_SECONDS ? 1 : availableParallelism();
 }
 
-/** Takes the next task: each thread, this one included, takes them one by one from one
- * shared counter, so none waits for another to hand it work (a run of 200 devices takes 20
- * to 30 ms, about what answering a message waits while a thread runs one). */
-export function takeTask(start: WorkerStart): Task | undefined {
-  return start.tasks[Atomics.add(start.next, 0, 1)];
+/** What a thread tells of a task: the share done so far, or (with its result) that it is done. */
+export type TaskReport = (index: number, share: number, result?: RunResult) => void;
+
+/** Runs tasks until none is left, each the next of the shared counter: every thread, this
+ * one included, takes them so, and none waits for another to hand it work (a run of 200
+ * devices takes 20 to 30 ms, about what answering a message waits while a thread runs
+ * one). Between runs the thread's messages come in. */
+export async function runTasks(start: WorkerStart, report: TaskReport): Promise<void> {
+  const take = (): Task | undefined => start.tasks[Atomics.add(start.next, 0, 1)];
+  for (let t = take(); t !== undefined; t = take()) {
+    const index = t.index;
+    const result = runOne(start.settings, t.strategy, t.seed, t.series, (share) => report(index, share));
+    report(index, 1, result);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
 }
 
 // The worker next to this file: worker.js in dist/; worker.ts (tsx, vitest) through a
@@ -110,19 +120,6 @@ function listen(worker: Worker, results: Results): Promise<void> {
   });
 }
 
-/** Runs tasks on this thread too: from the start, while the workers start up (much of a
- * small experiment's time), and then beside them. */
-async function runHere(start: WorkerStart, results: Results): Promise<void> {
-  for (let t = takeTask(start); t !== undefined; t = takeTask(start)) {
-    const index = t.index;
-    const result = runOne(start.settings, t.strategy, t.seed, t.series, (share) =>
-      results.advance(index, share),
-    );
-    results.advance(index, 1, result);
-    await new Promise((resolve) => setImmediate(resolve)); // the workers' messages
-  }
-}
-
 export async function runExperimentParallel(
   settings: FleetSettings,
   strategies: Strategy[],
@@ -138,7 +135,10 @@ export async function runExperimentParallel(
   const results = new Results(tasks.length, progress);
   const workers = Array.from({ length: Math.min(threads, tasks.length) - 1 }, () => startWorker(start));
   try {
-    await Promise.all([...workers.map((w) => listen(w, results)), runHere(start, results)]);
+    // This thread runs tasks too: from the start, while the workers start up (much of a
+    // small experiment's time), and then beside them.
+    const here = runTasks(start, (index, share, result) => results.advance(index, share, result));
+    await Promise.all([...workers.map((w) => listen(w, results)), here]);
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));
   }

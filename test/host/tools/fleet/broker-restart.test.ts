@@ -2,9 +2,8 @@
 // experiment must show about lockstep and jitter (host/tools/src/fleet/broker/).
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { instantiate } from "../../../../host/library/src/tickretry.js";
 import { runBrokerRestart, DEFAULT_BROKER_SETTINGS } from "../../../../host/tools/src/fleet/broker/run.js";
-import type { Instances } from "../../../../host/tools/src/fleet/instances.js";
+import { perDevice } from "../../../helpers/instances.js";
 import { BROKER_STRATEGIES } from "../../../../host/tools/src/fleet/broker/strategies.js";
 
 function fleet(...args: string[]) {
@@ -79,12 +78,10 @@ describe("the broker restart, 300 devices", () => {
 describe("the broker restart's module devices in the pool", () => {
   it("give every strategy the rows and series an instance per device gives", () => {
     const settings = { ...DEFAULT_BROKER_SETTINGS, devices: 120, durationMs: 90_000 };
-    const perDevice = (): Instances => {
-      const apis = Array.from({ length: settings.devices }, () => instantiate());
-      return { api: (i) => apis[i], enter: () => {} };
-    };
     for (const s of BROKER_STRATEGIES.filter((x) => x.kind === "module")) {
-      expect(runBrokerRestart(settings, s, 7)).toEqual(runBrokerRestart(settings, s, 7, perDevice));
+      expect(runBrokerRestart(settings, s, 7)).toEqual(
+        runBrokerRestart(settings, s, 7, () => perDevice(settings.devices)),
+      );
     }
   });
 

@@ -3,11 +3,12 @@
 // export result in the same order, and the same record.
 import { fc, test } from "@fast-check/vitest";
 import { expect } from "vitest";
-import { instantiate, type TickRetryApi } from "../../../../host/library/src/tickretry.js";
+import type { TickRetryApi } from "../../../../host/library/src/tickretry.js";
 import { StatePool, type Instances } from "../../../../host/tools/src/fleet/instances.js";
 import { experimentSettings, type FleetSettings } from "../../../../host/tools/src/fleet/settings.js";
 import { runFleet } from "../../../../host/tools/src/fleet/simulator.js";
 import { STRATEGIES, withBoot, type BootMode } from "../../../../host/tools/src/fleet/strategies.js";
+import { perDevice } from "../../../helpers/instances.js";
 
 /** `inner`, with every export call of every device logged as "device fn(args) = result". */
 function recording(inner: Instances, log: string[]): Instances {
@@ -31,12 +32,6 @@ function recording(inner: Instances, log: string[]): Instances {
     api: (i) => apis.get(i) ?? (apis.set(i, wrap(i)), apis.get(i)!),
     enter: (i) => inner.enter(i),
   };
-}
-
-/** A fresh instance for every device, as a real fleet has. */
-function perDevice(devices: number): Instances {
-  const apis = Array.from({ length: devices }, () => instantiate());
-  return { api: (i) => apis[i], enter: () => {} };
 }
 
 const fleetArb = fc.record({

@@ -95,104 +95,116 @@ export function emptySlots(): LoopSlots {
   };
 }
 
-/** Words per slot in a LoopTable's timing: the attempt's handle, number and deadline. */
-const TIMING = 3;
+/** Words of a polled entry: the attempt's handle, number and operation id. */
+const POLLED = 3;
 
 const SLOTS = Limit.OPERATIONS;
 
+/** A loop's record in a LoopTable: HEAD words (what LoopSlots.live, and the pass's bit
+ * sets, hold), then SLOT words per slot of the module. */
+const Head = { LIVE: 0, HELD: 1, TIMED: 2, FAULT: 3 } as const;
+const HEAD = 4;
+/** Per slot: the handle ended() gave (LoopSlots.ended), the attempts out
+ * (LoopSlots.outstanding), and the attempt the module has out with its deadline (handle,
+ * attempt, deadline), until it is answered in time or timed out. The timing is not stored
+ * (device_loop's timing in C): a resume starts it afresh. */
+const Slot = { ENDED: 0, OUTSTANDING: 1, HANDLE: 2, ATTEMPT: 3, DEADLINE: 4 } as const;
+const SLOT = 5;
+const RECORD = HEAD + SLOTS * SLOT;
+
 /**
- * The per-slot records of `loops` loops in a few typed arrays, loop i's slot s at
- * i * OPERATIONS + s: a fleet's million loops so hold them in four arrays, not in millions
- * of small ones of their own (a typed array of more than 64 bytes is a separate buffer
- * outside V8's heap, costly by the million). A Loop made alone has a table of one. The
- * loops of one table share its `polled` buffer, so a HAL must not run another loop of its
- * table inside a pass.
+ * The records of `loops` loops in one typed array, loop i's at i * RECORD: a fleet's million
+ * loops so hold them in one buffer, not in millions of objects and small arrays, and a pass
+ * touches the few cache lines of its own record (its head and the slots it uses). A Loop
+ * made alone has a table of one; one Loop may also serve every row of a table in turn
+ * (Loop.moveTo). The loops of one table share its `polled` buffer, so a HAL must not run
+ * another loop of its table inside a pass.
  */
 export class LoopTable {
-  /** LoopSlots.ended of every loop. */
-  readonly ended: Int32Array;
-  /** LoopSlots.outstanding of every loop. */
-  readonly outstanding: Uint16Array;
-  /** Per slot, the attempt the module has out and its deadline (TIMING words: handle,
-   * attempt, deadline), until it is answered in time or timed out; not stored (device_loop's
-   * timing in C): a resume starts it afresh. */
-  readonly timing: Int32Array;
-  /** What a pass polled (TIMING words each: handle, attempt, operation id), for its step 10. */
-  readonly polled = new Int32Array(TIMING * SLOTS);
+  /** Every loop's record. */
+  readonly records: Int32Array;
+  /** What a pass polled (POLLED words each: handle, attempt, operation id), for its step 10. */
+  readonly polled = new Int32Array(POLLED * SLOTS);
 
   constructor(
     /** How many loops the table holds. */
     readonly loops: number,
   ) {
-    this.ended = new Int32Array(loops * SLOTS);
-    this.outstanding = new Uint16Array(loops * SLOTS);
-    this.timing = new Int32Array(loops * SLOTS * TIMING);
+    this.records = new Int32Array(loops * RECORD);
   }
 }
 
 /** The loop's main pass over a module instance and a HAL (the file's head states the pass). */
 export class Loop {
-  /** Where this loop's slots begin in the table's arrays. */
-  private readonly at: number;
-  private readonly ended: Int32Array;
-  private readonly outstanding: Uint16Array;
-  private readonly timing: Int32Array;
-  /** Operations begun and not yet ended (LoopSlots.live). */
-  private liveCount = 0;
-  /** Bit s: slot s holds an ended handle; bit s of timed: slot s has a timing entry. A pass
-   * visits only those slots (of a fleet's million loops, the memory it touches). */
-  private held = 0;
-  private timed = 0;
-  /** 0, or what poll or ended answered that was neither a handle nor NONE (the engine
-   * failed); the loop then does nothing more. */
-  fault = 0;
+  private readonly words: Int32Array;
+  /** Where the loop's record begins in the table's `records`. */
+  private at = 0;
 
   /** A loop with nothing begun, in row `index` of `table` (its own table by default). */
   constructor(
-    /** The instance the loop drives; resume replaces it. */
+    /** The instance the loop drives; resume and moveTo replace it. */
     public api: TickRetryApi,
     private readonly hal: LoopHal,
     private readonly table = new LoopTable(1),
     index = 0,
   ) {
-    this.at = index * SLOTS;
-    ({ ended: this.ended, outstanding: this.outstanding, timing: this.timing } = table);
-    this.ended.fill(0, this.at, this.at + SLOTS);
-    this.outstanding.fill(0, this.at, this.at + SLOTS);
+    this.words = table.records;
+    this.moveTo(index, api);
+    this.clear();
+  }
+
+  /** Goes on with the loop in row `index` of the table, whose module state `api` holds: one
+   * Loop so runs many, with nothing of theirs outside the table. */
+  moveTo(index: number, api: TickRetryApi): void {
+    this.at = index * RECORD;
+    this.api = api;
+  }
+
+  /** Makes the row a loop with nothing begun (its module was initialised afresh). */
+  clear(): void {
+    this.words.fill(0, this.at, this.at + RECORD);
   }
 
   /** Operations begun and not yet ended. */
   get live(): number {
-    return this.liveCount;
+    return this.words[this.at + Head.LIVE];
+  }
+
+  /** 0, or what poll or ended answered that was neither a handle nor NONE (the engine
+   * failed); the loop then does nothing more. */
+  get fault(): number {
+    return this.words[this.at + Head.FAULT];
   }
 
   /** A copy of what the loop keeps per slot, plain data to store beside the image. */
   saveSlots(): LoopSlots {
-    return {
-      ended: this.ended.slice(this.at, this.at + SLOTS),
-      outstanding: this.outstanding.slice(this.at, this.at + SLOTS),
-      live: this.liveCount,
-    };
+    const slots = emptySlots();
+    for (let s = 0; s < SLOTS; s++) {
+      slots.ended[s] = this.words[this.slotAt(s) + Slot.ENDED];
+      slots.outstanding[s] = this.words[this.slotAt(s) + Slot.OUTSTANDING];
+    }
+    slots.live = this.live;
+    return slots;
   }
 
   /** Takes up the loop after a restore into `api`, with the slots stored beside the image;
    * attemptsLost: the restore had RestoreFlag.ATTEMPTS_LOST, so nothing is out any more. */
   resume(api: TickRetryApi, slots: LoopSlots, attemptsLost: boolean): void {
     this.api = api;
-    this.ended.set(slots.ended, this.at);
-    this.outstanding.set(slots.outstanding, this.at);
-    this.liveCount = slots.live;
-    this.fault = 0;
-    this.timed = 0;
-    this.held = 0;
-    for (let s = 0; s < SLOTS; s++) if (this.ended[this.at + s] !== 0) this.held |= 1 << s;
-    if (attemptsLost) this.outstanding.fill(0, this.at, this.at + SLOTS);
+    this.clear();
+    const w = this.words;
+    w[this.at + Head.LIVE] = slots.live;
+    for (let s = 0; s < SLOTS; s++) {
+      w[this.slotAt(s) + Slot.ENDED] = slots.ended[s];
+      w[this.slotAt(s) + Slot.OUTSTANDING] = attemptsLost ? 0 : slots.outstanding[s];
+      if (slots.ended[s] !== 0) w[this.at + Head.HELD] |= 1 << s;
+    }
   }
 
   /** Begins an operation: its handle, or the module's error. */
   begin(policy: number, now: number): number {
     const handle = this.api.begin(policy, now);
-    if (handle >= 0) this.liveCount++;
+    if (handle >= 0) this.words[this.at + Head.LIVE]++;
     return handle;
   }
 
@@ -200,7 +212,9 @@ export class Loop {
    * module timed it out): it is no longer out, and nothing of it will be reported. */
   abandon(handle: number): void {
     const s = this.slotOf(handle);
-    if (s >= 0 && this.outstanding[this.at + s] > 0) this.outstanding[this.at + s]--;
+    if (s < 0) return;
+    const at = this.slotAt(s) + Slot.OUTSTANDING;
+    if (this.words[at] > 0) this.words[at]--;
   }
 
   /** One pass (above): the ticks until the module has work (0: now; NextDue.IDLE when
@@ -217,7 +231,7 @@ export class Loop {
     if (this.fault !== 0) return 0;
     this.hal.persist?.(now);
     const p = this.table.polled;
-    for (let i = 0; i < count * TIMING; i += TIMING) {
+    for (let i = 0; i < count * POLLED; i += POLLED) {
       const handle = p[i];
       const attempt = p[i + 1];
       const operationId = p[i + 2];
@@ -256,32 +270,32 @@ export class Loop {
    * unless its operation went another way meanwhile (its last outcome says which). */
   private noteTimeouts(now: number): void {
     let applied = false;
-    for (let timed = this.timed, s = 0; timed !== 0; timed >>>= 1, s++) {
-      const entry = (this.at + s) * TIMING;
-      if ((timed & 1) === 0 || !tickReached(now, this.timing[entry + 2])) continue;
+    for (let timed = this.words[this.at + Head.TIMED], s = 0; timed !== 0; timed >>>= 1, s++) {
+      const entry = this.slotAt(s);
+      if ((timed & 1) === 0 || !tickReached(now, this.words[entry + Slot.DEADLINE])) continue;
       if (!applied) this.api.nextDue(now); // applies what is due by now, as report or poll would
       applied = true;
       const handle = this.untime(s);
       if (this.api.lastOutcome(handle) !== Outcome.TIMEOUT) continue;
-      this.hal.onEvent?.({ kind: "timeout", t: now, handle, attempt: this.timing[entry + 1] });
+      this.hal.onEvent?.({ kind: "timeout", t: now, handle, attempt: this.words[entry + Slot.ATTEMPT] });
     }
   }
 
   /** Drops slot s's timing entry; returns its handle. */
   private untime(s: number): number {
-    this.timed &= ~(1 << s);
-    return this.timing[(this.at + s) * TIMING];
+    this.words[this.at + Head.TIMED] &= ~(1 << s);
+    return this.words[this.slotAt(s) + Slot.HANDLE];
   }
 
   private retire(now: number): void {
-    const { api, at, ended } = this;
+    const { api, words } = this;
     for (let h = api.ended(now); this.isHandle(h); h = api.ended(now)) {
       const s = this.slotOf(h);
       if (s >= 0) {
-        ended[at + s] = h;
-        this.held |= 1 << s;
+        words[this.slotAt(s) + Slot.ENDED] = h;
+        words[this.at + Head.HELD] |= 1 << s;
       }
-      if (this.liveCount > 0) this.liveCount--;
+      if (this.live > 0) words[this.at + Head.LIVE]--;
       this.hal.onEvent?.({
         kind: "end",
         t: now,
@@ -292,11 +306,12 @@ export class Loop {
       });
     }
     // The late-answer rule: an answer before the release gets STALE_REPORT; none comes after.
-    for (let held = this.held, s = 0; held !== 0; held >>>= 1, s++) {
-      if ((held & 1) === 0 || this.outstanding[at + s] !== 0) continue;
-      if (api.release(ended[at + s]) !== Result.OK) continue;
-      ended[at + s] = 0;
-      this.held &= ~(1 << s);
+    for (let held = words[this.at + Head.HELD], s = 0; held !== 0; held >>>= 1, s++) {
+      const slot = this.slotAt(s);
+      if ((held & 1) === 0 || words[slot + Slot.OUTSTANDING] !== 0) continue;
+      if (api.release(words[slot + Slot.ENDED]) !== Result.OK) continue;
+      words[slot + Slot.ENDED] = 0;
+      words[this.at + Head.HELD] &= ~(1 << s);
     }
   }
 
@@ -304,6 +319,7 @@ export class Loop {
    * buffer holds; what is left is still due at the next pass. Returns how many were polled
    * into the table's `polled`. */
   private poll(now: number): number {
+    const { words, table } = this;
     let count = 0;
     while (count < SLOTS) {
       const h = this.api.poll(now);
@@ -311,18 +327,24 @@ export class Loop {
       const s = this.slotOf(h);
       const attempt = this.api.attempt(h);
       if (s >= 0) {
-        this.outstanding[this.at + s]++;
-        record(this.timing, this.at + s, h, attempt, this.api.attemptDeadline(h));
-        this.timed |= 1 << s;
+        const slot = this.slotAt(s);
+        words[slot + Slot.OUTSTANDING]++;
+        words[slot + Slot.HANDLE] = h;
+        words[slot + Slot.ATTEMPT] = attempt;
+        words[slot + Slot.DEADLINE] = this.api.attemptDeadline(h);
+        words[this.at + Head.TIMED] |= 1 << s;
       }
-      record(this.table.polled, count++, h, attempt, this.api.operationId(h));
+      const p = POLLED * count++;
+      table.polled[p] = h;
+      table.polled[p + 1] = attempt;
+      table.polled[p + 2] = this.api.operationId(h);
     }
     return count;
   }
 
   /** Records an answer that is neither a handle nor NONE as the fault. */
   private isHandle(answer: number): boolean {
-    if (answer < 0 && answer !== Result.NONE) this.fault = answer;
+    if (answer < 0 && answer !== Result.NONE) this.words[this.at + Head.FAULT] = answer;
     return answer >= 0;
   }
 
@@ -331,12 +353,9 @@ export class Loop {
     const s = this.api.slot(handle);
     return s >= 0 && s < Limit.OPERATIONS ? s : -1;
   }
-}
 
-/** Writes entry `i` of a table of TIMING words each: a handle, its attempt, and a third
- * word (a deadline, or an operation id). */
-function record(table: Int32Array, i: number, handle: number, attempt: number, third: number): void {
-  table[i * TIMING] = handle;
-  table[i * TIMING + 1] = attempt;
-  table[i * TIMING + 2] = third;
+  /** Where slot s's words begin in the table's records. */
+  private slotAt(s: number): number {
+    return this.at + HEAD + s * SLOT;
+  }
 }

@@ -15,7 +15,8 @@ export function deriveSeed(seed: number, device: number, stream: number): number
 
 /** mulberry32: a small, fast 32-bit generator; plenty for think times and tie-breaks. */
 export class Rng {
-  private state: number;
+  /** The whole generator: a flyweight may keep many states elsewhere and load one here. */
+  state: number;
 
   constructor(seed: number) {
     this.state = seed >>> 0;

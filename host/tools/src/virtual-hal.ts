@@ -9,8 +9,8 @@ export abstract class VirtualTimeHal implements LoopHal {
   protected answer: AttemptAnswer | undefined;
 
   constructor(
-    /** The host's tick at virtual time 0. */
-    protected readonly offset: number,
+    /** The host's tick at virtual time 0 (a host serving many devices sets each one's). */
+    protected offset: number,
   ) {}
 
   ticks(): number {

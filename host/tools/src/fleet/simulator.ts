@@ -2,9 +2,9 @@
 // queue, N devices each running host/library/build/tickretry.wasm (by default as state blocks
 // swapped through one instance: instances.ts), and the synthetic dependency. A run is a
 // pure function of (settings, strategy, seed).
-import { Counter, LoopTable, type TickRetryApi, tickAfter } from "tickretry";
+import { Counter, type TickRetryApi, tickAfter } from "tickretry";
 import { Dependency, HTTP_OK } from "./dependency.js";
-import { Device, UploadTable, type DeviceHost } from "./device.js";
+import { Devices, type DeviceHost } from "./device.js";
 import { EventQueue } from "../event-queue.js";
 import { EventKind } from "./events.js";
 import { StatePool, type Instances } from "./instances.js";
@@ -52,7 +52,9 @@ class FleetRun {
   readonly record = new RunRecord();
   private readonly tie: () => number;
   private readonly dependency: Dependency;
-  private readonly devices: Device[] = [];
+  private readonly devices: Devices;
+  /** How the devices space their operations: the upload interval or the think time. */
+  private readonly gap: FleetSettings["interval"];
   /** Each device's counters in its last stored image: a restored instance starts from them. */
   private readonly storedCounters: Counted[] = [];
 
@@ -73,6 +75,8 @@ class FleetRun {
         this.events.push(time, this.tie(), EventKind.RESPONSE, id);
       },
     });
+    this.gap = settings.arrivals === "open" ? settings.interval : settings.think;
+    this.devices = new Devices(this.deviceHost(this.gap));
   }
 
   /** Schedules the script and the power cut, makes every device and starts its loop. */
@@ -85,36 +89,30 @@ class FleetRun {
       events.push(settings.powerCut.atMs, this.tie(), EventKind.POWER_CUT, 0);
       events.push(settings.powerCut.atMs + settings.powerCut.outageMs, this.tie(), EventKind.BOOT, 0);
     }
-    const gap = settings.arrivals === "open" ? settings.interval : settings.think;
-    const host = this.deviceHost(gap);
     for (let i = 0; i < settings.devices; i++) {
       const api = this.enter(i);
       api.init(deriveSeed(seed, i, Stream.SEED_LO), deriveSeed(seed, i, Stream.SEED_HI));
       applyStrategy(api, this.strategy);
-      const rng = new Rng(deriveSeed(seed, i, Stream.GAP));
-      this.devices.push(new Device(i, api, clockOffset(settings, seed, i), rng, host));
+      const phase = drawPhase(this.gap, new Rng(deriveSeed(seed, i, Stream.PHASE)));
+      this.devices.start(i, clockOffset(settings, seed, i), deriveSeed(seed, i, Stream.GAP), phase);
     }
-    for (const d of this.devices) d.start(drawPhase(gap, new Rng(deriveSeed(seed, d.index, Stream.PHASE))));
   }
 
   /** What the devices are given of the run around them. */
   private deviceHost(gap: FleetSettings["interval"]): DeviceHost {
     const { settings, record, events } = this;
     return {
+      devices: settings.devices,
       durationMs: settings.durationMs,
       arrivals: settings.arrivals,
       persists: settings.powerCut !== undefined,
-      uploads: new UploadTable(settings.devices),
-      loops: new LoopTable(settings.devices),
-      stored: (device) => (this.storedCounters[device.index] = countersOf(this.instances.api(device.index))),
-      send: (device, handle, attempt, time) => {
+      enter: (i) => this.enter(i),
+      stored: (i) => (this.storedCounters[i] = countersOf(this.instances.api(i))),
+      send: (i, epoch, handle, attempt, time) => {
         record.send(time, attempt > 1);
-        this.dependency.arrive(this.requests.add(device.index, device.epoch, handle, attempt, time), time);
+        this.dependency.arrive(this.requests.add(i, epoch, handle, attempt, time), time);
       },
-      wakeAt: (device, time) => {
-        device.wake = time;
-        events.push(time, this.tie(), EventKind.WAKE, device.index);
-      },
+      wakeAt: (i, time) => events.push(time, this.tie(), EventKind.WAKE, i),
       ended: (start, end, reason, pending) => record.operation(start, end, reason, pending),
       stale: () => record.staleResponses++,
       tableFull: () => record.tableFull++,
@@ -161,44 +159,38 @@ class FleetRun {
 
   private respond(id: number, time: number): void {
     const requests = this.requests;
-    const device = this.devices[requests.device[id]];
+    const i = requests.device[id];
     // An answer to a request sent before a power cut finds its connection gone.
-    if (requests.epoch[id] === device.epoch) {
-      this.enter(device.index);
-      device.receive(requests.handle[id], requests.attempt[id], requests.status[id], time);
+    if (requests.epoch[id] === this.devices.epochOf(i)) {
+      this.devices.receive(i, requests.handle[id], requests.attempt[id], requests.status[id], time);
     }
     requests.release(id);
   }
 
   private wake(index: number, time: number): void {
-    const device = this.devices[index];
-    if (device.wake !== time) return; // superseded by an earlier wake
-    device.wake = -1;
-    this.enter(index);
-    device.run(time);
+    if (this.devices.wakeOf(index) !== time) return; // superseded by an earlier wake
+    this.devices.run(index, time);
   }
 
   private powerCut(): void {
-    for (const d of this.devices) {
-      addCounters(this.record, countersOf(this.enter(d.index)), 1); // what the lost instance counted
-      this.record.pendingAtCut += d.powerOff();
+    for (let i = 0; i < this.settings.devices; i++) {
+      addCounters(this.record, countersOf(this.enter(i)), 1); // what the lost instance counted
+      this.record.pendingAtCut += this.devices.powerOff(i);
     }
   }
 
   private boot(time: number): void {
     const { record, seed, strategy } = this;
     record.bootAt = time;
-    for (const d of this.devices) {
-      const api = this.enter(d.index);
+    for (let i = 0; i < this.settings.devices; i++) {
+      const api = this.enter(i);
       // A boot is a fresh start: a new seed from the hardware RNG, the policy set again.
-      api.init(
-        deriveSeed(seed, d.index, Stream.BOOT_SEED_LO),
-        deriveSeed(seed, d.index, Stream.BOOT_SEED_HI),
-      );
+      api.init(deriveSeed(seed, i, Stream.BOOT_SEED_LO), deriveSeed(seed, i, Stream.BOOT_SEED_HI));
       applyStrategy(api, strategy);
       // A restored image brings the counters it had at the save: counted already.
-      if (d.boot(time, strategy.boot ?? "restore")) addCounters(record, this.storedCounters[d.index], -1);
-      d.run(time);
+      if (this.devices.boot(i, time, strategy.boot ?? "restore"))
+        addCounters(record, this.storedCounters[i], -1);
+      this.devices.run(i, time);
     }
   }
 

@@ -212,7 +212,10 @@ export class Loop {
    * module timed it out): it is no longer out, and nothing of it will be reported. */
   abandon(handle: number): void {
     const s = this.slotOf(handle);
-    if (s < 0) return;
+    if (s >= 0) this.abandonSlot(s);
+  }
+
+  private abandonSlot(s: number): void {
     const at = this.slotAt(s) + Slot.OUTSTANDING;
     if (this.words[at] > 0) this.words[at]--;
   }
@@ -243,10 +246,10 @@ export class Loop {
 
   private report(now: number): void {
     for (let a = this.hal.collect(now); a !== undefined; a = this.hal.collect(now)) {
-      this.abandon(a.handle);
+      const s = this.slotOf(a.handle);
+      if (s >= 0) this.abandonSlot(s);
       // An answer for an operation that ended meanwhile is still reported: STALE_REPORT.
       const result = this.api.report(a.handle, a.attempt, a.outcome, a.retryAfter, now);
-      const s = this.slotOf(a.handle);
       if (result === Result.OK && s >= 0) this.untime(s);
       this.hal.onEvent?.({ kind: "report", t: now, ...a, result });
       if (result !== Result.OK || a.outcome !== Outcome.SUCCESS) continue;

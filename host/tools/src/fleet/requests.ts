@@ -1,24 +1,33 @@
 // The requests on their way, by id: who sent it, for which attempt, and the answer the
-// dependency gave. Typed arrays that grow by doubling, so a send allocates nothing; ids
-// are reused once an answer has been delivered, so the table grows with the requests in
-// flight, not with the length of the run.
+// dependency gave. One typed buffer that grows by doubling, so a send allocates nothing;
+// ids are reused once an answer has been delivered, so the table grows with the requests
+// in flight, not with the length of the run. A request's fields lie in one 32-byte entry:
+// its answer, arriving long after the send, so finds them in one cache line.
 
 /** The answer of a request still being held or served. */
 export const PENDING = 0;
 
+const ENTRY_BYTES = 32;
+/** As words: the sending device, the operation's handle, the attempt, the device's boot
+ * count (an answer to an earlier boot finds no connection), the HTTP status of the answer
+ * (PENDING until the dependency answers); as a double (the last 8 bytes): when it was sent. */
+const Words = { DEVICE: 0, HANDLE: 1, ATTEMPT: 2, EPOCH: 3, STATUS: 4 } as const;
+const SENT_AT = 3;
+const WORDS = ENTRY_BYTES / 4;
+const DOUBLES = ENTRY_BYTES / 8;
+
 export class RequestTable {
-  device = new Int32Array(1024);
-  handle = new Int32Array(1024);
-  attempt = new Int32Array(1024);
-  /** The sending device's boot count: an answer to an earlier boot finds no connection. */
-  epoch = new Int32Array(1024);
-  sentAt = new Float64Array(1024);
-  /** HTTP status of the answer, PENDING until the dependency answers. */
-  status = new Int16Array(1024);
+  private words = new Int32Array(0);
+  private doubles = new Float64Array(0);
+  private capacity = 0;
   /** Ids handed out so far; ids below it that were released wait in `free`. */
   private count = 0;
-  private free = new Int32Array(1024);
+  private free = new Int32Array(0);
   private freeCount = 0;
+
+  constructor() {
+    this.grow();
+  }
 
   /** Records a request and returns its id. */
   add(device: number, epoch: number, handle: number, attempt: number, sentAt: number): number {
@@ -26,16 +35,46 @@ export class RequestTable {
     if (this.freeCount > 0) {
       id = this.free[--this.freeCount];
     } else {
-      if (this.count === this.device.length) this.grow();
+      if (this.count === this.capacity) this.grow();
       id = this.count++;
     }
-    this.device[id] = device;
-    this.handle[id] = handle;
-    this.attempt[id] = attempt;
-    this.epoch[id] = epoch;
-    this.sentAt[id] = sentAt;
-    this.status[id] = PENDING;
+    const w = id * WORDS;
+    this.words[w + Words.DEVICE] = device;
+    this.words[w + Words.HANDLE] = handle;
+    this.words[w + Words.ATTEMPT] = attempt;
+    this.words[w + Words.EPOCH] = epoch;
+    this.words[w + Words.STATUS] = PENDING;
+    this.doubles[id * DOUBLES + SENT_AT] = sentAt;
     return id;
+  }
+
+  device(id: number): number {
+    return this.words[id * WORDS + Words.DEVICE];
+  }
+
+  handle(id: number): number {
+    return this.words[id * WORDS + Words.HANDLE];
+  }
+
+  attempt(id: number): number {
+    return this.words[id * WORDS + Words.ATTEMPT];
+  }
+
+  epoch(id: number): number {
+    return this.words[id * WORDS + Words.EPOCH];
+  }
+
+  status(id: number): number {
+    return this.words[id * WORDS + Words.STATUS];
+  }
+
+  sentAt(id: number): number {
+    return this.doubles[id * DOUBLES + SENT_AT];
+  }
+
+  /** The dependency answered request `id` with HTTP `status`. */
+  answer(id: number, status: number): void {
+    this.words[id * WORDS + Words.STATUS] = status;
   }
 
   /** The answer to request `id` has been delivered: its id may be reused. */
@@ -43,18 +82,15 @@ export class RequestTable {
     this.free[this.freeCount++] = id;
   }
 
+  /** Doubles the table (to 1024 entries at first). */
   private grow(): void {
-    const n = this.device.length * 2;
-    const widen = <T extends Int32Array | Float64Array | Int16Array>(a: T, b: T): T => {
-      b.set(a);
-      return b;
-    };
-    this.device = widen(this.device, new Int32Array(n));
-    this.handle = widen(this.handle, new Int32Array(n));
-    this.attempt = widen(this.attempt, new Int32Array(n));
-    this.epoch = widen(this.epoch, new Int32Array(n));
-    this.sentAt = widen(this.sentAt, new Float64Array(n));
-    this.status = widen(this.status, new Int16Array(n));
-    this.free = widen(this.free, new Int32Array(n));
+    this.capacity = Math.max(1024, 2 * this.capacity);
+    const buffer = new ArrayBuffer(this.capacity * ENTRY_BYTES);
+    new Int32Array(buffer).set(this.words);
+    this.words = new Int32Array(buffer);
+    this.doubles = new Float64Array(buffer);
+    const free = new Int32Array(this.capacity);
+    free.set(this.free);
+    this.free = free;
   }
 }

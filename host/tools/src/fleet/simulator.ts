@@ -70,8 +70,8 @@ class FleetRun {
     this.dependency = new Dependency(settings.dependency, {
       schedule: (time, kind, arg) => this.events.push(time, this.tie(), kind, arg),
       answered: (id, status, time) => {
-        this.requests.status[id] = status;
-        this.record.answer(time, status === HTTP_OK, this.requests.sentAt[id]);
+        this.requests.answer(id, status);
+        this.record.answer(time, status === HTTP_OK, this.requests.sentAt(id));
         this.events.push(time, this.tie(), EventKind.RESPONSE, id);
       },
     });
@@ -159,10 +159,10 @@ class FleetRun {
 
   private respond(id: number, time: number): void {
     const requests = this.requests;
-    const i = requests.device[id];
+    const i = requests.device(id);
     // An answer to a request sent before a power cut finds its connection gone.
-    if (requests.epoch[id] === this.devices.epochOf(i)) {
-      this.devices.receive(i, requests.handle[id], requests.attempt[id], requests.status[id], time);
+    if (requests.epoch(id) === this.devices.epochOf(i)) {
+      this.devices.receive(i, requests.handle(id), requests.attempt(id), requests.status(id), time);
     }
     requests.release(id);
   }

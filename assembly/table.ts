@@ -74,8 +74,9 @@ export function expired(t: u32, fault: bool): bool {
 /** The first slot whose operation is in `state` with `flags & mask` equal to `want`, or OPERATIONS. */
 export function firstSlot(state: u32, mask: u32, want: u32): i32 {
   let slot = 0;
-  for (; slot < LIMIT_OPERATIONS; slot++) {
-    const op = slotAt(slot);
+  // Steps through the slots' addresses, not slotAt's calls: poll, ended and begin all scan here.
+  for (let at = OPERATIONS; slot < LIMIT_OPERATIONS; slot++, at += offsetof<Operation>()) {
+    const op = changetype<Operation>(at);
     if ((op.state == state) & ((op.flags & mask) == want)) break;
   }
   return slot;

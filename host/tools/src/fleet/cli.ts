@@ -17,6 +17,7 @@ import { create } from "tickretry";
 import { applyStrategy, loadStrategy, STRATEGIES, withBoot, type Strategy } from "./strategies.js";
 import { formatTable } from "./table.js";
 import { runBrokerCli } from "./broker/cli.js";
+import { BROKER_DEVICES } from "./broker/settings.js";
 
 export const summary = "simulate a fleet of devices through an outage and its recovery";
 
@@ -37,7 +38,8 @@ options:
                            least 1), so every fleet size meets the same load per device
   --seeds LIST           comma-separated seeds (default 42); several give mean (min..max)
   --scenario NAME        outage (default: this experiment) or broker-restart (sessions
-                           reconnecting to a restarted broker: --scenario broker-restart -h)
+                           reconnecting to a restarted broker whose CPU grows with N / ${BROKER_DEVICES.toLocaleString("en")}
+                           like the dependency's workers: --scenario broker-restart -h)
   --strategies LIST      of A,B,C,D,S (default A,B,C,D, with --power-cut also S; none when
                            --policy is given) A immediate retry, B backoff 200/400/800 ms,
                            C B with full jitter, D C with a 10% retry budget, S C with a

@@ -6,26 +6,11 @@
 // broker spent overloaded (100 ms buckets in which it dropped a handshake for want of CPU).
 import { LoopTable } from "tickretry";
 import { StatePool, type Instances } from "../instances.js";
-import { Broker, BUCKET_MS, DEFAULT_BROKER, type BrokerParams } from "./model.js";
+import { Broker, BUCKET_MS } from "./model.js";
 import { makeDevice, type Device } from "./devices.js";
 import { WakeHeap } from "./heap.js";
+import type { BrokerSettings } from "./settings.js";
 import type { BrokerStrategy } from "./strategies.js";
-
-export interface BrokerSettings {
-  devices: number;
-  restartAtMs: number;
-  downMs: number;
-  durationMs: number;
-  broker: BrokerParams;
-}
-
-export const DEFAULT_BROKER_SETTINGS: BrokerSettings = {
-  devices: 1000,
-  restartAtMs: 30_000,
-  downMs: 10_000,
-  durationMs: 300_000,
-  broker: DEFAULT_BROKER,
-};
 
 export interface BrokerRow {
   strategy: string;

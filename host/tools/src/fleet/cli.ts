@@ -1,6 +1,6 @@
 // `tickretry fleet`: runs the outage-recovery experiment and prints the table, the JSON
 // rows or an HTML report. Bad arguments exit with code 2 and say what was wrong.
-import { Presets, SingleBar } from "cli-progress";
+import { progress } from "../progress.js";
 import { choiceArg, integerArg, parseOptions, planOrExit, UsageError } from "../usage.js";
 import type { ExperimentResult } from "./experiment.js";
 import { devicesThatFit, fitReason } from "./fits.js";
@@ -217,15 +217,10 @@ export async function run(args: string[]): Promise<number> {
   const planned = planOrExit("fleet", HELP, plan, args);
   if ("exit" in planned) return planned.exit;
   const p = planned.plan;
-  const bar = new SingleBar(
-    { stream: process.stderr, format: "fleet [{bar}] {percentage}% | ETA {eta}s", clearOnComplete: true },
-    Presets.shades_classic,
-  );
-  // Permille of the runs, so that one long run moves the bar too. Drawn only on a terminal.
-  bar.start(1000, 0);
+  const bar = progress("fleet");
   const runs = p.strategies.length * p.seeds.length;
   const experiment = await runExperimentParallel(p.settings, p.strategies, p.seeds, p.threads, (done) =>
-    bar.update(Math.floor((1000 * done) / runs)),
+    bar.update(done / runs),
   );
   bar.stop();
   console.log(p.json ? JSON.stringify(jsonRows(experiment, p.series), null, 2) : formatTable(experiment));

@@ -3,6 +3,7 @@
 // refused with a message before anything runs.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { runBrokerCli } from "../../../../host/tools/src/fleet/broker/cli.js";
+import { BROKER_DEVICE, devicesThatFit } from "../../../../host/tools/src/fleet/fits.js";
 import { DEFAULT_BROKER } from "../../../../host/tools/src/fleet/broker/model.js";
 import { BROKER_DEVICES, brokerSettings } from "../../../../host/tools/src/fleet/broker/settings.js";
 
@@ -63,5 +64,15 @@ describe("--broker-cpu", () => {
     // A broker of 20 ms a bucket serves one handshake per 100 ms; one of 10,000, every one.
     expect(overloaded("20")).toBeGreaterThan(0);
     expect(overloaded("10000")).toBe(0);
+  });
+});
+
+describe("--devices", () => {
+  it("is refused past what this process holds, with that number, before anything runs", () => {
+    const fit = devicesThatFit(BROKER_DEVICE);
+    const r = brokerHere("--devices", `${fit + 1}`);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`want a whole number from 1 to ${fit} (as many as this process holds`);
+    expect(r.stdout).toBe("");
   });
 });

@@ -1,7 +1,8 @@
 // `tickretry fleet --scenario broker-restart`: the broker-restart experiment (run.ts) for
 // every strategy of strategies.ts, as a table or JSON rows. Bad arguments exit 2.
+import { progress } from "../../progress.js";
 import { integerArg, parseOptions, planOrExit, UsageError } from "../../usage.js";
-import { devicesThatFit, fitReason } from "../fits.js";
+import { BROKER_DEVICE, devicesThatFit, fitReason } from "../fits.js";
 import { runBrokerRestart, type BrokerRun } from "./run.js";
 import { BROKER_DEVICES, brokerSettings, DEFAULT_BROKER_SETTINGS, type BrokerSettings } from "./settings.js";
 import { BROKER_STRATEGIES } from "./strategies.js";
@@ -60,7 +61,13 @@ type BrokerOptions = ReturnType<typeof parseBrokerOptions>;
 
 /** The fleet and its broker: the scaled default, or --broker-cpu; a handshake must fit in it. */
 function fleetAndBroker(v: BrokerOptions): BrokerSettings {
-  const devices = integerArg("devices", v.devices, 1, devicesThatFit(), fitReason());
+  const devices = integerArg(
+    "devices",
+    v.devices,
+    1,
+    devicesThatFit(BROKER_DEVICE),
+    fitReason(BROKER_DEVICE),
+  );
   const cpu = v["broker-cpu"];
   const settings = brokerSettings(devices, cpu === undefined ? undefined : integerArg("broker-cpu", cpu, 1));
   const connectCostMs = integerArg("connect-cost", v["connect-cost"], 1, 100);
@@ -93,16 +100,33 @@ function plan(args: string[]): Plan | "help" {
   return { settings, seeds, json: v.json, series: v.series };
 }
 
-/** Every strategy over every seed: runs[s][k] is strategy s under seeds[k]. */
-export function runBrokerExperiment(settings: BrokerSettings, seeds: number[]): BrokerRun[][] {
-  return BROKER_STRATEGIES.map((s) => seeds.map((seed) => runBrokerRestart(settings, s, seed)));
+/** Every strategy over every seed: runs[s][k] is strategy s under seeds[k]. `progress`
+ * hears the share of the runs done. */
+export function runBrokerExperiment(
+  settings: BrokerSettings,
+  seeds: number[],
+  progress?: (share: number) => void,
+): BrokerRun[][] {
+  const total = BROKER_STRATEGIES.length * seeds.length;
+  let done = 0;
+  return BROKER_STRATEGIES.map((s) =>
+    seeds.map((seed) => {
+      const share = (part: number) => progress?.((done + part) / total);
+      const run = runBrokerRestart(settings, s, seed, undefined, share);
+      share(1);
+      done++;
+      return run;
+    }),
+  );
 }
 
 export function runBrokerCli(args: string[]): number {
   const planned = planOrExit("fleet --scenario broker-restart", HELP, plan, args);
   if ("exit" in planned) return planned.exit;
   const { settings, seeds, json, series } = planned.plan;
-  const runs = runBrokerExperiment(settings, seeds);
+  const bar = progress("broker-restart");
+  const runs = runBrokerExperiment(settings, seeds, (share) => bar.update(share));
+  bar.stop();
   if (json) {
     const rows = runs.flatMap((r) =>
       r.map(({ row, attempts }, k) => ({

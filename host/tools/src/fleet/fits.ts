@@ -17,7 +17,7 @@ export interface DeviceCost {
 export const OUTAGE_DEVICE: DeviceCost = { heapBytes: 2000, rssBytes: 4000 };
 
 /** The broker restart's device: rows of typed arrays and, for a session, its Loop on the
- * heap (137 bytes at 1,000,000 devices), and 2,145 MB peak RSS for 1,000,000 devices, every
+ * heap (137 bytes at 1,000,000 devices), and 2,095 MB peak RSS for 1,000,000 devices, every
  * strategy, seed 42 (10,031 MB for 4,988,191, the two session strategies for 31 s). Its
  * share of memory is taken as two state blocks, room for a run's pool that is still held
  * while the next run's is made. */

@@ -5,7 +5,9 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { runBrokerCli } from "../../../../host/tools/src/fleet/broker/cli.js";
 import { BROKER_DEVICE, devicesThatFit } from "../../../../host/tools/src/fleet/fits.js";
 import { DEFAULT_BROKER } from "../../../../host/tools/src/fleet/broker/model.js";
+import { runBrokerRestart } from "../../../../host/tools/src/fleet/broker/run.js";
 import { BROKER_DEVICES, brokerSettings } from "../../../../host/tools/src/fleet/broker/settings.js";
+import { BROKER_STRATEGIES } from "../../../../host/tools/src/fleet/broker/strategies.js";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -39,6 +41,32 @@ describe("the broker's CPU", () => {
 
   it("is what --broker-cpu gives, at any fleet size", () => {
     expect(cpu(50_000, 300)).toBe(300);
+  });
+});
+
+describe("a fleet three times the scenario's, with the broker scaled by default", () => {
+  const run = (devices: number, name: string, cpu?: number) => {
+    const strategy = BROKER_STRATEGIES.find((s) => s.name.startsWith(name))!;
+    const { row } = runBrokerRestart(brokerSettings(devices, cpu), strategy, 42);
+    return {
+      ...row,
+      peakPerDevice: row.peakConnects100ms / devices,
+      perDevice: row.connectAttempts / devices,
+    };
+  };
+  const near = (v: number, of: number, share: number) => expect(Math.abs(v - of)).toBeLessThan(share * of);
+
+  it.each(["esp-mqtt", "backoffAlgorithm"])("meets the same broker per device: %s", (name) => {
+    const [small, large] = [run(BROKER_DEVICES, name), run(3 * BROKER_DEVICES, name)];
+    near(large.peakPerDevice, small.peakPerDevice, 0.1);
+    near(large.perDevice, small.perDevice, 0.1);
+  });
+
+  it("where a broker that does not grow is overloaded for far longer", () => {
+    const small = run(BROKER_DEVICES, "backoffAlgorithm");
+    near(run(3 * BROKER_DEVICES, "backoffAlgorithm").overloadedMs, small.overloadedMs, 0.25);
+    const fixed = run(3 * BROKER_DEVICES, "backoffAlgorithm", DEFAULT_BROKER.cpuPerBucketMs);
+    expect(fixed.overloadedMs).toBeGreaterThan(2 * small.overloadedMs);
   });
 });
 

@@ -64,7 +64,7 @@ export class Broker {
     this.overloaded = new Uint8Array(buckets);
   }
 
-  isDown(t: number): boolean {
+  private isDown(t: number): boolean {
     return t >= this.downFromMs && t < this.downUntilMs;
   }
 

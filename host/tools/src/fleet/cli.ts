@@ -1,6 +1,6 @@
 // `tickretry fleet`: runs the outage-recovery experiment and prints the table, the JSON
 // rows or an HTML report. Bad arguments exit with code 2 and say what was wrong.
-import { Presets, SingleBar } from "cli-progress";
+import { progress } from "../progress.js";
 import { choiceArg, integerArg, parseOptions, planOrExit, UsageError } from "../usage.js";
 import type { ExperimentResult } from "./experiment.js";
 import { devicesThatFit, fitReason } from "./fits.js";
@@ -17,6 +17,7 @@ import { create } from "tickretry";
 import { applyStrategy, loadStrategy, STRATEGIES, withBoot, type Strategy } from "./strategies.js";
 import { formatTable } from "./table.js";
 import { runBrokerCli } from "./broker/cli.js";
+import { BROKER_DEVICES } from "./broker/settings.js";
 
 export const summary = "simulate a fleet of devices through an outage and its recovery";
 
@@ -37,7 +38,8 @@ options:
                            least 1), so every fleet size meets the same load per device
   --seeds LIST           comma-separated seeds (default 42); several give mean (min..max)
   --scenario NAME        outage (default: this experiment) or broker-restart (sessions
-                           reconnecting to a restarted broker: --scenario broker-restart -h)
+                           reconnecting to a restarted broker whose CPU grows with N / ${BROKER_DEVICES.toLocaleString("en")}
+                           like the dependency's workers: --scenario broker-restart -h)
   --strategies LIST      of A,B,C,D,S (default A,B,C,D, with --power-cut also S; none when
                            --policy is given) A immediate retry, B backoff 200/400/800 ms,
                            C B with full jitter, D C with a 10% retry budget, S C with a
@@ -215,15 +217,10 @@ export async function run(args: string[]): Promise<number> {
   const planned = planOrExit("fleet", HELP, plan, args);
   if ("exit" in planned) return planned.exit;
   const p = planned.plan;
-  const bar = new SingleBar(
-    { stream: process.stderr, format: "fleet [{bar}] {percentage}% | ETA {eta}s", clearOnComplete: true },
-    Presets.shades_classic,
-  );
-  // Permille of the runs, so that one long run moves the bar too. Drawn only on a terminal.
-  bar.start(1000, 0);
+  const bar = progress("fleet");
   const runs = p.strategies.length * p.seeds.length;
   const experiment = await runExperimentParallel(p.settings, p.strategies, p.seeds, p.threads, (done) =>
-    bar.update(Math.floor((1000 * done) / runs)),
+    bar.update(done / runs),
   );
   bar.stop();
   console.log(p.json ? JSON.stringify(jsonRows(experiment, p.series), null, 2) : formatTable(experiment));

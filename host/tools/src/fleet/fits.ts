@@ -1,34 +1,47 @@
-// How many devices one process can simulate: each holds about HEAP_BYTES_PER_DEVICE of V8
-// heap (its Device, loop and tables) and about RSS_BYTES_PER_DEVICE of memory in all (with
-// its 1,604-byte state block in the pool and its share of the run's records), as measured
-// (heap: 1,750 bytes at 100,000 devices by npm run bench:fleet; memory: 2,772 MB peak RSS
-// for 1,000,000 devices, strategy C, seed 42), rounded up. A run larger than
-// that would die part way (heap out of memory, or the machine swapping): it is refused at
-// the start instead, with the number that fits.
+// How many devices one process can simulate: each device of a scenario holds about
+// `heapBytes` of V8 heap and about `rssBytes` of memory in all, as measured and rounded up.
+// A run larger than that would die part way (heap out of memory, or the machine swapping):
+// it is refused at the start instead, with the number that fits.
 import { totalmem } from "node:os";
 import { getHeapStatistics } from "node:v8";
 
-export const HEAP_BYTES_PER_DEVICE = 2000;
-export const RSS_BYTES_PER_DEVICE = 4000;
+/** What one device of a scenario holds. */
+export interface DeviceCost {
+  heapBytes: number;
+  rssBytes: number;
+}
+
+/** The outage's device: its Device, loop and tables on the heap (1,750 bytes at 100,000
+ * devices by npm run bench:fleet), and with its 1,604-byte state block in the pool and its
+ * share of the run's records 2,772 MB peak RSS for 1,000,000 devices, strategy C, seed 42. */
+export const OUTAGE_DEVICE: DeviceCost = { heapBytes: 2000, rssBytes: 4000 };
+
+/** The broker restart's device: rows of typed arrays and, for a session, its Loop on the
+ * heap (137 bytes at 1,000,000 devices), and 2,095 MB peak RSS for 1,000,000 devices, every
+ * strategy, seed 42 (10,031 MB for 4,988,191, the two session strategies for 31 s). Its
+ * share of memory is taken as two state blocks, room for a run's pool that is still held
+ * while the next run's is made. */
+export const BROKER_DEVICE: DeviceCost = { heapBytes: 250, rssBytes: 4000 };
+
 /** What the simulator itself needs besides the devices. */
 const BASE_BYTES = 256 * 2 ** 20;
 
 /** Devices one process can hold: within its heap limit and 80% of the machine's memory. A
  * worker thread has a heap of its own but shares the memory: the CLI runs no more threads
  * than there are fleets of its size in this number. */
-export function devicesThatFit(): number {
+export function devicesThatFit(cost = OUTAGE_DEVICE): number {
   const heap = getHeapStatistics().heap_size_limit - BASE_BYTES;
   const memory = totalmem() * 0.8 - BASE_BYTES;
-  return Math.max(0, Math.floor(Math.min(heap / HEAP_BYTES_PER_DEVICE, memory / RSS_BYTES_PER_DEVICE)));
+  return Math.max(0, Math.floor(Math.min(heap / cost.heapBytes, memory / cost.rssBytes)));
 }
 
 /** Why a fleet of more devices is refused, for the usage message. */
-export function fitReason(): string {
+export function fitReason(cost = OUTAGE_DEVICE): string {
   const heapMb = Math.round(getHeapStatistics().heap_size_limit / 2 ** 20);
   const memoryMb = Math.round(totalmem() / 2 ** 20);
   return (
-    ` (as many as this process holds: about ${HEAP_BYTES_PER_DEVICE} bytes of its ${heapMb} MB heap` +
-    ` and ${RSS_BYTES_PER_DEVICE} bytes of the machine's ${memoryMb} MB per device;` +
+    ` (as many as this process holds: about ${cost.heapBytes} bytes of its ${heapMb} MB heap` +
+    ` and ${cost.rssBytes} bytes of the machine's ${memoryMb} MB per device;` +
     ` node --max-old-space-size raises the heap)`
   );
 }

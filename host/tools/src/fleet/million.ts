@@ -1,9 +1,8 @@
 // The experiment at a million devices (docs/fleet.md, A million devices): strategy C, seed
 // 42, with the default scaling, at 10,000, 100,000 and 1,000,000 devices beside the
-// 200-device run, as a table and a chart of the peak per 100 ms against fleet size. The
-// big runs take minutes, so npm run docs:fleet -- --million writes their rows to
-// docs/fleet-million.json and every docs:fleet renders the section from that file.
-import type { TopLevelSpec } from "vega-lite";
+// 200-device run, as a table (its chart: million-chart.ts). The big runs take minutes, so
+// npm run docs:fleet -- --million writes their rows to docs/fleet-million.json and every
+// docs:fleet renders the section from that file.
 import { runOne } from "./experiment.js";
 import type { Row } from "./metrics.js";
 import { experimentSettings } from "./settings.js";
@@ -27,7 +26,9 @@ export function runSize(devices: number, progress?: (share: number) => void): Si
 }
 
 const percent = (v: number) => `${(v * 100).toFixed(1)}%`;
-const change = (v: number, of: number) => `${v >= of ? "+" : ""}${(((v - of) / of) * 100).toFixed(1)}%`;
+/** v's distance from `of`, as a signed percentage. */
+export const change = (v: number, of: number) =>
+  `${v >= of ? "+" : ""}${(((v - of) / of) * 100).toFixed(1)}%`;
 
 /** The table: each size's figures, and how far its shape is from the 200-device run's. */
 export function millionMarkdown(reference: SizeRow, sizes: SizeRow[]): string {
@@ -53,33 +54,4 @@ export function millionMarkdown(reference: SizeRow, sizes: SizeRow[]): string {
     change(perDevice(s), perDevice(reference)),
   ]);
   return [head, head.map(() => "---"), ...lines].map((cells) => `| ${cells.join(" | ")} |`).join("\n");
-}
-
-/** Peak requests per 100 ms against fleet size, both on log scales, with the 200-device
- * run's peak per device carried to every size for comparison. */
-export function millionSpec(reference: SizeRow, sizes: SizeRow[]): TopLevelSpec {
-  const all = [reference, ...sizes];
-  const perDevice = reference.row.peak100ms / reference.devices;
-  const values = all.flatMap((s) => [
-    { devices: s.devices, peak: s.row.peak100ms, series: "simulated" },
-    { devices: s.devices, peak: Math.round(perDevice * s.devices), series: "200-device run, scaled" },
-  ]);
-  return {
-    $schema: "https://vega.github.io/schema/vega-lite/v6.json",
-    background: "white",
-    title: {
-      text: `Peak requests per 100 ms against fleet size, strategy C, seed ${MILLION_SEED}`,
-      subtitle: "the dependency scaled with devices / 200; 30 s of virtual time",
-    },
-    width: 560,
-    height: 300,
-    data: { values },
-    mark: { type: "line", point: true },
-    encoding: {
-      x: { field: "devices", type: "quantitative", scale: { type: "log" }, title: "devices" },
-      y: { field: "peak", type: "quantitative", scale: { type: "log" }, title: "peak requests per 100 ms" },
-      color: { field: "series", type: "nominal", title: null },
-      strokeDash: { field: "series", type: "nominal", legend: null },
-    },
-  };
 }

@@ -116,12 +116,15 @@ export const STRATEGIES: Record<string, Strategy> = {
 export const POLICY_ID = 0;
 
 /** Each strategy's setPolicy and setBudget arguments, built once it was accepted. */
-const accepted = new WeakMap<Strategy, { policy: PolicyArgs; budget?: BudgetArgs }>();
+const accepted = new WeakMap<AppliedStrategy, { policy: PolicyArgs; budget?: BudgetArgs }>();
+
+/** What applyStrategy reads of a strategy (the broker restart's sessions have no more). */
+export type AppliedStrategy = Pick<Strategy, "name" | "policy" | "budget">;
 
 /** Configures an initialised instance; throws with the module's error name when it refuses.
  * A fleet configures every device alike: the strategy is checked on the first one only (a
  * million checks were 3% of a run), and the module's answers are the same on every one. */
-export function applyStrategy(api: TickRetryApi, s: Strategy): void {
+export function applyStrategy(api: TickRetryApi, s: AppliedStrategy): void {
   const args = accepted.get(s);
   if (args === undefined) {
     configure(api, `strategy ${s.name}`, POLICY_ID, s.policy, s.budget);

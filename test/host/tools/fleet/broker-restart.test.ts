@@ -2,7 +2,8 @@
 // experiment must show about lockstep and jitter (host/tools/src/fleet/broker/).
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { runBrokerRestart, DEFAULT_BROKER_SETTINGS } from "../../../../host/tools/src/fleet/broker/run.js";
+import { runBrokerRestart } from "../../../../host/tools/src/fleet/broker/run.js";
+import { DEFAULT_BROKER_SETTINGS } from "../../../../host/tools/src/fleet/broker/settings.js";
 import { perDevice } from "../../../helpers/instances.js";
 import { BROKER_STRATEGIES } from "../../../../host/tools/src/fleet/broker/strategies.js";
 
@@ -26,6 +27,25 @@ describe("tickretry fleet --scenario broker-restart", () => {
         expect(typeof row[key]).toBe("number");
       }
       expect(row.reconnected99Ms === null || typeof row.reconnected99Ms === "number").toBe(true);
+    }
+  });
+
+  it("--series adds each row's connect attempts per 100 ms from the restart on", () => {
+    const rows = (...more: string[]) =>
+      JSON.parse(
+        fleet("--scenario", "broker-restart", "--seeds", "42,7", "--json", ...SMALL, ...more).stdout,
+      ) as {
+        connectAttempts: number;
+        connectsPer100ms?: number[];
+      }[];
+    const plain = rows();
+    const series = rows("--series");
+    expect(plain.every((r) => r.connectsPer100ms === undefined)).toBe(true);
+    expect(series.map(({ connectsPer100ms, ...row }) => row)).toEqual(plain);
+    for (const r of series) {
+      // 10 s to 120 s in 100 ms buckets; the restart at 10 s starts a bucket.
+      expect(r.connectsPer100ms).toHaveLength(1100);
+      expect(r.connectsPer100ms!.reduce((a, b) => a + b, 0)).toBe(r.connectAttempts);
     }
   });
 

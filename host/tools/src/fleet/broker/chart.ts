@@ -3,7 +3,7 @@
 import type { TopLevelSpec } from "vega-lite";
 import { strategyRows } from "../strategy-rows.js";
 import { BUCKET_MS } from "./model.js";
-import type { BrokerSettings } from "./run.js";
+import type { BrokerSettings } from "./settings.js";
 
 export interface BrokerSeries {
   strategy: string;

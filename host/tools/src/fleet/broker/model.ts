@@ -39,37 +39,55 @@ export interface ConnectAnswer {
   atMs: number;
 }
 
+/** Its per-bucket records are arrays over the run's buckets: a million devices' connects
+ * counted in a Map were a lookup and often a new entry each. */
 export class Broker {
-  /** CPU already spent per bucket; connect attempts per bucket. */
-  private readonly spent = new Map<number, number>();
-  readonly attempts = new Map<number, number>();
-  /** Buckets in which some handshake was dropped for want of CPU. */
-  readonly overloaded = new Set<number>();
+  /** CPU already spent per bucket; NaN until the bucket's first served handshake. */
+  private readonly spent: Float64Array;
+  /** Connect attempts per bucket. */
+  readonly attempts: Uint32Array;
+  /** 1 for a bucket in which some handshake was dropped for want of CPU. */
+  readonly overloaded: Uint8Array;
+  /** The last connect's answer (connect fills it in): read it before the next connect. */
+  readonly answer: ConnectAnswer = { ok: false, atMs: 0 };
 
+  /** A broker down from `downFromMs` until `downUntilMs`, taking connects until `durationMs`. */
   constructor(
     readonly params: BrokerParams,
     private readonly downFromMs: number,
     private readonly downUntilMs: number,
-  ) {}
+    durationMs: number,
+  ) {
+    const buckets = Math.floor(durationMs / BUCKET_MS) + 1;
+    this.spent = new Float64Array(buckets).fill(NaN);
+    this.attempts = new Uint32Array(buckets);
+    this.overloaded = new Uint8Array(buckets);
+  }
 
-  isDown(t: number): boolean {
+  private isDown(t: number): boolean {
     return t >= this.downFromMs && t < this.downUntilMs;
   }
 
-  /** A device sends a connect at `t` while `connected` devices publish. */
-  connect(t: number, connected: number): ConnectAnswer {
+  /** A device sends a connect at `t` while `connected` devices publish: its answer in `answer`. */
+  connect(t: number, connected: number): void {
     const bucket = Math.floor(t / BUCKET_MS);
-    this.attempts.set(bucket, (this.attempts.get(bucket) ?? 0) + 1);
+    this.attempts[bucket]++;
     const p = this.params;
-    if (this.isDown(t)) return { ok: false, atMs: t + p.refuseMs };
-    // The bucket's publishes come first: the CPU they take is charged on its first connect.
+    if (this.isDown(t)) return this.answers(false, t + p.refuseMs);
+    // The bucket's publishes come first: the CPU they take is charged on its first served
+    // connect (a dropped one charges nothing, and the next connect counts them again).
     const publishes = (connected * p.publishCostMs * BUCKET_MS) / p.publishEveryMs;
-    const spent = this.spent.get(bucket) ?? publishes;
+    const spent = Number.isNaN(this.spent[bucket]) ? publishes : this.spent[bucket];
     if (spent + p.connectCostMs > p.cpuPerBucketMs) {
-      this.overloaded.add(bucket);
-      return { ok: false, atMs: t + p.handshakeTimeoutMs };
+      this.overloaded[bucket] = 1;
+      return this.answers(false, t + p.handshakeTimeoutMs);
     }
-    this.spent.set(bucket, spent + p.connectCostMs);
-    return { ok: true, atMs: t + p.handshakeMs };
+    this.spent[bucket] = spent + p.connectCostMs;
+    this.answers(true, t + p.handshakeMs);
+  }
+
+  private answers(ok: boolean, atMs: number): void {
+    this.answer.ok = ok;
+    this.answer.atMs = atMs;
   }
 }

@@ -3,8 +3,8 @@
 // collect, the restart's drop through dropped. Each device's module state is a block of the
 // run's pool (../instances.ts), entered before each pass, so that a run of any size holds (an
 // instance per device exhausts the address space past some 12,800 devices). The devices
-// share one HAL, which serves the device whose pass runs: a LoopTable's loops never run
-// inside one another's pass.
+// share one Loop, moved to the device whose pass runs (its row of one LoopTable), and one
+// HAL, which serves that device: a table's loops never run inside one another's pass.
 import {
   Loop,
   LoopTable,
@@ -22,8 +22,7 @@ import { Devices, type DeviceHost } from "./devices.js";
 import type { ModuleStrategy } from "./strategies.js";
 
 export class ModuleDevices extends Devices {
-  private readonly loops: Loop[];
-  private readonly table: LoopTable;
+  private readonly loop: Loop;
   /** The device's session, as begin gave it. */
   private readonly handle: Int32Array;
   /** The attempt the answer under way answers. */
@@ -44,13 +43,12 @@ export class ModuleDevices extends Devices {
     private readonly instances: Instances,
   ) {
     super(devices, host);
-    this.loops = new Array<Loop>(devices);
-    this.table = new LoopTable(devices);
     this.handle = new Int32Array(devices);
     this.answerAttempt = new Int32Array(devices);
     this.lost = new Uint8Array(devices);
     this.clockOffset = new Uint32Array(devices);
     this.hal = this.makeHal();
+    this.loop = new Loop(instances.api(0), this.hal, new LoopTable(devices));
   }
 
   start(i: number, t: number): void {
@@ -61,15 +59,17 @@ export class ModuleDevices extends Devices {
     const api = this.instances.api(i);
     api.init(...seedHalves(seed));
     applyStrategy(api, this.s);
-    this.loops[i] = new Loop(api, this.hal, this.table, i);
-    this.handle[i] = this.loops[i].begin(POLICY_ID, this.tick(i, t));
+    this.loop.moveTo(i, api);
+    this.loop.clear();
+    this.handle[i] = this.loop.begin(POLICY_ID, this.tick(i, t));
   }
 
   wake(i: number, t: number): number {
     this.current = i;
     this.t = t;
     this.instances.enter(i);
-    const loop = this.loops[i];
+    const loop = this.loop;
+    loop.moveTo(i, this.instances.api(i));
     const due = loop.pass();
     if (loop.fault !== 0) throw new Error(`the loop stopped: ${loop.fault}`);
     this.connected[i] = loop.api.state(this.handle[i]) === State.UP ? 1 : 0;
@@ -113,7 +113,7 @@ export class ModuleDevices extends Devices {
       startAttempt: (h, attempt) => {
         const i = this.current;
         // An answer still to come belongs to an attempt the module timed out: given up.
-        if (this.answerAt[i] < Infinity) this.loops[i].abandon(h);
+        if (this.answerAt[i] < Infinity) this.loop.abandon(h);
         this.connect(i, this.t);
         this.answerAttempt[i] = attempt;
       },

@@ -32,7 +32,7 @@ import { DEFAULT_BROKER_SETTINGS } from "../../host/tools/src/fleet/broker/setti
 import { BROKER_STRATEGIES } from "../../host/tools/src/fleet/broker/strategies.js";
 import { formatBrokerMarkdown } from "../../host/tools/src/fleet/broker/table.js";
 import { brokerMillionMarkdown, type BrokerSizeRow } from "../../host/tools/src/fleet/broker/million.js";
-import { millionMarkdown, type SizeRow } from "../../host/tools/src/fleet/million.js";
+import { millionMarkdown, referenceSpread, type SizeRow } from "../../host/tools/src/fleet/million.js";
 import { millionSpec } from "../../host/tools/src/fleet/million-chart.js";
 import { millionData } from "./million-data.js";
 
@@ -172,7 +172,7 @@ await markdown("docs/fleet.md", {
   ),
   "contention tables": formatContentionMarkdown(contention, CONTENTION_SEED),
   "formula tables": formatContentionMarkdown(formulas, CONTENTION_SEED),
-  "million tables": millionMarkdown(reference, million.sizes),
+  "million tables": millionMarkdown(reference, million.sizes, referenceSpread(open.devices)),
   "broker million tables": brokerMillionMarkdown(brokerReference, million.broker),
 });
 

@@ -30,8 +30,69 @@ const percent = (v: number) => `${(v * 100).toFixed(1)}%`;
 export const change = (v: number, of: number) =>
   `${v >= of ? "+" : ""}${(((v - of) / of) * 100).toFixed(1)}%`;
 
-/** The table: each size's figures, and how far its shape is from the 200-device run's. */
-export function millionMarkdown(reference: SizeRow, sizes: SizeRow[]): string {
+/** Seeds of the 200-device runs whose means are the second reference: seed 42's run is one
+ * draw of a small, noisy fleet, where a large fleet's figures sit near their means. */
+export const REFERENCE_SEEDS = 100;
+
+/** A shape figure over the reference runs: its mean and its 10th and 90th percentiles. */
+export interface Spread {
+  mean: number;
+  p10: number;
+  p90: number;
+}
+
+/** The shape's three figures of one run: success rate, p99 and the peak per device. */
+function shapeOf(s: SizeRow): [number, number, number] {
+  return [s.row.successRate, s.row.p99Ms, s.row.peak100ms / s.devices];
+}
+
+/** Strategy C at `devices` devices over seeds 1 to REFERENCE_SEEDS: the shape's figures' spreads. */
+export function referenceSpread(devices: number): Spread[] {
+  const settings = experimentSettings(devices);
+  const shapes = Array.from({ length: REFERENCE_SEEDS }, (_, k) =>
+    shapeOf({ devices, row: runOne(settings, STRATEGIES.C, k + 1, false).row }),
+  );
+  return [0, 1, 2].map((f) => {
+    const v = shapes.map((shape) => shape[f]).sort((a, b) => a - b);
+    const at = (q: number) => v[Math.floor(q * (v.length - 1))];
+    return { mean: v.reduce((a, b) => a + b, 0) / v.length, p10: at(0.1), p90: at(0.9) };
+  });
+}
+
+/** The second table: the 200-device runs' spread over the seeds, then each size against their means. */
+function spreadMarkdown(devices: number, spreads: Spread[], sizes: SizeRow[]): string {
+  const [success, p99, peak] = spreads;
+  const range = (s: Spread, show: (v: number) => string) =>
+    `${show(s.mean)} (${show(s.p10)} to ${show(s.p90)})`;
+  const perThousand = (v: number) => (v * 1000).toFixed(1);
+  const head = ["devices", "success", "p99 ms", "peak per 1000 devices"];
+  const lines = [
+    [
+      `${devices}, seeds 1 to ${REFERENCE_SEEDS}: mean (10th to 90th percentile)`,
+      range(success, percent),
+      range(p99, (v) => v.toFixed(0)),
+      range(peak, perThousand),
+    ],
+    ...sizes.map((s) => {
+      const shape = shapeOf(s);
+      return [
+        `${s.devices.toLocaleString("en")} against the mean`,
+        change(shape[0], success.mean),
+        change(shape[1], p99.mean),
+        change(shape[2], peak.mean),
+      ];
+    }),
+  ];
+  return table(head, lines);
+}
+
+function table(head: string[], lines: string[][]): string {
+  return [head, head.map(() => "---"), ...lines].map((cells) => `| ${cells.join(" | ")} |`).join("\n");
+}
+
+/** The tables: each size's figures, how far its shape is from the 200-device run's, and
+ * from the means of the 200-device runs over REFERENCE_SEEDS seeds (`spreads`). */
+export function millionMarkdown(reference: SizeRow, sizes: SizeRow[], spreads: Spread[]): string {
   const perDevice = (s: SizeRow) => s.row.peak100ms / s.devices;
   const head = [
     "devices",
@@ -53,5 +114,5 @@ export function millionMarkdown(reference: SizeRow, sizes: SizeRow[]): string {
     change(s.row.p99Ms, reference.row.p99Ms),
     change(perDevice(s), perDevice(reference)),
   ]);
-  return [head, head.map(() => "---"), ...lines].map((cells) => `| ${cells.join(" | ")} |`).join("\n");
+  return `${table(head, lines)}\n\n${spreadMarkdown(reference.devices, spreads, sizes)}`;
 }

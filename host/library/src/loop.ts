@@ -251,7 +251,9 @@ export class Loop {
       // An answer for an operation that ended meanwhile is still reported: STALE_REPORT.
       const result = this.api.report(a.handle, a.attempt, a.outcome, a.retryAfter, now);
       if (result === Result.OK && s >= 0) this.untime(s);
-      this.hal.onEvent?.({ kind: "report", t: now, ...a, result });
+      // Field by field: a spread of `a` cost some 5% of a fleet run.
+      const { handle, attempt, outcome } = a;
+      this.hal.onEvent?.({ kind: "report", t: now, handle, attempt, outcome, result });
       if (result !== Result.OK || a.outcome !== Outcome.SUCCESS) continue;
       if (this.api.state(a.handle) !== State.UP) continue;
       const operationId = this.api.operationId(a.handle);

@@ -28,7 +28,9 @@ export async function startOrReport<T>(command: string, start: () => Promise<T>)
   }
 }
 
-/** Resolves at the first Ctrl-C (SIGINT) or SIGTERM. */
+/** Resolves at the first Ctrl-C (SIGINT) or SIGTERM. Call it before printing what a parent
+ * waits for (the URL): a signal sent on that line before the handlers are in kills the
+ * process instead, as a loaded machine showed. */
 export function untilStopped(): Promise<void> {
   return new Promise<void>((resolve) => {
     process.once("SIGINT", resolve);

@@ -180,8 +180,9 @@ export async function runDevice(args: string[]): Promise<number> {
 
   const sim = await startOrReport("device", () => startSimulation(options));
   if (sim === undefined) return 2;
+  const stopped = untilStopped();
   printBanner(sim);
-  await untilStopped();
+  await stopped;
   // Every live operation ends or is kept, with a line each: without a state file it ends
   // CANCELLED (nothing would carry it on); with one it goes on at the next start.
   const device = sim.device;

@@ -65,8 +65,9 @@ export async function run(args: string[]): Promise<number> {
   const server = controlServer(consumer);
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   const control = (server.address() as AddressInfo).port;
+  const stopped = untilStopped();
   console.log(`consumer http://127.0.0.1:${control}/control/ subscribed to ${TOPIC} at ${options.url}`);
-  await untilStopped();
+  await stopped;
   server.close();
   await consumer.close();
   return 0;

@@ -54,8 +54,9 @@ export async function run(args: string[]): Promise<number> {
   if (typeof options === "number") return options;
   const upstream = await startOrReport("upstream", () => startUpstream(options));
   if (upstream === undefined) return 2;
+  const stopped = untilStopped();
   console.log(`upstream ${upstream.url} (scenario ${upstream.scenario()})`);
-  await untilStopped();
+  await stopped;
   await upstream.close();
   return 0;
 }

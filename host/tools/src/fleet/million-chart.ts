@@ -17,29 +17,43 @@ const devicesAxis = {
   title: "devices",
 } as const;
 
-function outagePanel(reference: SizeRow, sizes: SizeRow[]): Panel {
-  const perDevice = reference.row.peak100ms / reference.devices;
-  const values = [reference, ...sizes].flatMap((s) => [
-    { devices: s.devices, peak: s.row.peak100ms, series: "simulated" },
-    { devices: s.devices, peak: Math.round(perDevice * s.devices), series: "200-device run, scaled" },
-  ]);
+/** Points joined by lines, `peak` against `devices`, both on log scales; `series` says
+ * how the lines are told apart. */
+function logPanel(
+  title: { text: string; subtitle: string },
+  values: { devices: number; peak: number }[],
+  peakTitle: string,
+  series: Record<string, unknown>,
+): Panel {
   return {
-    title: {
-      text: `Peak requests per 100 ms against fleet size, strategy C, seed ${MILLION_SEED}`,
-      subtitle: "the dependency scaled with devices / 200; 30 s of virtual time",
-    },
+    title,
     width: 560,
     height: 300,
     data: { values },
     mark: { type: "line", point: true },
     encoding: {
       x: devicesAxis,
-      y: { field: "peak", type: "quantitative", scale: { type: "log" }, title: "peak requests per 100 ms" },
-      // One legend for both (a strokeDash without one hid the colours' legend too).
-      color: { field: "series", type: "nominal", title: null },
-      strokeDash: { field: "series", type: "nominal", title: null },
+      y: { field: "peak", type: "quantitative", scale: { type: "log" }, title: peakTitle },
+      ...series,
     },
+  } as Panel;
+}
+
+function outagePanel(reference: SizeRow, sizes: SizeRow[]): Panel {
+  const perDevice = reference.row.peak100ms / reference.devices;
+  const values = [reference, ...sizes].flatMap((s) => [
+    { devices: s.devices, peak: s.row.peak100ms, series: "simulated" },
+    { devices: s.devices, peak: Math.round(perDevice * s.devices), series: "200-device run, scaled" },
+  ]);
+  const title = {
+    text: `Peak requests per 100 ms against fleet size, strategy C, seed ${MILLION_SEED}`,
+    subtitle: "the dependency scaled with devices / 200; 30 s of virtual time",
   };
+  return logPanel(title, values, "peak requests per 100 ms", {
+    // One legend for both (a strokeDash without one hid the colours' legend too).
+    color: { field: "series", type: "nominal", title: null },
+    strokeDash: { field: "series", type: "nominal", title: null },
+  });
 }
 
 function brokerPanel(reference: BrokerSizeRow, sizes: BrokerSizeRow[]): Panel {
@@ -47,26 +61,13 @@ function brokerPanel(reference: BrokerSizeRow, sizes: BrokerSizeRow[]): Panel {
     s.rows.map((r) => ({ devices: s.devices, peak: r.peakConnects100ms, strategy: r.strategy })),
   );
   const per = BROKER_DEVICES.toLocaleString("en");
-  return {
-    title: {
-      text: `Peak connects per 100 ms after the broker restart against fleet size, seed ${MILLION_SEED}`,
-      subtitle: `the broker scaled with devices / ${per} (one core per ${per} devices); ${DEFAULT_BROKER_SETTINGS.durationMs / 1000} s of virtual time`,
-    },
-    width: 560,
-    height: 300,
-    data: { values },
-    mark: { type: "line", point: true },
-    encoding: {
-      x: devicesAxis,
-      y: { field: "peak", type: "quantitative", scale: { type: "log" }, title: "peak connects per 100 ms" },
-      color: {
-        field: "strategy",
-        type: "nominal",
-        title: null,
-        sort: BROKER_STRATEGIES.map((s) => s.name),
-      },
-    },
+  const title = {
+    text: `Peak connects per 100 ms after the broker restart against fleet size, seed ${MILLION_SEED}`,
+    subtitle: `the broker scaled with devices / ${per} (one core per ${per} devices); ${DEFAULT_BROKER_SETTINGS.durationMs / 1000} s of virtual time`,
   };
+  return logPanel(title, values, "peak connects per 100 ms", {
+    color: { field: "strategy", type: "nominal", title: null, sort: BROKER_STRATEGIES.map((s) => s.name) },
+  });
 }
 
 /** Both panels, stacked, on one axis of devices, each with its own colours and legend. */

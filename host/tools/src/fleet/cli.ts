@@ -3,7 +3,7 @@
 import { progress } from "../progress.js";
 import { choiceArg, integerArg, parseOptions, planOrExit, UsageError } from "../usage.js";
 import type { ExperimentResult } from "./experiment.js";
-import { devicesThatFit, fitReason } from "./fits.js";
+import { OUTAGE_DEVICE, PERSISTING_DEVICE, devicesThatFit, fitReason, type DeviceCost } from "./fits.js";
 import { SMALL_TABLE_DEVICE_SECONDS, defaultThreads, runExperimentParallel } from "./parallel.js";
 import { writeReport } from "./report.js";
 import {
@@ -125,9 +125,15 @@ function asUsage<T>(make: () => T): T {
   }
 }
 
+/** What a device of this run holds: more when it persists for a power cut. */
+function deviceCost(v: FleetOptions): DeviceCost {
+  return v["power-cut"] === undefined ? OUTAGE_DEVICE : PERSISTING_DEVICE;
+}
+
 /** The fleet, its clocks, its arrivals, its power cut and its recovery from the options. */
 function fleetSettings(v: FleetOptions): FleetSettings {
-  const devices = integerArg("devices", v.devices, 1, devicesThatFit(), fitReason());
+  const cost = deviceCost(v);
+  const devices = integerArg("devices", v.devices, 1, devicesThatFit(cost), fitReason(cost));
   const capacity = v.capacity;
   const settings = asUsage(() =>
     experimentSettings(devices, capacity === undefined ? undefined : parseCapacity(capacity)),
@@ -195,7 +201,7 @@ function plan(args: string[]): Plan | "help" {
     .map((b) => choiceArg("boot", b.trim(), ["restore", "restore-no-clock", "afresh"] as const));
   const runs = cut ? strategies.flatMap((s) => boots.map((b) => withBoot(s, b))) : strategies;
   // Each thread holds a fleet of its own: no more threads than the machine holds fleets.
-  const fleets = Math.floor(devicesThatFit() / settings.devices);
+  const fleets = Math.floor(devicesThatFit(deviceCost(v)) / settings.devices);
   const deviceSeconds = (settings.devices * settings.durationMs * runs.length * seeds.length) / 1000;
   const asked =
     v.threads === undefined ? defaultThreads(deviceSeconds) : integerArg("threads", v.threads, 1, 64);

@@ -229,7 +229,7 @@ export class Devices extends VirtualTimeHal {
       throw new Error(`device ${this.index}: the loop stopped: ${errorName(this.loop.fault)}`);
     const nextBegin = this.rows[this.row + Row.NEXT_BEGIN];
     const next = due === NextDue.IDLE ? nextBegin : Math.min(time + due, nextBegin);
-    if (next !== NEVER) this.wakeAt(next);
+    this.wakeAt(next);
   }
 
   beginDue(tick: number): void {
@@ -303,12 +303,14 @@ export class Devices extends VirtualTimeHal {
     return gap;
   }
 
+  /** The pass's answer is the device's next wake: a pending one at another time no longer
+   * counts (the simulator skips it), since a pass there would do nothing. */
   private wakeAt(at: number): void {
-    // An earlier pending wake stays: it recomputes this when it runs (an extra poll is harmless).
-    const wake = this.rows[this.row + Row.WAKE];
-    if (wake >= 0 && wake <= at) return;
-    this.rows[this.row + Row.WAKE] = at;
-    this.host.wakeAt(this.index, at);
+    if (at === NEVER) this.rows[this.row + Row.WAKE] = -1;
+    else if (this.rows[this.row + Row.WAKE] !== at) {
+      this.rows[this.row + Row.WAKE] = at;
+      this.host.wakeAt(this.index, at);
+    }
   }
 }
 

@@ -67,7 +67,7 @@ const SLOTS = Limit.OPERATIONS;
 
 /** A device's row: HEAD words, then UPLOAD words per slot of the module (api.slot). */
 const Row = {
-  /** Time of the pending WAKE event that counts (earlier ones were superseded), or -1. */
+  /** Time of the pending WAKE event that counts (any other was superseded), or -1. */
   WAKE: 0,
   /** When the next operation begins: the timer's next tick, or the end of the think time. */
   NEXT_BEGIN: 1,

@@ -168,7 +168,7 @@ class FleetRun {
   }
 
   private wake(index: number, time: number): void {
-    if (this.devices.wakeOf(index) !== time) return; // superseded by an earlier wake
+    if (this.devices.wakeOf(index) !== time) return; // superseded by a later pass
     this.devices.run(index, time);
   }
 

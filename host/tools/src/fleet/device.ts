@@ -9,7 +9,7 @@
 // the device stores its image whenever changes() moved, before the pass sends anything. A
 // device is only called when something is due for it, so an idle fleet costs nothing.
 //
-// One Devices object, with one Loop, serves the whole fleet: what each device keeps lies in
+// One FleetDevices object, with one Loop, serves the whole fleet: what each device keeps lies in
 // its row of one typed array (and its loop's in the LoopTable), so that an event touches a
 // few cache lines of its device, not a device object, a loop object and a generator of its own
 // scattered over a heap of millions.
@@ -96,7 +96,7 @@ interface Stored {
   slots: LoopSlots;
 }
 
-export class Devices extends VirtualTimeHal {
+export class FleetDevices extends VirtualTimeHal {
   private readonly rows: Float64Array;
   private readonly loop: Loop;
   private readonly rng = new Rng(0);

@@ -4,7 +4,7 @@
 // pure function of (settings, strategy, seed).
 import { Counter, type TickRetryApi, tickAfter } from "tickretry";
 import { Dependency, HTTP_OK } from "./dependency.js";
-import { Devices, type DeviceHost } from "./device.js";
+import { FleetDevices, type DeviceHost } from "./device.js";
 import { EventQueue } from "../event-queue.js";
 import { EventKind } from "./events.js";
 import { StatePool, type Instances } from "./instances.js";
@@ -52,7 +52,7 @@ class FleetRun {
   readonly record = new RunRecord();
   private readonly tie: () => number;
   private readonly dependency: Dependency;
-  private readonly devices: Devices;
+  private readonly devices: FleetDevices;
   /** How the devices space their operations: the upload interval or the think time. */
   private readonly gap: FleetSettings["interval"];
   /** Each device's counters in its last stored image: a restored instance starts from them. */
@@ -76,7 +76,7 @@ class FleetRun {
       },
     });
     this.gap = settings.arrivals === "open" ? settings.interval : settings.think;
-    this.devices = new Devices(this.deviceHost(this.gap));
+    this.devices = new FleetDevices(this.deviceHost(this.gap));
   }
 
   /** Schedules the script and the power cut, makes every device and starts its loop. */

@@ -7,6 +7,8 @@
 // does in a simulator whose times are whole ms and whose ties grow with every push (FIFO
 // ties); the heap takes the rest (other ties, times before the clock or past the window).
 
+import { DOUBLES, WORDS, growEntries } from "./entries.js";
+
 /** Whole ms the calendar covers ahead of the clock: beyond it, events go to the heap. */
 const WINDOW_MS = 1 << 14;
 const MASK = WINDOW_MS - 1;
@@ -17,14 +19,10 @@ export function before(time: number, tie: number, otherTime: number, otherTie: n
   return time < otherTime || (time === otherTime && tie < otherTie);
 }
 
-/** An entry of the pool: 32 bytes, so that it lies in one cache line (the pop of a million
- * devices' events finds each one cold). As doubles: its time and tie; as words: its kind,
- * its argument, and the next entry of its bucket (or of the free list). */
-const ENTRY_BYTES = 32;
+/** An entry of the pool (entries.ts), as doubles: its time and tie; as words: its kind, its
+ * argument, and the next entry of its bucket (or of the free list). */
 const Doubles = { TIME: 0, TIE: 1 } as const;
 const Words = { KIND: 4, ARG: 5, NEXT: 6 } as const;
-const DOUBLES = ENTRY_BYTES / 8;
-const WORDS = ENTRY_BYTES / 4;
 
 export class Calendar {
   // The pool of entries, one buffer seen as doubles and as words.
@@ -133,12 +131,8 @@ export class Calendar {
    * new ones are the free list. */
   private grow(): void {
     const n = this.capacity;
-    const capacity = Math.max(1024, 2 * n);
-    const buffer = new ArrayBuffer(capacity * ENTRY_BYTES);
-    new Int32Array(buffer).set(this.words);
-    this.doubles = new Float64Array(buffer);
-    this.words = new Int32Array(buffer);
-    this.capacity = capacity;
+    ({ doubles: this.doubles, words: this.words, capacity: this.capacity } = growEntries(this.words));
+    const capacity = this.capacity;
     for (let e = n; e < capacity; e++) this.words[e * WORDS + Words.NEXT] = e + 1 < capacity ? e + 1 : NONE;
     this.free = n;
   }

@@ -1,20 +1,18 @@
 // The requests on their way, by id: who sent it, for which attempt, and the answer the
-// dependency gave. One typed buffer that grows by doubling, so a send allocates nothing;
-// ids are reused once an answer has been delivered, so the table grows with the requests
-// in flight, not with the length of the run. A request's fields lie in one 32-byte entry:
-// its answer, arriving long after the send, so finds them in one cache line.
+// dependency gave. One table of 32-byte entries (../entries.ts) that grows by doubling, so
+// a send allocates nothing; ids are reused once an answer has been delivered, so the table
+// grows with the requests in flight, not with the length of the run. The answer, arriving
+// long after the send, finds a request's fields in one cache line.
+import { DOUBLES, WORDS, growEntries } from "../entries.js";
 
 /** The answer of a request still being held or served. */
 export const PENDING = 0;
 
-const ENTRY_BYTES = 32;
 /** As words: the sending device, the operation's handle, the attempt, the device's boot
  * count (an answer to an earlier boot finds no connection), the HTTP status of the answer
  * (PENDING until the dependency answers); as a double (the last 8 bytes): when it was sent. */
 const Words = { DEVICE: 0, HANDLE: 1, ATTEMPT: 2, EPOCH: 3, STATUS: 4 } as const;
 const SENT_AT = 3;
-const WORDS = ENTRY_BYTES / 4;
-const DOUBLES = ENTRY_BYTES / 8;
 
 export class RequestTable {
   private words = new Int32Array(0);
@@ -84,11 +82,7 @@ export class RequestTable {
 
   /** Doubles the table (to 1024 entries at first). */
   private grow(): void {
-    this.capacity = Math.max(1024, 2 * this.capacity);
-    const buffer = new ArrayBuffer(this.capacity * ENTRY_BYTES);
-    new Int32Array(buffer).set(this.words);
-    this.words = new Int32Array(buffer);
-    this.doubles = new Float64Array(buffer);
+    ({ doubles: this.doubles, words: this.words, capacity: this.capacity } = growEntries(this.words));
     const free = new Int32Array(this.capacity);
     free.set(this.free);
     this.free = free;

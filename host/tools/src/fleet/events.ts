@@ -1,4 +1,5 @@
-// What the fleet simulator's events do (host/tools/src/event-queue.ts orders them).
+// What the fleet simulators' events do (host/tools/src/event-queue.ts orders them), and how
+// often a run reports its progress.
 
 /** What an event does; the simulator dispatches on it. */
 export const EventKind = {
@@ -16,3 +17,7 @@ export const EventKind = {
   BOOT: 5,
 } as const;
 export type EventKind = (typeof EventKind)[keyof typeof EventKind];
+
+/** Events a simulator runs between progress reports: a report per event would cost more
+ * than the event. */
+export const PROGRESS_EVERY = 8192;

@@ -6,7 +6,7 @@ import { Counter, type TickRetryApi, tickAfter } from "tickretry";
 import { Dependency, HTTP_OK } from "./dependency.js";
 import { FleetDevices, type DeviceHost } from "./device.js";
 import { EventQueue } from "../event-queue.js";
-import { EventKind } from "./events.js";
+import { EventKind, PROGRESS_EVERY } from "./events.js";
 import { StatePool, type Instances } from "./instances.js";
 import { RunRecord } from "./metrics.js";
 import { deriveSeed, Rng } from "../random.js";
@@ -153,7 +153,7 @@ class FleetRun {
           this.boot(time);
           break;
       }
-      if (progress && ++steps % 8192 === 0) progress(Math.min(1, time / settings.durationMs));
+      if (progress && ++steps % PROGRESS_EVERY === 0) progress(Math.min(1, time / settings.durationMs));
     }
   }
 

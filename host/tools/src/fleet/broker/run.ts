@@ -5,6 +5,7 @@
 // are connected again, the connect attempts sent after the restart, and how long the
 // broker spent overloaded (100 ms buckets in which it dropped a handshake for want of CPU).
 import { EventQueue } from "../../event-queue.js";
+import { PROGRESS_EVERY } from "../events.js";
 import { StatePool, type Instances } from "../instances.js";
 import type { Devices, DeviceHost } from "./devices.js";
 import { FormulaDevices } from "./formula-devices.js";
@@ -31,9 +32,6 @@ export interface BrokerRun {
 /** The kinds of the run's events: a device's wake-up (its index the argument), the restart. */
 const WAKE = 0;
 const RESTART = 1;
-
-/** Events between progress reports: a report per event would cost more than the event. */
-const PROGRESS_EVERY = 8192;
 
 /** mulberry32: a small seeded generator for the devices' own randomness. */
 function seeded(seed: number): () => number {

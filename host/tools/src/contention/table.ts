@@ -1,5 +1,6 @@
 // The contention results as two tables (writes sent, completion time), one row per
 // strategy and one column per client count, in text for the terminal and in Markdown.
+import { markdownTable } from "../markdown.js";
 import type { ContentionRow } from "./experiment.js";
 
 const FIGURES = [
@@ -36,10 +37,7 @@ export function formatContention(rows: ContentionRow[], seed: number): string {
 export function formatContentionMarkdown(rows: ContentionRow[], seed: number): string {
   const tables = FIGURES.map((f) => {
     const [header, ...body] = grid(rows, f);
-    const line = (cells: string[]) => `| ${cells.join(" | ")} |`;
-    return [line(header), line(header.map((_, i) => (i === 0 ? "---" : "---:"))), ...body.map(line)].join(
-      "\n",
-    );
+    return markdownTable(header, body, true);
   });
   return [`${caption(rows, seed)}:`, ...tables].join("\n\n");
 }

@@ -3,6 +3,7 @@
 // 200-device run, as a table (its chart: million-chart.ts). The big runs take minutes, so
 // npm run docs:fleet -- --million writes their rows to docs/fleet-million.json and every
 // docs:fleet renders the section from that file.
+import { markdownTable } from "../markdown.js";
 import { runOne } from "./experiment.js";
 import type { Row } from "./metrics.js";
 import { experimentSettings } from "./settings.js";
@@ -83,11 +84,7 @@ function spreadMarkdown(devices: number, spreads: Spread[], sizes: SizeRow[]): s
       ];
     }),
   ];
-  return table(head, lines);
-}
-
-function table(head: string[], lines: string[][]): string {
-  return [head, head.map(() => "---"), ...lines].map((cells) => `| ${cells.join(" | ")} |`).join("\n");
+  return markdownTable(head, lines);
 }
 
 /** The tables: each size's figures, how far its shape is from the 200-device run's, and
@@ -114,5 +111,5 @@ export function millionMarkdown(reference: SizeRow, sizes: SizeRow[], spreads: S
     change(s.row.p99Ms, reference.row.p99Ms),
     change(perDevice(s), perDevice(reference)),
   ]);
-  return `${table(head, lines)}\n\n${spreadMarkdown(reference.devices, spreads, sizes)}`;
+  return `${markdownTable(head, lines)}\n\n${spreadMarkdown(reference.devices, spreads, sizes)}`;
 }

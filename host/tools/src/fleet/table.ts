@@ -1,5 +1,6 @@
 // The terminal table: one row per strategy; over several seeds each cell is the mean with
 // the range across seeds.
+import { markdownTable } from "../markdown.js";
 import type { NumericKey } from "./metrics.js";
 import type { ExperimentResult } from "./experiment.js";
 import { arrivalsLabel } from "./settings.js";
@@ -59,12 +60,5 @@ export function formatTable(e: ExperimentResult): string {
 /** The same table in Markdown, for docs/fleet.md; `only`: just those figures. */
 export function formatMarkdown(e: ExperimentResult, only?: NumericKey[]): string {
   const [header, ...rows] = cells(e, only);
-  const line = (cells: string[]) => `| ${cells.join(" | ")} |`;
-  return [
-    `${caption(e)}:`,
-    "",
-    line(header),
-    line(header.map((_, i) => (i === 0 ? "---" : "---:"))),
-    ...rows.map(line),
-  ].join("\n");
+  return `${caption(e)}:\n\n${markdownTable(header, rows, true)}`;
 }

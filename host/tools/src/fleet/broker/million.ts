@@ -3,6 +3,7 @@
 // MILLION_SIZES beside the 1,000-device run, as a table. Like the outage's sizes
 // (../million.ts), npm run docs:fleet -- --million writes their rows to
 // docs/fleet-million.json, and every docs:fleet renders them from there.
+import { markdownTable } from "../../markdown.js";
 import { change } from "../million.js";
 import { runBrokerExperiment } from "./cli.js";
 import type { BrokerRow } from "./run.js";
@@ -64,5 +65,5 @@ export function brokerMillionMarkdown(reference: BrokerSizeRow, sizes: BrokerSiz
     }),
   );
   const columns = head(reference.devices);
-  return [columns, columns.map(() => "---"), ...lines].map((cells) => `| ${cells.join(" | ")} |`).join("\n");
+  return markdownTable(columns, lines);
 }

@@ -1,6 +1,7 @@
 // `tickretry fleet`: runs the outage-recovery experiment and prints the table, the JSON
 // rows or an HTML report. Bad arguments exit with code 2 and say what was wrong.
 import { progress } from "../progress.js";
+import { inHugePages } from "../huge-pages.js";
 import { choiceArg, integerArg, parseOptions, planOrExit, UsageError } from "../usage.js";
 import type { ExperimentResult } from "./experiment.js";
 import { OUTAGE_DEVICE, PERSISTING_DEVICE, devicesThatFit, fitReason, type DeviceCost } from "./fits.js";
@@ -223,6 +224,8 @@ export async function run(args: string[]): Promise<number> {
   const planned = planOrExit("fleet", HELP, plan, args);
   if ("exit" in planned) return planned.exit;
   const p = planned.plan;
+  const relaunched = inHugePages(p.settings.devices);
+  if (relaunched) return relaunched;
   const bar = progress("fleet");
   const runs = p.strategies.length * p.seeds.length;
   const experiment = await runExperimentParallel(p.settings, p.strategies, p.seeds, p.threads, (done) =>

@@ -12,10 +12,10 @@ import { BROKER_STRATEGIES } from "../../../../host/tools/src/fleet/broker/strat
 afterEach(() => vi.restoreAllMocks());
 
 /** The command in this process: its exit code and what it printed. */
-function brokerHere(...args: string[]) {
+async function brokerHere(...args: string[]) {
   const out = vi.spyOn(console, "log").mockImplementation(() => {});
   const err = vi.spyOn(console, "error").mockImplementation(() => {});
-  const code = runBrokerCli(["--scenario", "broker-restart", ...args]);
+  const code = await runBrokerCli(["--scenario", "broker-restart", ...args]);
   const text = (spy: typeof out) => spy.mock.calls.map((c) => c.join(" ")).join("\n");
   const result = { code, stdout: text(out), stderr: text(err) };
   vi.restoreAllMocks();
@@ -77,28 +77,28 @@ describe("--broker-cpu", () => {
     [["--broker-cpu", "-100"], /--broker-cpu "-100": want a whole number/],
     [["--broker-cpu", "10"], /--broker-cpu "10": less than a handshake's 20 ms \(--connect-cost\)/],
     [["--broker-cpu", "50", "--connect-cost", "60"], /--broker-cpu "50": less than a handshake's 60 ms/],
-  ])("exits 2 with a clear message for %j, printing no rows", (args, message) => {
-    const r = brokerHere(...args);
+  ])("exits 2 with a clear message for %j, printing no rows", async (args, message) => {
+    const r = await brokerHere(...args);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(r.stdout).toBe("");
   });
 
-  it("runs with a broker as large as given", () => {
+  it("runs with a broker as large as given", async () => {
     const small = ["--devices", "60", "--duration", "60000", "--json"];
-    const rows = (cpu: string) =>
-      JSON.parse(brokerHere(...small, "--broker-cpu", cpu).stdout) as { overloadedMs: number }[];
-    const overloaded = (cpu: string) => rows(cpu).reduce((sum, r) => sum + r.overloadedMs, 0);
+    const rows = async (cpu: string) =>
+      JSON.parse((await brokerHere(...small, "--broker-cpu", cpu)).stdout) as { overloadedMs: number }[];
+    const overloaded = async (cpu: string) => (await rows(cpu)).reduce((sum, r) => sum + r.overloadedMs, 0);
     // A broker of 20 ms a bucket serves one handshake per 100 ms; one of 10,000, every one.
-    expect(overloaded("20")).toBeGreaterThan(0);
-    expect(overloaded("10000")).toBe(0);
+    expect(await overloaded("20")).toBeGreaterThan(0);
+    expect(await overloaded("10000")).toBe(0);
   });
 });
 
 describe("--devices", () => {
-  it("is refused past what this process holds, with that number, before anything runs", () => {
+  it("is refused past what this process holds, with that number, before anything runs", async () => {
     const fit = devicesThatFit(BROKER_DEVICE);
-    const r = brokerHere("--devices", `${fit + 1}`);
+    const r = await brokerHere("--devices", `${fit + 1}`);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`want a whole number from 1 to ${fit} (as many as this process holds`);
     expect(r.stdout).toBe("");

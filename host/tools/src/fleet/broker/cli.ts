@@ -1,6 +1,7 @@
 // `tickretry fleet --scenario broker-restart`: the broker-restart experiment (run.ts) for
 // every strategy of strategies.ts, as a table or JSON rows. Bad arguments exit 2.
 import { progress } from "../../progress.js";
+import { inHugePages } from "../../huge-pages.js";
 import { integerArg, parseOptions, planOrExit, UsageError } from "../../usage.js";
 import { BROKER_DEVICE, devicesThatFit, fitReason } from "../fits.js";
 import { runBrokerRestart, type BrokerRun } from "./run.js";
@@ -120,10 +121,12 @@ export function runBrokerExperiment(
   );
 }
 
-export function runBrokerCli(args: string[]): number {
+export async function runBrokerCli(args: string[]): Promise<number> {
   const planned = planOrExit("fleet --scenario broker-restart", HELP, plan, args);
   if ("exit" in planned) return planned.exit;
   const { settings, seeds, json, series } = planned.plan;
+  const relaunched = inHugePages(settings.devices);
+  if (relaunched) return relaunched;
   const bar = progress("broker-restart");
   const runs = runBrokerExperiment(settings, seeds, (share) => bar.update(share));
   bar.stop();

@@ -25,17 +25,19 @@ export interface Task {
   series: boolean;
 }
 
-/** What a worker is started with: the settings, every task, and the shared word whose
- * atomic increment hands out the next one. */
+/** An experiment for a worker: the settings, every task, and the shared word whose atomic
+ * increment hands out the next one. */
 export interface WorkerStart {
   settings: FleetSettings;
   tasks: Task[];
   next: Int32Array;
 }
 
-/** What a worker posts: the share of a run done so far, or the run's result. */
+/** What a worker posts: the share of a run done so far, a run's result, or that no task is left. */
 export type WorkerMessage =
-  { kind: "progress"; index: number; share: number } | { kind: "done"; index: number; result: RunResult };
+  | { kind: "progress"; index: number; share: number }
+  | { kind: "done"; index: number; result: RunResult }
+  | { kind: "idle" };
 
 /** Device-seconds of a table below which the default is one thread: there a worker's
  * start-up (loading, compiling, its JIT warming up beside this thread) costs more than it
@@ -69,13 +71,29 @@ export async function runTasks(start: WorkerStart, report: TaskReport): Promise<
 
 // The worker next to this file: worker.js in dist/; worker.ts (tsx, vitest) through a
 // bootstrap that registers tsx first, since a worker does not inherit the loader hooks.
-function startWorker(start: WorkerStart): Worker {
+function startWorker(): Worker {
   const self = fileURLToPath(import.meta.url);
   const url = new URL(`./worker${extname(self)}`, import.meta.url);
-  if (extname(self) !== ".ts") return new Worker(url, { workerData: start });
+  if (extname(self) !== ".ts") return new Worker(url);
   const tsx = JSON.stringify(import.meta.resolve("tsx/esm/api"));
   const boot = `import(${tsx}).then((m) => { m.register(); return import(${JSON.stringify(url.href)}); })`;
-  return new Worker(boot, { eval: true, workerData: start });
+  return new Worker(boot, { eval: true });
+}
+
+/** The workers started so far and not running an experiment: kept for the process, so
+ * that only its first experiment pays a worker's start-up (loading, compiling, its JIT
+ * warming up), and unref'd, so that they do not keep it alive. */
+const idle = new Set<Worker>();
+
+function takeWorkers(count: number): Worker[] {
+  const taken = [...idle].slice(0, count);
+  while (taken.length < count) {
+    const worker = startWorker();
+    worker.once("exit", () => idle.delete(worker));
+    taken.push(worker);
+  }
+  for (const worker of taken) (idle.delete(worker), worker.ref());
+  return taken;
 }
 
 /** The runs' results and progress as the threads report them. */
@@ -107,16 +125,25 @@ class Results {
   }
 }
 
-/** Collects `worker`'s messages until it ends, which it does once no task is left. */
-function listen(worker: Worker, results: Results): Promise<void> {
+/** Runs `start`'s tasks on `worker` too, collecting its reports until it has no task left;
+ * then the worker is idle again. */
+function runOn(worker: Worker, start: WorkerStart, results: Results): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    worker.on("message", (m: WorkerMessage) =>
-      m.kind === "progress" ? results.advance(m.index, m.share) : results.advance(m.index, 1, m.result),
+    const onMessage = (m: WorkerMessage) => {
+      if (m.kind === "progress") results.advance(m.index, m.share);
+      else if (m.kind === "done") results.advance(m.index, 1, m.result);
+      else (stop(), worker.unref(), idle.add(worker), resolve());
+    };
+    const onError = (error: Error) => (stop(), reject(error));
+    const onExit = (code: number) => (
+      stop(),
+      reject(new Error(`fleet: a worker thread exited with code ${code}`))
     );
-    worker.on("error", reject);
-    worker.on("exit", (code) =>
-      code === 0 ? resolve() : reject(new Error(`fleet: a worker thread exited with code ${code}`)),
-    );
+    const stop = () => {
+      worker.off("message", onMessage).off("error", onError).off("exit", onExit);
+    };
+    worker.on("message", onMessage).on("error", onError).on("exit", onExit);
+    worker.postMessage(start);
   });
 }
 
@@ -133,15 +160,13 @@ export async function runExperimentParallel(
   if (threads <= 1 || tasks.length <= 1) return runExperiment(settings, strategies, seeds, progress);
   const start: WorkerStart = { settings, tasks, next: new Int32Array(new SharedArrayBuffer(4)) };
   const results = new Results(tasks.length, progress);
-  const workers = Array.from({ length: Math.min(threads, tasks.length) - 1 }, () => startWorker(start));
-  try {
-    // This thread runs tasks too: from the start, while the workers start up (much of a
-    // small experiment's time), and then beside them.
-    const here = runTasks(start, (index, share, result) => results.advance(index, share, result));
-    await Promise.all([...workers.map((w) => listen(w, results)), here]);
-  } finally {
-    await Promise.all(workers.map((w) => w.terminate()));
-  }
+  const workers = takeWorkers(Math.min(threads, tasks.length) - 1).map((w) => runOn(w, start, results));
+  // This thread runs tasks too: from the start, while new workers start up (much of a
+  // small experiment's time), and then beside them.
+  await Promise.all([
+    ...workers,
+    runTasks(start, (index, share, result) => results.advance(index, share, result)),
+  ]);
   if (!results.complete) throw new Error("fleet: a run of the experiment has no result");
   return assemble(settings, strategies, seeds, results.results);
 }

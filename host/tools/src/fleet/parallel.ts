@@ -81,10 +81,11 @@ function startWorker(): Worker {
 }
 
 /** The workers started so far and not running an experiment: kept for the process, so
- * that only its first experiment pays a worker's start-up (loading, compiling, its JIT
+ * that only its first experiments pay a worker's start-up (loading, compiling, its JIT
  * warming up), and unref'd, so that they do not keep it alive. */
 const idle = new Set<Worker>();
 
+/** `count` workers for an experiment, idle ones first, ref'd while it runs. */
 function takeWorkers(count: number): Worker[] {
   const taken = [...idle].slice(0, count);
   while (taken.length < count) {
@@ -92,7 +93,10 @@ function takeWorkers(count: number): Worker[] {
     worker.once("exit", () => idle.delete(worker));
     taken.push(worker);
   }
-  for (const worker of taken) (idle.delete(worker), worker.ref());
+  for (const worker of taken) {
+    idle.delete(worker);
+    worker.ref();
+  }
   return taken;
 }
 
@@ -130,15 +134,18 @@ class Results {
 function runOn(worker: Worker, start: WorkerStart, results: Results): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const onMessage = (m: WorkerMessage) => {
-      if (m.kind === "progress") results.advance(m.index, m.share);
-      else if (m.kind === "done") results.advance(m.index, 1, m.result);
-      else (stop(), worker.unref(), idle.add(worker), resolve());
+      if (m.kind === "progress") return results.advance(m.index, m.share);
+      if (m.kind === "done") return results.advance(m.index, 1, m.result);
+      stop();
+      worker.unref();
+      idle.add(worker);
+      resolve();
     };
-    const onError = (error: Error) => (stop(), reject(error));
-    const onExit = (code: number) => (
-      stop(),
-      reject(new Error(`fleet: a worker thread exited with code ${code}`))
-    );
+    const onError = (error: Error) => {
+      stop();
+      reject(error);
+    };
+    const onExit = (code: number) => onError(new Error(`fleet: a worker thread exited with code ${code}`));
     const stop = () => {
       worker.off("message", onMessage).off("error", onError).off("exit", onExit);
     };

@@ -110,10 +110,10 @@ export const ROWS: Row[] = [
     goal: "<= 1.5",
   },
   {
-    name: "5 seeds x 4 strategies, two threads / one, warm (cold CLI) (200; 2000 devices)",
+    name: "5 seeds x 4 strategies, two threads / one (200; 2000 devices)",
     value: ({ fleet }) =>
       fleet.threads
-        .map((t) => `${t.twoThreadsMs} / ${t.oneThreadMs} ms = ${t.ratio} (${t.coldRatio})`)
+        .map((t) => `${t.twoThreadsMs} / ${t.oneThreadMs} ms = ${t.ratio} warm, ${t.coldRatio} cold CLI`)
         .join("; "),
     goal: "<= 0.6",
   },

@@ -39,11 +39,12 @@ export type WorkerMessage =
   | { kind: "done"; index: number; result: RunResult }
   | { kind: "idle" };
 
-/** Device-seconds of a table below which the default is one thread: there a worker's
- * start-up (loading, compiling, its JIT warming up beside this thread) costs more than it
- * saves. Measured with the CLI, 5 seeds x 4 strategies of 30 s: 200 devices (120,000
- * device-seconds) 0.90 s on one thread and 1.03 s on two; 2,000 devices 4.1 to 5.1 s on
- * one and 3.6 to 3.9 s on two. */
+/** Device-seconds of a table below which the default is one thread: there the start-up
+ * of a process's first workers (loading, compiling, their JIT warming up beside this
+ * thread) costs more than they save, and a CLI run has only that first table. Measured
+ * with the CLI as whole processes, 5 seeds x 4 strategies of 30 s, two threads over one
+ * (median of 5 or 6 interleaved pairs): 200 devices (120,000 device-seconds) 1.20, 500
+ * devices 1.05, 1,000 devices 0.91, 2,000 devices 0.72. */
 export const SMALL_TABLE_DEVICE_SECONDS = 500_000;
 
 /** Threads by default: one per core, or one for a table of fewer device-seconds than

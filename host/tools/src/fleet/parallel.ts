@@ -81,20 +81,32 @@ function startWorker(): Worker {
   return new Worker(boot, { eval: true });
 }
 
-/** The workers started so far and not running an experiment: kept for the process, so
- * that only its first experiments pay a worker's start-up (loading, compiling, its JIT
- * warming up), and unref'd, so that they do not keep it alive. */
-const idle = new Set<Worker>();
+/** The workers started so far and not running an experiment, each with the timer that
+ * ends it: kept for the process, so that only its first experiments pay a worker's
+ * start-up (loading, compiling, its JIT warming up), and unref'd, so that they do not keep
+ * it alive. */
+const idle = new Map<Worker, NodeJS.Timeout>();
+
+/** How long a worker is kept idle: enough for a process's next experiment (or a table of
+ * 2,000 devices on this thread between two), and no longer, since an idle thread does not
+ * collect the garbage of its last fleet (at 100,000 devices some 270 MB). */
+const IDLE_MS = 5000;
+
+function setIdle(worker: Worker): void {
+  worker.unref();
+  idle.set(worker, setTimeout(() => void worker.terminate(), IDLE_MS).unref());
+}
 
 /** `count` workers for an experiment, idle ones first, ref'd while it runs. */
 function takeWorkers(count: number): Worker[] {
-  const taken = [...idle].slice(0, count);
+  const taken = [...idle.keys()].slice(0, count);
   while (taken.length < count) {
     const worker = startWorker();
     worker.once("exit", () => idle.delete(worker));
     taken.push(worker);
   }
   for (const worker of taken) {
+    clearTimeout(idle.get(worker));
     idle.delete(worker);
     worker.ref();
   }
@@ -138,8 +150,7 @@ function runOn(worker: Worker, start: WorkerStart, results: Results): Promise<vo
       if (m.kind === "progress") return results.advance(m.index, m.share);
       if (m.kind === "done") return results.advance(m.index, 1, m.result);
       stop();
-      worker.unref();
-      idle.add(worker);
+      setIdle(worker);
       resolve();
     };
     const onError = (error: Error) => {

@@ -27,7 +27,7 @@ export interface Task {
 
 /** An experiment for a worker: the settings, every task, and the shared word whose atomic
  * increment hands out the next one. */
-export interface WorkerStart {
+export interface WorkerJob {
   settings: FleetSettings;
   tasks: Task[];
   next: Int32Array;
@@ -60,11 +60,11 @@ export type TaskReport = (index: number, share: number, result?: RunResult) => v
  * one included, takes them so, and none waits for another to hand it work (a run of 200
  * devices takes 20 to 30 ms, about what answering a message waits while a thread runs
  * one). Between runs the thread's messages come in. */
-export async function runTasks(start: WorkerStart, report: TaskReport): Promise<void> {
-  const take = (): Task | undefined => start.tasks[Atomics.add(start.next, 0, 1)];
+export async function runTasks(job: WorkerJob, report: TaskReport): Promise<void> {
+  const take = (): Task | undefined => job.tasks[Atomics.add(job.next, 0, 1)];
   for (let t = take(); t !== undefined; t = take()) {
     const index = t.index;
-    const result = runOne(start.settings, t.strategy, t.seed, t.series, (share) => report(index, share));
+    const result = runOne(job.settings, t.strategy, t.seed, t.series, (share) => report(index, share));
     report(index, 1, result);
     await new Promise((resolve) => setImmediate(resolve));
   }
@@ -143,9 +143,9 @@ class Results {
   }
 }
 
-/** Runs `start`'s tasks on `worker` too, collecting its reports until it has no task left;
+/** Runs `job`'s tasks on `worker` too, collecting its reports until it has no task left;
  * then the worker is idle again. */
-function runOn(worker: Worker, start: WorkerStart, results: Results): Promise<void> {
+function runOn(worker: Worker, job: WorkerJob, results: Results): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const onMessage = (m: WorkerMessage) => {
       if (m.kind === "progress") return results.advance(m.index, m.share);
@@ -163,7 +163,7 @@ function runOn(worker: Worker, start: WorkerStart, results: Results): Promise<vo
       worker.off("message", onMessage).off("error", onError).off("exit", onExit);
     };
     worker.on("message", onMessage).on("error", onError).on("exit", onExit);
-    worker.postMessage(start);
+    worker.postMessage(job);
   });
 }
 
@@ -178,14 +178,14 @@ export async function runExperimentParallel(
     seeds.map((seed, k) => ({ index: i * seeds.length + k, strategy, seed, series: k === 0 })),
   );
   if (threads <= 1 || tasks.length <= 1) return runExperiment(settings, strategies, seeds, progress);
-  const start: WorkerStart = { settings, tasks, next: new Int32Array(new SharedArrayBuffer(4)) };
+  const job: WorkerJob = { settings, tasks, next: new Int32Array(new SharedArrayBuffer(4)) };
   const results = new Results(tasks.length, progress);
-  const workers = takeWorkers(Math.min(threads, tasks.length) - 1).map((w) => runOn(w, start, results));
+  const workers = takeWorkers(Math.min(threads, tasks.length) - 1).map((w) => runOn(w, job, results));
   // This thread runs tasks too: from the start, while new workers start up (much of a
   // small experiment's time), and then beside them.
   await Promise.all([
     ...workers,
-    runTasks(start, (index, share, result) => results.advance(index, share, result)),
+    runTasks(job, (index, share, result) => results.advance(index, share, result)),
   ]);
   if (!results.complete) throw new Error("fleet: a run of the experiment has no result");
   return assemble(settings, strategies, seeds, results.results);

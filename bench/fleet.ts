@@ -2,11 +2,13 @@
 // experiment (200 devices, open arrivals, strategies A to D, 30 s of virtual time, one
 // seed) in wall time and as a share of the virtual time it simulates; the closed loop
 // alike; the contention experiment (100 clients, 100 runs, five strategies); the 5-seed x
-// 4-strategy table on one thread and on two, at 200 and 2,000 devices; then one run
+// 4-strategy table on one thread and on two, at 200 and 2,000 devices, warm in this
+// process and cold as whole CLI processes; then one run
 // of strategy C at 1,000, 10,000, 100,000 and 1,000,000 devices (--quick stops at
 // 100,000): wall and CPU time, device-seconds and devices per wall second, peak RSS and
 // bytes per device, and how the cost per device-second grows from 1,000 devices on.
-import { pathToFileURL } from "node:url";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { runContentionExperiment } from "../host/tools/src/contention/experiment.js";
 import { CONTENTION_STRATEGIES, PUBLISHED } from "../host/tools/src/contention/strategies.js";
@@ -19,6 +21,8 @@ import { inHugePages } from "../host/tools/src/huge-pages.js";
 const QUICK_SIZES = [1000, 10_000, 100_000];
 const MILLION = 1_000_000;
 const SEED = 42;
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** One run of strategy C, seed 42, 30 s, at one fleet size. */
 export interface ScaleRow {
@@ -65,30 +69,98 @@ export interface FleetBench {
   threads: ThreadsRow[];
 }
 
-/** The experiment's table (strategies A-D, seeds 1-5) at one fleet size, on one and two
- * threads: the wall ms of each (the faster of two; the second thread a fresh worker each
- * time, as a CLI run starts one) and their ratio. */
+/** The experiment's table (strategies A-D, seeds 1-5) at one fleet size on one thread and
+ * on two. Warm: in this process, after tables enough on each that the workers parallel.ts
+ * keeps have warmed up as this thread has; cold: `tickretry fleet` as a whole process, as
+ * a CLI run starts. Each the median of interleaved pairs (the machine's speed drifts), the
+ * ratio the median of the pairs' ratios. */
 export interface ThreadsRow {
   devices: number;
   oneThreadMs: number;
   twoThreadsMs: number;
   ratio: number;
+  /** The warm pairs' lowest and highest ratio. */
+  ratioRange: [number, number];
+  pairs: number;
+  coldOneThreadMs: number;
+  coldTwoThreadsMs: number;
+  coldRatio: number;
+  coldPairs: number;
 }
 
-/** Wall ms of the 5-seed x 4-strategy table at `devices` devices on `threads` threads. */
+const TABLE_STRATEGIES = ["A", "B", "C", "D"];
+const TABLE_SEEDS = [1, 2, 3, 4, 5];
+
+/** Wall ms of the table at `devices` devices on `threads` threads, in this process. */
 async function table(devices: number, threads: number): Promise<number> {
-  const strategies = ["A", "B", "C", "D"].map((k) => STRATEGIES[k]);
+  const strategies = TABLE_STRATEGIES.map((k) => STRATEGIES[k]);
   const start = performance.now();
-  await runExperimentParallel(experimentSettings(devices), strategies, [1, 2, 3, 4, 5], threads);
+  await runExperimentParallel(experimentSettings(devices), strategies, TABLE_SEEDS, threads);
   return performance.now() - start;
 }
 
-async function threadsRow(devices: number): Promise<ThreadsRow> {
-  const best = async (threads: number) =>
-    Math.min(await table(devices, threads), await table(devices, threads));
-  const oneThreadMs = Math.round(await best(1));
-  const twoThreadsMs = Math.round(await best(2));
-  return { devices, oneThreadMs, twoThreadsMs, ratio: Math.round((twoThreadsMs / oneThreadMs) * 100) / 100 };
+/** Wall ms of the table at `devices` devices on `threads` threads, as a whole CLI process. */
+async function coldTable(devices: number, threads: number): Promise<number> {
+  const cli = fileURLToPath(new URL("../host/tools/bin/tickretry.js", import.meta.url));
+  const args = ["fleet", "--devices", `${devices}`, "--seeds", TABLE_SEEDS.join(","), "--json"];
+  const start = performance.now();
+  const r = spawnSync(process.execPath, [
+    cli,
+    ...args,
+    "--strategies",
+    TABLE_STRATEGIES.join(","),
+    "--threads",
+    `${threads}`,
+  ]);
+  if (r.status !== 0) throw new Error(`bench:fleet: tickretry fleet exited with ${r.status}: ${r.stderr}`);
+  return performance.now() - start;
+}
+
+/** `count` pairs of `time` on one thread and on two, which goes first alternating: their
+ * medians and the median, lowest and highest of the pairs' ratios. */
+async function pairs(count: number, time: (threads: number) => Promise<number>) {
+  const one: number[] = [];
+  const two: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const oneFirst = i % 2 === 0;
+    const first = await time(oneFirst ? 1 : 2);
+    const second = await time(oneFirst ? 2 : 1);
+    one.push(oneFirst ? first : second);
+    two.push(oneFirst ? second : first);
+  }
+  const ratios = one.map((ms, i) => two[i] / ms);
+  const round = (x: number) => Math.round(x * 100) / 100;
+  return {
+    oneMs: Math.round(median(one)),
+    twoMs: Math.round(median(two)),
+    ratio: round(median(ratios)),
+    range: [round(Math.min(...ratios)), round(Math.max(...ratios))] as [number, number],
+  };
+}
+
+/** The table's row at `devices` devices: `warmUps` tables on each before `count` warm pairs,
+ * and `coldCount` cold pairs. */
+async function threadsRow(
+  devices: number,
+  warmUps: number,
+  count: number,
+  coldCount: number,
+): Promise<ThreadsRow> {
+  for (let i = 0; i < warmUps; i++) await pairs(1, (threads) => table(devices, threads));
+  const warm = await pairs(count, (threads) => table(devices, threads));
+  const cold = await pairs(coldCount, (threads) => coldTable(devices, threads));
+  return {
+    devices,
+    oneThreadMs: warm.oneMs,
+    twoThreadsMs: warm.twoMs,
+    ratio: warm.ratio,
+    ratioRange: warm.range,
+    pairs: count,
+    coldOneThreadMs: cold.oneMs,
+    coldTwoThreadsMs: cold.twoMs,
+    coldRatio: cold.ratio,
+    coldPairs: coldCount,
+  };
 }
 
 /** Wall ms of the four strategies over one seed, with `devices` devices. */
@@ -128,8 +200,6 @@ function scaleRow(devices: number, baselineKb: number, onProgress: (step: string
   };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
 /** Measures the simulator; `onProgress` hears each step as it starts. */
 async function benchFleet(
   quick: boolean,
@@ -157,7 +227,8 @@ async function benchFleet(
   const contentionMs = Math.min(contention(), contention());
 
   onProgress("the 5-seed x 4-strategy table on one and two threads");
-  const threads = [await threadsRow(200), await threadsRow(2000)];
+  // The first tables on two threads start the workers: at 200 devices the third is warm.
+  const threads = [await threadsRow(200, 3, 7, 3), await threadsRow(2000, 1, 3, 2)];
 
   const sizes = quick ? QUICK_SIZES : [...QUICK_SIZES, MILLION];
   // The smallest size once before it counts, so that the JIT has settled for it too.
@@ -231,7 +302,10 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
     );
     for (const t of b.threads) {
       console.log(
-        `5 seeds x 4 strategies, ${t.devices} devices: ${t.oneThreadMs} ms on one thread, ${t.twoThreadsMs} ms on two (${t.ratio}x, goal <= 0.6)`,
+        `5 seeds x 4 strategies, ${t.devices} devices, warm: ${t.oneThreadMs} ms on one thread, ${t.twoThreadsMs} ms on two (${t.ratio}x, ${t.ratioRange.join(" to ")} in ${t.pairs} pairs, goal <= 0.6)`,
+      );
+      console.log(
+        `  cold (whole CLI process): ${t.coldOneThreadMs} ms on one thread, ${t.coldTwoThreadsMs} ms on two (${t.coldRatio}x, ${t.coldPairs} pairs)`,
       );
     }
     console.log(`strategy C, seed ${SEED}, 30 s of virtual time, by fleet size:`);

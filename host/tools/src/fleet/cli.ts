@@ -70,8 +70,9 @@ options:
                            recovered (default 200)
   --threads N            threads for the runs (seeds x strategies): this one and N - 1
                            workers (default one per core, here ${defaultThreads()}; one for a table under
-                           ${SMALL_TABLE_DEVICE_SECONDS.toLocaleString("en")} device-seconds, where a worker's start-up costs more
-                           than it saves); the rows are the same for any N
+                           ${SMALL_TABLE_DEVICE_SECONDS.toLocaleString("en")} device-seconds, where the workers' start-up in a new
+                           process costs more than they save); the rows are the same for
+                           any N
   --json                 print the rows as JSON instead of the table
   --series               with --json, each row also carries requestsPer100ms: the
                            requests sent in every 100 ms of its first seed's run

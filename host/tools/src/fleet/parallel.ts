@@ -25,23 +25,26 @@ export interface Task {
   series: boolean;
 }
 
-/** What a worker is started with: the settings, every task, and the shared word whose
- * atomic increment hands out the next one. */
-export interface WorkerStart {
+/** An experiment for a worker: the settings, every task, and the shared word whose atomic
+ * increment hands out the next one. */
+export interface WorkerJob {
   settings: FleetSettings;
   tasks: Task[];
   next: Int32Array;
 }
 
-/** What a worker posts: the share of a run done so far, or the run's result. */
+/** What a worker posts: the share of a run done so far, a run's result, or that no task is left. */
 export type WorkerMessage =
-  { kind: "progress"; index: number; share: number } | { kind: "done"; index: number; result: RunResult };
+  | { kind: "progress"; index: number; share: number }
+  | { kind: "done"; index: number; result: RunResult }
+  | { kind: "idle" };
 
-/** Device-seconds of a table below which the default is one thread: there a worker's
- * start-up (loading, compiling, its JIT warming up beside this thread) costs more than it
- * saves. Measured with the CLI, 5 seeds x 4 strategies of 30 s: 200 devices (120,000
- * device-seconds) 0.90 s on one thread and 1.03 s on two; 2,000 devices 4.1 to 5.1 s on
- * one and 3.6 to 3.9 s on two. */
+/** Device-seconds of a table below which the default is one thread: there the start-up
+ * of a process's first workers (loading, compiling, their JIT warming up beside this
+ * thread) costs more than they save, and a CLI run has only that first table. Measured
+ * with the CLI as whole processes, 5 seeds x 4 strategies of 30 s, two threads over one
+ * (median of 5 or 6 interleaved pairs): 200 devices (120,000 device-seconds) 1.20, 500
+ * devices 1.05, 1,000 devices 0.91, 2,000 devices 0.72. */
 export const SMALL_TABLE_DEVICE_SECONDS = 500_000;
 
 /** Threads by default: one per core, or one for a table of fewer device-seconds than
@@ -57,11 +60,11 @@ export type TaskReport = (index: number, share: number, result?: RunResult) => v
  * one included, takes them so, and none waits for another to hand it work (a run of 200
  * devices takes 20 to 30 ms, about what answering a message waits while a thread runs
  * one). Between runs the thread's messages come in. */
-export async function runTasks(start: WorkerStart, report: TaskReport): Promise<void> {
-  const take = (): Task | undefined => start.tasks[Atomics.add(start.next, 0, 1)];
+export async function runTasks(job: WorkerJob, report: TaskReport): Promise<void> {
+  const take = (): Task | undefined => job.tasks[Atomics.add(job.next, 0, 1)];
   for (let t = take(); t !== undefined; t = take()) {
     const index = t.index;
-    const result = runOne(start.settings, t.strategy, t.seed, t.series, (share) => report(index, share));
+    const result = runOne(job.settings, t.strategy, t.seed, t.series, (share) => report(index, share));
     report(index, 1, result);
     await new Promise((resolve) => setImmediate(resolve));
   }
@@ -69,13 +72,46 @@ export async function runTasks(start: WorkerStart, report: TaskReport): Promise<
 
 // The worker next to this file: worker.js in dist/; worker.ts (tsx, vitest) through a
 // bootstrap that registers tsx first, since a worker does not inherit the loader hooks.
-function startWorker(start: WorkerStart): Worker {
+function startWorker(): Worker {
   const self = fileURLToPath(import.meta.url);
   const url = new URL(`./worker${extname(self)}`, import.meta.url);
-  if (extname(self) !== ".ts") return new Worker(url, { workerData: start });
+  if (extname(self) !== ".ts") return new Worker(url);
   const tsx = JSON.stringify(import.meta.resolve("tsx/esm/api"));
   const boot = `import(${tsx}).then((m) => { m.register(); return import(${JSON.stringify(url.href)}); })`;
-  return new Worker(boot, { eval: true, workerData: start });
+  return new Worker(boot, { eval: true });
+}
+
+/** The workers started so far and not running an experiment, each with the timer that
+ * ends it: kept for the process, so that only its first experiments pay a worker's
+ * start-up (loading, compiling, its JIT warming up), and unref'd, so that they do not keep
+ * it alive. */
+const idle = new Map<Worker, NodeJS.Timeout>();
+
+/** How long a worker is kept idle: enough for a process's next experiment, even with a
+ * one-thread table of 2,000 devices (2 to 3 s) between the two, and no longer, since an
+ * idle thread does not collect the garbage of its last fleet (at 100,000 devices some 270
+ * MB). */
+const IDLE_MS = 5000;
+
+function setIdle(worker: Worker): void {
+  worker.unref();
+  idle.set(worker, setTimeout(() => void worker.terminate(), IDLE_MS).unref());
+}
+
+/** `count` workers for an experiment, idle ones first, ref'd while it runs. */
+function takeWorkers(count: number): Worker[] {
+  const taken = [...idle.keys()].slice(0, count);
+  while (taken.length < count) {
+    const worker = startWorker();
+    worker.once("exit", () => idle.delete(worker));
+    taken.push(worker);
+  }
+  for (const worker of taken) {
+    clearTimeout(idle.get(worker));
+    idle.delete(worker);
+    worker.ref();
+  }
+  return taken;
 }
 
 /** The runs' results and progress as the threads report them. */
@@ -107,16 +143,27 @@ class Results {
   }
 }
 
-/** Collects `worker`'s messages until it ends, which it does once no task is left. */
-function listen(worker: Worker, results: Results): Promise<void> {
+/** Runs `job`'s tasks on `worker` too, collecting its reports until it has no task left;
+ * then the worker is idle again. */
+function runOn(worker: Worker, job: WorkerJob, results: Results): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    worker.on("message", (m: WorkerMessage) =>
-      m.kind === "progress" ? results.advance(m.index, m.share) : results.advance(m.index, 1, m.result),
-    );
-    worker.on("error", reject);
-    worker.on("exit", (code) =>
-      code === 0 ? resolve() : reject(new Error(`fleet: a worker thread exited with code ${code}`)),
-    );
+    const onMessage = (m: WorkerMessage) => {
+      if (m.kind === "progress") return results.advance(m.index, m.share);
+      if (m.kind === "done") return results.advance(m.index, 1, m.result);
+      stop();
+      setIdle(worker);
+      resolve();
+    };
+    const onError = (error: Error) => {
+      stop();
+      reject(error);
+    };
+    const onExit = (code: number) => onError(new Error(`fleet: a worker thread exited with code ${code}`));
+    const stop = () => {
+      worker.off("message", onMessage).off("error", onError).off("exit", onExit);
+    };
+    worker.on("message", onMessage).on("error", onError).on("exit", onExit);
+    worker.postMessage(job);
   });
 }
 
@@ -131,17 +178,15 @@ export async function runExperimentParallel(
     seeds.map((seed, k) => ({ index: i * seeds.length + k, strategy, seed, series: k === 0 })),
   );
   if (threads <= 1 || tasks.length <= 1) return runExperiment(settings, strategies, seeds, progress);
-  const start: WorkerStart = { settings, tasks, next: new Int32Array(new SharedArrayBuffer(4)) };
+  const job: WorkerJob = { settings, tasks, next: new Int32Array(new SharedArrayBuffer(4)) };
   const results = new Results(tasks.length, progress);
-  const workers = Array.from({ length: Math.min(threads, tasks.length) - 1 }, () => startWorker(start));
-  try {
-    // This thread runs tasks too: from the start, while the workers start up (much of a
-    // small experiment's time), and then beside them.
-    const here = runTasks(start, (index, share, result) => results.advance(index, share, result));
-    await Promise.all([...workers.map((w) => listen(w, results)), here]);
-  } finally {
-    await Promise.all(workers.map((w) => w.terminate()));
-  }
+  const workers = takeWorkers(Math.min(threads, tasks.length) - 1).map((w) => runOn(w, job, results));
+  // This thread runs tasks too: from the start, while new workers start up (much of a
+  // small experiment's time), and then beside them.
+  await Promise.all([
+    ...workers,
+    runTasks(job, (index, share, result) => results.advance(index, share, result)),
+  ]);
   if (!results.complete) throw new Error("fleet: a run of the experiment has no result");
   return assemble(settings, strategies, seeds, results.results);
 }

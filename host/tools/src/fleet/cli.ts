@@ -1,7 +1,7 @@
 // `tickretry fleet`: runs the outage-recovery experiment and prints the table, the JSON
 // rows or an HTML report. Bad arguments exit with code 2 and say what was wrong.
 import { progress } from "../progress.js";
-import { inHugePages } from "../huge-pages.js";
+import { HUGE_PAGES_FROM, inHugePages } from "../huge-pages.js";
 import { choiceArg, integerArg, parseOptions, planOrExit, UsageError } from "../usage.js";
 import type { ExperimentResult } from "./experiment.js";
 import { OUTAGE_DEVICE, PERSISTING_DEVICE, devicesThatFit, fitReason, type DeviceCost } from "./fits.js";
@@ -31,7 +31,9 @@ at half capacity and is whole again at 15 s.
 
 options:
   --devices N            devices (default 200); up to what this machine holds (a
-                           larger N is refused at once with that number)
+                           larger N is refused at once with that number); from
+                           ${HUGE_PAGES_FROM.toLocaleString("en")} on, the run goes on in a second process with
+                           glibc's huge pages (docs/fleet.md, Speed)
   --capacity W:MS:Q      the dependency when healthy: W workers, MS ms a request, a
                            queue of Q (503 beyond it); half the workers from 10 s to
                            15 s. Default: 10 workers of 40 ms and a queue of 100 per 200

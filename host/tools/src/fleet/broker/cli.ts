@@ -1,7 +1,7 @@
 // `tickretry fleet --scenario broker-restart`: the broker-restart experiment (run.ts) for
 // every strategy of strategies.ts, as a table or JSON rows. Bad arguments exit 2.
 import { progress } from "../../progress.js";
-import { inHugePages } from "../../huge-pages.js";
+import { HUGE_PAGES_FROM, inHugePages } from "../../huge-pages.js";
 import { integerArg, parseOptions, planOrExit, UsageError } from "../../usage.js";
 import { BROKER_DEVICE, devicesThatFit, fitReason } from "../fits.js";
 import { runBrokerRestart, type BrokerRun } from "./run.js";
@@ -21,7 +21,9 @@ tickretry sessions (full jitter; full jitter + spread + breaker).
 
 options:
   --devices N            devices (default ${D.devices}); up to what this machine holds (a
-                           larger N is refused at once with that number)
+                           larger N is refused at once with that number); from
+                           ${HUGE_PAGES_FROM.toLocaleString("en")} on, in a second process with huge pages
+                           (tickretry fleet -h)
   --broker-cpu MS        the broker's CPU ms per 100 ms bucket (100 per core). Default:
                            ${D.broker.cpuPerBucketMs} per ${BROKER_DEVICES.toLocaleString("en")} devices, scaled with N / ${BROKER_DEVICES.toLocaleString("en")} and at least ${D.broker.cpuPerBucketMs},
                            so every fleet from ${BROKER_DEVICES.toLocaleString("en")} devices on meets the same

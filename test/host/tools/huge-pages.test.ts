@@ -2,7 +2,8 @@
 // (host/tools/src/huge-pages.ts), which answers as the first would have; a smaller fleet,
 // or a process started with the tunable, runs where it is.
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { constants } from "node:os";
 import { afterEach, expect, it } from "vitest";
 import { HUGE_PAGES_FROM, inHugePages, withHugePages } from "../../../host/tools/src/huge-pages.js";
 
@@ -27,16 +28,16 @@ it("keeps the tunables given, and adds the huge pages'", () => {
   expect(withHugePages("glibc.malloc.arena_max=2")).toBe("glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1");
 });
 
-/** The GLIBC_TUNABLES of `pid`'s child process once it shows the huge pages' (between
+/** `pid`'s child process and its GLIBC_TUNABLES once it shows the huge pages' (between
  * fork and exec a child still has its parent's environment), or the last seen before the
  * child ended. */
-async function childTunables(pid: number, ended: () => boolean): Promise<string | undefined> {
-  let seen: string | undefined;
-  while (!ended() && !seen?.includes("hugetlb")) {
+async function hugePagesChild(pid: number, ended: () => boolean) {
+  let seen: { child: number; tunables?: string } | undefined;
+  while (!ended() && !seen?.tunables?.includes("hugetlb")) {
     try {
-      const child = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(" ")[0];
+      const child = Number(readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(" ")[0]);
       const env = child ? readFileSync(`/proc/${child}/environ`, "utf8").split("\0") : [];
-      seen = env.find((e) => e.startsWith("GLIBC_TUNABLES=")) ?? seen;
+      seen = { child, tunables: env.find((e) => e.startsWith("GLIBC_TUNABLES=")) ?? seen?.tunables };
     } catch {
       // The child ended between the two reads.
     }
@@ -45,38 +46,47 @@ async function childTunables(pid: number, ended: () => boolean): Promise<string 
   return seen;
 }
 
+/** `tickretry fleet` with `args`, without GLIBC_TUNABLES; its stdout so far and its exit. */
+function fleet(args: string[]) {
+  const env = { ...process.env };
+  delete env.GLIBC_TUNABLES;
+  const cli = spawn(process.execPath, ["host/tools/bin/tickretry.js", "fleet", ...args], { env });
+  const run = { cli, stdout: "", ended: false, exit: new Promise<number | null>(() => {}) };
+  cli.stdout.on("data", (d: Buffer) => (run.stdout += d.toString()));
+  run.exit = new Promise((resolve) => cli.on("exit", (code) => ((run.ended = true), resolve(code))));
+  return run;
+}
+
+const big = ["--devices", `${HUGE_PAGES_FROM}`, "--seeds", "1", "--strategies", "C", "--json"];
+
 it.runIf(process.platform === "linux")(
   "runs a big fleet in a child started with the tunable, with the child's output and exit code",
   async () => {
-    const env = { ...process.env };
-    delete env.GLIBC_TUNABLES;
-    const args = [
-      "--devices",
-      `${HUGE_PAGES_FROM}`,
-      "--duration",
-      "1000",
-      "--seeds",
-      "1",
-      "--strategies",
-      "C",
-    ];
-    const cli = spawn(process.execPath, ["host/tools/bin/tickretry.js", "fleet", ...args, "--json"], { env });
-    let stdout = "";
-    cli.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    let ended = false;
-    const exit = new Promise<number | null>((resolve) =>
-      cli.on("exit", (code) => ((ended = true), resolve(code))),
-    );
-    const tunables = await childTunables(cli.pid!, () => ended);
-    expect(await exit).toBe(0);
+    const run = fleet([...big, "--duration", "1000"]);
+    const seen = await hugePagesChild(run.cli.pid!, () => run.ended);
+    expect(await run.exit).toBe(0);
     // (glibc rewrites the variable as it reads it: with more than one tunable, the
     // process's environment shows only the first.)
-    expect(tunables).toBe("GLIBC_TUNABLES=glibc.malloc.hugetlb=1");
-    const rows = JSON.parse(stdout) as { strategy: string; operations: number; totalRequests: number }[];
+    expect(seen?.tunables).toBe("GLIBC_TUNABLES=glibc.malloc.hugetlb=1");
+    const rows = JSON.parse(run.stdout) as { strategy: string; operations: number; totalRequests: number }[];
     expect(rows.map((r) => r.strategy)).toEqual(["C"]);
     // In 1 s, a 100,000-device fleet begins tens of thousands of operations.
     expect(rows[0].operations).toBeGreaterThan(10_000);
     expect(rows[0].totalRequests).toBeGreaterThanOrEqual(rows[0].operations);
+  },
+  30_000,
+);
+
+it.runIf(process.platform === "linux")(
+  "passes SIGTERM on to the child, and ends as it did, leaving nothing running",
+  async () => {
+    const run = fleet([...big, "--duration", "60000"]);
+    const seen = await hugePagesChild(run.cli.pid!, () => run.ended);
+    expect(seen?.tunables).toContain("hugetlb");
+    run.cli.kill("SIGTERM");
+    expect(await run.exit).toBe(128 + constants.signals.SIGTERM);
+    expect(existsSync(`/proc/${seen!.child}`)).toBe(false);
+    expect(run.stdout).toBe("");
   },
   30_000,
 );

@@ -11,6 +11,8 @@ import { constants } from "node:os";
 export const HUGE_PAGES_FROM = 100_000;
 
 const TUNABLE = "glibc.malloc.hugetlb";
+/** The signals this process passes on to the child. */
+const FORWARDED = ["SIGINT", "SIGTERM"] as const;
 
 /** GLIBC_TUNABLES: those `given`, and the huge pages'. */
 export function withHugePages(given: string | undefined): string {
@@ -35,11 +37,11 @@ export function inHugePages(devices: number): Promise<number> | undefined {
   // A signal for this process is the child's: it ends the run, and this one then answers
   // as the child ended.
   const forward = (signal: NodeJS.Signals) => child.kill(signal);
-  for (const s of ["SIGINT", "SIGTERM"] as const) process.on(s, forward);
+  for (const s of FORWARDED) process.on(s, forward);
   return new Promise((resolve, reject) => {
     child.on("error", reject);
     child.on("exit", (code, signal) => {
-      for (const s of ["SIGINT", "SIGTERM"] as const) process.off(s, forward);
+      for (const s of FORWARDED) process.off(s, forward);
       resolve(code ?? 128 + (signal ? constants.signals[signal] : 0));
     });
   });

@@ -72,7 +72,7 @@ export interface FleetBench {
 }
 
 /** The experiment's table (strategies A-D, seeds 1-5) at one fleet size on one thread and
- * on two. Warm: in this process, after tables enough on each that the workers parallel.ts
+ * on two. Warm: in this process, after tables enough on each that the workers threads/pool.ts
  * keeps have warmed up as this thread has; cold: `tickretry fleet` as a whole process, as
  * a CLI run starts. Each the median of interleaved pairs (the machine's speed drifts), the
  * ratio the median of the pairs' ratios. */

@@ -1,10 +1,11 @@
 // `tickretry contention`: the optimistic-concurrency experiment of Brooker's "Exponential
 // Backoff And Jitter" with every client its own module instance. Prints the tables or
 // the JSON rows; bad arguments exit with code 2 and say what was wrong.
-import { Presets, SingleBar } from "cli-progress";
-import { integerArg, parseOptions, planOrExit, UsageError } from "../usage.js";
+import { availableParallelism } from "node:os";
 import { Limit } from "tickretry";
-import { runContentionExperiment } from "./experiment.js";
+import { progress } from "../progress.js";
+import { integerArg, parseOptions, planOrExit, UsageError } from "../usage.js";
+import { SMALL_EXPERIMENT_WORK, defaultContentionThreads, runContentionParallel } from "./experiment.js";
 import { CONTENTION_STRATEGIES, PUBLISHED, type ContentionStrategy } from "./strategies.js";
 import { formatContention } from "./table.js";
 
@@ -25,6 +26,10 @@ options:
   --seed S            seed of every random number (default 1)
   --strategies LIST   of ${Object.keys(CONTENTION_STRATEGIES).join(", ")}
                         (default ${PUBLISHED.join(",")})
+  --threads N         threads for the runs: this one and N - 1 workers (default one per
+                        core, here ${availableParallelism()}; one when every run's clients squared, summed,
+                        come under ${SMALL_EXPERIMENT_WORK.toLocaleString("en")}, where a worker's start-up costs more
+                        than it saves); the rows are the same for any N
   --json              print the rows as JSON instead of the tables
   -h, --help          this text
 `;
@@ -34,6 +39,7 @@ interface Plan {
   clients: number[];
   runs: number;
   seed: number;
+  threads: number;
   json: boolean;
 }
 
@@ -43,6 +49,7 @@ function plan(args: string[]): Plan | "help" {
     runs: { type: "string", default: "100" },
     seed: { type: "string", default: "1" },
     strategies: { type: "string", default: PUBLISHED.join(",") },
+    threads: { type: "string" },
     json: { type: "boolean", default: false },
     help: { type: "boolean", short: "h", default: false },
   });
@@ -63,11 +70,17 @@ function plan(args: string[]): Plan | "help" {
     }
     return s;
   });
+  const runs = integerArg("runs", v.runs, 1, 1_000_000);
+  const threads =
+    v.threads === undefined
+      ? defaultContentionThreads(strategies.length, clients, runs)
+      : integerArg("threads", v.threads, 1, 64);
   return {
     strategies,
     clients,
-    runs: integerArg("runs", v.runs, 1, 1_000_000),
+    runs,
     seed: integerArg("seed", v.seed, 0, 2 ** 32 - 1),
+    threads,
     json: v.json,
   };
 }
@@ -76,18 +89,15 @@ export async function run(args: string[]): Promise<number> {
   const planned = planOrExit("contention", HELP, plan, args);
   if ("exit" in planned) return planned.exit;
   const p = planned.plan;
-  const bar = new SingleBar(
-    {
-      stream: process.stderr,
-      format: "contention [{bar}] {value}/{total} runs | ETA {eta}s",
-      clearOnComplete: true,
-    },
-    Presets.shades_classic,
+  const bar = progress("contention");
+  const rows = await runContentionParallel(
+    p.strategies,
+    p.clients,
+    p.runs,
+    p.seed,
+    p.threads,
+    (done, total) => bar.update(done / total),
   );
-  bar.start(p.strategies.length * p.clients.length * p.runs, 0);
-  const rows = runContentionExperiment(p.strategies, p.clients, p.runs, p.seed, (done) => {
-    if (done % 16 === 0) bar.update(done);
-  });
   bar.stop();
   console.log(p.json ? JSON.stringify(rows, null, 2) : formatContention(rows, p.seed));
   return 0;

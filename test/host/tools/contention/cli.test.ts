@@ -67,6 +67,7 @@ describe("tickretry contention", () => {
     [["--clients", "10,x"], /--clients "x"/],
     [["--runs", "0"], /--runs "0"/],
     [["--seed", "-1"], /--seed/],
+    [["--threads", "0"], /--threads "0"/],
     [["--strategies", "full,sometimes"], /unknown strategy "sometimes"/],
     [["--frobnicate"], /frobnicate/],
   ])("exits 2 with a clear message for %j", async (args, message) => {

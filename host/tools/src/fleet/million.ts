@@ -5,6 +5,7 @@
 // docs:fleet renders the section from that file.
 import { markdownTable } from "../markdown.js";
 import { runOne } from "./experiment.js";
+import { runExperimentParallel } from "./parallel.js";
 import type { Row } from "./metrics.js";
 import { experimentSettings } from "./settings.js";
 import { STRATEGIES } from "./strategies.js";
@@ -47,12 +48,14 @@ function shapeOf(s: SizeRow): [number, number, number] {
   return [s.row.successRate, s.row.p99Ms, s.row.peak100ms / s.devices];
 }
 
-/** Strategy C at `devices` devices over seeds 1 to REFERENCE_SEEDS: the shape's figures' spreads. */
-export function referenceSpread(devices: number): Spread[] {
-  const settings = experimentSettings(devices);
-  const shapes = Array.from({ length: REFERENCE_SEEDS }, (_, k) =>
-    shapeOf({ devices, row: runOne(settings, STRATEGIES.C, k + 1, false).row }),
-  );
+/** Strategy C at `devices` devices over seeds 1 to REFERENCE_SEEDS (on `threads` threads):
+ * the shape's figures' spreads. */
+export async function referenceSpread(devices: number, threads: number): Promise<Spread[]> {
+  const seeds = Array.from({ length: REFERENCE_SEEDS }, (_, k) => k + 1);
+  const [{ runs }] = (
+    await runExperimentParallel(experimentSettings(devices), [STRATEGIES.C], seeds, threads)
+  ).results;
+  const shapes = runs.map((row) => shapeOf({ devices, row }));
   return [0, 1, 2].map((f) => {
     const v = shapes.map((shape) => shape[f]).sort((a, b) => a - b);
     const at = (q: number) => v[Math.floor(q * (v.length - 1))];

@@ -7,7 +7,7 @@
 // 1,000,000 devices (--quick stops at 100,000; the fastest of five runs below 100,000,
 // one run from there): wall and CPU time, device-seconds and devices per wall second,
 // peak RSS and bytes per device, and how the cost per device-second grows from 1,000
-// devices on.
+// devices on, against 1,000 devices run before the larger sizes and again after them.
 import { spawnSync } from "node:child_process";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
@@ -67,6 +67,12 @@ export interface FleetBench {
   cpuCostGrowth: number;
   /** The size costGrowth compares with 1,000. */
   costGrowthAt: number;
+  /** 1,000 devices again, after the largest size: the machine's speed drifts (up to 1.6
+   * times within minutes here), and the growth against each of the two shows how far. */
+  again: ScaleRow;
+  /** costGrowth against `again`. */
+  costGrowthAgain: number;
+  cpuCostGrowthAgain: number;
   /** The 5-seed x 4-strategy table on one thread and on two, by fleet size. */
   threads: ThreadsRow[];
 }
@@ -246,7 +252,12 @@ async function benchFleet(
     onProgress(`${devices} devices`);
     return scaleRow(devices, baselineKb, onProgress);
   });
+  onProgress(`${sizes[0]} devices again`);
+  const again = scaleRow(sizes[0], baselineKb, onProgress);
   const last = scale[scale.length - 1];
+  const growth = (of: ScaleRow) => Math.round((last.usPerDeviceSecond / of.usPerDeviceSecond) * 100) / 100;
+  const cpuGrowth = (of: ScaleRow) =>
+    Math.round((last.cpuUsPerDeviceSecond / of.cpuUsPerDeviceSecond) * 100) / 100;
   return {
     experimentMs: Math.round(experimentMs * 10) / 10,
     experimentClosedMs: Math.round(experimentClosedMs * 10) / 10,
@@ -254,14 +265,18 @@ async function benchFleet(
     coldExperimentMs: Math.round(coldExperimentMs * 10) / 10,
     realTimeRatio: experimentMs / virtualMs,
     scale,
-    costGrowth: Math.round((last.usPerDeviceSecond / scale[0].usPerDeviceSecond) * 100) / 100,
-    cpuCostGrowth: Math.round((last.cpuUsPerDeviceSecond / scale[0].cpuUsPerDeviceSecond) * 100) / 100,
+    costGrowth: growth(scale[0]),
+    cpuCostGrowth: cpuGrowth(scale[0]),
     costGrowthAt: last.devices,
+    again,
+    costGrowthAgain: growth(again),
+    cpuCostGrowthAgain: cpuGrowth(again),
     threads,
   };
 }
 
-const scaleTable = (rows: ScaleRow[]) => {
+/** The sizes' rows, then `again`'s. */
+const scaleTable = (rows: ScaleRow[], again: ScaleRow) => {
   const head = [
     "devices",
     "wall s",
@@ -273,16 +288,17 @@ const scaleTable = (rows: ScaleRow[]) => {
     "peak RSS MB",
     "B/device",
   ];
-  const cells = rows.map((r) => [
-    r.devices.toLocaleString("en"),
+  const cells = [...rows, again].map((r) => [
+    r === again ? `${r.devices.toLocaleString("en")} again` : r.devices.toLocaleString("en"),
     (r.wallMs / 1000).toFixed(1),
     (r.cpuMs / 1000).toFixed(1),
     `${r.deviceSecondsPerSecond}`,
     `${r.devicesPerSecond}`,
     r.usPerDeviceSecond.toFixed(2),
     r.cpuUsPerDeviceSecond.toFixed(2),
-    `${r.peakRssMb}`,
-    `${r.bytesPerDevice}`,
+    // The process's peak so far, the largest size's: nothing of this row's own.
+    r === again ? "" : `${r.peakRssMb}`,
+    r === again ? "" : `${r.bytesPerDevice}`,
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
   return [head, ...cells].map((c) => "  " + c.map((x, i) => x.padStart(widths[i])).join("  ")).join("\n");
@@ -316,10 +332,13 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
       );
     }
     console.log(`strategy C, seed ${SEED}, 30 s of virtual time, by fleet size:`);
-    console.log(scaleTable(b.scale));
+    console.log(scaleTable(b.scale, b.again));
     const last = b.scale[b.scale.length - 1];
     console.log(
-      `  cost per device-second, ${b.costGrowthAt.toLocaleString("en")} vs 1,000 devices: ${b.costGrowth.toFixed(2)}x of wall time, ${b.cpuCostGrowth.toFixed(2)}x of CPU time (goal <= 1.5)`,
+      `  cost per device-second, ${b.costGrowthAt.toLocaleString("en")} vs 1,000 devices: ${b.costGrowth.toFixed(2)}x of wall time, ${b.cpuCostGrowth.toFixed(2)}x of CPU time (goal <= 1.5);`,
+    );
+    console.log(
+      `    against 1,000 devices again after it: ${b.costGrowthAgain.toFixed(2)}x of wall time, ${b.cpuCostGrowthAgain.toFixed(2)}x of CPU time`,
     );
     console.log(
       `  ${last.devices.toLocaleString("en")} devices: ${(last.wallMs / 1000).toFixed(1)} s wall (goal <= 120 for 1,000,000), peak RSS ${last.peakRssMb} MB (goal <= 4096)`,

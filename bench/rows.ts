@@ -106,7 +106,7 @@ export const ROWS: Row[] = [
   {
     name: "cost per device-second, largest vs 1000",
     value: ({ fleet }) =>
-      `${fleet.costGrowth.toFixed(2)} wall, ${fleet.cpuCostGrowth.toFixed(2)} CPU (${fleet.costGrowthAt} devices)`,
+      `${fleet.costGrowth.toFixed(2)} wall, ${fleet.cpuCostGrowth.toFixed(2)} CPU (${fleet.costGrowthAt} devices); against 1000 again after it ${fleet.costGrowthAgain.toFixed(2)} wall, ${fleet.cpuCostGrowthAgain.toFixed(2)} CPU`,
     goal: "<= 1.5",
   },
   {

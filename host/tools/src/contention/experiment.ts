@@ -1,7 +1,7 @@
 // The contention experiment: every strategy at every client count, each the mean over R
 // runs, as the article reports them. The runs are independent, so they may go to the
-// threads of ../threads/pool.ts; their sums are of whole numbers, so the rows are the same
-// in any order.
+// threads of ../threads/pool.ts, which gives their results back in order: the rows are the
+// single-threaded ones exactly.
 import { availableParallelism } from "node:os";
 import { runParallel } from "../threads/pool.js";
 import type { ContentionTask } from "../threads/runners.js";

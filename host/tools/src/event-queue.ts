@@ -81,6 +81,17 @@ export class EventQueue {
     return true;
   }
 
+  /** The event the next pop takes unless an earlier one is pushed or the heap's top comes
+   * first, into `next`; false when the calendar knows of none. A simulator may start reading
+   * what that event will need while it runs this one. */
+  upcoming(next: { kind: number; arg: number }): boolean {
+    const e = this.calendar.upcoming();
+    if (e < 0) return false;
+    next.kind = this.calendar.kindOf(e);
+    next.arg = this.calendar.argOf(e);
+    return true;
+  }
+
   /** The calendar's first event when it comes before the heap's top, else -1. */
   private fromCalendar(): number {
     const e = this.calendar.earliest();

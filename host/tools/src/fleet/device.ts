@@ -99,6 +99,9 @@ interface Stored {
 export class FleetDevices extends VirtualTimeHal {
   private readonly rows: Float64Array;
   private readonly loop: Loop;
+  private readonly table: LoopTable;
+  /** Words of a loop's record in the table. */
+  private readonly recordWords: number;
   private readonly rng = new Rng(0);
   /** Only when the fleet persists: each device's flash. */
   private readonly flash: (Stored | undefined)[] = [];
@@ -114,7 +117,9 @@ export class FleetDevices extends VirtualTimeHal {
     this.rows = new Float64Array(host.devices * ROW);
     this.api = host.enter(0);
     this.outcome503 = classifyHttp(503, 0);
-    this.loop = new Loop(this.api, this, new LoopTable(host.devices));
+    this.table = new LoopTable(host.devices);
+    this.recordWords = this.table.records.length / host.devices;
+    this.loop = new Loop(this.api, this, this.table);
   }
 
   /** Sets device i up, its module initialised: its clock's offset, its generator's seed,
@@ -127,6 +132,12 @@ export class FleetDevices extends VirtualTimeHal {
     this.clear();
     this.rows[this.row + Row.NEXT_BEGIN] = phase;
     this.wakeAt(phase);
+  }
+
+  /** Reads device i's row and its loop's record, the first of what a pass of it reads
+   * (FleetRun.readAhead); what it returns means nothing. */
+  readAhead(i: number): number {
+    return this.rows[i * ROW] + this.table.records[i * this.recordWords];
   }
 
   /** The time of device i's pending wake that counts, or -1. */

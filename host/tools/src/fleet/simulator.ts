@@ -57,6 +57,8 @@ class FleetRun {
   private readonly gap: FleetSettings["interval"];
   /** Each device's counters in its last stored image: a restored instance starts from them. */
   private readonly storedCounters: Counted[] = [];
+  /** What readAhead read, kept so that the reads are not dropped. */
+  private warmth = 0;
 
   constructor(
     private readonly settings: FleetSettings,
@@ -130,9 +132,11 @@ class FleetRun {
   drain(progress?: Progress): void {
     const { events, dependency, settings } = this;
     const popped = events.popped;
+    const next = { kind: 0, arg: 0 };
     let steps = 0;
     while (events.pop()) {
       const { time, arg } = popped;
+      if (events.upcoming(next)) this.readAhead(next.kind, next.arg);
       switch (popped.kind) {
         case EventKind.DEPENDENCY_CHANGE:
           dependency.change(arg, time);
@@ -155,6 +159,15 @@ class FleetRun {
       }
       if (progress && ++steps % PROGRESS_EVERY === 0) progress(Math.min(1, time / settings.durationMs));
     }
+  }
+
+  /** Reads the first of what the next event (`kind`, `arg`) will read: a wake, its device's
+   * row and loop record; an answer, its request. At a million devices each is a cache miss,
+   * and read now they wait on memory beside this event's work, not one after another in the
+   * next (about 5% of a run at a million devices, in interleaved pairs). */
+  private readAhead(kind: number, arg: number): void {
+    if (kind === EventKind.WAKE) this.warmth ^= this.devices.readAhead(arg);
+    else if (kind === EventKind.RESPONSE) this.warmth ^= this.requests.device(arg);
   }
 
   private respond(id: number, time: number): void {

@@ -114,8 +114,9 @@ export class Calendar {
     this.size--;
   }
 
-  /** The entry after the one just shifted in its bucket, which the next pop takes unless an
-   * earlier event comes before it, or NONE. Its own successor is read too, so that the pop
+  /** The head of the bucket of `first` (after a shift, the entry after the one shifted),
+   * which the next pop takes unless an earlier event comes before it; NONE when that bucket
+   * is empty, even if a later one is not. Its own successor is read too, so that the pop
    * after next finds that entry in the cache: a bucket's entries were pushed at different
    * times, far apart in the pool, and at a million devices each is a cache miss. */
   upcoming(): number {

@@ -1,7 +1,6 @@
 // The contention experiment's runs on worker threads give the single-threaded rows exactly,
 // also on workers kept from a fleet experiment; the CLI's --threads changes nothing of its
 // output; a strategy a worker cannot find by name is refused before anything runs.
-import { spawnSync } from "node:child_process";
 import { expect, test } from "vitest";
 import {
   runContentionExperiment,
@@ -12,6 +11,7 @@ import { runExperiment } from "../../../../host/tools/src/fleet/experiment.js";
 import { runExperimentParallel } from "../../../../host/tools/src/fleet/parallel.js";
 import { experimentSettings } from "../../../../host/tools/src/fleet/settings.js";
 import { STRATEGIES } from "../../../../host/tools/src/fleet/strategies.js";
+import { run } from "../../../helpers/command.js";
 
 const strategies = [S.none, S.full, S["full-base5"]];
 const clients = [5, 30];
@@ -44,25 +44,20 @@ test("a strategy that is not one of CONTENTION_STRATEGIES is refused by name", a
 });
 
 test("the CLI on two threads prints the one-thread JSON and exits", () => {
+  // run() throws, with both outputs, unless the command exits 0.
   const contention = (threads: string) =>
-    spawnSync(
-      process.execPath,
-      [
-        "host/tools/bin/tickretry.js",
-        "contention",
-        "--clients",
-        "5,25",
-        "--runs",
-        "8",
-        "--threads",
-        threads,
-        "--json",
-      ],
-      { encoding: "utf8", timeout: 20_000 },
-    );
-  const [one, two] = [contention("1"), contention("2")];
-  expect(one.status).toBe(0);
-  expect(two.status).toBe(0);
-  expect(two.stdout).toBe(one.stdout);
-  expect(JSON.parse(two.stdout)).toHaveLength(10);
+    run(process.execPath, [
+      "host/tools/bin/tickretry.js",
+      "contention",
+      "--clients",
+      "5,25",
+      "--runs",
+      "8",
+      "--threads",
+      threads,
+      "--json",
+    ]);
+  const two = contention("2");
+  expect(two).toBe(contention("1"));
+  expect(JSON.parse(two)).toHaveLength(10);
 });

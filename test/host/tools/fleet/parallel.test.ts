@@ -1,12 +1,12 @@
 // Runs on worker threads give the single-threaded experiment exactly, in the same order,
 // and the progress they report reaches every run; the workers, kept for the process, do so
 // again for the next experiment and do not keep the process alive.
-import { spawnSync } from "node:child_process";
 import { expect, test } from "vitest";
 import { runExperiment } from "../../../../host/tools/src/fleet/experiment.js";
 import { runExperimentParallel } from "../../../../host/tools/src/fleet/parallel.js";
 import { experimentSettings } from "../../../../host/tools/src/fleet/settings.js";
 import { STRATEGIES } from "../../../../host/tools/src/fleet/strategies.js";
+import { run } from "../../../helpers/command.js";
 
 const settings = { ...experimentSettings(30), durationMs: 12_000 };
 const strategies = [STRATEGIES.A, STRATEGIES.C, STRATEGIES.D];
@@ -33,23 +33,18 @@ test("the kept workers give the same again, one experiment after another and sid
 });
 
 test("the CLI on two threads prints the one-thread JSON and exits", () => {
+  // run() throws, with both outputs, unless the command exits 0.
   const fleet = (threads: string) =>
-    spawnSync(
-      process.execPath,
-      [
-        "host/tools/bin/tickretry.js",
-        "fleet",
-        "--devices",
-        "30",
-        "--seeds",
-        "1,2",
-        "--threads",
-        threads,
-        "--json",
-      ],
-      { encoding: "utf8", timeout: 20_000 },
-    );
-  const [one, two] = [fleet("1"), fleet("2")];
-  expect(two.status).toBe(0);
-  expect(two.stdout).toBe(one.stdout);
+    run(process.execPath, [
+      "host/tools/bin/tickretry.js",
+      "fleet",
+      "--devices",
+      "30",
+      "--seeds",
+      "1,2",
+      "--threads",
+      threads,
+      "--json",
+    ]);
+  expect(fleet("2")).toBe(fleet("1"));
 });

@@ -25,6 +25,8 @@ const SMALL_RUNS = 5;
 const SEED = 42;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+/** `x` rounded to two decimals, as the bench prints ratios and µs. */
+const hundredths = (x: number) => Math.round(x * 100) / 100;
 
 /** One run of strategy C, seed 42, 30 s, at one fleet size. */
 export interface ScaleRow {
@@ -110,16 +112,10 @@ async function table(devices: number, threads: number): Promise<number> {
 /** Wall ms of the table at `devices` devices on `threads` threads, as a whole CLI process. */
 async function coldTable(devices: number, threads: number): Promise<number> {
   const cli = fileURLToPath(new URL("../host/tools/bin/tickretry.js", import.meta.url));
-  const args = ["fleet", "--devices", `${devices}`, "--seeds", TABLE_SEEDS.join(","), "--json"];
+  const args = ["fleet", "--devices", `${devices}`, "--seeds", TABLE_SEEDS.join(",")];
+  args.push("--strategies", TABLE_STRATEGIES.join(","), "--threads", `${threads}`, "--json");
   const start = performance.now();
-  const r = spawnSync(process.execPath, [
-    cli,
-    ...args,
-    "--strategies",
-    TABLE_STRATEGIES.join(","),
-    "--threads",
-    `${threads}`,
-  ]);
+  const r = spawnSync(process.execPath, [cli, ...args]);
   if (r.status !== 0) throw new Error(`bench:fleet: tickretry fleet exited with ${r.status}: ${r.stderr}`);
   return performance.now() - start;
 }
@@ -137,12 +133,11 @@ async function pairs(count: number, time: (threads: number) => Promise<number>) 
     two.push(oneFirst ? second : first);
   }
   const ratios = one.map((ms, i) => two[i] / ms);
-  const round = (x: number) => Math.round(x * 100) / 100;
   return {
     oneMs: Math.round(median(one)),
     twoMs: Math.round(median(two)),
-    ratio: round(median(ratios)),
-    range: [round(Math.min(...ratios)), round(Math.max(...ratios))] as [number, number],
+    ratio: hundredths(median(ratios)),
+    range: [hundredths(Math.min(...ratios)), hundredths(Math.max(...ratios))] as [number, number],
   };
 }
 
@@ -208,8 +203,8 @@ function scaleRow(devices: number, baselineKb: number, onProgress: (step: string
     cpuMs: Math.round((used.user + used.system) / 1000),
     deviceSecondsPerSecond: Math.round(deviceSeconds / (wallMs / 1000)),
     devicesPerSecond: Math.round(devices / (wallMs / 1000)),
-    usPerDeviceSecond: Math.round(((wallMs * 1000) / deviceSeconds) * 100) / 100,
-    cpuUsPerDeviceSecond: Math.round(((used.user + used.system) / deviceSeconds) * 100) / 100,
+    usPerDeviceSecond: hundredths((wallMs * 1000) / deviceSeconds),
+    cpuUsPerDeviceSecond: hundredths((used.user + used.system) / deviceSeconds),
     peakRssMb: Math.round(peakKb / 1024),
     bytesPerDevice: Math.round(((peakKb - baselineKb) * 1024) / devices),
   };
@@ -255,9 +250,8 @@ async function benchFleet(
   onProgress(`${sizes[0]} devices again`);
   const again = scaleRow(sizes[0], baselineKb, onProgress);
   const last = scale[scale.length - 1];
-  const growth = (of: ScaleRow) => Math.round((last.usPerDeviceSecond / of.usPerDeviceSecond) * 100) / 100;
-  const cpuGrowth = (of: ScaleRow) =>
-    Math.round((last.cpuUsPerDeviceSecond / of.cpuUsPerDeviceSecond) * 100) / 100;
+  const growth = (of: ScaleRow) => hundredths(last.usPerDeviceSecond / of.usPerDeviceSecond);
+  const cpuGrowth = (of: ScaleRow) => hundredths(last.cpuUsPerDeviceSecond / of.cpuUsPerDeviceSecond);
   return {
     experimentMs: Math.round(experimentMs * 10) / 10,
     experimentClosedMs: Math.round(experimentClosedMs * 10) / 10,

@@ -3,7 +3,7 @@
 // instance held, they make it answer every later call exactly as the first would have.
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect } from "vitest";
-import { EXPORTS, Image, Limit } from "../../host/library/src/generated/abi.js";
+import { EXPORTS, Field, Image, Limit } from "../../host/library/src/generated/abi.js";
 import { create, instantiate, type TickRetryApi } from "../../host/library/src/tickretry.js";
 import { scenarioArb, startArb } from "./harness/arbitraries.js";
 import { EXPORT_NAMES, invoke } from "./harness/calls.js";
@@ -15,6 +15,19 @@ const RUNS = runs(60);
 
 const blockOf = (api: TickRetryApi) =>
   new Uint8Array(api.memory.buffer, api.stateAddress(), api.stateBytes()).slice();
+
+/** Slot s's words, where docs/ABI.md (State block) puts them: the block's end is the table's. */
+function slotWords(api: TickRetryApi, s: number): number[] {
+  const at = api.stateAddress() + api.stateBytes() - (Limit.OPERATIONS - s) * Field.COUNT * 4;
+  return [...new Uint32Array(api.memory.buffer, at, Field.COUNT)];
+}
+
+/** Whether the slots of generation 0 are the last ones, and all zeros. */
+function usedSlotsFirst(api: TickRetryApi): boolean {
+  const slots = Array.from({ length: Limit.OPERATIONS }, (_, s) => slotWords(api, s));
+  const unused = slots.findIndex((words) => words[Field.GENERATION] === 0);
+  return unused < 0 || slots.slice(unused).every((words) => words.every((w) => w === 0));
+}
 
 function copyBlock(from: TickRetryApi, to: TickRetryApi): void {
   new Uint8Array(to.memory.buffer, to.stateAddress(), to.stateBytes()).set(blockOf(from));
@@ -74,6 +87,26 @@ describe("the state block", () => {
     expect(other.poll(scene.now)).toBe(scene.api.poll(scene.now));
     expect(blockOf(other)).toEqual(blockOf(scene.api));
   });
+
+  test("ends with the operation table, each slot's words its operation's field values", () => {
+    const { api, handles } = busyScene();
+    const held = handles.filter((h) => api.slot(h) >= 0);
+    expect(held.length).toBeGreaterThan(3);
+    for (const h of held) {
+      const fields = Array.from({ length: Field.COUNT }, (_, f) => api.field(h, f) >>> 0);
+      expect(slotWords(api, api.slot(h))).toEqual(fields);
+    }
+  });
+
+  test.prop([scenarioArb({ restores: false }), startArb], RUNS)(
+    "holds the slots a device has used first, each of generation 1 or more, and zeros after them",
+    (steps, start) => {
+      const api = instantiate();
+      let checked = 0;
+      runTrace(steps, start, { api, observe: () => void (checked += usedSlotsFirst(api) ? 1 : 0) });
+      expect(checked).toBe(steps.filter((s) => !("tick" in s)).length);
+    },
+  );
 
   test.prop(
     [

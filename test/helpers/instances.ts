@@ -5,5 +5,5 @@ import type { Instances } from "../../host/tools/src/fleet/instances.js";
 
 export function perDevice(devices: number): Instances {
   const apis = Array.from({ length: devices }, () => instantiate());
-  return { api: (i) => apis[i], enter: () => {} };
+  return { api: (i) => apis[i], enter: () => {}, restored: () => {} };
 }

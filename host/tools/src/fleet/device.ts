@@ -47,6 +47,8 @@ export interface DeviceHost {
   enter(i: number): TickRetryApi;
   /** Device `i` has just stored its image. */
   stored(i: number): void;
+  /** Device `i` has just been restored from an image. */
+  restored(i: number): void;
   /** Sends attempt `attempt` of device i's operation `handle` to the dependency. */
   send(i: number, epoch: number, handle: number, attempt: number, time: number): void;
   /** Runs device i's loop again at `time` (a WAKE event). */
@@ -206,6 +208,7 @@ export class FleetDevices extends VirtualTimeHal {
   private restore(stored: Stored, tick: number, elapsed: number): void {
     const result = restoreImage(this.api, stored.image, tick, elapsed, RestoreFlag.ATTEMPTS_LOST);
     if (result !== Result.OK) throw new Error(`device ${this.index}: restore refused: ${result}`);
+    this.host.restored(this.index);
     this.loop.resume(this.api, stored.slots, true);
     const u = stored.uploads;
     for (let s = 0; s < SLOTS; s++) {

@@ -110,6 +110,7 @@ class FleetRun {
       persists: settings.powerCut !== undefined,
       enter: (i) => this.enter(i),
       stored: (i) => (this.storedCounters[i] = countersOf(this.instances.api(i))),
+      restored: (i) => this.instances.restored(i),
       send: (i, epoch, handle, attempt, time) => {
         record.send(time, attempt > 1);
         this.dependency.arrive(this.requests.add(i, epoch, handle, attempt, time), time);

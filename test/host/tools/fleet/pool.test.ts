@@ -3,12 +3,20 @@
 // export result in the same order, and the same record.
 import { fc, test } from "@fast-check/vitest";
 import { expect } from "vitest";
-import type { TickRetryApi } from "../../../../host/library/src/tickretry.js";
+import { Result } from "../../../../host/library/src/generated/abi.js";
+import { restoreImage } from "../../../../host/library/src/image.js";
+import { instantiate, type TickRetryApi } from "../../../../host/library/src/tickretry.js";
 import { StatePool, type Instances } from "../../../../host/tools/src/fleet/instances.js";
 import { experimentSettings, type FleetSettings } from "../../../../host/tools/src/fleet/settings.js";
 import { runFleet } from "../../../../host/tools/src/fleet/simulator.js";
 import { STRATEGIES, withBoot, type BootMode } from "../../../../host/tools/src/fleet/strategies.js";
+import { savedArb } from "../../../assembly/harness/images.js";
+import { encodeImage } from "../../../assembly/model/image.js";
 import { perDevice } from "../../../helpers/instances.js";
+
+const blockOf = (api: TickRetryApi) => [
+  ...new Uint32Array(api.memory.buffer, api.stateAddress(), api.stateBytes() / 4),
+];
 
 /** `inner`, with every export call of every device logged as "device fn(args) = result". */
 function recording(inner: Instances, log: string[]): Instances {
@@ -31,6 +39,7 @@ function recording(inner: Instances, log: string[]): Instances {
   return {
     api: (i) => apis.get(i) ?? (apis.set(i, wrap(i)), apis.get(i)!),
     enter: (i) => inner.enter(i),
+    restored: (i) => inner.restored(i),
   };
 }
 
@@ -62,5 +71,24 @@ test.prop([fleetArb], { numRuns: 15 })(
     expect(pooled).toEqual(alone);
     expect(b).toEqual(a);
     expect(alone.length).toBeGreaterThan(devices * 3); // every device init, configure, ... at least
+  },
+);
+
+// The pool copies a block only up to the end of the slots its device has used, which begin
+// fills lowest first; an image may fill any slot, so restored() makes the whole block count.
+test.prop([savedArb, fc.nat()], { numRuns: 40 })(
+  "a device restored from any image restore accepts keeps every slot of it in the pool",
+  (saved, now) => {
+    const image = encodeImage(saved);
+    const alone = instantiate();
+    expect(restoreImage(alone, image, now)).toBe(Result.OK);
+    const pool: Instances = new StatePool(2);
+    pool.enter(0);
+    expect(restoreImage(pool.api(0), image, now)).toBe(Result.OK);
+    pool.restored(0);
+    pool.enter(1);
+    expect(blockOf(pool.api(1)).every((w) => w === 0)).toBe(true);
+    pool.enter(0);
+    expect(blockOf(pool.api(0))).toEqual(blockOf(alone));
   },
 );

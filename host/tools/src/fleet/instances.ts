@@ -46,6 +46,8 @@ export class StatePool implements Instances {
   /** The instance's block as words, up to the end of slot s - 1, for each s to OPERATIONS. */
   private readonly upTo: Uint32Array[];
   private readonly states: Uint32Array;
+  /** The states' buffer, kept: reading .buffer took some 40 ns of a swap. */
+  private readonly buffer: ArrayBuffer;
   /** Per device, how many of its first slots may hold anything; the rest are zeros. */
   private readonly used: Uint8Array;
   private readonly words: number;
@@ -63,6 +65,7 @@ export class StatePool implements Instances {
       return new Uint32Array(this.shared.memory.buffer, at, this.slotsAt + s * Field.COUNT);
     });
     this.states = new Uint32Array(devices * this.words);
+    this.buffer = this.states.buffer as ArrayBuffer;
     this.used = new Uint8Array(devices);
   }
 
@@ -78,9 +81,10 @@ export class StatePool implements Instances {
       this.states.set(this.upTo[this.liveUsed], this.current * this.words);
     }
     // As far as either block may hold anything: past its own slots, the device's are zeros.
-    const from = i * this.words;
+    // A view made directly: subarray's looking up a species constructor took 60 ns of a
+    // 250 ns swap at 1,000 devices.
     const length = this.upTo[Math.max(this.used[i], this.liveUsed)].length;
-    this.upTo[Limit.OPERATIONS].set(this.states.subarray(from, from + length));
+    this.upTo[Limit.OPERATIONS].set(new Uint32Array(this.buffer, i * this.words * 4, length));
     this.liveUsed = this.used[i];
     this.current = i;
   }

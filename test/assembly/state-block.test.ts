@@ -103,7 +103,11 @@ describe("the state block", () => {
     (steps, start) => {
       const api = instantiate();
       let checked = 0;
-      runTrace(steps, start, { api, observe: () => void (checked += usedSlotsFirst(api) ? 1 : 0) });
+      const observe = () => {
+        expect(usedSlotsFirst(api)).toBe(true);
+        checked++;
+      };
+      runTrace(steps, start, { api, observe });
       expect(checked).toBe(steps.filter((s) => !("tick" in s)).length);
     },
   );

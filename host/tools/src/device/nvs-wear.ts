@@ -97,19 +97,33 @@ export class NvsModel {
   }
 }
 
-/**
- * Years until the most-erased page of the partition reaches ERASE_CYCLES, when the kept
- * state (KEPT_BYTES) is written `writesPerDay` times a day, from `writes` writes through
- * the model (with the boot epoch beside it).
- */
-export function flashLifeYears(writesPerDay: number, blobBytes = KEPT_BYTES, writes = 20_000): number {
-  if (writesPerDay <= 0) return Infinity;
+/** erasesPerBlobWrite's answers, by "blobBytes:writes". */
+const erasesPerWrite = new Map<string, number>();
+
+/** The most-erased page's erase cycles per write, over `writes` writes of a `blobBytes`
+ * blob through the model (with the boot epoch beside it). Computed once per pair: the
+ * status the setup page polls asks for it every time, and 20,000 writes took some 7 ms. */
+function erasesPerBlobWrite(blobBytes: number, writes: number): number {
+  const key = `${blobBytes}:${writes}`;
+  const known = erasesPerWrite.get(key);
+  if (known !== undefined) return known;
   const nvs = new NvsModel();
   nvs.write("epoch", 1);
   nvs.write("wififails", 1);
   for (let i = 0; i < writes; i++) nvs.write("kept", blobEntries(blobBytes));
-  const erasesPerWrite = nvs.maxErases() / writes;
-  return ERASE_CYCLES / erasesPerWrite / writesPerDay / 365.25;
+  const value = nvs.maxErases() / writes;
+  erasesPerWrite.set(key, value);
+  return value;
+}
+
+/**
+ * Years until the most-erased page of the partition reaches ERASE_CYCLES, when the kept
+ * state (KEPT_BYTES) is written `writesPerDay` times a day, from `writes` writes through
+ * the model.
+ */
+export function flashLifeYears(writesPerDay: number, blobBytes = KEPT_BYTES, writes = 20_000): number {
+  if (writesPerDay <= 0) return Infinity;
+  return ERASE_CYCLES / erasesPerBlobWrite(blobBytes, writes) / writesPerDay / 365.25;
 }
 
 /** The kept state's NVS writes a day under the sketch's rule, for `changesPerDay` changes of it. */

@@ -99,9 +99,11 @@ const percentile = (sorted: number[], p: number) =>
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
-async function status(
-  url: string,
-): Promise<{ loop: { maxGapMs: number; p99GapMs: number }; counters: Record<string, number> }> {
+async function status(url: string): Promise<{
+  loop: { maxGapMs: number; p99GapMs: number };
+  store: { maxWriteMs: number };
+  counters: Record<string, number>;
+}> {
   return (await fetch(new URL("/status.json", url))).json();
 }
 
@@ -176,6 +178,7 @@ async function measure(url: string, phaseMs: number, tick: (elapsed: number) => 
     pageMaxMs: round(times[times.length - 1]),
     loopMaxGapMs: round(after.loop.maxGapMs),
     loopP99GapMs: after.loop.p99GapMs,
+    maxWriteMs: round(after.store.maxWriteMs),
     samples: times.length,
     retries: after.counters.RETRIES_SCHEDULED - before.counters.RETRIES_SCHEDULED,
     baselineMaxGapMs: round(await baseline.result),
@@ -234,6 +237,7 @@ export function formatTable(b: DeviceBench): string {
     ["page max (ms)", "pageMaxMs"],
     ["loop max gap (ms)", "loopMaxGapMs"],
     ["loop p99 gap (ms)", "loopP99GapMs"],
+    ["longest write so far", "maxWriteMs"],
     ["page requests", "samples"],
     ["retries scheduled", "retries"],
     ["empty loop max gap (ms)", "baselineMaxGapMs"],

@@ -10,6 +10,11 @@ export interface PhaseFigures {
   loopMaxGapMs: number;
   /** 99th percentile of the loop's gaps, to the whole ms above. */
   loopP99GapMs: number;
+  /**
+   * The device's longest state-file write so far (temporary file, fsync, rename, fsync),
+   * ms: the loop waits for it, so a loop gap of about as much is the disk's.
+   */
+  maxWriteMs: number;
   /** Page requests timed. */
   samples: number;
   /** Retries the device scheduled during the phase. */

@@ -81,6 +81,11 @@ export const ROWS: Row[] = [
   },
   { name: "loop max gap (ms)", value: ({ device: d }) => both(d, "loopMaxGapMs"), goal: "< 20" },
   {
+    name: "longest state-file write so far (ms)",
+    value: ({ device: d }) => both(d, "maxWriteMs"),
+    goal: "(the disk's)",
+  },
+  {
     name: "empty loop max gap (ms), same time",
     value: ({ device: d }) => both(d, "baselineMaxGapMs"),
     goal: "(the machine's own)",

@@ -9,8 +9,6 @@ import { SMALL_EXPERIMENT_WORK, defaultContentionThreads, runContentionParallel 
 import { CONTENTION_STRATEGIES, PUBLISHED, type ContentionStrategy } from "./strategies.js";
 import { formatContention } from "./table.js";
 
-export const summary = "N clients update one row by optimistic concurrency, retried by each strategy";
-
 const HELP = `usage: tickretry contention [options]
 
 N clients each update one shared row exactly once: read its version, write with it; a

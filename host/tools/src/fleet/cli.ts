@@ -20,8 +20,6 @@ import { formatTable } from "./table.js";
 import { runBrokerCli } from "./broker/cli.js";
 import { BROKER_DEVICES } from "./broker/settings.js";
 
-export const summary = "simulate a fleet of devices through an outage and its recovery";
-
 const HELP = `usage: tickretry fleet [options]
 
 Runs the outage-recovery experiment (docs/fleet.md): every device runs

@@ -8,8 +8,6 @@ import { SCENARIOS, SCENARIO_NAMES, isScenarioName, unknownScenario } from "./sc
 import { parseOptions } from "../usage.js";
 import { startUpstream, type UpstreamOptions } from "./server.js";
 
-export const summary = "the flaky upstream alone, with its dedup store and control routes";
-
 const HELP = `usage: tickretry upstream [options]
 
 Serves POST /upload on loopback with a scenario's faults, stores each Idempotency-Key once,

@@ -11,8 +11,8 @@ export interface DeviceCost {
   rssBytes: number;
 }
 
-/** The outage's device: its row, its loop's record and its 1,604-byte state block in the
- * pool, all outside the heap (6 bytes of live heap a device at 100,000 devices), and with
+/** The outage's device: its row, its loop's record, and its 1,600-byte state block and
+ * used-slot count in the pool, all outside the heap (6 bytes of live heap a device at 100,000 devices), and with
  * its share of the run's records 2,657 MB peak RSS for 1,000,000 devices, strategy C, seed
  * 42 (npm run bench:fleet). */
 export const OUTAGE_DEVICE: DeviceCost = { heapBytes: 250, rssBytes: 4000 };

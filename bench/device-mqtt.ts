@@ -65,7 +65,7 @@ export function formatMqttTable(b: MqttBench): string {
     ["status p99 (ms)", "statusP99Ms"],
     ["page max (ms)", "pageMaxMs"],
     ["loop max gap (ms)", "loopMaxGapMs"],
-    ["longest write so far", "maxWriteMs"],
+    ["write max so far (ms)", "maxWriteMs"],
     ["page requests", "samples"],
     ["retries scheduled", "retries"],
   ];

@@ -237,7 +237,7 @@ export function formatTable(b: DeviceBench): string {
     ["page max (ms)", "pageMaxMs"],
     ["loop max gap (ms)", "loopMaxGapMs"],
     ["loop p99 gap (ms)", "loopP99GapMs"],
-    ["longest write so far", "maxWriteMs"],
+    ["write max so far (ms)", "maxWriteMs"],
     ["page requests", "samples"],
     ["retries scheduled", "retries"],
     ["empty loop max gap (ms)", "baselineMaxGapMs"],

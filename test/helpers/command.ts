@@ -3,7 +3,8 @@
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+/** The repository's root, where commands run by default. */
+export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 export function run(cmd: string, args: string[], cwd = ROOT, env?: NodeJS.ProcessEnv): string {
   try {

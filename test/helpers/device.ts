@@ -3,11 +3,12 @@
 // closed port, the device CLI as a child process.
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
-import { fileURLToPath } from "node:url";
 import type { PolicyFields } from "../../host/library/src/policy.js";
 import type { VirtualClock } from "../../host/tools/src/device/clock.js";
 import type { Device } from "../../host/tools/src/device/loop.js";
 import type { Upstream } from "../../host/tools/src/upstream/server.js";
+import { BIN } from "./cli.js";
+import { ROOT } from "./command.js";
 
 /** Retries in tens of ms; the attempt timeout stays at 1 s so a loaded machine does not time out healthy answers. */
 export const QUICK: PolicyFields = {
@@ -50,15 +51,13 @@ export async function closedPort(): Promise<number> {
   return port;
 }
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-
 /** `tickretry device --port 0 ...args` from the compiled CLI, its stdout and stderr collected together. */
 export function spawnDevice(args: string[]): {
   child: ChildProcess;
   exited: Promise<number | NodeJS.Signals | null>;
   out: () => string;
 } {
-  const child = spawn(process.execPath, ["host/tools/bin/tickretry.js", "device", "--port", "0", ...args], {
+  const child = spawn(process.execPath, [BIN, "device", "--port", "0", ...args], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -1,26 +1,18 @@
 // The commands' own messages for a bad argument, exit code 2: an unknown choice lists the
 // valid ones, and a negative number gets the option's range, not parseArgs' "ambiguous".
-import { afterEach, expect, test, vi } from "vitest";
+import { expect, test } from "vitest";
 import { runDevice } from "../../../host/tools/src/device/command.js";
 import { run as runUpstream } from "../../../host/tools/src/upstream/command.js";
 import { run as runContention } from "../../../host/tools/src/contention/cli.js";
 import { SCENARIO_NAMES } from "../../../host/tools/src/upstream/scenarios.js";
 import { joinNegativeValues } from "../../../host/tools/src/usage.js";
-
-afterEach(() => vi.restoreAllMocks());
-
-async function stderrOf(run: (args: string[]) => Promise<number>, args: string[]) {
-  const err = vi.spyOn(console, "error").mockImplementation(() => {});
-  vi.spyOn(console, "log").mockImplementation(() => {});
-  const code = await run(args);
-  return { code, stderr: err.mock.calls.map((c) => c.join(" ")).join("\n") };
-}
+import { commandHere } from "../../helpers/cli.js";
 
 test.each([
   ["device", runDevice],
   ["upstream", runUpstream],
 ] as const)("%s --scenario outgae lists the scenarios", async (_, run) => {
-  const r = await stderrOf(run, ["--scenario", "outgae"]);
+  const r = await commandHere(run, ["--scenario", "outgae"]);
   expect(r.code).toBe(2);
   expect(r.stderr).toContain(`no scenario "outgae"; want one of ${SCENARIO_NAMES.join(", ")}`);
 });
@@ -30,7 +22,7 @@ test.each([
   [runUpstream, ["--latency-ms", "-5"], '--latency-ms wants an integer from 0 to 60000, got "-5"'],
   [runContention, ["--clients", "-1"], '--clients "-1": want a whole number from 1 to 255'],
 ] as const)("a negative number gets the option's own message: %#", async (run, args, message) => {
-  const r = await stderrOf(run, [...args]);
+  const r = await commandHere(run, [...args]);
   expect(r.code).toBe(2);
   expect(r.stderr).toContain(message);
   expect(r.stderr).not.toMatch(/ambiguous/);

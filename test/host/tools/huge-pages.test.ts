@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { constants } from "node:os";
 import { afterEach, expect, it } from "vitest";
 import { HUGE_PAGES_FROM, inHugePages, withHugePages } from "../../../host/tools/src/huge-pages.js";
+import { BIN } from "../../helpers/cli.js";
 
 const given = process.env.GLIBC_TUNABLES;
 afterEach(() => {
@@ -50,7 +51,7 @@ async function hugePagesChild(pid: number, ended: () => boolean) {
 function fleet(args: string[]) {
   const env = { ...process.env };
   delete env.GLIBC_TUNABLES;
-  const cli = spawn(process.execPath, ["host/tools/bin/tickretry.js", "fleet", ...args], { env });
+  const cli = spawn(process.execPath, [BIN, "fleet", ...args], { env });
   const run = { cli, stdout: "", ended: false, exit: new Promise<number | null>(() => {}) };
   cli.stdout.on("data", (d: Buffer) => (run.stdout += d.toString()));
   run.exit = new Promise((resolve) => cli.on("exit", (code) => ((run.ended = true), resolve(code))));

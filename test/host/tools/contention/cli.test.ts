@@ -1,38 +1,16 @@
 // `tickretry contention` end to end: the JSON rows it promises, and exit code 2 with a
 // clear message for bad arguments.
-import { spawnSync } from "node:child_process";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { run } from "../../../../host/tools/src/contention/cli.js";
-
-afterEach(() => vi.restoreAllMocks());
+import { commandHere, tickretry } from "../../../helpers/cli.js";
 
 /** The command in this process. */
-async function here(...args: string[]) {
-  const out = vi.spyOn(console, "log").mockImplementation(() => {});
-  const err = vi.spyOn(console, "error").mockImplementation(() => {});
-  const code = await run(args);
-  const text = (spy: typeof out) => spy.mock.calls.map((c) => c.join(" ")).join("\n");
-  return { code, stdout: text(out), stderr: text(err) };
-}
+const here = (...args: string[]) => commandHere(run, args);
 
 describe("tickretry contention", () => {
   it("prints one JSON row per strategy and client count from the real binary", () => {
-    const r = spawnSync(
-      process.execPath,
-      [
-        "host/tools/bin/tickretry.js",
-        "contention",
-        "--clients",
-        "10,20",
-        "--runs",
-        "5",
-        "--seed",
-        "1",
-        "--json",
-      ],
-      { encoding: "utf8" },
-    );
-    expect(r.status).toBe(0);
+    const r = tickretry("contention", "--clients", "10,20", "--runs", "5", "--seed", "1", "--json");
+    expect(r.code).toBe(0);
     const rows = JSON.parse(r.stdout) as Record<string, unknown>[];
     expect(rows.map((row) => `${row.strategy}@${row.clients}`)).toEqual(
       [10, 20].flatMap((n) =>

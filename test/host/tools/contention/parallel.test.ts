@@ -11,7 +11,7 @@ import { runExperiment } from "../../../../host/tools/src/fleet/experiment.js";
 import { runExperimentParallel } from "../../../../host/tools/src/fleet/parallel.js";
 import { experimentSettings } from "../../../../host/tools/src/fleet/settings.js";
 import { STRATEGIES } from "../../../../host/tools/src/fleet/strategies.js";
-import { run } from "../../../helpers/command.js";
+import { tickretryOk } from "../../../helpers/cli.js";
 
 const strategies = [S.none, S.full, S["full-base5"]];
 const clients = [5, 30];
@@ -44,19 +44,9 @@ test("a strategy that is not one of CONTENTION_STRATEGIES is refused by name", a
 });
 
 test("the CLI on two threads prints the one-thread JSON and exits", () => {
-  // run() throws, with both outputs, unless the command exits 0.
+  // tickretryOk() throws, with both outputs, unless the command exits 0.
   const contention = (threads: string) =>
-    run(process.execPath, [
-      "host/tools/bin/tickretry.js",
-      "contention",
-      "--clients",
-      "5,25",
-      "--runs",
-      "8",
-      "--threads",
-      threads,
-      "--json",
-    ]);
+    tickretryOk("contention", "--clients", "5,25", "--runs", "8", "--threads", threads, "--json");
   const two = contention("2");
   expect(two).toBe(contention("1"));
   expect(JSON.parse(two)).toHaveLength(10);

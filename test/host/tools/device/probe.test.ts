@@ -1,19 +1,17 @@
 // What a probe of `npm start` on loopback found, each as it was found: malformed request
 // targets, pipelining floods, another loopback bind address, Ctrl-C with live operations,
 // bad SSIDs and echoed credentials, loose number parsing and a repeated Host.
-import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect } from "node:net";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { MAX_CONNECTIONS, MAX_PIPELINED } from "../../../../host/tools/src/device/setup-server.js";
 import { startSimulation, type Simulation } from "../../../../host/tools/src/device/simulation.js";
+import { tickretry } from "../../../helpers/cli.js";
 import { QUICK, spawnDevice, waitFor } from "../../../helpers/device.js";
 import { post, raw, setUp } from "../../../helpers/page.js";
 
-const ROOT = fileURLToPath(new URL("../../../..", import.meta.url));
 let sim: Simulation | undefined;
 afterEach(async () => {
   await sim?.close();
@@ -219,14 +217,9 @@ describe("numbers", () => {
       ["--seed", "0x10"],
       ["--scale", "1e0"],
     ]) {
-      const child = spawn(process.execPath, ["host/tools/bin/tickretry.js", "device", ...args], {
-        cwd: ROOT,
-      });
-      let err = "";
-      child.stderr.on("data", (c: Buffer) => (err += c));
-      const code = await new Promise((resolve) => child.once("exit", resolve));
-      expect([args.join(" "), code]).toEqual([args.join(" "), 2]);
-      expect(err).toMatch(/decimal|wants/);
+      const r = tickretry("device", ...args);
+      expect([args.join(" "), r.code]).toEqual([args.join(" "), 2]);
+      expect(r.stderr).toMatch(/decimal|wants/);
     }
   });
 });

@@ -1,18 +1,13 @@
 // tickretry fleet --scenario broker-restart: the real binary's JSON rows, and what the
 // experiment must show about lockstep and jitter (host/tools/src/fleet/broker/).
-import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { runBrokerRestart } from "../../../../host/tools/src/fleet/broker/run.js";
 import { DEFAULT_BROKER_SETTINGS } from "../../../../host/tools/src/fleet/broker/settings.js";
 import { perDevice } from "../../../helpers/instances.js";
 import { BROKER_STRATEGIES } from "../../../../host/tools/src/fleet/broker/strategies.js";
+import { tickretry } from "../../../helpers/cli.js";
 
-function fleet(...args: string[]) {
-  const r = spawnSync(process.execPath, ["host/tools/bin/tickretry.js", "fleet", ...args], {
-    encoding: "utf8",
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const fleet = (...args: string[]) => tickretry("fleet", ...args);
 
 const SMALL = ["--devices", "100", "--restart", "10000:5000", "--duration", "120000"];
 

@@ -1,26 +1,18 @@
 // The broker restart at other fleet sizes: the broker grows with the fleet by default
 // (host/tools/src/fleet/broker/settings.ts), --broker-cpu sets it, and a bad value is
 // refused with a message before anything runs.
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runBrokerCli } from "../../../../host/tools/src/fleet/broker/cli.js";
 import { BROKER_DEVICE, devicesThatFit } from "../../../../host/tools/src/fleet/fits.js";
 import { DEFAULT_BROKER } from "../../../../host/tools/src/fleet/broker/model.js";
 import { runBrokerRestart } from "../../../../host/tools/src/fleet/broker/run.js";
 import { BROKER_DEVICES, brokerSettings } from "../../../../host/tools/src/fleet/broker/settings.js";
 import { BROKER_STRATEGIES } from "../../../../host/tools/src/fleet/broker/strategies.js";
-
-afterEach(() => vi.restoreAllMocks());
+import { commandHere } from "../../../helpers/cli.js";
 
 /** The command in this process: its exit code and what it printed. */
-async function brokerHere(...args: string[]) {
-  const out = vi.spyOn(console, "log").mockImplementation(() => {});
-  const err = vi.spyOn(console, "error").mockImplementation(() => {});
-  const code = await runBrokerCli(["--scenario", "broker-restart", ...args]);
-  const text = (spy: typeof out) => spy.mock.calls.map((c) => c.join(" ")).join("\n");
-  const result = { code, stdout: text(out), stderr: text(err) };
-  vi.restoreAllMocks();
-  return result;
-}
+const brokerHere = (...args: string[]) =>
+  commandHere(runBrokerCli, ["--scenario", "broker-restart", ...args]);
 
 describe("the broker's CPU", () => {
   const cpu = (devices: number, given?: number) => brokerSettings(devices, given).broker.cpuPerBucketMs;

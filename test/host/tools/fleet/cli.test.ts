@@ -1,33 +1,17 @@
 // `tickretry fleet` end to end: the JSON rows it promises, policy files, the report, and
 // exit code 2 with a clear message for bad arguments.
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { run } from "../../../../host/tools/src/fleet/cli.js";
+import { commandHere, tickretry } from "../../../helpers/cli.js";
 
 const dir = mkdtempSync(join(tmpdir(), "fleet-cli-"));
 
-function fleet(...args: string[]) {
-  const r = spawnSync(process.execPath, ["host/tools/bin/tickretry.js", "fleet", ...args], {
-    encoding: "utf8",
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
+const fleet = (...args: string[]) => tickretry("fleet", ...args);
 /** The command in this process (spawning one per case would cost a second each). */
-async function fleetHere(...args: string[]) {
-  const out = vi.spyOn(console, "log").mockImplementation(() => {});
-  const err = vi.spyOn(console, "error").mockImplementation(() => {});
-  const code = await run(args);
-  const text = (spy: typeof out) => spy.mock.calls.map((c) => c.join(" ")).join("\n");
-  const result = { code, stdout: text(out), stderr: text(err) };
-  vi.restoreAllMocks();
-  return result;
-}
-
-afterEach(() => vi.restoreAllMocks());
+const fleetHere = (...args: string[]) => commandHere(run, args);
 
 function file(name: string, text: string): string {
   const path = join(dir, name);

@@ -6,7 +6,7 @@ import { runExperiment } from "../../../../host/tools/src/fleet/experiment.js";
 import { runExperimentParallel } from "../../../../host/tools/src/fleet/parallel.js";
 import { experimentSettings } from "../../../../host/tools/src/fleet/settings.js";
 import { STRATEGIES } from "../../../../host/tools/src/fleet/strategies.js";
-import { run } from "../../../helpers/command.js";
+import { tickretryOk } from "../../../helpers/cli.js";
 
 const settings = { ...experimentSettings(30), durationMs: 12_000 };
 const strategies = [STRATEGIES.A, STRATEGIES.C, STRATEGIES.D];
@@ -33,18 +33,8 @@ test("the kept workers give the same again, one experiment after another and sid
 });
 
 test("the CLI on two threads prints the one-thread JSON and exits", () => {
-  // run() throws, with both outputs, unless the command exits 0.
+  // tickretryOk() throws, with both outputs, unless the command exits 0.
   const fleet = (threads: string) =>
-    run(process.execPath, [
-      "host/tools/bin/tickretry.js",
-      "fleet",
-      "--devices",
-      "30",
-      "--seeds",
-      "1,2",
-      "--threads",
-      threads,
-      "--json",
-    ]);
+    tickretryOk("fleet", "--devices", "30", "--seeds", "1,2", "--threads", threads, "--json");
   expect(fleet("2")).toBe(fleet("1"));
 });

@@ -7,7 +7,8 @@
 // 1,000,000 devices (--quick stops at 100,000; the fastest of five runs below 100,000,
 // one run from there): wall and CPU time, device-seconds and devices per wall second,
 // peak RSS and bytes per device, and how the cost per device-second grows from 1,000
-// devices on, against 1,000 devices run before the larger sizes and again after them.
+// devices on, against 1,000 devices run before the larger sizes and again after them, and
+// the least growth this machine's memory allows (memory-floor.ts).
 import { spawnSync } from "node:child_process";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
@@ -18,6 +19,7 @@ import { runExperimentParallel } from "../host/tools/src/fleet/parallel.js";
 import { runFleet } from "../host/tools/src/fleet/simulator.js";
 import { STRATEGIES } from "../host/tools/src/fleet/strategies.js";
 import { inHugePages } from "../host/tools/src/huge-pages.js";
+import { memoryFloor, type MemoryFloor } from "./memory-floor.js";
 
 const QUICK_SIZES = [1000, 10_000, 100_000];
 const MILLION = 1_000_000;
@@ -46,6 +48,8 @@ export interface ScaleRow {
   peakRssMb: number;
   /** The growth of peak RSS over the process before the first size, per device. */
   bytesPerDevice: number;
+  /** Events that reached a device (wakes, answers) per device-second. */
+  deviceEventsPerDeviceSecond: number;
 }
 
 export interface FleetBench {
@@ -75,6 +79,8 @@ export interface FleetBench {
   /** costGrowth against `again`. */
   costGrowthAgain: number;
   cpuCostGrowthAgain: number;
+  /** The least costGrowth this machine's memory allows (memory-floor.ts). */
+  memoryFloor: MemoryFloor;
   /** The 5-seed x 4-strategy table on one thread and on two, by fleet size. */
   threads: ThreadsRow[];
 }
@@ -188,11 +194,13 @@ function scaleRow(devices: number, baselineKb: number, onProgress: (step: string
   // from it no smaller.
   let wallMs = Infinity;
   let used = { user: 0, system: 0 };
+  let deviceEvents = 0;
   for (let k = 0; k < (devices < 100_000 ? SMALL_RUNS : 1); k++) {
     const cpu = process.cpuUsage();
     const start = performance.now();
-    runFleet(settings, STRATEGIES.C, SEED, devices >= 100_000 ? progress : undefined);
+    const record = runFleet(settings, STRATEGIES.C, SEED, devices >= 100_000 ? progress : undefined);
     const ms = performance.now() - start;
+    deviceEvents = record.deviceEvents;
     if (ms < wallMs) [wallMs, used] = [ms, process.cpuUsage(cpu)];
   }
   const deviceSeconds = (devices * settings.durationMs) / 1000;
@@ -207,6 +215,7 @@ function scaleRow(devices: number, baselineKb: number, onProgress: (step: string
     cpuUsPerDeviceSecond: hundredths((used.user + used.system) / deviceSeconds),
     peakRssMb: Math.round(peakKb / 1024),
     bytesPerDevice: Math.round(((peakKb - baselineKb) * 1024) / devices),
+    deviceEventsPerDeviceSecond: deviceEvents / deviceSeconds,
   };
 }
 
@@ -250,6 +259,8 @@ async function benchFleet(
   onProgress(`${sizes[0]} devices again`);
   const again = scaleRow(sizes[0], baselineKb, onProgress);
   const last = scale[scale.length - 1];
+  onProgress(`the memory floor: random touches among 1000 and ${last.devices} state blocks`);
+  const floor = memoryFloor(last.devices, scale[0].usPerDeviceSecond, last.deviceEventsPerDeviceSecond);
   const growth = (of: ScaleRow) => hundredths(last.usPerDeviceSecond / of.usPerDeviceSecond);
   const cpuGrowth = (of: ScaleRow) => hundredths(last.cpuUsPerDeviceSecond / of.cpuUsPerDeviceSecond);
   return {
@@ -265,6 +276,7 @@ async function benchFleet(
     again,
     costGrowthAgain: growth(again),
     cpuCostGrowthAgain: cpuGrowth(again),
+    memoryFloor: floor,
     threads,
   };
 }
@@ -333,6 +345,10 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
     );
     console.log(
       `    against 1,000 devices again after it: ${b.costGrowthAgain.toFixed(2)}x of wall time, ${b.cpuCostGrowthAgain.toFixed(2)}x of CPU time`,
+    );
+    const f = b.memoryFloor;
+    console.log(
+      `  the memory floor: a random touch of a state block took ${f.smallNs} ns among 1,000 and ${f.largeNs} ns among ${f.devices.toLocaleString("en")}; at ${f.deviceEventsPerDeviceSecond} device events per device-second that adds ${f.addedUsPerDeviceSecond} µs per device-second to 1,000 devices' cost: no growth below ${f.growth.toFixed(2)}x here`,
     );
     console.log(
       `  ${last.devices.toLocaleString("en")} devices: ${(last.wallMs / 1000).toFixed(1)} s wall (goal <= 120 for 1,000,000), peak RSS ${last.peakRssMb} MB (goal <= 4096)`,

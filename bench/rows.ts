@@ -115,6 +115,12 @@ export const ROWS: Row[] = [
     goal: "<= 1.5",
   },
   {
+    name: "the same, the least this machine's memory allows (bench/memory-floor.ts)",
+    value: ({ fleet: { memoryFloor: f } }) =>
+      `${f.growth.toFixed(2)} (a random touch ${f.smallNs} / ${f.largeNs} ns, ${f.deviceEventsPerDeviceSecond} device events per device-second)`,
+    goal: "(the machine's)",
+  },
+  {
     name: "5 seeds x 4 strategies, two threads / one (200; 2000 devices)",
     value: ({ fleet }) =>
       fleet.threads

@@ -69,6 +69,9 @@ export class RunRecord {
   retriesDenied = 0;
   attemptsStarted = 0;
   attemptTimeouts = 0;
+  /** Events that reached a device's memory (wakes, answers): what a large fleet pays a
+   * cache miss for (bench:fleet's memory floor). */
+  deviceEvents = 0;
 
   /** A device sent a request (attempt 1 or a retry). */
   send(time: number, retry: boolean): void {

@@ -146,9 +146,11 @@ class FleetRun {
           dependency.serviceDone(arg, time);
           break;
         case EventKind.RESPONSE:
+          this.record.deviceEvents++;
           this.respond(arg, time);
           break;
         case EventKind.WAKE:
+          this.record.deviceEvents++;
           this.wake(arg, time);
           break;
         case EventKind.POWER_CUT:

@@ -18,11 +18,12 @@ import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
 import { EndReason, Outcome, State } from "../../host/library/src/generated/abi.js";
+import { makeBoards } from "../helpers/command.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 it("runs esp-mqtt's and the Wi-Fi events through the device loop's collect, dropped and link_up", () => {
-  execFileSync("make", ["-s", "-C", "test/boards", "mqtt"], { cwd: ROOT });
+  makeBoards("mqtt");
   const out = execFileSync(`${ROOT}build/native/mqtt_check`, { encoding: "utf8" }).trim().split("\n");
   expect(out).toEqual([
     `connected state=${State.UP} up=1 starts=1`,
@@ -39,7 +40,7 @@ it("runs esp-mqtt's and the Wi-Fi events through the device loop's collect, drop
 }, 120_000);
 
 it("leaves drop and linkUp to the device loop: the session objects do not reference them", () => {
-  execFileSync("make", ["-s", "-C", "test/boards", "mqtt"], { cwd: ROOT });
+  makeBoards("mqtt");
   const nm = (file: string, ...flags: string[]) =>
     execFileSync("nm", [...flags, `${ROOT}build/native/${file}`], { encoding: "utf8" });
   for (const object of ["mqtt_session", "wifi_session"]) {

@@ -13,7 +13,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, test } from "vitest";
-import { run, runTsx } from "../helpers/command.js";
+import { makeBoards, run, runTsx } from "../helpers/command.js";
 import { loadScenarios, traceScenarios } from "../fixtures/scenarios.js";
 import { instantiate, WASM_PATH } from "../../host/library/src/tickretry.js";
 import { Counter, Error as AbiError } from "../../host/library/src/generated/abi.js";
@@ -77,7 +77,7 @@ beforeAll(() => {
   if (!existsSync(WASM_PATH))
     throw new Error("host/library/build/tickretry.wasm is missing: run npm run build first");
   v8Trace = traceScenarios(instantiate(), loadScenarios());
-  run("make", ["-s", "-C", "test/boards", "all"]);
+  makeBoards("all");
 }, 120_000);
 
 describe("the C side", () => {

@@ -3,7 +3,7 @@
 // unsigned, a tampered and a foreign-signed module and accepts the build key's; the
 // device password's stored form is the simulator's, byte for byte, both ways; the settings
 // checks find the same field wrong as the simulator's on the same bytes.
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { generateKeyPairSync, randomBytes, sign } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,6 +18,7 @@ import { checkPassword, hashPassword } from "../../host/tools/src/device/securit
 import { checkSettings, defaultSettings, OTHER_HOST } from "../../host/tools/src/device/settings.js";
 import { BROKER_MEANINGS, checkBroker, DEFAULT_BROKER } from "../../host/tools/src/device/broker-settings.js";
 import { WASM_PATH } from "../../host/library/src/tickretry.js";
+import { makeBoards } from "../helpers/command.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const CHECK = `${ROOT}build/native/page_check`;
@@ -29,7 +30,7 @@ function run(...args: string[]): { code: number | null; out: string } {
 }
 
 beforeAll(() => {
-  execFileSync("make", ["-s", "-C", "test/boards", "page"], { cwd: ROOT });
+  makeBoards("page");
 }, 120_000);
 
 describe("the module signature check in C (libsodium)", () => {

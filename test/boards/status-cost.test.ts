@@ -9,6 +9,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
+import { makeBoards } from "../helpers/command.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const COST = `${ROOT}build/native/status_cost`;
@@ -50,7 +51,7 @@ function instructions(poll: string, live: number): number {
 }
 
 beforeAll(() => {
-  execFileSync("make", ["-s", "-C", "test/boards", "status-cost"], { cwd: ROOT });
+  makeBoards("status-cost");
 }, 60_000);
 
 describe("the sketch's /status.json per request", () => {

@@ -9,6 +9,7 @@ import { COUNTERS } from "../../host/library/src/names.js";
 import { startSimulation, type Simulation } from "../../host/tools/src/device/simulation.js";
 import { STATUS_FIELDS, statusKeys } from "../../scripts/embed/status-keys.js";
 import { QUICK, waitFor } from "../helpers/device.js";
+import { makeBoards } from "../helpers/command.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -70,7 +71,7 @@ function typesMatch(value: Record<string, unknown>, spec: Record<string, unknown
 let sim: Simulation;
 beforeAll(async () => {
   sim = await startSimulation({ port: 0, scenario: "hang", policy: QUICK, uploadEveryMs: 100 });
-  execFileSync("make", ["-s", "-C", "test/boards", "page"], { cwd: ROOT });
+  makeBoards("page");
 }, 120_000);
 afterAll(() => sim.close());
 

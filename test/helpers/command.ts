@@ -1,6 +1,7 @@
 // Runs a command for a test (make, gcc, npm, an emulator): its stdout, or an error that
 // carries the command line, where it ran, its exit status and both outputs.
 import { execFileSync } from "node:child_process";
+import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 /** The repository's root, where commands run by default. */
@@ -24,3 +25,11 @@ export const tsxArgs = (script: string, ...args: string[]): string[] => ["--impo
 /** Runs a TypeScript script of the repository like `run`. */
 export const runTsx = (script: string, ...args: string[]): string =>
   run(process.execPath, tsxArgs(script, ...args));
+
+/** `make -s -C test/boards target`, one make at a time across the test files, which vitest
+ * runs at once: two makes whose targets share a file (the wasm2c sources, page_check) would
+ * both write it, and a test could run a binary while the other make relinks it. */
+export function makeBoards(target: string): string {
+  mkdirSync(`${ROOT}build`, { recursive: true });
+  return run("flock", [`${ROOT}build/.make.lock`, "make", "-s", "-C", "test/boards", target]);
+}

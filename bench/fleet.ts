@@ -1,4 +1,4 @@
-// npm run bench:fleet [-- --json] [-- --quick]: how fast the fleet simulator runs. The
+// npm run bench:fleet [-- --json] [-- --quick] [-- --chart FILE]: how fast the fleet simulator runs. The
 // experiment (200 devices, open arrivals, strategies A to D, 30 s of virtual time, one
 // seed) in wall time and as a share of the virtual time it simulates; the closed loop
 // alike; the contention experiment (100 clients, 100 runs, five strategies); the 5-seed x
@@ -8,8 +8,10 @@
 // one run from there): wall and CPU time, device-seconds and devices per wall second,
 // peak RSS and bytes per device, and how the cost per device-second grows from 1,000
 // devices on, against 1,000 devices run before the larger sizes and again after them, and
-// the least growth this machine's memory allows (memory-floor.ts).
+// the least growth this machine's memory allows (memory-floor.ts); --chart writes both,
+// size by size, as an SVG (speed-chart.ts).
 import { spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { runContentionExperiment } from "../host/tools/src/contention/experiment.js";
@@ -20,6 +22,8 @@ import { runFleet } from "../host/tools/src/fleet/simulator.js";
 import { STRATEGIES } from "../host/tools/src/fleet/strategies.js";
 import { inHugePages } from "../host/tools/src/huge-pages.js";
 import { memoryFloor, type MemoryFloor } from "./memory-floor.js";
+import { speedSpec } from "./speed-chart.js";
+import { renderSvg } from "../host/tools/src/chart.js";
 
 const QUICK_SIZES = [1000, 10_000, 100_000];
 const MILLION = 1_000_000;
@@ -219,6 +223,47 @@ function scaleRow(devices: number, baselineKb: number, onProgress: (step: string
   };
 }
 
+/** The figures by fleet size: strategy C at each size, 1,000 devices again, the cost
+ * growth against both, and the memory floor under it. */
+type ScaleFigures = Pick<
+  FleetBench,
+  | "scale"
+  | "costGrowth"
+  | "cpuCostGrowth"
+  | "costGrowthAt"
+  | "again"
+  | "costGrowthAgain"
+  | "cpuCostGrowthAgain"
+  | "memoryFloor"
+>;
+
+function scaleFigures(quick: boolean, onProgress: (step: string) => void): ScaleFigures {
+  const sizes = quick ? QUICK_SIZES : [...QUICK_SIZES, MILLION];
+  onProgress(`strategy C at ${sizes.join(", ")} devices`);
+  const baselineKb = process.resourceUsage().maxRSS;
+  const scale = sizes.map((devices) => {
+    onProgress(`${devices} devices`);
+    return scaleRow(devices, baselineKb, onProgress);
+  });
+  onProgress(`${sizes[0]} devices again`);
+  const again = scaleRow(sizes[0], baselineKb, onProgress);
+  const last = scale[scale.length - 1];
+  onProgress(`the memory floor: random touches among as many state blocks as devices`);
+  const floor = memoryFloor(sizes, scale[0].usPerDeviceSecond, last.deviceEventsPerDeviceSecond);
+  const growth = (of: ScaleRow) => hundredths(last.usPerDeviceSecond / of.usPerDeviceSecond);
+  const cpuGrowth = (of: ScaleRow) => hundredths(last.cpuUsPerDeviceSecond / of.cpuUsPerDeviceSecond);
+  return {
+    scale,
+    costGrowth: growth(scale[0]),
+    cpuCostGrowth: cpuGrowth(scale[0]),
+    costGrowthAt: last.devices,
+    again,
+    costGrowthAgain: growth(again),
+    cpuCostGrowthAgain: cpuGrowth(again),
+    memoryFloor: floor,
+  };
+}
+
 /** Measures the simulator; `onProgress` hears each step as it starts. */
 async function benchFleet(
   quick: boolean,
@@ -248,35 +293,13 @@ async function benchFleet(
   onProgress("the 5-seed x 4-strategy table on one and two threads");
   // The first tables on two threads start the workers: at 200 devices the third is warm.
   const threads = [await threadsRow(200, 3, 7, 3), await threadsRow(2000, 1, 3, 2)];
-
-  const sizes = quick ? QUICK_SIZES : [...QUICK_SIZES, MILLION];
-  onProgress(`strategy C at ${sizes.join(", ")} devices`);
-  const baselineKb = process.resourceUsage().maxRSS;
-  const scale = sizes.map((devices) => {
-    onProgress(`${devices} devices`);
-    return scaleRow(devices, baselineKb, onProgress);
-  });
-  onProgress(`${sizes[0]} devices again`);
-  const again = scaleRow(sizes[0], baselineKb, onProgress);
-  const last = scale[scale.length - 1];
-  onProgress(`the memory floor: random touches among 1000 and ${last.devices} state blocks`);
-  const floor = memoryFloor(last.devices, scale[0].usPerDeviceSecond, last.deviceEventsPerDeviceSecond);
-  const growth = (of: ScaleRow) => hundredths(last.usPerDeviceSecond / of.usPerDeviceSecond);
-  const cpuGrowth = (of: ScaleRow) => hundredths(last.cpuUsPerDeviceSecond / of.cpuUsPerDeviceSecond);
   return {
     experimentMs: Math.round(experimentMs * 10) / 10,
     experimentClosedMs: Math.round(experimentClosedMs * 10) / 10,
     contentionMs: Math.round(contentionMs),
     coldExperimentMs: Math.round(coldExperimentMs * 10) / 10,
     realTimeRatio: experimentMs / virtualMs,
-    scale,
-    costGrowth: growth(scale[0]),
-    cpuCostGrowth: cpuGrowth(scale[0]),
-    costGrowthAt: last.devices,
-    again,
-    costGrowthAgain: growth(again),
-    cpuCostGrowthAgain: cpuGrowth(again),
-    memoryFloor: floor,
+    ...scaleFigures(quick, onProgress),
     threads,
   };
 }
@@ -312,12 +335,17 @@ const scaleTable = (rows: ScaleRow[], again: ScaleRow) => {
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const { values } = parseArgs({
-    options: { json: { type: "boolean", default: false }, quick: { type: "boolean", default: false } },
+    options: {
+      json: { type: "boolean", default: false },
+      quick: { type: "boolean", default: false },
+      chart: { type: "string" },
+    },
   });
   // Measured as the CLI runs a fleet this large: with huge pages.
   const relaunched = inHugePages(values.quick ? QUICK_SIZES[QUICK_SIZES.length - 1] : MILLION);
   if (relaunched) process.exit(await relaunched);
   const b = await benchFleet(values.quick!, (step) => process.stderr.write(`bench:fleet: ${step}\n`));
+  if (values.chart) writeFileSync(values.chart, await renderSvg(speedSpec(b, SEED)));
   if (values.json) {
     console.log(JSON.stringify(b, null, 2));
   } else {
@@ -347,8 +375,9 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
       `    against 1,000 devices again after it: ${b.costGrowthAgain.toFixed(2)}x of wall time, ${b.cpuCostGrowthAgain.toFixed(2)}x of CPU time`,
     );
     const f = b.memoryFloor;
+    const touches = f.bySize.map((p) => `${p.touchNs} ns among ${p.devices.toLocaleString("en")}`);
     console.log(
-      `  the memory floor: a random touch of a state block took ${f.smallNs} ns among 1,000 and ${f.largeNs} ns among ${f.devices.toLocaleString("en")}; at ${f.deviceEventsPerDeviceSecond} device events per device-second that adds ${f.addedUsPerDeviceSecond} µs per device-second to 1,000 devices' cost: no growth below ${f.growth.toFixed(2)}x here`,
+      `  the memory floor: a random touch of a state block took ${touches.join(", ")}; at ${f.deviceEventsPerDeviceSecond} device events per device-second, no growth below ${f.growth.toFixed(2)}x here (${f.bySize[f.bySize.length - 1].usPerDeviceSecond} µs per device-second)`,
     );
     console.log(
       `  ${last.devices.toLocaleString("en")} devices: ${(last.wallMs / 1000).toFixed(1)} s wall (goal <= 120 for 1,000,000), peak RSS ${last.peakRssMb} MB (goal <= 4096)`,

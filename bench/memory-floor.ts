@@ -30,33 +30,37 @@ export function touchNs(blocks: number): number {
   return ns;
 }
 
-export interface MemoryFloor {
-  /** The fleet size compared with 1,000 devices. */
+/** The floor at one fleet size. */
+export interface FloorPoint {
   devices: number;
-  /** Ns per touch among 1,000 blocks, and among `devices`. */
-  smallNs: number;
-  largeNs: number;
+  /** Ns per touch among `devices` blocks. */
+  touchNs: number;
+  /** 1,000 devices' cost per device-second with the touches' extra time at this size. */
+  usPerDeviceSecond: number;
+}
+
+export interface MemoryFloor {
   /** Events that reached a device, per device-second (the largest run's). */
   deviceEventsPerDeviceSecond: number;
-  /** The touches' extra time at `devices`, per device-second. */
-  addedUsPerDeviceSecond: number;
-  /** 1,000 devices' cost per device-second with that added, over that cost: the least
-   * growth a design that reaches each event's device in memory shows on this machine. */
+  /** The floor at each size, 1,000 devices first. */
+  bySize: FloorPoint[];
+  /** The largest size's floor over 1,000 devices' cost: the least growth a design that
+   * reaches each event's device in memory shows on this machine. */
   growth: number;
 }
 
-/** The floor for `devices` devices, given 1,000 devices' µs per device-second. */
-export function memoryFloor(devices: number, smallUs: number, eventsPerDeviceSecond: number): MemoryFloor {
-  const smallNs = touchNs(1000);
-  const largeNs = touchNs(devices);
-  const addedUs = (eventsPerDeviceSecond * Math.max(0, largeNs - smallNs)) / 1000;
+/** The floor at each of `sizes` (1,000 first), given 1,000 devices' µs per device-second. */
+export function memoryFloor(sizes: number[], smallUs: number, eventsPerDeviceSecond: number): MemoryFloor {
   const round = (x: number) => Math.round(x * 100) / 100;
-  return {
+  const touches = sizes.map(touchNs);
+  const bySize = sizes.map((devices, k) => ({
     devices,
-    smallNs: round(smallNs),
-    largeNs: round(largeNs),
+    touchNs: round(touches[k]),
+    usPerDeviceSecond: round(smallUs + (eventsPerDeviceSecond * Math.max(0, touches[k] - touches[0])) / 1000),
+  }));
+  return {
     deviceEventsPerDeviceSecond: round(eventsPerDeviceSecond),
-    addedUsPerDeviceSecond: round(addedUs),
-    growth: round((smallUs + addedUs) / smallUs),
+    bySize,
+    growth: round(bySize[bySize.length - 1].usPerDeviceSecond / smallUs),
   };
 }

@@ -117,7 +117,7 @@ export const ROWS: Row[] = [
   {
     name: "the same, the least this machine's memory allows (bench/memory-floor.ts)",
     value: ({ fleet: { memoryFloor: f } }) =>
-      `${f.growth.toFixed(2)} (a random touch ${f.smallNs} / ${f.largeNs} ns, ${f.deviceEventsPerDeviceSecond} device events per device-second)`,
+      `${f.growth.toFixed(2)} (a random touch ${f.bySize.map((p) => p.touchNs).join(" / ")} ns, ${f.deviceEventsPerDeviceSecond} device events per device-second)`,
     goal: "(the machine's)",
   },
   {

@@ -1,19 +1,20 @@
-// npm run bench:fleet [-- --json] [-- --quick] [-- --chart FILE]: how fast the fleet simulator runs. The
-// experiment (200 devices, open arrivals, strategies A to D, 30 s of virtual time, one
-// seed) in wall time and as a share of the virtual time it simulates; the closed loop
-// alike; the contention experiment (100 clients, 100 runs, five strategies); the 5-seed x
-// 4-strategy table on one thread and on two, at 200 and 2,000 devices, warm in this
-// process and cold as whole CLI processes; then strategy C at 1,000, 10,000, 100,000 and
-// 1,000,000 devices (--quick stops at 100,000; the fastest of five runs below 100,000,
-// one run from there): wall and CPU time, device-seconds and devices per wall second,
-// peak RSS and bytes per device, and how the cost per device-second grows from 1,000
-// devices on, against 1,000 devices run before the larger sizes and again after them, and
-// the least growth this machine's memory allows (memory-floor.ts); --chart writes both,
-// size by size, as an SVG (speed-chart.ts).
+// npm run bench:fleet [-- --json] [-- --quick] [-- --chart FILE]: how fast the fleet
+// simulator runs. The experiment (200 devices, open arrivals, strategies A to D, 30 s of
+// virtual time, one seed) in wall time and as a share of the virtual time it simulates; the
+// closed loop alike; the contention experiment (100 clients, 100 runs, five strategies);
+// the 5-seed x 4-strategy table on one thread and on two, at 200 and 2,000 devices, warm in
+// this process and cold as whole CLI processes; then strategy C at 1,000, 10,000, 100,000
+// and 1,000,000 devices (--quick stops at 100,000; the fastest of five runs below 100,000,
+// one run from there): wall and CPU time, device-seconds and devices per wall second, peak
+// RSS and bytes per device, and how the cost per device-second grows from 1,000 devices
+// on, against 1,000 devices run before the larger sizes and again after them, and the
+// least growth this machine's memory allows (memory-floor.ts); --chart draws both, size by
+// size, as an SVG (speed-chart.ts).
 import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { renderSvg } from "../host/tools/src/chart.js";
 import { runContentionExperiment } from "../host/tools/src/contention/experiment.js";
 import { CONTENTION_STRATEGIES, PUBLISHED } from "../host/tools/src/contention/strategies.js";
 import { experimentSettings, type Arrivals } from "../host/tools/src/fleet/settings.js";
@@ -23,7 +24,6 @@ import { STRATEGIES } from "../host/tools/src/fleet/strategies.js";
 import { inHugePages } from "../host/tools/src/huge-pages.js";
 import { memoryFloor, type MemoryFloor } from "./memory-floor.js";
 import { speedSpec } from "./speed-chart.js";
-import { renderSvg } from "../host/tools/src/chart.js";
 
 const QUICK_SIZES = [1000, 10_000, 100_000];
 const MILLION = 1_000_000;

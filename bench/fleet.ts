@@ -23,7 +23,7 @@ import { runFleet } from "../host/tools/src/fleet/simulator.js";
 import { STRATEGIES } from "../host/tools/src/fleet/strategies.js";
 import { inHugePages } from "../host/tools/src/huge-pages.js";
 import { memoryFloor, type MemoryFloor } from "./memory-floor.js";
-import { speedSpec } from "./speed-chart.js";
+import { GROWTH_GOAL, speedSpec } from "./speed-chart.js";
 
 const QUICK_SIZES = [1000, 10_000, 100_000];
 const MILLION = 1_000_000;
@@ -369,7 +369,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
     console.log(scaleTable(b.scale, b.again));
     const last = b.scale[b.scale.length - 1];
     console.log(
-      `  cost per device-second, ${b.costGrowthAt.toLocaleString("en")} vs 1,000 devices: ${b.costGrowth.toFixed(2)}x of wall time, ${b.cpuCostGrowth.toFixed(2)}x of CPU time (goal <= 1.5);`,
+      `  cost per device-second, ${b.costGrowthAt.toLocaleString("en")} vs 1,000 devices: ${b.costGrowth.toFixed(2)}x of wall time, ${b.cpuCostGrowth.toFixed(2)}x of CPU time (goal <= ${GROWTH_GOAL});`,
     );
     console.log(
       `    against 1,000 devices again after it: ${b.costGrowthAgain.toFixed(2)}x of wall time, ${b.cpuCostGrowthAgain.toFixed(2)}x of CPU time`,

@@ -15,12 +15,9 @@
 // late PUBACK reports nothing (no stale report). The sessions never call the module's drop
 // or linkUp themselves: their objects leave both to the loop.
 import { execFileSync } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
 import { EndReason, Outcome, State } from "../../host/library/src/generated/abi.js";
-import { makeBoards } from "../helpers/command.js";
-
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+import { makeBoards, ROOT } from "../helpers/command.js";
 
 it("runs esp-mqtt's and the Wi-Fi events through the device loop's collect, dropped and link_up", () => {
   makeBoards("mqtt");

@@ -8,7 +8,6 @@ import { generateKeyPairSync, randomBytes, sign } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseForm } from "../../host/tools/src/device/form-body.js";
 import { GuessLimit } from "../../host/tools/src/device/guess-limit.js";
@@ -18,9 +17,8 @@ import { checkPassword, hashPassword } from "../../host/tools/src/device/securit
 import { checkSettings, defaultSettings, OTHER_HOST } from "../../host/tools/src/device/settings.js";
 import { BROKER_MEANINGS, checkBroker, DEFAULT_BROKER } from "../../host/tools/src/device/broker-settings.js";
 import { WASM_PATH } from "../../host/library/src/tickretry.js";
-import { makeBoards } from "../helpers/command.js";
+import { makeBoards, ROOT } from "../helpers/command.js";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const CHECK = `${ROOT}build/native/page_check`;
 const dir = mkdtempSync(join(tmpdir(), "tickretry-sign-"));
 

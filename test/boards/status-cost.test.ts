@@ -7,11 +7,9 @@
 // no change: the page counts it on by the tick).
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { makeBoards } from "../helpers/command.js";
+import { makeBoards, ROOT } from "../helpers/command.js";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const COST = `${ROOT}build/native/status_cost`;
 const OUT = `${ROOT}build/native`;
 

@@ -3,15 +3,12 @@
 // status_fields.h, built here with gcc) both have exactly its keys, nested alike.
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { COUNTERS } from "../../host/library/src/names.js";
 import { startSimulation, type Simulation } from "../../host/tools/src/device/simulation.js";
 import { STATUS_FIELDS, statusKeys } from "../../scripts/embed/status-keys.js";
 import { QUICK, waitFor } from "../helpers/device.js";
-import { makeBoards } from "../helpers/command.js";
-
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+import { makeBoards, ROOT } from "../helpers/command.js";
 
 /** Every key path of a JSON value (array elements merged), sorted. */
 function paths(value: unknown, prefix = ""): string[] {

@@ -141,11 +141,14 @@ function open(id: u32, p: Policy): void {
 }
 
 // Closes: the destination answered. What waited for it (DUE or HELD: WAITING operations
-// only) resumes within the spread window.
+// only) resumes within the spread window. A probe still in flight (another attempt's
+// success closed the breaker) is a probe no longer: a CLOSED breaker has none, and its
+// failure counts as any other's (an image holds no probe outside PROBING).
 function close(id: u32, p: Policy): void {
   p.breakerState = BREAKER_CLOSED;
   p.breakerOpens = 0;
   touch();
+  swapFlags(id, OP_FLAG_PROBE, 0);
   for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
     const op = slotAt(slot);
     if ((op.policy == id) & ((op.flags & (OP_FLAG_DUE | OP_FLAG_HELD)) != 0)) startAt(op, p, spreadDraw(p));

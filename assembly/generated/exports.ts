@@ -67,7 +67,7 @@ export function breakerState(policy: u32): i32 {
   return api.breakerState(policy);
 }
 
-/** Tick at which the current (or last) break ends; 0 for a bad policy. */
+/** Tick at which the break of an OPEN breaker ends; 0 when the breaker is not OPEN, and for a bad policy. */
 export function breakEnds(policy: u32): u32 {
   return api.breakEnds(policy);
 }

@@ -7,6 +7,7 @@
 import { readFileSync, writeFileSync, existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
+import { restoreLimits, type LimitGroups } from "./restore-limits.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const option = (name: string) => {
@@ -552,14 +553,21 @@ function markdownTables(): string {
   return out;
 }
 
-const START = "<!-- generated from assembly/constants.json: start -->";
-const END = "<!-- generated from assembly/constants.json: end -->";
+const MARK = "<!-- generated from assembly/constants.json";
+
+/** `current` with the text between the markers `MARK: {part}start -->` and `...end -->` replaced. */
+function docPart(current: string, part: string, text: string): string {
+  const [start, end] = [`${MARK}: ${part}start -->`, `${MARK}: ${part}end -->`];
+  const a = current.indexOf(start);
+  const b = current.indexOf(end);
+  if (a < 0 || b < a) throw new Error(`docs/ABI.md lacks the ${start} ... ${end} markers`);
+  return current.slice(0, a + start.length) + "\n" + text + current.slice(b);
+}
 
 function docView(current: string): string {
-  const a = current.indexOf(START);
-  const b = current.indexOf(END);
-  if (a < 0 || b < a) throw new Error(`docs/ABI.md lacks the ${START} ... ${END} markers`);
-  return current.slice(0, a + START.length) + "\n" + markdownTables() + "\n" + current.slice(b);
+  const limits = restoreLimits(groups as unknown as LimitGroups).map((line) => `   ${line}\n`);
+  const tables = docPart(current, "", markdownTables() + "\n");
+  return docPart(tables, "restore limits ", limits.join("") + "   ");
 }
 
 try {

@@ -232,7 +232,8 @@ uint32_t tickretry_next_due(uint32_t now);
 int32_t tickretry_field(int32_t handle, uint32_t which);
 /* The policy's breaker state (CLOSED, OPEN, HALF_OPEN, PROBING). */
 int32_t tickretry_breaker_state(uint32_t policy);
-/* Tick at which the current (or last) break ends; 0 for a bad policy. */
+/* Tick at which the break of an OPEN breaker ends; 0 when the breaker is not OPEN, and for a bad
+ * policy. */
 uint32_t tickretry_break_ends(uint32_t policy);
 /* Worst-case ticks from begin to end without Retry-After, bounded by the deadline; saturates at
  * MAX_SPAN. */

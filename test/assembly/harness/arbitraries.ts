@@ -44,8 +44,16 @@ export interface ScenarioOptions {
    * but one whose own image restore accepts again.
    */
   damaged?: boolean;
-  /** At most this many random steps after the setup (default 120). */
+  /** At least (default 10) and at most (default 120) this many random steps after the setup. */
+  minLength?: number;
   maxLength?: number;
+  /**
+   * Every policy has a breaker that opens after 1 to 3 failures, with breaks of 0 ticks half
+   * the time, and begins go to policies 0 and 1 only: several operations in flight behind one
+   * breaker, its probe among them: attempts time out after 500 ticks or more, retries wait
+   * at most 1000, and the clock moves by at most 300 ticks a step.
+   */
+  breakers?: boolean;
 }
 
 /** How far the host clock moves between calls. */
@@ -97,8 +105,11 @@ const hugeSpan = fc.oneof(
 const spanArb = (max: number) =>
   fc.oneof({ arbitrary: small(max), weight: 8 }, { arbitrary: hugeSpan, weight: 1 });
 
-/** A valid policy for slot `id`. */
-const validPolicyArb = (id: fc.Arbitrary<number>) =>
+/** A breaker's break, 0 ticks (over as it begins) half the time. */
+const breakArb = fc.oneof(fc.constant(0), spanArb(3000));
+
+/** A valid policy for slot `id` (with `breakers`, always one with a breaker, see ScenarioOptions). */
+const validPolicyArb = (id: fc.Arbitrary<number>, breakers = false) =>
   fc
     .record({
       id,
@@ -106,8 +117,10 @@ const validPolicyArb = (id: fc.Arbitrary<number>) =>
         { arbitrary: fc.integer({ min: 1, max: 6 }), weight: 9 },
         { arbitrary: fc.integer({ min: 0, max: 255 }), weight: 1 },
       ),
-      timeout: fc.oneof(spanArb(20_000), fc.integer({ min: 1, max: 100 })).map((t) => Math.max(1, t)),
-      delays: fc.tuple(spanArb(2000), spanArb(10_000)),
+      timeout: breakers
+        ? fc.integer({ min: 500, max: 20_000 })
+        : fc.oneof(spanArb(20_000), fc.integer({ min: 1, max: 100 })).map((t) => Math.max(1, t)),
+      delays: breakers ? fc.tuple(small(300), small(1000)) : fc.tuple(spanArb(2000), spanArb(10_000)),
       throttle: fc.oneof(fc.constant(0), spanArb(10_000)),
       deadline: fc.oneof(fc.constant(0), spanArb(100_000)),
       jitter: small(3),
@@ -120,8 +133,10 @@ const validPolicyArb = (id: fc.Arbitrary<number>) =>
       stableAfter: fc.oneof(fc.constant(0), spanArb(5000)),
       spread: fc.oneof(fc.constant(0), spanArb(3000)),
       // Half with a breaker: few failures open it, breaks comparable to the waits.
-      breakAfter: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 4 }), small(255)),
-      breaks: fc.tuple(spanArb(3000), spanArb(20_000)),
+      breakAfter: breakers
+        ? fc.oneof(fc.constant(1), fc.integer({ min: 1, max: 3 }))
+        : fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 4 }), small(255)),
+      breaks: breakers ? fc.tuple(breakArb, breakArb) : fc.tuple(spanArb(3000), spanArb(20_000)),
     })
     .map((p) => {
       const [base, maxDelay] = [Math.min(...p.delays), Math.max(...p.delays)];
@@ -229,6 +244,12 @@ const reportArb = fc
       .map(([attempt, ra]) => call("report", h, attempt, v(outcome), ra, NOW)),
   );
 
+/** A current report on one of the four most recent attempts in flight: mostly a success or a failure. */
+const inFlightReportArb = fc.tuple(fc.nat(3), fc.constantFrom(1, 1, 2, 2, 3, 4, 5)).map(([k, outcome]) => {
+  const h: Arg = { inState: State.IN_FLIGHT, k };
+  return call("report", h, { attemptOf: h, plus: 0 }, v(outcome), v(0), NOW);
+});
+
 const queryArb = fc.oneof(
   fc.tuple(fc.constantFrom(...HANDLE_QUERIES), handleArg).map(([q, h]) => call(q, h)),
   fc.oneof(small(15), anyU32).map((id) => call("counter", v(id))),
@@ -309,10 +330,16 @@ export function restoreArb(damaged: boolean): fc.Arbitrary<RestoreStep> {
 /** One step of a scenario. */
 export function stepArb(options: ScenarioOptions = {}): fc.Arbitrary<Step> {
   const steps: fc.WeightedArbitrary<Step>[] = [
-    { arbitrary: tickArb(options.backwards ?? true), weight: 20 },
+    // With breakers, short moves: attempts stay in flight while others end.
+    {
+      arbitrary: options.breakers
+        ? fc.nat(300).map((tick) => ({ tick }))
+        : tickArb(options.backwards ?? true),
+      weight: 20,
+    },
     {
       arbitrary: fc
-        .oneof({ arbitrary: small(3), weight: 9 }, { arbitrary: anyU32, weight: 1 })
+        .oneof({ arbitrary: small(options.breakers ? 1 : 3), weight: 9 }, { arbitrary: anyU32, weight: 1 })
         .map((p) => call("begin", v(p), NOW)),
       weight: 6,
     },
@@ -334,6 +361,15 @@ export function stepArb(options: ScenarioOptions = {}): fc.Arbitrary<Step> {
     { arbitrary: fc.constant(call("ended", NOW)), weight: 6 },
     { arbitrary: fc.constant(call("save", NOW)), weight: 2 },
   ];
+  if (options.breakers) {
+    // Several attempts in flight behind one breaker: more begins and polls, and reports on them.
+    const begins = fc.nat(1).map((p) => call("begin", v(p), NOW));
+    steps.push(
+      { arbitrary: begins, weight: 10 },
+      { arbitrary: fc.constant(call("poll", NOW)), weight: 10 },
+      { arbitrary: inFlightReportArb, weight: 20 },
+    );
+  }
   if (options.restores ?? true) steps.push({ arbitrary: restoreArb(options.damaged ?? true), weight: 2 });
   if (options.reconfigure ?? true) {
     steps.push({ arbitrary: setPolicyArb, weight: 1 }, { arbitrary: setBudgetArb, weight: 1 });
@@ -349,22 +385,29 @@ export function stepArb(options: ScenarioOptions = {}): fc.Arbitrary<Step> {
   return fc.oneof(...steps);
 }
 
-/** init, policies 0 to 3 and maybe a budget: how a scenario starts. */
-export const setupArb: fc.Arbitrary<Step[]> = fc
-  .tuple(
-    fc.oneof(
-      initArb,
-      fc.tuple(small(1000), fc.constant(0)).map(([lo]) => call("init", v(lo), v(0))),
-    ),
-    fc.tuple(...[0, 1, 2, 3].map((id) => validPolicyArb(fc.constant(id)))),
-    fc.option(setBudgetArb),
-  )
-  .map(([init, policies, budget]) => [init, ...policies, ...(budget ? [budget] : [])]);
+/** init, policies 0 to 3 (with breakers: see ScenarioOptions) and maybe a budget: how a scenario starts. */
+export const setupArb = (breakers = false): fc.Arbitrary<Step[]> =>
+  fc
+    .tuple(
+      fc.oneof(
+        initArb,
+        fc.tuple(small(1000), fc.constant(0)).map(([lo]) => call("init", v(lo), v(0))),
+      ),
+      fc.tuple(...[0, 1, 2, 3].map((id) => validPolicyArb(fc.constant(id), breakers))),
+      fc.option(setBudgetArb),
+    )
+    .map(([init, policies, budget]) => [init, ...policies, ...(budget ? [budget] : [])]);
 
 /** The setup, then random steps. */
 export function scenarioArb(options: ScenarioOptions = {}): fc.Arbitrary<Step[]> {
   return fc
-    .tuple(setupArb, fc.array(stepArb(options), { minLength: 10, maxLength: options.maxLength ?? 120 }))
+    .tuple(
+      setupArb(options.breakers),
+      fc.array(stepArb(options), {
+        minLength: options.minLength ?? 10,
+        maxLength: options.maxLength ?? 120,
+      }),
+    )
     .map(([setup, rest]) => [...setup, ...rest]);
 }
 

@@ -244,6 +244,8 @@ export class SchedulerModel {
     b.state = Breaker.CLOSED;
     b.opens = 0;
     this.changed = true;
+    // A probe still in flight (another attempt's success closed the breaker) is one no longer.
+    for (const op of this.ops) if (op.policy === policy) op.probe = false;
     for (const op of this.opsOf(policy)) if (op.due || op.held) this.startAt(op, this.spreadDraw(policy));
   }
 

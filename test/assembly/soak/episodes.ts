@@ -23,7 +23,7 @@ const episodeSeed = (seed: number, index: number) => (seed + Math.imul(index, 0x
 export function episode(seed: number, index: number): Episode {
   const s = episodeSeed(seed, index);
   const [start, length, setup] = fc.sample(
-    fc.tuple(startArb, fc.integer({ min: 200, max: 5000 }), setupArb),
+    fc.tuple(startArb, fc.integer({ min: 200, max: 5000 }), setupArb()),
     { seed: s, numRuns: 1 },
   )[0];
   const steps = fc.sample(stepArb(FLAVOURS[index % FLAVOURS.length]), {

@@ -1,6 +1,6 @@
 // The sketch's MQTT session (boards/esp32/src/mqtt_session.c) built with gcc and run against
 // the real module (wasm2c) and a fake esp-mqtt client (test/boards/mqtt_check.c), through
-// the device loop (boards/common/device_loop.c) as the sketch runs it: esp-mqtt's events,
+// the device loop (boards/tickretry/device_loop.c) as the sketch runs it: esp-mqtt's events,
 // queued by the handler and drained by the HAL's collect, become the loop's words:
 // CONNECTED makes the broker session UP, PUBLISHED(msg_id) ends its upload SUCCEEDED,
 // DISCONNECTED is a drop through the HAL's `dropped` and fails the publish in flight

@@ -238,10 +238,10 @@ describe("the C side", () => {
       [
         "-fsyntax-only",
         "-DTICKRETRY_BACKEND_WASM2C=1",
-        "-Iboards/common",
+        "-Iboards/tickretry",
         `-I${build("wasm2c")}`,
         "-I/usr/src/wasm2c",
-        "boards/common/tickretry_wasm2c.c",
+        "boards/tickretry/tickretry_wasm2c.c",
       ],
       { cwd: root, encoding: "utf8" },
     );

@@ -1,5 +1,5 @@
 /* The differential test program: runs every scenario of test/boards/scenarios.json
- * through the device loop (boards/common/device_loop.c) over tickretry.h, with a
+ * through the device loop (boards/tickretry/device_loop.c) over tickretry.h, with a
  * simulated HAL in virtual time, and prints the trace test/fixtures/scenarios.ts prints under
  * V8 with the TypeScript loop (host/library/src/loop.ts): every event and every pass's
  * answer. Its HAL is the C twin of host/library/src/driver.ts's: the same clock jumps, the

@@ -34,7 +34,7 @@ function typeCheck(backend: string, extra: string[] = [], file = "main.cpp") {
       "-Itest/boards/arduino-shim",
       "-Itest/boards/wasm3-shim",
       "-Itest/boards/esp-mqtt-shim",
-      "-Iboards/common",
+      "-Iboards/tickretry",
       "-Iboards/esp32/src",
       ...extra,
       `boards/esp32/src/${file}`,

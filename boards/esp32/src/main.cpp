@@ -1,6 +1,6 @@
 // tickretry on an ESP32: every UPLOAD_EVERY_MS the device uploads a small JSON reading
 // over HTTP (or, built with -DUPLOAD_MQTT=1, publishes it with QoS 1 over MQTT), retried
-// by the scheduler module through boards/common/device_loop.c, with the operation id as
+// by the scheduler module through boards/tickretry/device_loop.c, with the operation id as
 // Idempotency-Key (over MQTT: the payload's "op"). The Wi-Fi station, and over MQTT the
 // broker connection, are sessions of the module (sketch_sessions.cpp): it decides every
 // reconnect, and no retry waits in a delay(). The loop never blocks: the HTTP attempt runs

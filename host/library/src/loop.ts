@@ -1,4 +1,4 @@
-// The main loop over the module, the TypeScript twin of boards/common/device_loop.c: the
+// The main loop over the module, the TypeScript twin of boards/tickretry/device_loop.c: the
 // same HAL (read the ticks, collect finished attempts, hand back dropped connections, say
 // when the link is back, begin due work, persist, start an attempt, see events), the same
 // pass in the same order, the same per-slot records (C alone adds `serve`, and `sessions`

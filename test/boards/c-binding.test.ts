@@ -81,7 +81,7 @@ function buildBothBackends(abi: { exports: Export[]; abiVersion: number }, lib: 
   );
   const shared = ["scenarios.c"].map((s) => object(join(test, s), [], own));
   shared.push(
-    ...["device_loop.c", "device_trace.c", "tickretry_failure.c", "tickretry_image.c"].map((s) =>
+    ...["tickretry_loop.c", "tickretry_trace.c", "tickretry_failure.c", "tickretry_image.c"].map((s) =>
       object(join(lib, s), [], own),
     ),
   );

@@ -73,7 +73,7 @@ describe("the sketch", () => {
     const sessions = code(readFileSync(`${ROOT}boards/esp32/src/sketch_sessions.cpp`, "utf8"));
     expect(sessions).not.toMatch(/\bdelay\(|waitForConnectResult|WiFi\.disconnect\(/);
     expect(code(SKETCH).match(/\bdelay\(/g)).toEqual(["delay("]);
-    expect(code(SKETCH)).toMatch(/delay\(device_loop_sleep\(due, PASS_MAX_WAIT_MS\)\);\s*}\s*$/);
+    expect(code(SKETCH)).toMatch(/delay\(tickretry_loop_sleep\(due, PASS_MAX_WAIT_MS\)\);\s*}\s*$/);
   });
 
   it("keeps the state the flash-life model assumes (sizeof(Kept) is nvs-wear.ts's KEPT_BYTES)", () => {

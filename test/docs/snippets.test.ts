@@ -56,7 +56,7 @@ describe.runIf(programs.length > 0)("C programs link over the wasm2c backend and
   test.each(programs.map((s) => [s.where, s] as [string, Snippet]))("%s", (_, s) => {
     const exe = join(OUT, fileName(s).replace(/\.c$/, ""));
     const defs = ["-DWASM_RT_MEMCHECK_SIGNAL_HANDLER=0", "-DTICKRETRY_BACKEND_WASM2C=1"];
-    const sources = ["device_loop.c", "tickretry_wasm2c.c", "tickretry_failure.c", "tickretry_image.c"];
+    const sources = ["tickretry_loop.c", "tickretry_wasm2c.c", "tickretry_failure.c", "tickretry_image.c"];
     run("gcc", [
       ...defs,
       "-O1",

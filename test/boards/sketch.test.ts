@@ -36,6 +36,7 @@ function typeCheck(backend: string, extra: string[] = [], file = "main.cpp") {
       "-Itest/boards/wasm3-shim",
       "-Itest/boards/esp-mqtt-shim",
       "-Iboards/tickretry",
+      "-Iboards/app",
       "-Iboards/esp32/src",
       ...extra,
       `boards/esp32/src/${file}`,

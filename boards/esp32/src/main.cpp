@@ -27,12 +27,12 @@
 #endif
 #include <sys/time.h>
 
-#include "device_broker.h"
-#include "device_kept.h"
+#include "broker.h"
+#include "kept.h"
 #include "tickretry_loop.h"
-#include "device_password.h"
-#include "device_settings.h"
-#include "device_status.h"
+#include "password.h"
+#include "settings.h"
+#include "status.h"
 #include "tickretry_trace.h"
 #include "module_signature.h"
 #include "sketch_sessions.h"
@@ -205,7 +205,7 @@ static int32_t transport_outcome(int error) {
 // The flash-life model's blob (host/tools/src/device/nvs-wear.ts, KEPT_BYTES) is this struct;
 // test/boards/sketch.test.ts passes its size in to hold the two together.
 struct Kept {
-  uint32_t crc;     // device_crc32 of every byte after it: a torn or corrupt copy is refused whole
+  uint32_t crc;     // app_kept_crc32 of every byte after it: a torn or corrupt copy is refused whole
   uint32_t magic;   // KEPT_MAGIC once the fields below hold a saved state
   uint32_t length;  // of the image
   uint8_t image[TICKRETRY_IMAGE_AREA_BYTES];
@@ -239,7 +239,7 @@ static uint32_t nvs_due_at;        // when NVS may be written next
 static uint32_t kept_write_failures;
 
 static uint32_t kept_crc() {
-  return device_crc32(reinterpret_cast<const uint8_t *>(&kept) + sizeof kept.crc, sizeof kept - sizeof kept.crc);
+  return app_kept_crc32(reinterpret_cast<const uint8_t *>(&kept) + sizeof kept.crc, sizeof kept - sizeof kept.crc);
 }
 static bool kept_valid() { return kept.magic == KEPT_MAGIC && kept.crc == kept_crc(); }
 
@@ -530,7 +530,7 @@ static bool same_origin() {
          (origin.length() ? origin == own : referer.length() == 0 || referer == own || referer.startsWith(own + "/"));
 }
 
-static device_guess_limit guesses;
+static app_password_guess_limit guesses;
 
 // The device password of a post, under the brute-force limit: a check the limit refuses
 // costs no PBKDF2, so a flood of guesses does not hold up the loop.
@@ -545,14 +545,14 @@ static bool password_given() {
     refuse(401, PAGE_MSG_WRONG_PASSWORD);
     return false;
   }
-  uint32_t wait_ms = device_guess_wait_ms(&guesses, millis());
+  uint32_t wait_ms = app_password_guess_wait_ms(&guesses, millis());
   if (wait_ms > 0) {
     server.sendHeader("Retry-After", String((unsigned long)(wait_ms + 999) / 1000));
     refuse(429, PAGE_MSG_TOO_MANY_GUESSES);
     return false;
   }
-  if (!device_password_check(stored.c_str(), given.c_str())) {
-    device_guess_wrong(&guesses, millis());
+  if (!app_password_check(stored.c_str(), given.c_str())) {
+    app_password_guess_wrong(&guesses, millis());
     refuse(401, PAGE_MSG_WRONG_PASSWORD);
     return false;
   }
@@ -625,7 +625,7 @@ static uint32_t status_operations(status_operation *ops, uint32_t now) {
 }
 
 // The store and power groups.
-static void status_store(device_status *s) {
+static void status_store(app_status *s) {
   s->readings_dropped = uploads_dropped;  // a board takes no reading it cannot begin: no queue
   s->store_where = nvs_ok ? "NVS" : "NVS (would not open)";
   s->store_writes = kept_writes;
@@ -643,7 +643,7 @@ static void status_store(device_status *s) {
 }
 
 // The last ended operations, newest first, and the last events, oldest first.
-static void status_history(device_status *s) {
+static void status_history(app_status *s) {
   static status_ended ended[RECENT_KEPT];
   static status_event ordered[EVENTS_KEPT];
   uint32_t shown = recent_count < RECENT_KEPT ? recent_count : RECENT_KEPT;
@@ -657,7 +657,7 @@ static void status_history(device_status *s) {
 }
 
 // The sessions and the broker settings (the password only as set), for the status.
-static void status_connections(device_status *s, uint32_t now) {
+static void status_connections(app_status *s, uint32_t now) {
   static status_session sessions[SESSION_COUNT];
   s->sessions = sessions;
   s->session_count = scheduler_ok ? sessions_status(sessions, now) : 0;
@@ -673,7 +673,7 @@ static void handle_status() {
   static char json[12 * 1024];
   static char shown_url[sizeof upload_url];
   static status_memo memo;  // what the last answer wrote of each group: a poll gets what changed
-  device_status s = {};
+  app_status s = {};
   s.name = device_id;
 #if TICKRETRY_BACKEND_WASM3
   s.backend = "wasm3";
@@ -685,7 +685,7 @@ static void handle_status() {
   uint32_t now = millis();
   s.now = now;
   s.wall_ms = wall_ms();
-  s.events_since = device_status_since(server.arg("since").c_str());
+  s.events_since = app_status_since(server.arg("since").c_str());
   s.memo = &memo;
   s.passes = passes;
   s.last_gap_ms = last_gap_ms;
@@ -705,9 +705,9 @@ static void handle_status() {
   s.ssid = ssid.c_str();
   s.upstream_url = shown_url;
   s.password_set = prefs.getString("pass").length() > 0;
-  s.device_password_set = prefs.getString("devpw").length() > 0;
+  s.app_password_set = prefs.getString("devpw").length() > 0;
   status_connections(&s, now);
-  if (device_status_json(&s, json, sizeof json) == 0) return server.send(500, "text/plain", PAGE_MSG_STATUS_TOO_LARGE "\n");
+  if (app_status_json(&s, json, sizeof json) == 0) return server.send(500, "text/plain", PAGE_MSG_STATUS_TOO_LARGE "\n");
   server.sendHeader("Cache-Control", "no-store");
   server.send(200, "application/json", json);
 }
@@ -718,13 +718,13 @@ static void handle_status() {
 static void handle_password() {
   bool first = prefs.getString("devpw").length() == 0;
   String password = server.arg("password");
-  if (!device_password_acceptable(password.c_str()) || strlen(password.c_str()) != password.length()) {
+  if (!app_password_acceptable(password.c_str()) || strlen(password.c_str()) != password.length()) {
     return refuse(400, PAGE_MSG_PASSWORD_RULE);
   }
-  uint8_t salt[DEVICE_PASSWORD_SALT_BYTES];
+  uint8_t salt[APP_PASSWORD_SALT_BYTES];
   esp_fill_random(salt, sizeof salt);
-  char stored[DEVICE_PASSWORD_STORED_MAX];
-  if (device_password_hash(password.c_str(), salt, stored, sizeof stored) != 0) {
+  char stored[APP_PASSWORD_STORED_MAX];
+  if (app_password_hash(password.c_str(), salt, stored, sizeof stored) != 0) {
     return refuse(500, PAGE_MSG_PASSWORD_HASH_FAILED);
   }
   if (prefs.putString("devpw", stored) != strlen(stored)) return refuse(507, PAGE_MSG_STORE_FAILED);
@@ -737,24 +737,24 @@ static void restart_soon() {
 }
 
 // The broker fields of the form (a field it does not carry keeps its stored value), checked
-// as the simulator checks them (device_broker.c); into `out` when they pass.
-static device_broker_problem broker_form(BrokerSettings *out) {
+// as the simulator checks them (app_broker.c); into `out` when they pass.
+static app_broker_problem broker_form(BrokerSettings *out) {
   const String stored[] = {broker_settings.url, broker_settings.client_id, broker_settings.username,
                            broker_settings.password, broker_settings.topic};
   static const char *const names[] = {"brokerUrl", "brokerClientId", "brokerUsername", "brokerPassword",
                                       "brokerTopic"};
   String v[5];
   for (int i = 0; i < 5; i++) v[i] = server.hasArg(names[i]) ? server.arg(names[i]) : stored[i];
-  device_broker_form form = {v[0].c_str(), v[1].c_str(), v[2].c_str(), v[3].c_str(), v[4].c_str(),
+  app_broker_form form = {v[0].c_str(), v[1].c_str(), v[2].c_str(), v[3].c_str(), v[4].c_str(),
                              v[0].length(), v[1].length(), v[2].length(), v[3].length(), v[4].length()};
-  device_broker_problem problem = device_broker_check(&form);
-  if (problem != DEVICE_BROKER_OK) return problem;
+  app_broker_problem problem = app_broker_check(&form);
+  if (problem != APP_BROKER_OK) return problem;
   strlcpy(out->url, v[0].c_str(), sizeof out->url);
   strlcpy(out->client_id, v[1].c_str(), sizeof out->client_id);
   strlcpy(out->username, v[2].c_str(), sizeof out->username);
   strlcpy(out->password, v[3].c_str(), sizeof out->password);
   strlcpy(out->topic, v[4].c_str(), sizeof out->topic);
-  return DEVICE_BROKER_OK;
+  return APP_BROKER_OK;
 }
 
 static bool store_broker(const BrokerSettings *b) {
@@ -765,20 +765,20 @@ static bool store_broker(const BrokerSettings *b) {
          prefs.putString("mqtopic", b->topic) == strlen(b->topic);
 }
 
-// The same checks as the simulator's (device_settings.c, tested beside
+// The same checks as the simulator's (app_settings.c, tested beside
 // host/tools/src/device/settings.ts); a form with any bad field stores nothing. Hidden
 // credentials in the URL ("***") are put back only for their own scheme, host and port.
 static void handle_settings() {
   String ssid = server.arg("ssid"), pass = server.arg("password"), url = server.arg("upstreamUrl");
-  device_settings_problem problem =
-      device_settings_check(ssid.c_str(), ssid.length(), pass.c_str(), pass.length(), url.c_str(), url.length());
-  if (problem != DEVICE_SETTINGS_OK) return refuse(400, device_settings_meaning(problem));
+  app_settings_problem problem =
+      app_settings_check(ssid.c_str(), ssid.length(), pass.c_str(), pass.length(), url.c_str(), url.length());
+  if (problem != APP_SETTINGS_OK) return refuse(400, app_settings_meaning(problem));
   BrokerSettings broker;
-  device_broker_problem broker_problem = broker_form(&broker);
-  if (broker_problem != DEVICE_BROKER_OK) return refuse(400, device_broker_meaning(broker_problem));
+  app_broker_problem broker_problem = broker_form(&broker);
+  if (broker_problem != APP_BROKER_OK) return refuse(400, app_broker_meaning(broker_problem));
   char merged[sizeof upload_url];
-  device_credentials credentials = device_settings_credentials(upload_url, url.c_str(), merged, sizeof merged);
-  if (credentials != DEVICE_CREDENTIALS_OK) return refuse(400, device_settings_credentials_meaning(credentials));
+  app_settings_credentials_result credentials = app_settings_credentials(upload_url, url.c_str(), merged, sizeof merged);
+  if (credentials != APP_SETTINGS_CREDENTIALS_OK) return refuse(400, app_settings_credentials_meaning(credentials));
   bool stored = prefs.putString("ssid", ssid) == ssid.length() && prefs.putString("pass", pass) == pass.length() &&
                 prefs.putString("url", merged) == strlen(merged) && store_broker(&broker);
   if (!stored) return refuse(507, PAGE_MSG_STORE_FAILED);

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "tickretry_loop.h"
-#include "device_status.h"
+#include "status.h"
 
 #ifndef UPLOAD_MQTT
 #define UPLOAD_MQTT 0

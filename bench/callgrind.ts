@@ -17,7 +17,7 @@ function build(): string {
     "-O2",
     "-g",
     `-I${OUT}`,
-    "-Iboards/common",
+    "-Iboards/tickretry",
     `-I${RUNTIME}`,
     ...sources,
     "-lm",
@@ -39,9 +39,9 @@ function buildApi(): string {
   const runtime = "/usr/src/wasm2c";
   const sources = [
     "bench/native/api_cost.c",
-    "boards/common/tickretry_wasm2c.c",
-    "boards/common/tickretry_failure.c",
-    "boards/common/tickretry_image.c",
+    "boards/tickretry/tickretry_wasm2c.c",
+    "boards/tickretry/tickretry_failure.c",
+    "boards/tickretry/tickretry_image.c",
     join(w2c, "tickretry_w2c.c"),
     join(runtime, "wasm-rt-impl.c"),
   ];
@@ -50,7 +50,7 @@ function buildApi(): string {
     "-g",
     "-DWASM_RT_MEMCHECK_SIGNAL_HANDLER=0",
     "-DTICKRETRY_BACKEND_WASM2C=1",
-    "-Iboards/common",
+    "-Iboards/tickretry",
     `-I${w2c}`,
     `-I${runtime}`,
   ];

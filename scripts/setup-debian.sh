@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests need: wabt (wasm-validate, wasm-objdump, wasm2c
 # and its runtime), chromium (the setup page in a real browser), the RV32 cross compiler
-# with picolibc and qemu (the device loop on a 32-bit RISC-V core), the Xtensa LX106
+# with picolibc and qemu (the tickretry loop on a 32-bit RISC-V core), the Xtensa LX106
 # cross compiler with picolibc (the same on the ESP8266's Xtensa core, under qemu too),
 # valgrind (tests and bench), libsodium-dev and libmbedtls-dev (the firmware's module
 # signature check and device password, built and run by test/boards/page-native.test.ts),

@@ -1,4 +1,4 @@
-// Embeds host/library/build/tickretry.wasm into boards/common/generated/tickretry_module.h as a C array, the
+// Embeds host/library/build/tickretry.wasm into boards/tickretry/generated/tickretry_module.h as a C array, the
 // way the wasm3 board glue expects it (an `xxd -i`-like header). The header is committed
 // because PlatformIO users build without Node; `--check` writes nothing and fails when
 // the committed header does not hold the bytes of the current build.
@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const wasmPath = join(root, "host/library/build/tickretry.wasm");
-const headerPath = join(root, "boards/common/generated/tickretry_module.h");
+const headerPath = join(root, "boards/tickretry/generated/tickretry_module.h");
 
 function render(bytes: Buffer): string {
   const sha = createHash("sha256").update(bytes).digest("hex");
@@ -47,9 +47,9 @@ const current = existsSync(headerPath) ? readFileSync(headerPath, "utf8") : "";
 if (current === text) process.exit(0);
 if (process.argv.includes("--check")) {
   console.error(
-    "stale: boards/common/generated/tickretry_module.h does not hold host/library/build/tickretry.wasm (run npm run embed)",
+    "stale: boards/tickretry/generated/tickretry_module.h does not hold host/library/build/tickretry.wasm (run npm run embed)",
   );
   process.exit(1);
 }
 writeFileSync(headerPath, text);
-console.log("wrote boards/common/generated/tickretry_module.h");
+console.log("wrote boards/tickretry/generated/tickretry_module.h");

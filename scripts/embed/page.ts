@@ -2,7 +2,7 @@
 // (boards/page/manifest.json lists them) gzip-compressed, its routes and messages
 // (boards/page/routes.json, into generated/page_routes.h by routes.ts)
 // into boards/esp32/src/generated/setup_page.h, the status fields of boards/page/status-fields.json
-// as key macros into boards/esp32/src/generated/status_fields.h, and the build key's public half
+// as key macros into boards/app/generated/status_fields.h, and the build key's public half
 // (boards/keys/build-key.pub) into boards/esp32/src/generated/tickretry_build_key.h. The headers are committed
 // so PlatformIO builds without Node. `--check` writes nothing and fails when a header is
 // stale; the page is compared by its decompressed bytes, since gzip's output may differ
@@ -16,7 +16,7 @@ import { statusKeys } from "./status-keys.js";
 const ABI = JSON.parse(readFileSync(ROOT + "assembly/constants.json", "utf8"));
 
 const PAGE_HEADER = "boards/esp32/src/generated/setup_page.h";
-const STATUS_HEADER = "boards/esp32/src/generated/status_fields.h";
+const STATUS_HEADER = "boards/app/generated/status_fields.h";
 const KEY_HEADER = "boards/esp32/src/generated/tickretry_build_key.h";
 const ROUTES_HEADER = "boards/esp32/src/generated/page_routes.h";
 

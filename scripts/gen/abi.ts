@@ -588,7 +588,7 @@ const outputs: [string, string][] = [
   [join(root, "assembly/generated/constants.ts"), assemblyView()],
   [join(root, "assembly/generated/exports.ts"), assemblyExportsView()],
   [join(root, "host/library/src/generated/abi.ts"), typescriptView()],
-  [join(root, "boards/common/generated/tickretry_abi.h"), cView()],
+  [join(root, "boards/tickretry/generated/tickretry_abi.h"), cView()],
   [docPath, docView(readFileSync(docPath, "utf8"))],
 ];
 

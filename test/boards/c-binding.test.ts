@@ -61,7 +61,7 @@ function changedAbi(): { exports: Export[]; abiVersion: number } {
 
 /** Compiles the C layer, unedited, over a stub module of `abi`'s exports through wasm2c and
  * through the wasm3 stand-in, with -Wall -Wextra -Werror on our own C. */
-function buildBothBackends(abi: { exports: Export[]; abiVersion: number }, common: string, test: string) {
+function buildBothBackends(abi: { exports: Export[]; abiVersion: number }, lib: string, test: string) {
   const w2c = join(work, "w2c");
   mkdirSync(w2c);
   writeFileSync(join(w2c, "tickretry.wat"), stubModule(abi.exports, abi.abiVersion));
@@ -69,7 +69,7 @@ function buildBothBackends(abi: { exports: Export[]; abiVersion: number }, commo
   run("wasm2c", [join(w2c, "tickretry.wasm"), "-n", "tickretry", "-o", join(w2c, "tickretry_w2c.c")]);
   runTsx("scripts/gen/scenarios.ts", join(test, "scenarios.h"));
 
-  const flags = ["-O1", "-DWASM_RT_MEMCHECK_SIGNAL_HANDLER=0", `-I${common}`, `-I${w2c}`, `-I${WABT_RT}`];
+  const flags = ["-O1", "-DWASM_RT_MEMCHECK_SIGNAL_HANDLER=0", `-I${lib}`, `-I${w2c}`, `-I${WABT_RT}`];
   const own = ["-Wall", "-Wextra", "-Werror"];
   const object = (source: string, extra: string[], warnings: string[]) => {
     const out = join(work, `${source.replace(/[/.]/g, "_")}.o`);
@@ -81,12 +81,12 @@ function buildBothBackends(abi: { exports: Export[]; abiVersion: number }, commo
   );
   const shared = ["scenarios.c"].map((s) => object(join(test, s), [], own));
   shared.push(
-    ...["device_loop.c", "device_trace.c", "tickretry_failure.c", "tickretry_image.c"].map((s) =>
-      object(join(common, s), [], own),
+    ...["tickretry_loop.c", "tickretry_trace.c", "tickretry_failure.c", "tickretry_image.c"].map((s) =>
+      object(join(lib, s), [], own),
     ),
   );
-  const wasm2c = object(join(common, "tickretry_wasm2c.c"), ["-DTICKRETRY_BACKEND_WASM2C=1"], own);
-  const shim = [join(common, "tickretry_wasm3.c"), join(test, "wasm3-shim/wasm3_shim.c")].map((s) =>
+  const wasm2c = object(join(lib, "tickretry_wasm2c.c"), ["-DTICKRETRY_BACKEND_WASM2C=1"], own);
+  const shim = [join(lib, "tickretry_wasm3.c"), join(test, "wasm3-shim/wasm3_shim.c")].map((s) =>
     object(s, [`-I${join(test, "wasm3-shim")}`], own),
   );
   run("gcc", [...shared, wasm2c, ...generated, "-o", join(work, "over-wasm2c")]);
@@ -96,9 +96,9 @@ function buildBothBackends(abi: { exports: Export[]; abiVersion: number }, commo
 describe("the generated C binding layer", () => {
   test("a changed export list reaches both backends and the wasm3 stand-in with no C edited", () => {
     const abi = changedAbi();
-    const common = join(work, "common");
+    const lib = join(work, "lib");
     const test = join(work, "test");
-    cpSync(join(root, "boards/common"), common, { recursive: true });
+    cpSync(join(root, "boards/tickretry"), lib, { recursive: true });
     cpSync(join(root, "test/boards"), test, { recursive: true });
     writeFileSync(join(work, "constants.json"), JSON.stringify(abi));
     runTsx(
@@ -106,14 +106,14 @@ describe("the generated C binding layer", () => {
       "--constants",
       join(work, "constants.json"),
       "--c-header",
-      join(common, "generated", "tickretry_abi.h"),
+      join(lib, "generated", "tickretry_abi.h"),
     );
-    const header = readFileSync(join(common, "generated", "tickretry_abi.h"), "utf8").replace(/\s+/g, " ");
+    const header = readFileSync(join(lib, "generated", "tickretry_abi.h"), "utf8").replace(/\s+/g, " ");
     expect(header).toContain("uint32_t jitter_spread; /* new */");
     expect(header).toContain("uint32_t tickretry_late_count(uint32_t since_tick);");
     expect(header).toContain("uint32_t retry_after_ticks, uint32_t now);");
     expect(header).toContain("int32_t tickretry_worst_case(int32_t policy);");
-    buildBothBackends(abi, common, test);
+    buildBothBackends(abi, lib, test);
   }, 120_000);
 
   test("an export in the old format (bare parameter names) is refused with the fix", () => {

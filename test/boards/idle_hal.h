@@ -3,7 +3,7 @@
 #ifndef IDLE_HAL_H
 #define IDLE_HAL_H
 
-#include "device_loop.h"
+#include "tickretry_loop.h"
 
 static inline uint32_t idle_ticks(void *ctx) {
   (void)ctx;
@@ -15,7 +15,7 @@ static inline void idle_start_attempt(void *ctx, int32_t handle, int32_t attempt
   (void)ctx, (void)handle, (void)attempt, (void)operation_id, (void)now;
 }
 
-static inline int idle_collect(void *ctx, uint32_t now, device_result *out) {
+static inline int idle_collect(void *ctx, uint32_t now, tickretry_loop_result *out) {
   (void)ctx, (void)now, (void)out;
   return 0;
 }

@@ -1,4 +1,4 @@
-// boards/common as the firmware library it claims to be. PlatformIO, Arduino and ESP-IDF
+// boards/tickretry as the firmware library it claims to be. PlatformIO, Arduino and ESP-IDF
 // do not install here, so this proves what it can: a host program built by gcc from only
 // what library.json exports (its source filter and include folders) plus the sources its
 // extra script generates for the wasm2c backend runs the differential scenarios and
@@ -16,7 +16,7 @@ import { loadScenarios, traceScenarios } from "../fixtures/scenarios.js";
 import { instantiate } from "../../host/library/src/tickretry.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const lib = join(root, "boards/common");
+const lib = join(root, "boards/tickretry");
 const work = mkdtempSync(join(tmpdir(), "tickretry-library-"));
 const generated = join(work, "wasm2c");
 const program = join(root, "test/boards"); // the "user's" program: scenarios.c, scenario.h
@@ -112,7 +112,7 @@ function build(out: string, defines: string[], extraIncludes: string[], extra: s
   return exe;
 }
 
-describe("the firmware library (boards/common)", () => {
+describe("the firmware library (boards/tickretry)", () => {
   test("gcc from only library.json's sources and include folders, wasm2c backend: V8's trace", () => {
     expect(sources.map((s) => relative(lib, s))).toContain("tickretry_wasm2c.c");
     expect(generatedSources.map((s) => relative(generated, s)).sort()).toEqual([

@@ -1,6 +1,6 @@
 // The sketch's MQTT session (boards/esp32/src/mqtt_session.c) built with gcc and run against
 // the real module (wasm2c) and a fake esp-mqtt client (test/boards/mqtt_check.c), through
-// the device loop (boards/common/device_loop.c) as the sketch runs it: esp-mqtt's events,
+// the tickretry loop (boards/tickretry/tickretry_loop.c) as the sketch runs it: esp-mqtt's events,
 // queued by the handler and drained by the HAL's collect, become the loop's words:
 // CONNECTED makes the broker session UP, PUBLISHED(msg_id) ends its upload SUCCEEDED,
 // DISCONNECTED is a drop through the HAL's `dropped` and fails the publish in flight
@@ -19,7 +19,7 @@ import { expect, it } from "vitest";
 import { EndReason, Outcome, State } from "../../host/library/src/generated/abi.js";
 import { makeBoards, ROOT } from "../helpers/command.js";
 
-it("runs esp-mqtt's and the Wi-Fi events through the device loop's collect, dropped and link_up", () => {
+it("runs esp-mqtt's and the Wi-Fi events through the tickretry loop's collect, dropped and link_up", () => {
   makeBoards("mqtt");
   const out = execFileSync(`${ROOT}build/native/mqtt_check`, { encoding: "utf8" }).trim().split("\n");
   expect(out).toEqual([
@@ -36,7 +36,7 @@ it("runs esp-mqtt's and the Wi-Fi events through the device loop's collect, drop
   ]);
 }, 120_000);
 
-it("leaves drop and linkUp to the device loop: the session objects do not reference them", () => {
+it("leaves drop and linkUp to the tickretry loop: the session objects do not reference them", () => {
   makeBoards("mqtt");
   const nm = (file: string, ...flags: string[]) =>
     execFileSync("nm", [...flags, `${ROOT}build/native/${file}`], { encoding: "utf8" });
@@ -46,6 +46,6 @@ it("leaves drop and linkUp to the device loop: the session objects do not refere
   // the program links both, through the loop's session steps only
   for (const name of ["tickretry_drop", "tickretry_link_up"]) {
     expect(nm("mqtt_check")).toMatch(new RegExp(` T ${name}\n`));
-    expect(nm("device_loop.o", "-u")).toMatch(new RegExp(` ${name}\n`));
+    expect(nm("tickretry_loop.o", "-u")).toMatch(new RegExp(` ${name}\n`));
   }
 }, 120_000);

@@ -1,5 +1,5 @@
 /* boards/esp32/src/mqtt_session.c and wifi_session.c against the real module (wasm2c) and
- * a fake esp-mqtt client, driven through the device loop as the sketch drives them: its
+ * a fake esp-mqtt client, driven through the tickretry loop as the sketch drives them: its
  * HAL drains the sessions' rings in collect and hands their drops and the link's return
  * to `dropped` and `link_up`, and a TIMEOUT event forgets the attempt, as
  * sketch_sessions.cpp does. Each step feeds the events esp-mqtt (or the core's Wi-Fi)
@@ -8,7 +8,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "device_loop.h"
+#include "tickretry_loop.h"
 #include "mqtt_session.h"
 #include "tickretry.h"
 #include "tickretry_ticks.h"
@@ -31,7 +31,7 @@ int esp_mqtt_client_enqueue(esp_mqtt_client_handle_t c, const char *topic, const
 static uint32_t now;
 static mqtt_session s;
 static wifi_session w;
-static device_loop loop;
+static tickretry_loop loop;
 static int wifi_begins;
 static uint32_t broker_started_at = UINT32_MAX;
 
@@ -47,17 +47,17 @@ static void watch(int32_t handle) { watched = (struct watched){.handle = handle,
 
 /* Answers in the order the sessions gave them, for collect (the sketch's queue). */
 #define ANSWERS_KEPT 32
-static device_result answers[ANSWERS_KEPT];
+static tickretry_loop_result answers[ANSWERS_KEPT];
 static uint32_t answers_in, answers_out;
 
-static void finished(void *ctx, const device_result *r) {
+static void finished(void *ctx, const tickretry_loop_result *r) {
   (void)ctx;
   answers[answers_in++ % ANSWERS_KEPT] = *r;
 }
 
 static uint32_t hal_ticks(void *ctx) { return (void)ctx, now; }
 
-static int hal_collect(void *ctx, uint32_t t, device_result *out) {
+static int hal_collect(void *ctx, uint32_t t, tickretry_loop_result *out) {
   (void)ctx, (void)t;
   wifi_session_apply(&w, finished, NULL);
   mqtt_session_apply(&s, finished, NULL);
@@ -91,20 +91,20 @@ static void hal_start_attempt(void *ctx, int32_t h, int32_t attempt, int32_t ope
 }
 
 /* A timed-out attempt is forgotten (its late answer reports nothing) and abandoned. */
-static void hal_on_event(void *ctx, const device_event *e) {
+static void hal_on_event(void *ctx, const tickretry_loop_event *e) {
   (void)ctx;
-  if (e->kind == DEVICE_EVENT_END && e->handle == watched.handle) watched.end_reason = e->reason;
-  if (e->kind != DEVICE_EVENT_TIMEOUT) return;
+  if (e->kind == TICKRETRY_LOOP_EVENT_END && e->handle == watched.handle) watched.end_reason = e->reason;
+  if (e->kind != TICKRETRY_LOOP_EVENT_TIMEOUT) return;
   int forgot = (e->handle == w.handle && wifi_session_forget(&w, e->attempt)) ||
                mqtt_session_forget(&s, e->handle, e->attempt);
-  if (forgot) device_loop_abandon(&loop, e->handle);
+  if (forgot) tickretry_loop_abandon(&loop, e->handle);
   if (e->handle == watched.handle) watched.timed_out = 1, watched.forgot = forgot;
 }
 
-static const device_hal hal = {
+static const tickretry_loop_hal hal = {
     .ticks = hal_ticks,
     .collect = hal_collect,
-    .sessions = &device_loop_sessions,
+    .sessions = &tickretry_loop_sessions,
     .dropped = hal_dropped,
     .link_up = hal_link_up,
     .start_attempt = hal_start_attempt,
@@ -113,7 +113,7 @@ static const device_hal hal = {
 
 static void pass_at(uint32_t t) {
   now = t;
-  device_loop_pass(&loop);
+  tickretry_loop_pass(&loop);
 }
 
 static void event(int32_t id, int msg_id, esp_mqtt_error_codes_t *error) {
@@ -128,7 +128,7 @@ static int late_puback_steps(uint32_t t) {
   pass_at(t + 2000); /* the broker session's next connect */
   event(MQTT_EVENT_CONNECTED, 0, NULL);
   pass_at(t + 2010);
-  int32_t upload = device_loop_begin(&loop, 0, t + 2020);
+  int32_t upload = tickretry_loop_begin(&loop, 0, t + 2020);
   pass_at(t + 2020);
   int msg_id = 100 + fake.enqueued;
   watch(upload);
@@ -164,8 +164,8 @@ static int wifi_steps(tickretry_policy broker) {
   tickretry_policy wifi = broker;
   wifi.spread = 0;
   if (tickretry_set_policy(2, &wifi) != 0) return 3;
-  wifi_session_init(&w, device_loop_begin(&loop, 2, 2000));
-  mqtt_session_init(&s, &fake, device_loop_begin(&loop, 1, 2000));
+  wifi_session_init(&w, tickretry_loop_begin(&loop, 2, 2000));
+  mqtt_session_init(&s, &fake, tickretry_loop_begin(&loop, 1, 2000));
   pass_at(2000); /* both connect: the station begins, the broker's start fails at once */
   wifi_session_seen(&w, WIFI_SEEN_DISCONNECTED, 201);
   pass_at(2010);
@@ -196,28 +196,28 @@ int main(void) {
   tickretry_policy broker = {.attempt_timeout = 1000, .base_delay = 100, .max_delay = 800,
                              .flags = TICKRETRY_JITTER_FULL | TICKRETRY_POLICY_FLAG_SESSION, .stable_after = 5000};
   if (tickretry_set_policy(0, &upload) != 0 || tickretry_set_policy(1, &broker) != 0) return 2;
-  device_loop_init(&loop, &hal);
-  mqtt_session_init(&s, &fake, device_loop_begin(&loop, 1, 0));
+  tickretry_loop_init(&loop, &hal);
+  mqtt_session_init(&s, &fake, tickretry_loop_begin(&loop, 1, 0));
 
   pass_at(0);
   event(MQTT_EVENT_CONNECTED, 0, NULL);
   pass_at(10);
   printf("connected state=%" PRId32 " up=%d starts=%d\n", tickretry_state(s.handle), s.up, fake.starts);
 
-  watch(device_loop_begin(&loop, 0, 20));
+  watch(tickretry_loop_begin(&loop, 0, 20));
   pass_at(20);
   event(MQTT_EVENT_PUBLISHED, 101, NULL);
   pass_at(30);
   printf("published end=%" PRId32 "\n", watched.end_reason);
 
-  int32_t second = device_loop_begin(&loop, 0, 40);
+  int32_t second = tickretry_loop_begin(&loop, 0, 40);
   pass_at(40);
   event(MQTT_EVENT_DISCONNECTED, 0, NULL);
   pass_at(50);
   printf("dropped state=%" PRId32 " upload=%" PRId32 " drops=%" PRId32 "\n", tickretry_state(s.handle),
          tickretry_last_outcome(second), tickretry_counter(TICKRETRY_COUNTER_DROPS));
 
-  int32_t third = device_loop_begin(&loop, 0, 60);
+  int32_t third = tickretry_loop_begin(&loop, 0, 60);
   pass_at(60);
   pass_at(60); /* the publish's answer, given at once, reported */
   printf("while down upload=%" PRId32 "\n", tickretry_last_outcome(third));
@@ -229,6 +229,6 @@ int main(void) {
   event(MQTT_EVENT_ERROR, 0, &refused);
   pass_at(1700);
   printf("refused reconnects=%d end=%" PRId32 " lost=%" PRIu32 " fault=%" PRId32 "\n", fake.reconnects,
-         watched.end_reason, s.ring.lost, device_loop_fault(&loop));
+         watched.end_reason, s.ring.lost, tickretry_loop_fault(&loop));
   return wifi_steps(broker);
 }

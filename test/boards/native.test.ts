@@ -1,5 +1,5 @@
 // The C side against V8: test/boards/scenarios.c runs the scenarios of
-// test/boards/scenarios.json through the device loop over the wasm2c backend, built by
+// test/boards/scenarios.json through the tickretry loop over the wasm2c backend, built by
 // gcc for this machine, by riscv64-unknown-elf-gcc + picolibc for RV32IMC (run under
 // qemu-system-riscv32) and by xtensa-lx106-elf-gcc + picolibc for Xtensa LX106 (run
 // under qemu-system-xtensa); every trace must equal, byte for byte, the trace
@@ -7,7 +7,7 @@
 // (host/library/src/loop.ts, run by host/library/src/driver.ts) under V8, event by event and
 // pass by pass. Beside
 // that: the wasm3 backend against test/boards/wasm3-shim, the wasm2c backend's trap
-// guard, valgrind, and the RV32 and Xtensa footprints of the device loop
+// guard, valgrind, and the RV32 and Xtensa footprints of the tickretry loop
 // (boards/README.md).
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
@@ -238,10 +238,10 @@ describe("the C side", () => {
       [
         "-fsyntax-only",
         "-DTICKRETRY_BACKEND_WASM2C=1",
-        "-Iboards/common",
+        "-Iboards/tickretry",
         `-I${build("wasm2c")}`,
         "-I/usr/src/wasm2c",
-        "boards/common/tickretry_wasm2c.c",
+        "boards/tickretry/tickretry_wasm2c.c",
       ],
       { cwd: root, encoding: "utf8" },
     );
@@ -259,14 +259,14 @@ describe("the C side", () => {
     run("valgrind", ["-q", "--error-exitcode=1", ...leaks, build("native/image")]);
   });
 
-  test("RV32 and Xtensa footprints of the device loop with the wasm2c backend", () => {
+  test("RV32 and Xtensa footprints of the tickretry loop with the wasm2c backend", () => {
     const rv32 = minus(sizeOf(build("rv32/footprint.elf")), sizeOf(build("rv32/baseline.elf")));
     const xtSize = (name: string) => sizeOf(build(`xtensa/${name}.elf`), "xtensa-lx106-elf-size");
     const xtensa = minus(xtSize("footprint"), xtSize("baseline"));
     const xtensaPrintf = minus(xtSize("footprint"), xtSize("baseline-printf"));
     const lines = v8Trace.split("\n").length - 1;
     console.log(
-      `device loop + wasm2c backend, over an empty picolibc program: rv32imc ${show(rv32)}; ` +
+      `tickretry loop + wasm2c backend, over an empty picolibc program: rv32imc ${show(rv32)}; ` +
         `xtensa lx106 ${show(xtensa)} (${show(xtensaPrintf)} over one that links printf, as RV32's ` +
         `semihosting start-up does); trace compared: ${lines} lines, ${v8Trace.length} bytes`,
     );
@@ -279,7 +279,7 @@ describe("the C side", () => {
     // A board without sessions (footprint.c) links neither the loop's session steps nor
     // the module's drop and linkUp; one with them (scenarios.c) does.
     const symbols = (elf: string) => run("riscv64-unknown-elf-nm", [build(`rv32/${elf}.elf`)]);
-    for (const name of ["device_loop_sessions", "tickretry_drop", "tickretry_link_up"]) {
+    for (const name of ["tickretry_loop_sessions", "tickretry_drop", "tickretry_link_up"]) {
       expect(symbols("footprint")).not.toMatch(new RegExp(` ${name}\n`));
       expect(symbols("scenarios")).toMatch(new RegExp(` ${name}\n`));
     }

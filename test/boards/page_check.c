@@ -16,11 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device_broker.h"
-#include "device_kept.h"
-#include "device_password.h"
-#include "device_settings.h"
-#include "device_status.h"
+#include "broker.h"
+#include "kept.h"
+#include "password.h"
+#include "settings.h"
+#include "status.h"
 #include "module_signature.h"
 #include "generated/tickretry_build_key.h"
 
@@ -55,7 +55,7 @@ static int status(void) {
                            {2, 100, 1764590400010ull, "begin", 1234, 0, "NONE", "NONE"},
                            {3, 100, 1764590400010ull, "start", 1234, 1, "NONE", "NONE"},
                            {4, 130, 1764590400040ull, "answer", 1234, 1, "TRANSIENT", "NONE"}};
-  device_status s = {0};
+  app_status s = {0};
   s.name = "tickretry-a1b2c3";
   s.backend = "wasm3";
   s.abi_version = TICKRETRY_ABI_VERSION;
@@ -74,7 +74,7 @@ static int status(void) {
   s.event_count = 4;
   s.ssid = "caf\xc3\xa9 \"quoted\" \\ tab\t";
   s.upstream_url = "http://***@192.168.1.10:8080/upload";
-  s.device_password_set = 1;
+  s.app_password_set = 1;
   s.broker_url = "mqtt://192.168.1.10:1883";
   s.broker_username = "board";
   s.broker_password_set = 1;
@@ -93,9 +93,9 @@ static int status(void) {
   s.sessions = sessions;
   s.session_count = 2;
   static char json[8192];
-  if (device_status_json(&s, json, sizeof json) == 0) return 1;
+  if (app_status_json(&s, json, sizeof json) == 0) return 1;
   char tiny[64];
-  if (device_status_json(&s, tiny, sizeof tiny) != 0) return 1; /* must say it did not fit */
+  if (app_status_json(&s, tiny, sizeof tiny) != 0) return 1; /* must say it did not fit */
   puts(json);
   return 0;
 }
@@ -112,12 +112,12 @@ static int settings(const char *ssid_hex, const char *password_hex, const char *
   long s = from_hex(ssid_hex, ssid, sizeof ssid), p = from_hex(password_hex, password, sizeof password),
        u = from_hex(url_hex, url, sizeof url);
   if (s < 0 || p < 0 || u < 0) return 2;
-  device_settings_problem problem = device_settings_check(ssid, (size_t)s, password, (size_t)p, url, (size_t)u);
-  if (problem == DEVICE_SETTINGS_OK) {
+  app_settings_problem problem = app_settings_check(ssid, (size_t)s, password, (size_t)p, url, (size_t)u);
+  if (problem == APP_SETTINGS_OK) {
     puts("ok");
     return 0;
   }
-  printf("%s: %s\n", device_settings_field(problem), device_settings_meaning(problem));
+  printf("%s: %s\n", app_settings_field(problem), app_settings_meaning(problem));
   return 1;
 }
 
@@ -127,14 +127,14 @@ static int broker(char **hex) {
   long n[5];
   for (int i = 0; i < 5; i++)
     if ((n[i] = from_hex(hex[i], fields[i], sizeof fields[i])) < 0) return 2;
-  device_broker_form form = {fields[0], fields[1], fields[2], fields[3], fields[4],
+  app_broker_form form = {fields[0], fields[1], fields[2], fields[3], fields[4],
                              (size_t)n[0], (size_t)n[1], (size_t)n[2], (size_t)n[3], (size_t)n[4]};
-  device_broker_problem problem = device_broker_check(&form);
-  if (problem == DEVICE_BROKER_OK) {
+  app_broker_problem problem = app_broker_check(&form);
+  if (problem == APP_BROKER_OK) {
     puts("ok");
     return 0;
   }
-  printf("%s: %s\n", device_broker_field(problem), device_broker_meaning(problem));
+  printf("%s: %s\n", app_broker_field(problem), app_broker_meaning(problem));
   return 1;
 }
 
@@ -143,16 +143,16 @@ int main(int argc, char **argv) {
   if (argc == 7 && strcmp(argv[1], "broker") == 0) return broker(argv + 2);
   if (argc >= 3 && strcmp(argv[1], "verify") == 0) return verify(argv[2], argc > 3 ? argv[3] : NULL);
   if (argc == 4 && strcmp(argv[1], "hash") == 0) {
-    uint8_t salt[DEVICE_PASSWORD_SALT_BYTES];
+    uint8_t salt[APP_PASSWORD_SALT_BYTES];
     size_t n = 0;
     if (sodium_hex2bin(salt, sizeof salt, argv[3], strlen(argv[3]), NULL, &n, NULL) != 0 || n != sizeof salt) return 2;
-    char stored[DEVICE_PASSWORD_STORED_MAX];
-    if (device_password_hash(argv[2], salt, stored, sizeof stored) != 0) return 2;
+    char stored[APP_PASSWORD_STORED_MAX];
+    if (app_password_hash(argv[2], salt, stored, sizeof stored) != 0) return 2;
     puts(stored);
     return 0;
   }
   if (argc == 4 && strcmp(argv[1], "check") == 0) {
-    int ok = device_password_check(argv[2], argv[3]);
+    int ok = app_password_check(argv[2], argv[3]);
     puts(ok ? "match" : "no match");
     return ok ? 0 : 1;
   }
@@ -166,25 +166,25 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (argc == 3 && strcmp(argv[1], "crc32") == 0) {
-    printf("%08lx\n", (unsigned long)device_crc32(argv[2], strlen(argv[2])));
+    printf("%08lx\n", (unsigned long)app_kept_crc32(argv[2], strlen(argv[2])));
     return 0;
   }
   if (argc >= 2 && strcmp(argv[1], "guesses") == 0) {
     /* guesses W:t ... C:t: a wrong guess at t, or the wait a check meets at t */
-    device_guess_limit limit = {{0}, 0};
+    app_password_guess_limit limit = {{0}, 0};
     for (int i = 2; i < argc; i++) {
       uint32_t t = (uint32_t)strtoul(argv[i] + 2, NULL, 10);
-      if (argv[i][0] == 'W') device_guess_wrong(&limit, t);
-      else printf("%s%lu", i > 2 ? " " : "", (unsigned long)device_guess_wait_ms(&limit, t));
+      if (argv[i][0] == 'W') app_password_guess_wrong(&limit, t);
+      else printf("%s%lu", i > 2 ? " " : "", (unsigned long)app_password_guess_wait_ms(&limit, t));
     }
     printf("\n");
     return 0;
   }
   if (argc == 4 && strcmp(argv[1], "credentials") == 0) {
     char out[160];
-    device_credentials r = device_settings_credentials(argv[2], argv[3], out, sizeof out);
-    printf("%s\n", r == DEVICE_CREDENTIALS_OK ? out : r == DEVICE_CREDENTIALS_OTHER_HOST ? "other host" : "too long");
-    return r == DEVICE_CREDENTIALS_OK ? 0 : 1;
+    app_settings_credentials_result r = app_settings_credentials(argv[2], argv[3], out, sizeof out);
+    printf("%s\n", r == APP_SETTINGS_CREDENTIALS_OK ? out : r == APP_SETTINGS_CREDENTIALS_OTHER_HOST ? "other host" : "too long");
+    return r == APP_SETTINGS_CREDENTIALS_OK ? 0 : 1;
   }
   fprintf(stderr, "usage: page_check verify|hash|check|status ...\n");
   return 2;

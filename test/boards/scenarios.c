@@ -1,5 +1,5 @@
 /* The differential test program: runs every scenario of test/boards/scenarios.json
- * through the device loop (boards/common/device_loop.c) over tickretry.h, with a
+ * through the tickretry loop (boards/tickretry/tickretry_loop.c) over tickretry.h, with a
  * simulated HAL in virtual time, and prints the trace test/fixtures/scenarios.ts prints under
  * V8 with the TypeScript loop (host/library/src/loop.ts): every event and every pass's
  * answer. Its HAL is the C twin of host/library/src/driver.ts's: the same clock jumps, the
@@ -9,8 +9,8 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "device_loop.h"
-#include "device_trace.h"
+#include "tickretry_loop.h"
+#include "tickretry_trace.h"
 #include "scenarios.h"
 #include "tickretry_ticks.h"
 
@@ -19,7 +19,7 @@
 
 /* A started attempt whose answer is on its way. */
 typedef struct pending {
-  device_result result;
+  tickretry_loop_result result;
   uint32_t at;  /* arrival tick */
   uint32_t seq; /* start order, which breaks ties in arrival like a stable sort */
 } pending;
@@ -90,7 +90,7 @@ static void sim_start(void *ctx, int32_t handle, int32_t attempt, int32_t operat
 }
 
 /* The earliest answer that has arrived by now (ties: the one started first). */
-static int sim_collect(void *ctx, uint32_t now, device_result *out) {
+static int sim_collect(void *ctx, uint32_t now, tickretry_loop_result *out) {
   sim *w = ctx;
   uint32_t best = w->pending_count;
   for (uint32_t i = 0; i < w->pending_count; i++) {
@@ -109,10 +109,10 @@ static int sim_collect(void *ctx, uint32_t now, device_result *out) {
   return 1;
 }
 
-static void print_event(void *ctx, const device_event *e) {
+static void print_event(void *ctx, const tickretry_loop_event *e) {
   char line[96];
   (void)ctx;
-  device_event_format(e, line, sizeof line);
+  tickretry_loop_event_format(e, line, sizeof line);
   puts(line);
 }
 
@@ -132,7 +132,7 @@ static int failed(const char *scenario_name, const char *why) {
 
 /* A restore step (scenario.h): save, close, open afresh, restore `elapsed` later; the
  * loop takes up its slots again, without the answers in flight when they are lost. */
-static int restart(sim *w, device_loop *loop, const scenario_restore *r) {
+static int restart(sim *w, tickretry_loop *loop, const scenario_restore *r) {
   static uint8_t image[TICKRETRY_IMAGE_AREA_BYTES];
   int32_t length = tickretry_save(w->now, image, sizeof image);
   if (length < 0) return 0;
@@ -145,8 +145,8 @@ static int restart(sim *w, device_loop *loop, const scenario_restore *r) {
          "\n",
          w->now, length, image_crc(image, length), r->elapsed, r->attempts_lost, result);
   if (r->attempts_lost) w->pending_count = 0;
-  device_slots slots = loop->slots;
-  device_loop_resume(loop, loop->hal, &slots, r->attempts_lost);
+  tickretry_loop_slots slots = loop->slots;
+  tickretry_loop_resume(loop, loop->hal, &slots, r->attempts_lost);
   return 1;
 }
 
@@ -216,7 +216,7 @@ static int step_failed(const char *scenario_name, const char *why) {
 
 /* One loop step of the scenario (its stalls and restores, then a pass, then the clock's
  * jump): 1 to go on, 0 once nothing is live, -1 on a failure (reported). */
-static int step(sim *w, device_loop *loop, uint32_t n) {
+static int step(sim *w, tickretry_loop *loop, uint32_t n) {
   const scenario *s = w->s;
   for (uint32_t i = 0; i < s->stall_count; i++) {
     if (s->stalls[i].step == n) w->now = tickretry_tick_after(w->now, s->stalls[i].ticks);
@@ -226,11 +226,11 @@ static int step(sim *w, device_loop *loop, uint32_t n) {
       return step_failed(s->name, "save or restore failed");
     }
   }
-  uint32_t due = device_loop_pass(loop);
-  if (device_loop_fault(loop) || tickretry_error()) return step_failed(s->name, "engine failed");
+  uint32_t due = tickretry_loop_pass(loop);
+  if (tickretry_loop_fault(loop) || tickretry_error()) return step_failed(s->name, "engine failed");
   print_pass(s, w->now, due); /* the two loops, pass by pass */
   if (w->overflow) return step_failed(s->name, "too many answers in flight");
-  if (device_loop_live(loop) == 0) return 0;
+  if (tickretry_loop_live(loop) == 0) return 0;
   int none;
   uint32_t wait = sim_wait(w, due, &none);
   if (none) return step_failed(s->name, "nothing left to wait for, yet operations are live");
@@ -241,31 +241,31 @@ static int step(sim *w, device_loop *loop, uint32_t n) {
 /* Runs one scenario; 1 on success. */
 static int run(const scenario *s) {
   sim w = {.now = s->start, .s = s};
-  const device_hal hal = {
+  const tickretry_loop_hal hal = {
       .ctx = &w,
       .ticks = sim_ticks,
       .start_attempt = sim_start,
       .collect = sim_collect,
-      .sessions = &device_loop_sessions,
+      .sessions = &tickretry_loop_sessions,
       .dropped = sim_dropped,
       .link_up = sim_link_up,
       .on_event = print_event,
   };
-  device_loop loop;
+  tickretry_loop loop;
 
   set_up(s);
   if (s->script_count > TICKRETRY_LIMIT_OPERATIONS) return failed(s->name, "too many scripts");
-  device_loop_init(&loop, &hal);
+  tickretry_loop_init(&loop, &hal);
   int32_t ids[TICKRETRY_LIMIT_OPERATIONS];
   int refused = 0;
   for (uint32_t i = 0; i < s->script_count; i++) {
-    w.handles[i] = device_loop_begin(&loop, s->script_policies ? s->script_policies[i] : 0, w.now);
+    w.handles[i] = tickretry_loop_begin(&loop, s->script_policies ? s->script_policies[i] : 0, w.now);
     refused |= w.handles[i] < 0;
     ids[i] = tickretry_operation_id(w.handles[i]);
   }
   if (refused) return failed(s->name, "begin refused");
   int going = 1;
-  for (uint32_t n = 0; going > 0 && device_loop_live(&loop) > 0; n++) {
+  for (uint32_t n = 0; going > 0 && tickretry_loop_live(&loop) > 0; n++) {
     if (n >= MAX_STEPS) return failed(s->name, "no end after 10000 steps");
     going = step(&w, &loop, n);
   }

@@ -6,9 +6,10 @@
 // esp-mqtt's IDF 4.4 and IDF 5 configuration layouts), registers every route through the
 // generated table and routed() (which checks the Host first, issue 20 defect 1), and says
 // nothing to a person that the contract does not hold. The simulator's table is held to
-// the same contract when its server is made.
+// the same contract when its server is made. The library's Arduino examples
+// (boards/tickretry/examples) type-check against the library alone, as a registry builds them.
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { routeTable, ROUTES } from "../../host/tools/src/device/routes.js";
@@ -34,7 +35,8 @@ function typeCheck(backend: string, extra: string[] = [], file = "main.cpp") {
       "-Itest/boards/arduino-shim",
       "-Itest/boards/wasm3-shim",
       "-Itest/boards/esp-mqtt-shim",
-      "-Iboards/common",
+      "-Iboards/tickretry",
+      "-Iboards/app",
       "-Iboards/esp32/src",
       ...extra,
       `boards/esp32/src/${file}`,
@@ -73,7 +75,7 @@ describe("the sketch", () => {
     const sessions = code(readFileSync(`${ROOT}boards/esp32/src/sketch_sessions.cpp`, "utf8"));
     expect(sessions).not.toMatch(/\bdelay\(|waitForConnectResult|WiFi\.disconnect\(/);
     expect(code(SKETCH).match(/\bdelay\(/g)).toEqual(["delay("]);
-    expect(code(SKETCH)).toMatch(/delay\(device_loop_sleep\(due, PASS_MAX_WAIT_MS\)\);\s*}\s*$/);
+    expect(code(SKETCH)).toMatch(/delay\(tickretry_loop_sleep\(due, PASS_MAX_WAIT_MS\)\);\s*}\s*$/);
   });
 
   it("keeps the state the flash-life model assumes (sizeof(Kept) is nvs-wear.ts's KEPT_BYTES)", () => {
@@ -104,6 +106,44 @@ describe("the sketch", () => {
     expect(SKETCH).not.toMatch(/answer_ok\("/);
     expect(SKETCH).not.toMatch(/server\.send\(\d+, "[^"]+", "/);
   });
+});
+
+describe("the library's Arduino examples", () => {
+  const EXAMPLES = readdirSync(`${ROOT}boards/tickretry/examples`);
+
+  it("are RetriedGet and SetupPage, each <Name>/<Name>.ino", () => {
+    expect(EXAMPLES.sort()).toEqual(["RetriedGet", "SetupPage"]);
+    for (const name of EXAMPLES)
+      expect(readdirSync(`${ROOT}boards/tickretry/examples/${name}`)).toEqual([`${name}.ino`]);
+  });
+
+  it.each(EXAMPLES.flatMap((name) => ["WASM3", "WASM2C"].map((backend) => [name, backend])))(
+    "%s type-checks without a warning on the %s backend, with the library as its only include path",
+    (name, backend) => {
+      const r = spawnSync(
+        "g++",
+        [
+          "-std=gnu++17",
+          "-fsyntax-only",
+          "-Wall",
+          "-Wextra",
+          "-Wshadow",
+          "-Werror",
+          "-Wno-missing-field-initializers", // a policy names only the fields it sets
+          `-DTICKRETRY_BACKEND_${backend}=1`,
+          "-Itest/boards/arduino-shim",
+          "-Itest/boards/wasm3-shim",
+          "-Iboards/tickretry",
+          "-x",
+          "c++",
+          `boards/tickretry/examples/${name}/${name}.ino`,
+        ],
+        { cwd: ROOT, encoding: "utf8" },
+      );
+      expect(r.stderr).toBe("");
+      expect(r.status).toBe(0);
+    },
+  );
 });
 
 describe("the simulator's route table", () => {

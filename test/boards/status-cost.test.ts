@@ -1,5 +1,5 @@
 // What one GET /status.json costs the sketch (test/boards/status_cost.c over the sketch's
-// writer, boards/esp32/src/device_status.c, built with gcc -O2): the bytes of the page's
+// writer, boards/app/status.c, built with gcc -O2): the bytes of the page's
 // first poll and of a poll in the steady state, and the instructions of each under
 // callgrind. A board sends its status without gzip, so the steady state keeps within
 // 2 KB by the delta protocol alone: the events and ended operations after the page's
@@ -20,7 +20,7 @@ const answer = (poll: string, live: number) => {
   return { bytes: Buffer.byteLength(text), status: JSON.parse(text) as Status };
 };
 
-/** Instructions per device_status_json call under callgrind. */
+/** Instructions per app_status_json call under callgrind. */
 function instructions(poll: string, live: number): number {
   const file = `${OUT}/callgrind.status-${poll}.out`;
   const calls = Number(
@@ -29,7 +29,7 @@ function instructions(poll: string, live: number): number {
       [
         "--tool=callgrind",
         `--callgrind-out-file=${file}`,
-        "--toggle-collect=device_status_json",
+        "--toggle-collect=app_status_json",
         COST,
         "calls",
         poll,
@@ -40,11 +40,9 @@ function instructions(poll: string, live: number): number {
     ).trim(),
   );
   const annotated = execFileSync("callgrind_annotate", ["--inclusive=yes", file], { encoding: "utf8" });
-  const line = annotated.split("\n").find((l) => l.endsWith(":device_status_json"));
+  const line = annotated.split("\n").find((l) => l.endsWith(":app_status_json"));
   if (!line)
-    throw new Error(
-      `callgrind: no device_status_json in ${file}\n${readFileSync(file, "utf8").slice(0, 200)}`,
-    );
+    throw new Error(`callgrind: no app_status_json in ${file}\n${readFileSync(file, "utf8").slice(0, 200)}`);
   return Number(line.trim().split(/\s+/)[0].replace(/,/g, "")) / calls;
 }
 

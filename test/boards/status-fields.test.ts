@@ -1,5 +1,5 @@
 // One list of /status.json's fields (boards/page/status-fields.json): the simulator's
-// status and the sketch's writer (boards/esp32/src/device_status.c over the generated
+// status and the sketch's writer (boards/app/status.c over the generated
 // status_fields.h, built here with gcc) both have exactly its keys, nested alike.
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -93,7 +93,7 @@ describe("the status fields", () => {
 
   it("the sketch writes its status through that writer", () => {
     const sketch = readFileSync(`${ROOT}boards/esp32/src/main.cpp`, "utf8");
-    expect(sketch).toContain("device_status_json(");
+    expect(sketch).toContain("app_status_json(");
     // No key is spelled out by hand there.
     for (const [path] of statusKeys()) expect(sketch).not.toContain(`"\\"${path.at(-1)}\\":`);
   });

@@ -1,4 +1,4 @@
-/* What one GET /status.json costs the sketch (boards/esp32/src/device_status.c), for
+/* What one GET /status.json costs the sketch (boards/esp32/src/app_status.c), for
  * test/boards/status-cost.test.ts: a busy board's status, as the sketch's tables hold it
  * at their largest (EVENTS_KEPT events, RECENT_KEPT ended operations, its two sessions),
  * written for the page's first poll and for a poll in the steady state: the third, after
@@ -9,15 +9,15 @@
  *                                              the JSON of that poll with LIVE operations
  *   status_cost calls full|steady LIVE N       writes it N times more and prints how many
  *                                              writes in all, for callgrind
- *                                              (--toggle-collect=device_status_json)
- *   status_cost since VALUE                    what device_status_since reads of ?since=VALUE
+ *                                              (--toggle-collect=app_status_json)
+ *   status_cost since VALUE                    what app_status_since reads of ?since=VALUE
  * retry: the steady poll, where one live operation also began an attempt (every row goes).
  * reboot: a page that polled before the board rebooted asks since a seq past the newest. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "device_status.h"
+#include "status.h"
 
 /* The sketch's table sizes (boards/esp32/src/main.cpp). */
 #define EVENTS_KEPT 32
@@ -34,7 +34,7 @@ static status_ended recent[RECENT_KEPT];
 static status_event events[EVENTS_KEPT];
 static const char *const KINDS[] = {"begin", "start", "answer", "end"};
 
-static void fill(device_status *s, uint32_t live) {
+static void fill(app_status *s, uint32_t live) {
   const uint64_t wall = 1764590400000ull;
   for (uint32_t i = 0; i < live; i++)
     ops[i] = (status_operation){1908383735 + (int32_t)i, (int32_t)i, 4100 + (int32_t)i, "WAITING", 3, 10,
@@ -51,7 +51,7 @@ static void fill(device_status *s, uint32_t live) {
                                  "got IP 192.168.1.23"};
   sessions[1] = (status_session){"mqtt", "up", 1908383002, 2, 1, 1, {1, 1800000}, {0, 0}, "NONE", "SUCCESS",
                                  "connected"};
-  *s = (device_status){0};
+  *s = (app_status){0};
   s->name = "tickretry-a1b2c3";
   s->backend = "wasm2c";
   s->abi_version = TICKRETRY_ABI_VERSION;
@@ -84,14 +84,14 @@ static void fill(device_status *s, uint32_t live) {
   s->ssid = "home-network-2.4GHz";
   s->upstream_url = "https://***@readings.example.org/upload";
   s->password_set = 1;
-  s->device_password_set = 1;
+  s->app_password_set = 1;
   s->sessions = sessions;
   s->session_count = 2;
 }
 
 /* 500 ms on: the tick, the loop, the sessions' up time and the live operations' waits
  * and deadlines (which the memo compares as the tick they point at: unchanged). */
-static void half_second_on(device_status *s) {
+static void half_second_on(app_status *s) {
   s->now += 500;
   s->wall_ms += 500;
   s->passes += 60;
@@ -103,7 +103,7 @@ static void half_second_on(device_status *s) {
 }
 
 /* The page's polls up to the one measured; what that one asks since. */
-static uint32_t polls_before(device_status *s, const char *poll) {
+static uint32_t polls_before(app_status *s, const char *poll) {
   static char json[12 * 1024];
   uint32_t newest = events[EVENTS_KEPT - 1].seq;
   if (strcmp(poll, "reboot") == 0) return newest + 500;
@@ -112,11 +112,11 @@ static uint32_t polls_before(device_status *s, const char *poll) {
   earlier_writes = 2;
   s->memo = &memo;
   s->event_count = EVENTS_KEPT - 2 * NEW_EVENTS; /* the first poll */
-  device_status_json(s, json, sizeof json);
+  app_status_json(s, json, sizeof json);
   s->events_since = events[s->event_count - 1].seq; /* the second, an upload later */
   s->event_count = EVENTS_KEPT - NEW_EVENTS;
   half_second_on(s);
-  device_status_json(s, json, sizeof json);
+  app_status_json(s, json, sizeof json);
   s->event_count = EVENTS_KEPT; /* the third, an upload later: it moved the counters */
   half_second_on(s);
   s->counters[TICKRETRY_COUNTER_BEGUN]++;
@@ -129,28 +129,28 @@ static uint32_t polls_before(device_status *s, const char *poll) {
 
 int main(int argc, char **argv) {
   if (argc == 3 && strcmp(argv[1], "since") == 0) {
-    printf("%lu\n", (unsigned long)device_status_since(argv[2]));
+    printf("%lu\n", (unsigned long)app_status_since(argv[2]));
     return 0;
   }
   if (argc < 4) return 2;
   uint32_t live = (uint32_t)atoi(argv[3]);
   if (live > TICKRETRY_LIMIT_OPERATIONS) return 2;
   static char json[12 * 1024]; /* the sketch's buffer */
-  device_status s;
+  app_status s;
   fill(&s, live);
   uint32_t since = polls_before(&s, argv[2]);
   char since_text[16];
   snprintf(since_text, sizeof since_text, "%lu", (unsigned long)since);
-  s.events_since = device_status_since(since_text);
+  s.events_since = app_status_since(since_text);
   if (strcmp(argv[1], "json") == 0) {
-    if (device_status_json(&s, json, sizeof json) == 0) return 1;
+    if (app_status_json(&s, json, sizeof json) == 0) return 1;
     puts(json);
     return 0;
   }
   if (strcmp(argv[1], "calls") == 0 && argc == 5) {
     long n = atol(argv[4]);
     for (long i = 0; i < n; i++)
-      if (device_status_json(&s, json, sizeof json) == 0) return 1;
+      if (app_status_json(&s, json, sizeof json) == 0) return 1;
     printf("%ld\n", n + earlier_writes);
     return 0;
   }

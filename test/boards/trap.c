@@ -1,12 +1,12 @@
 /* The wasm2c backend's trap guard, on a module whose `poll` traps
  * (scripts/gen/trap-module.ts): the trap must come back as TICKRETRY_ENGINE_FAILED with
  * tickretry_error() naming the API function, and every later call must fail the same way
- * without entering the module, and the device loop must stop on it rather than take it
+ * without entering the module, and the tickretry loop must stop on it rather than take it
  * for NONE. Prints what it saw; test/boards/native.test.ts checks the text. */
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "device_loop.h"
+#include "tickretry_loop.h"
 #include "idle_hal.h"
 
 int main(void) {
@@ -19,11 +19,11 @@ int main(void) {
   int32_t state = tickretry_state(16);
   uint32_t next_due = tickretry_next_due(0);
   printf("after: state %" PRId32 " nextDue %" PRIu32 "\n", state, next_due);
-  const device_hal hal = {.ticks = idle_ticks, .start_attempt = idle_start_attempt, .collect = idle_collect};
-  device_loop loop;
-  device_loop_init(&loop, &hal);
-  uint32_t due = device_loop_pass(&loop);
-  printf("loop: pass %" PRIu32 " fault %" PRId32 "\n", due, device_loop_fault(&loop));
+  const tickretry_loop_hal hal = {.ticks = idle_ticks, .start_attempt = idle_start_attempt, .collect = idle_collect};
+  tickretry_loop loop;
+  tickretry_loop_init(&loop, &hal);
+  uint32_t due = tickretry_loop_pass(&loop);
+  printf("loop: pass %" PRIu32 " fault %" PRId32 "\n", due, tickretry_loop_fault(&loop));
   tickretry_close();
   int32_t reopened = tickretry_open();
   error = tickretry_error();

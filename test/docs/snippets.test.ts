@@ -15,7 +15,7 @@ const all = docFiles().flatMap(snippetsOf);
 const checked = all.filter((s) => !isSketch(s));
 const c = checked.filter((s) => s.lang === "c");
 const ts = checked.filter((s) => s.lang === "ts");
-const COMMON = join(ROOT, "boards/common");
+const LIB = join(ROOT, "boards/tickretry");
 const W2C = join(OUT, "wasm2c");
 const WABT_RT = "/usr/src/wasm2c";
 const WARNINGS = ["-std=c11", "-Wall", "-Wextra", "-Werror"];
@@ -37,7 +37,7 @@ describe("C blocks compile against tickretry.h with -Wall -Wextra -Werror", () =
   // static functions and tables; a whole program gets no such allowance.
   test.each(c.map((s) => [s.where, s] as [string, Snippet]))("%s", (_, s) => {
     const allowance = isProgram(s) ? [] : ["-Wno-unused-function", "-Wno-unused-const-variable"];
-    const flags = [...WARNINGS, ...allowance, "-DTICKRETRY_BACKEND_WASM2C=1", `-I${COMMON}`];
+    const flags = [...WARNINGS, ...allowance, "-DTICKRETRY_BACKEND_WASM2C=1", `-I${LIB}`];
     run("gcc", [...flags, "-include", "tickretry.h", "-c", fileName(s), "-o", `${fileName(s)}.o`], OUT);
   });
 });
@@ -56,17 +56,17 @@ describe.runIf(programs.length > 0)("C programs link over the wasm2c backend and
   test.each(programs.map((s) => [s.where, s] as [string, Snippet]))("%s", (_, s) => {
     const exe = join(OUT, fileName(s).replace(/\.c$/, ""));
     const defs = ["-DWASM_RT_MEMCHECK_SIGNAL_HANDLER=0", "-DTICKRETRY_BACKEND_WASM2C=1"];
-    const sources = ["device_loop.c", "tickretry_wasm2c.c", "tickretry_failure.c", "tickretry_image.c"];
+    const sources = ["tickretry_loop.c", "tickretry_wasm2c.c", "tickretry_failure.c", "tickretry_image.c"];
     run("gcc", [
       ...defs,
       "-O1",
-      `-I${COMMON}`,
+      `-I${LIB}`,
       `-I${W2C}`,
       `-I${WABT_RT}`,
       "-include",
       "tickretry.h",
       join(OUT, fileName(s)),
-      ...sources.map((f) => join(COMMON, f)),
+      ...sources.map((f) => join(LIB, f)),
       join(W2C, "tickretry_w2c.c"),
       join(WABT_RT, "wasm-rt-impl.c"),
       "-o",

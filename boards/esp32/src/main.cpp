@@ -1,6 +1,6 @@
 // tickretry on an ESP32: every UPLOAD_EVERY_MS the device uploads a small JSON reading
 // over HTTP (or, built with -DUPLOAD_MQTT=1, publishes it with QoS 1 over MQTT), retried
-// by the scheduler module through boards/common/device_loop.c, with the operation id as
+// by the scheduler module through boards/tickretry/tickretry_loop.c, with the operation id as
 // Idempotency-Key (over MQTT: the payload's "op"). The Wi-Fi station, and over MQTT the
 // broker connection, are sessions of the module (sketch_sessions.cpp): it decides every
 // reconnect, and no retry waits in a delay(). The loop never blocks: the HTTP attempt runs
@@ -13,7 +13,7 @@
 // embedded gzip-compressed in flash (setup_page.h, npm run embed); every change needs the
 // device password (stored hashed) and comes from the page itself, and an uploaded module
 // needs the build key's signature. Reads top to bottom: configuration, the upload task,
-// the kept state, the device loop's HAL, the setup page, setup(), loop().
+// the kept state, the tickretry loop's HAL, the setup page, setup(), loop().
 #include <Arduino.h>
 #include <HTTPClient.h>
 #include <Preferences.h>
@@ -27,13 +27,13 @@
 #endif
 #include <sys/time.h>
 
-#include "device_broker.h"
-#include "device_kept.h"
-#include "device_loop.h"
-#include "device_password.h"
-#include "device_settings.h"
-#include "device_status.h"
-#include "device_trace.h"
+#include "broker.h"
+#include "kept.h"
+#include "tickretry_loop.h"
+#include "password.h"
+#include "settings.h"
+#include "status.h"
+#include "tickretry_trace.h"
 #include "module_signature.h"
 #include "sketch_sessions.h"
 #include "generated/page_routes.h"
@@ -192,7 +192,7 @@ static int32_t transport_outcome(int error) {
 // ---- What survives a deep sleep and a reset ----------------------------------------
 
 // The scheduler's image (tickretry_save: every operation with its operation id, the
-// budget, the counters), the device loop's slots and each slot's upload body and boot
+// budget, the counters), the tickretry loop's slots and each slot's upload body and boot
 // epoch, so that an upload goes on with the same Idempotency-Key and the same bytes.
 //
 // Flash wear (docs/device.md has the figures): the ~3.1 KB of it change at every begin,
@@ -205,11 +205,11 @@ static int32_t transport_outcome(int error) {
 // The flash-life model's blob (host/tools/src/device/nvs-wear.ts, KEPT_BYTES) is this struct;
 // test/boards/sketch.test.ts passes its size in to hold the two together.
 struct Kept {
-  uint32_t crc;     // device_crc32 of every byte after it: a torn or corrupt copy is refused whole
+  uint32_t crc;     // app_kept_crc32 of every byte after it: a torn or corrupt copy is refused whole
   uint32_t magic;   // KEPT_MAGIC once the fields below hold a saved state
   uint32_t length;  // of the image
   uint8_t image[TICKRETRY_IMAGE_AREA_BYTES];
-  device_slots slots;
+  tickretry_loop_slots slots;
   char bodies[TICKRETRY_LIMIT_OPERATIONS][BODY_BYTES];  // per slot, fixed at begin
   uint32_t epochs[TICKRETRY_LIMIT_OPERATIONS];          // per slot: the boot epoch it began in
   uint32_t upload_seq;
@@ -239,13 +239,13 @@ static uint32_t nvs_due_at;        // when NVS may be written next
 static uint32_t kept_write_failures;
 
 static uint32_t kept_crc() {
-  return device_crc32(reinterpret_cast<const uint8_t *>(&kept) + sizeof kept.crc, sizeof kept - sizeof kept.crc);
+  return app_kept_crc32(reinterpret_cast<const uint8_t *>(&kept) + sizeof kept.crc, sizeof kept - sizeof kept.crc);
 }
 static bool kept_valid() { return kept.magic == KEPT_MAGIC && kept.crc == kept_crc(); }
 
-// ---- The device loop's HAL ----------------------------------------------------------
+// ---- The tickretry loop's HAL ----------------------------------------------------------
 
-static device_loop uploads;
+static tickretry_loop uploads;
 static char last_event[96] = "none yet";
 static char device_id[13];
 
@@ -264,7 +264,7 @@ static void hal_start_attempt(void *, int32_t handle, int32_t attempt, int32_t, 
 
 static void remember_outcome(int32_t handle, int32_t outcome);
 
-static int hal_collect(void *, uint32_t, device_result *out) {
+static int hal_collect(void *, uint32_t, tickretry_loop_result *out) {
   if (!sessions_collect(out)) return 0;
   remember_outcome(out->handle, out->outcome);
   return 1;
@@ -283,7 +283,7 @@ static void hal_start_attempt(void *, int32_t handle, int32_t attempt, int32_t o
 
 static void remember_answer(int32_t handle, int status);
 
-static int hal_collect(void *, uint32_t, device_result *out) {
+static int hal_collect(void *, uint32_t, tickretry_loop_result *out) {
   if (sessions_collect(out)) return 1;
   UploadAnswer answer;
   if (xQueueReceive(answers, &answer, 0) != pdTRUE) return 0;
@@ -302,7 +302,7 @@ static void keep_state(bool always, uint32_t now);
 
 // Inside the pass, after it released what ended: a full table frees a slot first, and
 // the upload's first attempt leaves in this pass, after persist.
-static void hal_begin_due(void *, device_loop *, uint32_t now) { begin_due(now); }
+static void hal_begin_due(void *, tickretry_loop *, uint32_t now) { begin_due(now); }
 
 // After the pass's reports: a session that lost its connection, and the link's return
 // (GOT_IP, CONNACK); the loop drops and kicks.
@@ -316,20 +316,20 @@ static WebServer server(80);
 
 static void hal_serve(void *) { server.handleClient(); }
 
-static void record_event(const device_event *event);
+static void record_event(const tickretry_loop_event *event);
 
-static void hal_on_event(void *, const device_event *event) {
-  device_event_format(event, last_event, sizeof last_event);
+static void hal_on_event(void *, const tickretry_loop_event *event) {
+  tickretry_loop_event_format(event, last_event, sizeof last_event);
   Serial.println(last_event);
   sessions_see(&uploads, event);
   record_event(event);
 }
 
-static const device_hal hal = {
+static const tickretry_loop_hal hal = {
     .ctx = nullptr,
     .ticks = hal_ticks,
     .collect = hal_collect,
-    .sessions = &device_loop_sessions,
+    .sessions = &tickretry_loop_sessions,
     .dropped = hal_dropped,
     .link_up = hal_link_up,
     .begin_due = hal_begin_due,
@@ -444,15 +444,15 @@ static void mark_boot() {
 
 // The page's event kinds (begin, start, answer, timeout, end); a session's up, drop and
 // link-up show in its own row and on the serial log, not here.
-static void record_event(const device_event *e) {
-  if (e->kind == DEVICE_EVENT_START) {
+static void record_event(const tickretry_loop_event *e) {
+  if (e->kind == TICKRETRY_LOOP_EVENT_START) {
     tracked_of(e->handle, true);  // an operation restored after a sleep or reset shows from here
     add_event("start", e->operation_id, e->attempt, 0, 0);
-  } else if (e->kind == DEVICE_EVENT_REPORT) {
+  } else if (e->kind == TICKRETRY_LOOP_EVENT_REPORT) {
     add_event("answer", tickretry_operation_id(e->handle), e->attempt, e->outcome, 0);
-  } else if (e->kind == DEVICE_EVENT_TIMEOUT) {
+  } else if (e->kind == TICKRETRY_LOOP_EVENT_TIMEOUT) {
     add_event("timeout", tickretry_operation_id(e->handle), e->attempt, 0, 0);
-  } else if (e->kind == DEVICE_EVENT_END) {
+  } else if (e->kind == TICKRETRY_LOOP_EVENT_END) {
     int32_t id = tickretry_operation_id(e->handle);
     add_event("end", id, e->attempt, 0, e->reason);
     Tracked *t = tracked_of(e->handle, false);
@@ -530,7 +530,7 @@ static bool same_origin() {
          (origin.length() ? origin == own : referer.length() == 0 || referer == own || referer.startsWith(own + "/"));
 }
 
-static device_guess_limit guesses;
+static app_password_guess_limit guesses;
 
 // The device password of a post, under the brute-force limit: a check the limit refuses
 // costs no PBKDF2, so a flood of guesses does not hold up the loop.
@@ -545,14 +545,14 @@ static bool password_given() {
     refuse(401, PAGE_MSG_WRONG_PASSWORD);
     return false;
   }
-  uint32_t wait_ms = device_guess_wait_ms(&guesses, millis());
+  uint32_t wait_ms = app_password_guess_wait_ms(&guesses, millis());
   if (wait_ms > 0) {
     server.sendHeader("Retry-After", String((unsigned long)(wait_ms + 999) / 1000));
     refuse(429, PAGE_MSG_TOO_MANY_GUESSES);
     return false;
   }
-  if (!device_password_check(stored.c_str(), given.c_str())) {
-    device_guess_wrong(&guesses, millis());
+  if (!app_password_check(stored.c_str(), given.c_str())) {
+    app_password_guess_wrong(&guesses, millis());
     refuse(401, PAGE_MSG_WRONG_PASSWORD);
     return false;
   }
@@ -625,7 +625,7 @@ static uint32_t status_operations(status_operation *ops, uint32_t now) {
 }
 
 // The store and power groups.
-static void status_store(device_status *s) {
+static void status_store(app_status *s) {
   s->readings_dropped = uploads_dropped;  // a board takes no reading it cannot begin: no queue
   s->store_where = nvs_ok ? "NVS" : "NVS (would not open)";
   s->store_writes = kept_writes;
@@ -643,7 +643,7 @@ static void status_store(device_status *s) {
 }
 
 // The last ended operations, newest first, and the last events, oldest first.
-static void status_history(device_status *s) {
+static void status_history(app_status *s) {
   static status_ended ended[RECENT_KEPT];
   static status_event ordered[EVENTS_KEPT];
   uint32_t shown = recent_count < RECENT_KEPT ? recent_count : RECENT_KEPT;
@@ -657,7 +657,7 @@ static void status_history(device_status *s) {
 }
 
 // The sessions and the broker settings (the password only as set), for the status.
-static void status_connections(device_status *s, uint32_t now) {
+static void status_connections(app_status *s, uint32_t now) {
   static status_session sessions[SESSION_COUNT];
   s->sessions = sessions;
   s->session_count = scheduler_ok ? sessions_status(sessions, now) : 0;
@@ -673,7 +673,7 @@ static void handle_status() {
   static char json[12 * 1024];
   static char shown_url[sizeof upload_url];
   static status_memo memo;  // what the last answer wrote of each group: a poll gets what changed
-  device_status s = {};
+  app_status s = {};
   s.name = device_id;
 #if TICKRETRY_BACKEND_WASM3
   s.backend = "wasm3";
@@ -685,7 +685,7 @@ static void handle_status() {
   uint32_t now = millis();
   s.now = now;
   s.wall_ms = wall_ms();
-  s.events_since = device_status_since(server.arg("since").c_str());
+  s.events_since = app_status_since(server.arg("since").c_str());
   s.memo = &memo;
   s.passes = passes;
   s.last_gap_ms = last_gap_ms;
@@ -705,9 +705,9 @@ static void handle_status() {
   s.ssid = ssid.c_str();
   s.upstream_url = shown_url;
   s.password_set = prefs.getString("pass").length() > 0;
-  s.device_password_set = prefs.getString("devpw").length() > 0;
+  s.app_password_set = prefs.getString("devpw").length() > 0;
   status_connections(&s, now);
-  if (device_status_json(&s, json, sizeof json) == 0) return server.send(500, "text/plain", PAGE_MSG_STATUS_TOO_LARGE "\n");
+  if (app_status_json(&s, json, sizeof json) == 0) return server.send(500, "text/plain", PAGE_MSG_STATUS_TOO_LARGE "\n");
   server.sendHeader("Cache-Control", "no-store");
   server.send(200, "application/json", json);
 }
@@ -718,13 +718,13 @@ static void handle_status() {
 static void handle_password() {
   bool first = prefs.getString("devpw").length() == 0;
   String password = server.arg("password");
-  if (!device_password_acceptable(password.c_str()) || strlen(password.c_str()) != password.length()) {
+  if (!app_password_acceptable(password.c_str()) || strlen(password.c_str()) != password.length()) {
     return refuse(400, PAGE_MSG_PASSWORD_RULE);
   }
-  uint8_t salt[DEVICE_PASSWORD_SALT_BYTES];
+  uint8_t salt[APP_PASSWORD_SALT_BYTES];
   esp_fill_random(salt, sizeof salt);
-  char stored[DEVICE_PASSWORD_STORED_MAX];
-  if (device_password_hash(password.c_str(), salt, stored, sizeof stored) != 0) {
+  char stored[APP_PASSWORD_STORED_MAX];
+  if (app_password_hash(password.c_str(), salt, stored, sizeof stored) != 0) {
     return refuse(500, PAGE_MSG_PASSWORD_HASH_FAILED);
   }
   if (prefs.putString("devpw", stored) != strlen(stored)) return refuse(507, PAGE_MSG_STORE_FAILED);
@@ -737,24 +737,24 @@ static void restart_soon() {
 }
 
 // The broker fields of the form (a field it does not carry keeps its stored value), checked
-// as the simulator checks them (device_broker.c); into `out` when they pass.
-static device_broker_problem broker_form(BrokerSettings *out) {
+// as the simulator checks them (app_broker.c); into `out` when they pass.
+static app_broker_problem broker_form(BrokerSettings *out) {
   const String stored[] = {broker_settings.url, broker_settings.client_id, broker_settings.username,
                            broker_settings.password, broker_settings.topic};
   static const char *const names[] = {"brokerUrl", "brokerClientId", "brokerUsername", "brokerPassword",
                                       "brokerTopic"};
   String v[5];
   for (int i = 0; i < 5; i++) v[i] = server.hasArg(names[i]) ? server.arg(names[i]) : stored[i];
-  device_broker_form form = {v[0].c_str(), v[1].c_str(), v[2].c_str(), v[3].c_str(), v[4].c_str(),
+  app_broker_form form = {v[0].c_str(), v[1].c_str(), v[2].c_str(), v[3].c_str(), v[4].c_str(),
                              v[0].length(), v[1].length(), v[2].length(), v[3].length(), v[4].length()};
-  device_broker_problem problem = device_broker_check(&form);
-  if (problem != DEVICE_BROKER_OK) return problem;
+  app_broker_problem problem = app_broker_check(&form);
+  if (problem != APP_BROKER_OK) return problem;
   strlcpy(out->url, v[0].c_str(), sizeof out->url);
   strlcpy(out->client_id, v[1].c_str(), sizeof out->client_id);
   strlcpy(out->username, v[2].c_str(), sizeof out->username);
   strlcpy(out->password, v[3].c_str(), sizeof out->password);
   strlcpy(out->topic, v[4].c_str(), sizeof out->topic);
-  return DEVICE_BROKER_OK;
+  return APP_BROKER_OK;
 }
 
 static bool store_broker(const BrokerSettings *b) {
@@ -765,20 +765,20 @@ static bool store_broker(const BrokerSettings *b) {
          prefs.putString("mqtopic", b->topic) == strlen(b->topic);
 }
 
-// The same checks as the simulator's (device_settings.c, tested beside
+// The same checks as the simulator's (app_settings.c, tested beside
 // host/tools/src/device/settings.ts); a form with any bad field stores nothing. Hidden
 // credentials in the URL ("***") are put back only for their own scheme, host and port.
 static void handle_settings() {
   String ssid = server.arg("ssid"), pass = server.arg("password"), url = server.arg("upstreamUrl");
-  device_settings_problem problem =
-      device_settings_check(ssid.c_str(), ssid.length(), pass.c_str(), pass.length(), url.c_str(), url.length());
-  if (problem != DEVICE_SETTINGS_OK) return refuse(400, device_settings_meaning(problem));
+  app_settings_problem problem =
+      app_settings_check(ssid.c_str(), ssid.length(), pass.c_str(), pass.length(), url.c_str(), url.length());
+  if (problem != APP_SETTINGS_OK) return refuse(400, app_settings_meaning(problem));
   BrokerSettings broker;
-  device_broker_problem broker_problem = broker_form(&broker);
-  if (broker_problem != DEVICE_BROKER_OK) return refuse(400, device_broker_meaning(broker_problem));
+  app_broker_problem broker_problem = broker_form(&broker);
+  if (broker_problem != APP_BROKER_OK) return refuse(400, app_broker_meaning(broker_problem));
   char merged[sizeof upload_url];
-  device_credentials credentials = device_settings_credentials(upload_url, url.c_str(), merged, sizeof merged);
-  if (credentials != DEVICE_CREDENTIALS_OK) return refuse(400, device_settings_credentials_meaning(credentials));
+  app_settings_credentials_result credentials = app_settings_credentials(upload_url, url.c_str(), merged, sizeof merged);
+  if (credentials != APP_SETTINGS_CREDENTIALS_OK) return refuse(400, app_settings_credentials_meaning(credentials));
   bool stored = prefs.putString("ssid", ssid) == ssid.length() && prefs.putString("pass", pass) == pass.length() &&
                 prefs.putString("url", merged) == strlen(merged) && store_broker(&broker);
   if (!stored) return refuse(507, PAGE_MSG_STORE_FAILED);
@@ -1007,16 +1007,16 @@ static bool resume_scheduler() {
     Serial.printf("kept state refused (%ld): starting afresh\n", long(restored));
     return false;
   }
-  device_loop_resume(&uploads, &hal, &kept.slots, 1);
+  tickretry_loop_resume(&uploads, &hal, &kept.slots, 1);
   uint32_t left = kept.next_upload_in > kept.sleep_ms ? kept.next_upload_in - kept.sleep_ms : 0;
   next_upload_at = tickretry_tick_after(now, left);
   kept_changes = tickretry_changes();
   nvs_dirty = from_rtc;  // NVS may be older than what RTC memory kept
   Serial.printf("resumed after %s: %lu uploads live\n", woke ? "a deep sleep" : "a reset",
-                (unsigned long)device_loop_live(&uploads));
+                (unsigned long)tickretry_loop_live(&uploads));
   boot_kind = woke ? "deep sleep" : "restart";
   boot_elapsed_ms = kept.sleep_ms;
-  boot_restored = device_loop_live(&uploads);
+  boot_restored = tickretry_loop_live(&uploads);
   return true;
 }
 
@@ -1048,7 +1048,7 @@ static void start_afresh() {
   tickretry_set_policy(0, &UPLOAD_POLICY);
   if (!sessions_set_policies()) Serial.println("a session policy was refused: no Wi-Fi session");
   tickretry_set_budget(&RETRY_BUDGET);
-  device_loop_init(&uploads, &hal);
+  tickretry_loop_init(&uploads, &hal);
   Serial.printf("scheduler ready, worst case per upload %ld ms\n", long(tickretry_worst_case(0)));
 }
 
@@ -1058,7 +1058,7 @@ static void begin_upload(uint32_t now) {
     uploads_dropped++;
     return;
   }
-  int32_t handle = device_loop_begin(&uploads, 0, now);
+  int32_t handle = tickretry_loop_begin(&uploads, 0, now);
   if (handle < 0) {
     Serial.printf("upload not begun: %ld\n", long(handle));
     uploads_dropped++;
@@ -1246,8 +1246,8 @@ static void sleep_if_idle(uint32_t due) {
     if (uploads.slots.outstanding[s] > 0) return;
   }
   int32_t until_upload = tickretry_ticks_until(millis(), next_upload_at);
-  uint32_t sleep_ms = device_loop_sleep(due, until_upload > 0 ? uint32_t(until_upload) : 0);
-  sleep_ms = device_loop_sleep(sleep_ms, SLEEP_MAX_MS);
+  uint32_t sleep_ms = tickretry_loop_sleep(due, until_upload > 0 ? uint32_t(until_upload) : 0);
+  sleep_ms = tickretry_loop_sleep(sleep_ms, SLEEP_MAX_MS);
   if (sleep_ms < SLEEP_MIN_MS) return;
   deep_sleep_for(sleep_ms);
 }
@@ -1257,8 +1257,8 @@ void loop() {
   uint32_t due = 0;
   note_pass();
   if (scheduler_ok) {
-    due = device_loop_pass(&uploads);  // applies what the event tasks queued; serves the page too
-    if (device_loop_fault(&uploads) != 0) {
+    due = tickretry_loop_pass(&uploads);  // applies what the event tasks queued; serves the page too
+    if (tickretry_loop_fault(&uploads) != 0) {
       scheduler_ok = false;
       Serial.println(tickretry_error() ? tickretry_error() : "scheduler stopped");
       fall_back_to_embedded();
@@ -1275,5 +1275,5 @@ void loop() {
   // Until the module has work, but never long: answers, readings and the page come
   // sooner than next_due knows (it says IDLE, about 49 days, when nothing is live).
   // delay() yields this task to the upload task and Wi-Fi; no retry waits in it.
-  delay(device_loop_sleep(due, PASS_MAX_WAIT_MS));
+  delay(tickretry_loop_sleep(due, PASS_MAX_WAIT_MS));
 }

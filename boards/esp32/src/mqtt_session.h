@@ -2,7 +2,7 @@
  * arduino-esp32 core ships, with its own reconnect disabled: the module's broker session
  * decides when to connect. esp-mqtt calls its event handler on its own task, so the
  * handler (mqtt_session_event) only queues (session_events.h); mqtt_session_apply, from
- * the HAL's collect inside a pass, turns what it queued into what the device loop tells
+ * the HAL's collect inside a pass, turns what it queued into what the tickretry loop tells
  * the module:
  *   CONNECTED              the connect attempt's SUCCESS: the session is UP (then the link
  *                          is back, so waiting uploads resume within their spread window);
@@ -61,7 +61,7 @@ void mqtt_session_publish(mqtt_session *s, int32_t handle, int32_t attempt, cons
 
 /* The module timed out attempt `attempt` of `handle` (no CONNACK, no PUBACK): forgets it,
  * so that no answer of it is reported. 1 when it was this session's (the board then
- * abandons it in the device loop), else 0. */
+ * abandons it in the tickretry loop), else 0. */
 int mqtt_session_forget(mqtt_session *s, int32_t handle, int32_t attempt);
 
 /* From the HAL's collect: applies everything the handler queued since the last call. */

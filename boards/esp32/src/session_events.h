@@ -4,14 +4,14 @@
  * single-consumer ring, which the HAL's collect drains inside the pass. The sessions call
  * the module themselves never: an attempt's answer goes back through the board's
  * `finished` callback (to collect, as the HTTP ones do), a lost connection and the link's
- * return wait in session_news for the HAL's `dropped` and `link_up`, so the device loop
- * drops and kicks (device_loop.h, steps 2 to 4). */
+ * return wait in session_news for the HAL's `dropped` and `link_up`, so the tickretry loop
+ * drops and kicks (tickretry_loop.h, steps 2 to 4). */
 #ifndef SESSION_EVENTS_H
 #define SESSION_EVENTS_H
 
 #include <stdint.h>
 
-#include "device_loop.h"
+#include "tickretry_loop.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -30,7 +30,7 @@ typedef struct session_ring {
   uint32_t lost;                /* put into a full ring: the module's timeouts cover them */
 } session_ring;
 
-/* What a drain saw for the device loop's session steps; loop task only. */
+/* What a drain saw for the tickretry loop's session steps; loop task only. */
 typedef struct session_news {
   uint8_t dropped;   /* the established connection was lost: for the HAL's `dropped` */
   uint8_t link_back; /* the link came (back) up: for the HAL's `link_up` */
@@ -51,7 +51,7 @@ static inline int session_take_link(session_news *n) {
   return back;
 }
 
-typedef void (*session_finished_fn)(void *ctx, const device_result *r);
+typedef void (*session_finished_fn)(void *ctx, const tickretry_loop_result *r);
 
 /* The event task's side: only this task writes head, and the item before it. */
 static inline void session_ring_put(session_ring *r, uint8_t kind, int32_t value) {
@@ -75,7 +75,7 @@ static inline int session_ring_take(session_ring *r, session_seen *out) {
 
 static inline void session_finish(session_finished_fn finished, void *ctx, int32_t handle, int32_t attempt,
                                   int32_t outcome) {
-  device_result r;
+  tickretry_loop_result r;
   r.handle = handle;
   r.attempt = attempt;
   r.outcome = outcome;

@@ -61,17 +61,17 @@ static char wifi_ssid[33], wifi_pass[64];
 // Answers in the order they came, for collect: the sessions' and the MQTT uploads'. Loop
 // task only (the event tasks only queue), so plain indices do.
 #define ANSWERS_KEPT (2 * TICKRETRY_LIMIT_OPERATIONS)
-static device_result answers[ANSWERS_KEPT];
+static tickretry_loop_result answers[ANSWERS_KEPT];
 static uint32_t answers_in, answers_out;
 
-static void finished(void *, const device_result *r) {
+static void finished(void *, const tickretry_loop_result *r) {
   if (answers_in - answers_out >= ANSWERS_KEPT) return;  // never: one per attempt out, and 16 at most
   answers[answers_in++ % ANSWERS_KEPT] = *r;
 }
 
 static void sessions_apply();
 
-int sessions_collect(device_result *out) {
+int sessions_collect(tickretry_loop_result *out) {
   sessions_apply();
   if (answers_in == answers_out) return 0;
   *out = answers[answers_out++ % ANSWERS_KEPT];
@@ -102,9 +102,9 @@ static int32_t live_session(int32_t handle) {
   return live && (tickretry_op_flags(handle) & TICKRETRY_OP_FLAG_SESSION) ? handle : 0;
 }
 
-static int32_t session_of(device_loop *loop, int32_t kept, uint32_t policy, SessionView *view, uint32_t now) {
+static int32_t session_of(tickretry_loop *loop, int32_t kept, uint32_t policy, SessionView *view, uint32_t now) {
   int32_t handle = live_session(kept);
-  if (handle == 0) handle = device_loop_begin(loop, policy, now);
+  if (handle == 0) handle = tickretry_loop_begin(loop, policy, now);
   if (handle < 0) {
     Serial.printf("%s session not begun: %ld\n", view->name, long(handle));
     handle = 0;
@@ -143,7 +143,7 @@ static esp_mqtt_client_handle_t broker_client(const BrokerSettings *b) {
   return esp_mqtt_client_init(&cfg);
 }
 
-static void broker_start(device_loop *loop, SessionHandles *kept, const BrokerSettings *b, uint32_t now) {
+static void broker_start(tickretry_loop *loop, SessionHandles *kept, const BrokerSettings *b, uint32_t now) {
   static esp_mqtt_client_handle_t client;  // one for the boot: a second start reuses it
   if (client == nullptr) {
     broker_settings = *b;
@@ -179,7 +179,7 @@ bool sessions_set_policies() {
   return ok;
 }
 
-void sessions_start(device_loop *loop, SessionHandles *kept, const char *ssid, const char *pass,
+void sessions_start(tickretry_loop *loop, SessionHandles *kept, const char *ssid, const char *pass,
                     const BrokerSettings *b, uint32_t now) {
   (void)b;
   if (ssid[0] == '\0') {
@@ -248,7 +248,7 @@ int sessions_link_up() {
 
 // A session's attempt timed out (no IP, no CONNACK) or its session ended: nothing of it will
 // be reported, so the loop stops waiting for it.
-static void forget_timed_out(device_loop *loop, const device_event *e) {
+static void forget_timed_out(tickretry_loop *loop, const tickretry_loop_event *e) {
   bool forgotten = false;
   if (e->handle == wifi_view.handle && wifi_session_forget(&wifi, e->attempt)) {
     strlcpy(wifi_view.detail, "no IP within the attempt timeout", sizeof wifi_view.detail);
@@ -260,7 +260,7 @@ static void forget_timed_out(device_loop *loop, const device_event *e) {
     forgotten = true;
   }
 #endif
-  if (forgotten) device_loop_abandon(loop, e->handle);
+  if (forgotten) tickretry_loop_abandon(loop, e->handle);
 }
 
 static SessionView *view_of(int32_t handle) {
@@ -272,7 +272,7 @@ static SessionView *view_of(int32_t handle) {
 }
 
 // What the page says of a connect attempt's answer.
-static void note_answer(SessionView *v, const device_event *e) {
+static void note_answer(SessionView *v, const tickretry_loop_event *e) {
   if (e->outcome == TICKRETRY_OUTCOME_SUCCESS) {
     strlcpy(v->detail, v == &wifi_view ? "got an IP address" : "CONNACK accepted", sizeof v->detail);
   } else if (v == &wifi_view) {
@@ -286,12 +286,12 @@ static void note_answer(SessionView *v, const device_event *e) {
   }
 }
 
-void sessions_see(device_loop *loop, const device_event *e) {
-  if (e->kind == DEVICE_EVENT_TIMEOUT) return forget_timed_out(loop, e);
+void sessions_see(tickretry_loop *loop, const tickretry_loop_event *e) {
+  if (e->kind == TICKRETRY_LOOP_EVENT_TIMEOUT) return forget_timed_out(loop, e);
   SessionView *v = view_of(e->handle);
   if (v == nullptr) return;
-  if (e->kind == DEVICE_EVENT_REPORT) note_answer(v, e);
-  if (e->kind != DEVICE_EVENT_END) return;
+  if (e->kind == TICKRETRY_LOOP_EVENT_REPORT) note_answer(v, e);
+  if (e->kind != TICKRETRY_LOOP_EVENT_END) return;
   v->end_reason = e->reason;
   v->last_outcome = tickretry_last_outcome(e->handle);
   v->handle = 0;  // the loop releases it now

@@ -1,4 +1,4 @@
-// The main loop over the module, the TypeScript twin of boards/common/device_loop.c: the
+// The main loop over the module, the TypeScript twin of boards/tickretry/tickretry_loop.c: the
 // same HAL (read the ticks, collect finished attempts, hand back dropped connections, say
 // when the link is back, begin due work, persist, start an attempt, see events), the same
 // pass in the same order, the same per-slot records (C alone adds `serve`, and `sessions`
@@ -37,7 +37,7 @@ export interface AttemptAnswer {
   retryAfter: number;
 }
 
-/** What happened in a pass, for logs and traces (device_event in C): an attempt started,
+/** What happened in a pass, for logs and traces (tickretry_loop_event in C): an attempt started,
  * an answer reported, an attempt timed out, an operation ended, a session came UP (its
  * connection is established), a lost connection dropped (drop's result: OK, or NOT_UP when
  * the module had it down already), the link's return told (linkUp's result). */
@@ -50,7 +50,7 @@ export type LoopEvent =
   | { kind: "drop"; t: number; handle: number; result: number }
   | { kind: "link-up"; t: number; result: number };
 
-/** What the host supplies (device_hal in C). */
+/** What the host supplies (tickretry_loop_hal in C). */
 export interface LoopHal {
   /** The u32 tick counter; read once per pass. */
   ticks(): number;
@@ -76,7 +76,7 @@ export interface LoopHal {
 }
 
 /** What the loop keeps per slot of the module, as plain data a host may store beside the
- * image (device_slots in C). */
+ * image (tickretry_loop_slots in C). */
 export interface LoopSlots {
   /** The handle ended() gave, until it is released; 0: none (no handle is 0). */
   ended: Int32Array;
@@ -107,7 +107,7 @@ const HEAD = 4;
 /** Per slot: the handle ended() gave (LoopSlots.ended), the attempts out
  * (LoopSlots.outstanding), and the attempt the module has out with its deadline (handle,
  * attempt, deadline), until it is answered in time or timed out. The timing is not stored
- * (device_loop's timing in C): a resume starts it afresh. */
+ * (tickretry_loop's timing in C): a resume starts it afresh. */
 const Slot = { ENDED: 0, OUTSTANDING: 1, HANDLE: 2, ATTEMPT: 3, DEADLINE: 4 } as const;
 const SLOT = 5;
 const RECORD = HEAD + SLOTS * SLOT;

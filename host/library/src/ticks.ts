@@ -1,6 +1,6 @@
 // Host-side tick arithmetic: u32 ticks that wrap, compared by signed difference. The same
 // three names, with the same argument order, exist in assembly/ticks.ts and
-// boards/common/tickretry_ticks.h; nothing else on the host compares ticks.
+// boards/tickretry/tickretry_ticks.h; nothing else on the host compares ticks.
 
 /** The signed distance from `from` to `to`: positive while `to` is ahead, 0 or negative once reached. */
 export function ticksUntil(from: number, to: number): number {

@@ -21,6 +21,7 @@ class HTTPClient {
   void setTimeout(uint16_t ms);
   void collectHeaders(const char *header_keys[], size_t count);
   void addHeader(const String &name, const String &value);
+  int GET();
   int POST(uint8_t *payload, size_t size);
   bool hasHeader(const char *name);
   String header(const char *name);

@@ -71,7 +71,7 @@ function compiledC(text: string): number[] {
       `  for (size_t i = 0; i < sizeof RETRY_BUDGET / 4; i++) printf("%u ", b[i]);\n  return 0;\n}\n`,
   );
   const exe = join(dir, "policy");
-  execFileSync("gcc", ["-Wall", "-Wextra", "-Werror", `-I${ROOT}boards/common`, source, "-o", exe]);
+  execFileSync("gcc", ["-Wall", "-Wextra", "-Werror", `-I${ROOT}boards/tickretry`, source, "-o", exe]);
   return execFileSync(exe, { encoding: "utf8" }).trim().split(" ").map(Number);
 }
 

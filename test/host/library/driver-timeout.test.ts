@@ -1,7 +1,7 @@
 // The driver's trace has a line for each attempt the module timed out, at the pass that
 // notices it, before any late answer to it (which is then STALE_REPORT); an answer in time
-// or an attempt lost in a reboot gets none. The C device loop prints the same line
-// (boards/common/device_loop.c; test/boards/native.test.ts compares the traces).
+// or an attempt lost in a reboot gets none. The C loop prints the same line
+// (boards/tickretry/tickretry_loop.c; test/boards/native.test.ts compares the traces).
 import { expect, test } from "vitest";
 import {
   Error as TickRetryError,

@@ -1,4 +1,4 @@
-// The main loop's session events (host/library/src/loop.ts; device_loop.c is its C twin,
+// The main loop's session events (host/library/src/loop.ts; tickretry_loop.c is its C twin,
 // compared with it by test/boards/native.test.ts): a SUCCESS that makes a session UP is an
 // "up" event right after its report; the connections the HAL lost are dropped after the
 // reports, and the link's return is told after the drops, all before the pass polls.

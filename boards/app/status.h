@@ -2,8 +2,8 @@
  * keys of status_fields.h (generated from boards/page/status-fields.json, the list the
  * simulator follows too), so the page reads the same fields from both. Free of any
  * board: test/boards/status-fields.test.ts builds and runs it with gcc. */
-#ifndef DEVICE_STATUS_H
-#define DEVICE_STATUS_H
+#ifndef APP_STATUS_H
+#define APP_STATUS_H
 #include <stddef.h>
 #include <stdint.h>
 #include "generated/tickretry_abi.h"
@@ -92,7 +92,7 @@ typedef struct status_memo {
   uint32_t changed_at[STATUS_GROUPS];
 } status_memo;
 
-typedef struct device_status {
+typedef struct app_status {
   const char *name, *backend;
   int32_t abi_version;
   uint32_t now, wraps;
@@ -120,10 +120,10 @@ typedef struct device_status {
   uint32_t recent_count;
   const status_event *events; /* oldest first */
   uint32_t event_count;
-  uint32_t events_since; /* the page's last seq (device_status_since); 0: everything */
+  uint32_t events_since; /* the page's last seq (app_status_since); 0: everything */
   status_memo *memo;     /* NULL: every group every time */
   const char *ssid, *upstream_url; /* the URL without credentials */
-  uint8_t password_set, device_password_set, module_upload;
+  uint8_t password_set, app_password_set, module_upload;
   /* The broker settings, the password only as set or not. */
   const char *broker_url, *broker_client_id, *broker_username, *broker_topic;
   uint8_t broker_password_set;
@@ -131,17 +131,17 @@ typedef struct device_status {
   uint32_t session_count;
   /* A board has no simulated upstream, broker or consumer: faults.scenarios is [],
    * faults.scenario "", and upstream, broker and consumer null. */
-} device_status;
+} app_status;
 
 /* The page's ?since=SEQ: its value when it is 1 to 10 decimal digits below 2^32, else 0
  * (every event), as the simulator reads it. */
-uint32_t device_status_since(const char *value);
+uint32_t app_status_since(const char *value);
 
 /* Writes the JSON into out (NUL-terminated): its length, or 0 when it did not fit. With
  * events_since: the events and ended operations after it, and the groups that changed
  * since (the memo's); everything when events_since is past the newest event (a page that
  * polled before this boot, whose count started again). */
-size_t device_status_json(const device_status *s, char *out, size_t size);
+size_t app_status_json(const app_status *s, char *out, size_t size);
 
 #ifdef __cplusplus
 }

@@ -3,40 +3,40 @@
  * the same form the simulator keeps (host/tools/src/device/security.ts). mbedTLS computes it: the
  * ESP32's Arduino core ships it (with the SHA hardware), Debian's libmbedtls-dev has the
  * same 2.28 API for the native tests. */
-#ifndef DEVICE_PASSWORD_H
-#define DEVICE_PASSWORD_H
+#ifndef APP_PASSWORD_H
+#define APP_PASSWORD_H
 #include <stddef.h>
 #include <stdint.h>
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define DEVICE_PASSWORD_ITERATIONS 10000u
-#define DEVICE_PASSWORD_SALT_BYTES 16
-#define DEVICE_PASSWORD_HASH_BYTES 32
+#define APP_PASSWORD_ITERATIONS 10000u
+#define APP_PASSWORD_SALT_BYTES 16
+#define APP_PASSWORD_HASH_BYTES 32
 /* "pbkdf2-sha256$" + up to 10 digits + "$" + 32 hex + "$" + 64 hex + NUL */
-#define DEVICE_PASSWORD_STORED_MAX 128
+#define APP_PASSWORD_STORED_MAX 128
 
 /* 1 when password is 8 to 64 printable ASCII characters (the rule the simulator has). */
-int device_password_acceptable(const char *password);
+int app_password_acceptable(const char *password);
 /* Writes the stored form of password with the given salt into out; 0, or -1 on failure. */
-int device_password_hash(const char *password, const uint8_t salt[DEVICE_PASSWORD_SALT_BYTES], char *out,
+int app_password_hash(const char *password, const uint8_t salt[APP_PASSWORD_SALT_BYTES], char *out,
                          size_t out_size);
 /* 1 when password matches the stored form (compared in constant time), 0 otherwise. */
-int device_password_check(const char *stored, const char *password);
+int app_password_check(const char *stored, const char *password);
 
 /* The brute-force limit, as the simulator's (host/tools/src/device/guess-limit.ts): after
- * DEVICE_GUESS_MAX wrong guesses within DEVICE_GUESS_WINDOW_MS every check is refused
+ * APP_PASSWORD_GUESS_MAX wrong guesses within APP_PASSWORD_GUESS_WINDOW_MS every check is refused
  * without computing PBKDF2 (which runs on the loop task) until the oldest ages out. */
-#define DEVICE_GUESS_MAX 5
-#define DEVICE_GUESS_WINDOW_MS 60000u
-typedef struct device_guess_limit {
-  uint32_t wrong_at[DEVICE_GUESS_MAX]; /* a ring of the last wrong guesses' times, ms */
+#define APP_PASSWORD_GUESS_MAX 5
+#define APP_PASSWORD_GUESS_WINDOW_MS 60000u
+typedef struct app_password_guess_limit {
+  uint32_t wrong_at[APP_PASSWORD_GUESS_MAX]; /* a ring of the last wrong guesses' times, ms */
   uint32_t wrong;                      /* wrong guesses ever */
-} device_guess_limit;
+} app_password_guess_limit;
 /* ms until a check may run (0: now), at time `now` (ms, wrapping). */
-uint32_t device_guess_wait_ms(const device_guess_limit *limit, uint32_t now);
-void device_guess_wrong(device_guess_limit *limit, uint32_t now);
+uint32_t app_password_guess_wait_ms(const app_password_guess_limit *limit, uint32_t now);
+void app_password_guess_wrong(app_password_guess_limit *limit, uint32_t now);
 
 #ifdef __cplusplus
 }

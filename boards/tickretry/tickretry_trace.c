@@ -1,5 +1,5 @@
-/* Event lines; device_trace.h says why the format is fixed. */
-#include "device_trace.h"
+/* Event lines; tickretry_trace.h says why the format is fixed. */
+#include "tickretry_trace.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -35,31 +35,31 @@ static const char *name_or_number(const char *(*name_of)(int32_t), int32_t value
 }
 
 /* The line of an event that names an attempt and nothing else: start, timeout, up. */
-static int attempt_line(const device_event *e, const char *word, char *out, size_t size) {
+static int attempt_line(const tickretry_loop_event *e, const char *word, char *out, size_t size) {
   return snprintf(out, size, "%" PRIu32 " %s h=%" PRId32 " a=%" PRId32, e->t, word, e->handle,
                   e->attempt);
 }
 
-int device_event_format(const device_event *e, char *out, size_t size) {
+int tickretry_loop_event_format(const tickretry_loop_event *e, char *out, size_t size) {
   char number[12];
   switch (e->kind) {
-    case DEVICE_EVENT_START:
+    case TICKRETRY_LOOP_EVENT_START:
       return attempt_line(e, "start", out, size);
-    case DEVICE_EVENT_REPORT:
+    case TICKRETRY_LOOP_EVENT_REPORT:
       return snprintf(out, size, "%" PRIu32 " report h=%" PRId32 " a=%" PRId32 " %s -> %" PRId32,
                       e->t, e->handle, e->attempt, name_or_number(tickretry_outcome_name, e->outcome, number),
                       e->result);
-    case DEVICE_EVENT_TIMEOUT:
+    case TICKRETRY_LOOP_EVENT_TIMEOUT:
       return attempt_line(e, "timeout", out, size);
-    case DEVICE_EVENT_END:
+    case TICKRETRY_LOOP_EVENT_END:
       return snprintf(out, size, "%" PRIu32 " end h=%" PRId32 " %s after %" PRId32, e->t, e->handle,
                       name_or_number(tickretry_end_reason_name, e->reason, number), e->attempt);
-    case DEVICE_EVENT_UP:
+    case TICKRETRY_LOOP_EVENT_UP:
       return attempt_line(e, "up", out, size);
-    case DEVICE_EVENT_DROP:
+    case TICKRETRY_LOOP_EVENT_DROP:
       return snprintf(out, size, "%" PRIu32 " drop h=%" PRId32 " -> %" PRId32, e->t, e->handle,
                       e->result);
-    case DEVICE_EVENT_LINK_UP:
+    case TICKRETRY_LOOP_EVENT_LINK_UP:
       return snprintf(out, size, "%" PRIu32 " link-up -> %" PRId32, e->t, e->result);
   }
   return snprintf(out, size, "%" PRIu32 " event %d", e->t, (int)e->kind);

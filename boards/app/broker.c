@@ -1,5 +1,5 @@
-/* See device_broker.h. */
-#include "device_broker.h"
+/* See app_broker.h. */
+#include "broker.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -20,7 +20,7 @@ static int host_char(char c) {
  * an optional "/": what esp-mqtt and MQTT.js both take, and nothing they read otherwise. */
 static int url_acceptable(const char *url, size_t n) {
   if (n == 0) return 1;
-  if (n > DEVICE_BROKER_URL_MAX) return 0;
+  if (n > APP_BROKER_URL_MAX) return 0;
   size_t i = n >= 7 && memcmp(url, "mqtt://", 7) == 0 ? 7 : n >= 8 && memcmp(url, "mqtts://", 8) == 0 ? 8 : 0;
   if (i == 0) return 0;
   size_t host = i;
@@ -36,34 +36,34 @@ static int url_acceptable(const char *url, size_t n) {
   return i == n;
 }
 
-device_broker_problem device_broker_check(const device_broker_form *f) {
-  if (!url_acceptable(f->url, f->url_len)) return DEVICE_BROKER_URL;
-  if (!ascii_within(f->client_id, f->client_id_len, 0x21, DEVICE_BROKER_NAME_MAX)) return DEVICE_BROKER_CLIENT_ID;
-  if (!ascii_within(f->username, f->username_len, 0x20, DEVICE_BROKER_NAME_MAX)) return DEVICE_BROKER_USERNAME;
-  if (!ascii_within(f->password, f->password_len, 0x20, DEVICE_BROKER_NAME_MAX)) return DEVICE_BROKER_PASSWORD;
-  int topic_ok = f->topic_len >= 1 && ascii_within(f->topic, f->topic_len, 0x20, DEVICE_BROKER_TOPIC_MAX) &&
+app_broker_problem app_broker_check(const app_broker_form *f) {
+  if (!url_acceptable(f->url, f->url_len)) return APP_BROKER_URL;
+  if (!ascii_within(f->client_id, f->client_id_len, 0x21, APP_BROKER_NAME_MAX)) return APP_BROKER_CLIENT_ID;
+  if (!ascii_within(f->username, f->username_len, 0x20, APP_BROKER_NAME_MAX)) return APP_BROKER_USERNAME;
+  if (!ascii_within(f->password, f->password_len, 0x20, APP_BROKER_NAME_MAX)) return APP_BROKER_PASSWORD;
+  int topic_ok = f->topic_len >= 1 && ascii_within(f->topic, f->topic_len, 0x20, APP_BROKER_TOPIC_MAX) &&
                  memchr(f->topic, '+', f->topic_len) == NULL && memchr(f->topic, '#', f->topic_len) == NULL;
-  return topic_ok ? DEVICE_BROKER_OK : DEVICE_BROKER_TOPIC;
+  return topic_ok ? APP_BROKER_OK : APP_BROKER_TOPIC;
 }
 
-const char *device_broker_field(device_broker_problem problem) {
+const char *app_broker_field(app_broker_problem problem) {
   static const char *const fields[] = {"", "brokerUrl", "brokerClientId", "brokerUsername", "brokerPassword",
                                        "brokerTopic"};
-  return problem <= DEVICE_BROKER_TOPIC ? fields[problem] : "";
+  return problem <= APP_BROKER_TOPIC ? fields[problem] : "";
 }
 
-const char *device_broker_meaning(device_broker_problem problem) {
+const char *app_broker_meaning(app_broker_problem problem) {
   switch (problem) {
-    case DEVICE_BROKER_OK:
+    case APP_BROKER_OK:
       return "";
-    case DEVICE_BROKER_URL:
+    case APP_BROKER_URL:
       return "Broker URL must be empty or mqtt://host:port (or mqtts://), at most 127 characters, with no "
              "path and no credentials: the user name and password have their own fields.";
-    case DEVICE_BROKER_CLIENT_ID:
+    case APP_BROKER_CLIENT_ID:
       return "Client id must be at most 63 printable ASCII characters without spaces (empty: the device's own).";
-    case DEVICE_BROKER_USERNAME:
+    case APP_BROKER_USERNAME:
       return "Broker user name must be at most 63 printable ASCII characters.";
-    case DEVICE_BROKER_PASSWORD:
+    case APP_BROKER_PASSWORD:
       return "Broker password must be at most 63 printable ASCII characters.";
     default:
       return "Topic must be 1 to 95 printable ASCII characters, without the wildcards + and #.";

@@ -1,8 +1,8 @@
-/* See device_kept.h. Bitwise, table-free: a few hundred bytes of flash matter more here
+/* See kept.h. Bitwise, table-free: a few hundred bytes of flash matter more here
  * than the microseconds a 3 KiB state costs. */
-#include "device_kept.h"
+#include "kept.h"
 
-uint32_t device_crc32(const void *bytes, size_t length) {
+uint32_t app_kept_crc32(const void *bytes, size_t length) {
   const uint8_t *p = (const uint8_t *)bytes;
   uint32_t crc = 0xffffffffu;
   for (size_t i = 0; i < length; i++) {

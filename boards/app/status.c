@@ -1,6 +1,6 @@
-/* See device_status.h. A small appender: it stops writing at the end of the buffer and
+/* See app_status.h. A small appender: it stops writing at the end of the buffer and
  * the caller learns so from the 0 returned. */
-#include "device_status.h"
+#include "status.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -56,7 +56,7 @@ static void number_or_null(out *o, status_number v) {
 
 #define BOOL(b) ((b) ? "true" : "false")
 
-static void put_sessions(out *o, const device_status *s) {
+static void put_sessions(out *o, const app_status *s) {
   put(o, "," STATUS_KEY_SESSIONS "[");
   for (uint32_t i = 0; i < s->session_count; i++) {
     const status_session *v = &s->sessions[i];
@@ -83,13 +83,13 @@ static void put_sessions(out *o, const device_status *s) {
 }
 
 /* The tick group, first: every answer has it. */
-static void put_tick(out *o, const device_status *s) {
+static void put_tick(out *o, const app_status *s) {
   put(o, STATUS_KEY_TICK "{" STATUS_KEY_TICK_NOW "%lu," STATUS_KEY_TICK_WRAPS "%lu," STATUS_KEY_TICK_WALL_MS "%llu}",
       (unsigned long)s->now, (unsigned long)s->wraps, (unsigned long long)s->wall_ms);
 }
 
 /* Each group below writes itself with its leading comma. */
-static void put_device(out *o, const device_status *s) {
+static void put_device(out *o, const app_status *s) {
   put(o, "," STATUS_KEY_DEVICE "{" STATUS_KEY_DEVICE_NAME);
   str(o, s->name);
   put(o, "," STATUS_KEY_DEVICE_BACKEND);
@@ -97,7 +97,7 @@ static void put_device(out *o, const device_status *s) {
   put(o, "," STATUS_KEY_DEVICE_ABI_VERSION "%ld}", (long)s->abi_version);
 }
 
-static void put_loop(out *o, const device_status *s) {
+static void put_loop(out *o, const app_status *s) {
   put(o,
       "," STATUS_KEY_LOOP "{" STATUS_KEY_LOOP_PASSES "%lu," STATUS_KEY_LOOP_LAST_GAP_MS "%.2f," STATUS_KEY_LOOP_MAX_GAP_MS
       "%.2f," STATUS_KEY_LOOP_P99_GAP_MS "%lu," STATUS_KEY_LOOP_MAX_STALLED_GAP_MS "%.2f," STATUS_KEY_LOOP_STALLS "%lu}",
@@ -105,12 +105,12 @@ static void put_loop(out *o, const device_status *s) {
       (unsigned long)s->stalls);
 }
 
-static void put_budget(out *o, const device_status *s) {
+static void put_budget(out *o, const app_status *s) {
   put(o, "," STATUS_KEY_BUDGET "{" STATUS_KEY_BUDGET_ON "%s," STATUS_KEY_BUDGET_TOKENS_MILLI "%ld}",
       BOOL(s->budget_on), (long)s->tokens_milli);
 }
 
-static void put_counters(out *o, const device_status *s) {
+static void put_counters(out *o, const app_status *s) {
   static const char *const counter_names[] = STATUS_COUNTER_NAMES;
   put(o, "," STATUS_KEY_COUNTERS "{");
   for (int i = 0; i < TICKRETRY_COUNTER_COUNT; i++)
@@ -118,19 +118,19 @@ static void put_counters(out *o, const device_status *s) {
   put(o, "}");
 }
 
-static void put_host(out *o, const device_status *s) {
+static void put_host(out *o, const app_status *s) {
   put(o, "," STATUS_KEY_HOST "{" STATUS_KEY_HOST_REQUESTS_STARTED "%lu," STATUS_KEY_HOST_REQUESTS_ABANDONED "%lu}",
       (unsigned long)s->requests_started, (unsigned long)s->requests_abandoned);
 }
 
-static void put_readings(out *o, const device_status *s) {
+static void put_readings(out *o, const app_status *s) {
   put(o,
       "," STATUS_KEY_READINGS "{" STATUS_KEY_READINGS_QUEUED "%lu," STATUS_KEY_READINGS_QUEUE_LIMIT
       "%lu," STATUS_KEY_READINGS_DROPPED "%lu}",
       (unsigned long)s->readings_queued, (unsigned long)s->readings_queue_limit, (unsigned long)s->readings_dropped);
 }
 
-static void put_store(out *o, const device_status *s) {
+static void put_store(out *o, const app_status *s) {
   put(o, "," STATUS_KEY_STORE "{" STATUS_KEY_STORE_WHERE);
   str(o, s->store_where);
   put(o, "," STATUS_KEY_STORE_WRITES "%lu," STATUS_KEY_STORE_WRITE_FAILURES "%lu," STATUS_KEY_STORE_OPERATIONS_ENDED
@@ -143,7 +143,7 @@ static void put_store(out *o, const device_status *s) {
       (unsigned long)s->store_bytes, (unsigned long)s->store_image_bytes, s->store_max_write_ms);
 }
 
-static void put_power(out *o, const device_status *s) {
+static void put_power(out *o, const app_status *s) {
   put(o, "," STATUS_KEY_POWER "{" STATUS_KEY_POWER_KIND);
   str(o, s->power_kind);
   put(o,
@@ -155,7 +155,7 @@ static void put_power(out *o, const device_status *s) {
   put(o, "}");
 }
 
-static void put_operations(out *o, const device_status *s) {
+static void put_operations(out *o, const app_status *s) {
   put(o, "," STATUS_KEY_OPERATIONS "[");
   for (uint32_t i = 0; i < s->operation_count; i++) {
     const status_operation *op = &s->operations[i];
@@ -182,7 +182,7 @@ static void put_operations(out *o, const device_status *s) {
 }
 
 /* The events the page has not seen (after `after`). */
-static void put_events(out *o, const device_status *s, uint32_t after) {
+static void put_events(out *o, const app_status *s, uint32_t after) {
   put(o, "," STATUS_KEY_EVENTS "[");
   const char *comma = "";
   for (uint32_t i = 0; i < s->event_count; i++) {
@@ -203,7 +203,7 @@ static void put_events(out *o, const device_status *s, uint32_t after) {
 }
 
 /* The ended operations the page has not seen (those whose end is after `after`). */
-static void put_recent(out *o, const device_status *s, uint32_t after) {
+static void put_recent(out *o, const app_status *s, uint32_t after) {
   put(o, "," STATUS_KEY_RECENT "[");
   const char *comma = "";
   for (uint32_t i = 0; i < s->recent_count; i++) {
@@ -223,7 +223,7 @@ static void put_recent(out *o, const device_status *s, uint32_t after) {
   put(o, "]");
 }
 
-static void put_settings(out *o, const device_status *s) {
+static void put_settings(out *o, const app_status *s) {
   put(o, "," STATUS_KEY_SETTINGS "{" STATUS_KEY_SETTINGS_SSID);
   str(o, s->ssid);
   put(o, "," STATUS_KEY_SETTINGS_PASSWORD_SET "%s," STATUS_KEY_SETTINGS_UPSTREAM_URL, BOOL(s->password_set));
@@ -240,20 +240,20 @@ static void put_settings(out *o, const device_status *s) {
   put(o, "}");
 }
 
-static void put_security(out *o, const device_status *s) {
+static void put_security(out *o, const app_status *s) {
   put(o, "," STATUS_KEY_SECURITY "{" STATUS_KEY_SECURITY_DEVICE_PASSWORD_SET "%s," STATUS_KEY_SECURITY_MODULE_UPLOAD
           "%s}",
-      BOOL(s->device_password_set), BOOL(s->module_upload));
+      BOOL(s->app_password_set), BOOL(s->module_upload));
 }
 
 /* The simulator's groups: a board has no simulated upstream, broker or consumer. */
-static void put_simulated(out *o, const device_status *s) {
+static void put_simulated(out *o, const app_status *s) {
   (void)s;
   put(o, "," STATUS_KEY_FAULTS "{" STATUS_KEY_FAULTS_SCENARIOS "[]," STATUS_KEY_FAULTS_SCENARIO "\"\"}");
   put(o, "," STATUS_KEY_UPSTREAM "null," STATUS_KEY_BROKER "null," STATUS_KEY_CONSUMER "null");
 }
 
-uint32_t device_status_since(const char *value) {
+uint32_t app_status_since(const char *value) {
   uint64_t n = 0;
   size_t digits = 0;
   for (const char *c = value ? value : ""; *c; c++, digits++) {
@@ -285,7 +285,7 @@ static uint32_t fnv_pinned(uint32_t h, uint32_t now, status_ms v, int sign) {
   return FNV_FIELD(h, at);
 }
 
-static uint32_t operations_hash(const device_status *s) {
+static uint32_t operations_hash(const app_status *s) {
   uint32_t h = FNV_FIELD(FNV_START, s->operation_count);
   for (uint32_t i = 0; i < s->operation_count; i++) {
     const status_operation *op = &s->operations[i];
@@ -302,7 +302,7 @@ static uint32_t operations_hash(const device_status *s) {
   return h;
 }
 
-static uint32_t sessions_hash(const device_status *s) {
+static uint32_t sessions_hash(const app_status *s) {
   uint32_t h = FNV_FIELD(FNV_START, s->session_count);
   for (uint32_t i = 0; i < s->session_count; i++) {
     const status_session *v = &s->sessions[i];
@@ -318,7 +318,7 @@ static uint32_t sessions_hash(const device_status *s) {
   return h;
 }
 
-typedef void (*group_writer)(out *, const device_status *);
+typedef void (*group_writer)(out *, const app_status *);
 /* In STATUS_GROUP order. */
 static const group_writer GROUPS[STATUS_GROUPS] = {put_device, put_loop,       put_budget,   put_counters,
                                                   put_host,   put_readings,   put_store,    put_power,
@@ -326,7 +326,7 @@ static const group_writer GROUPS[STATUS_GROUPS] = {put_device, put_loop,       p
                                                   put_simulated};
 
 /* Writes group `g`; leaves it out again when it has not changed since the page's `after`. */
-static void put_group(out *o, const device_status *s, int g, uint32_t newest, uint32_t after) {
+static void put_group(out *o, const app_status *s, int g, uint32_t newest, uint32_t after) {
   size_t start = o->len;
   GROUPS[g](o, s);
   status_memo *m = s->memo;
@@ -344,7 +344,7 @@ static void put_group(out *o, const device_status *s, int g, uint32_t newest, ui
   }
 }
 
-size_t device_status_json(const device_status *s, char *buffer, size_t size) {
+size_t app_status_json(const app_status *s, char *buffer, size_t size) {
   out o = {buffer, size, 0, 0};
   uint32_t newest = s->event_count ? s->events[s->event_count - 1].seq : 0;
   /* Past the newest: a page that polled before this boot, whose count started again. */

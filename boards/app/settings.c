@@ -1,5 +1,5 @@
-/* See device_settings.h. */
-#include "device_settings.h"
+/* See app_settings.h. */
+#include "settings.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -38,20 +38,20 @@ static int url_acceptable(const char *url, size_t n) {
   return 1;
 }
 
-device_settings_problem device_settings_check(const char *ssid, size_t ssid_len, const char *password,
+app_settings_problem app_settings_check(const char *ssid, size_t ssid_len, const char *password,
                                               size_t password_len, const char *url, size_t url_len) {
   const uint8_t *s = (const uint8_t *)ssid;
-  if (!utf8_valid(s, ssid_len)) return DEVICE_SETTINGS_SSID_NOT_UTF8;
+  if (!utf8_valid(s, ssid_len)) return APP_SETTINGS_SSID_NOT_UTF8;
   for (size_t i = 0; i < ssid_len; i++)
-    if (s[i] < 0x20 || s[i] == 0x7f) return DEVICE_SETTINGS_SSID_CONTROL;
-  if (ssid_len < 1 || ssid_len > 32) return DEVICE_SETTINGS_SSID_LENGTH;
+    if (s[i] < 0x20 || s[i] == 0x7f) return APP_SETTINGS_SSID_CONTROL;
+  if (ssid_len < 1 || ssid_len > 32) return APP_SETTINGS_SSID_LENGTH;
   if (password_len != 0) {
-    if (password_len < 8 || password_len > 63) return DEVICE_SETTINGS_PASSWORD;
+    if (password_len < 8 || password_len > 63) return APP_SETTINGS_PASSWORD;
     for (size_t i = 0; i < password_len; i++)
-      if (password[i] < 0x20 || password[i] > 0x7e) return DEVICE_SETTINGS_PASSWORD;
+      if (password[i] < 0x20 || password[i] > 0x7e) return APP_SETTINGS_PASSWORD;
   }
-  if (!url_acceptable(url, url_len)) return DEVICE_SETTINGS_URL;
-  return DEVICE_SETTINGS_OK;
+  if (!url_acceptable(url, url_len)) return APP_SETTINGS_URL;
+  return APP_SETTINGS_OK;
 }
 
 /* What the page shows for each problem: the field it marks and the sentence it says. */
@@ -59,21 +59,21 @@ static const struct {
   const char *field;
   const char *meaning;
 } PROBLEMS[] = {
-    [DEVICE_SETTINGS_OK] = {"", ""},
-    [DEVICE_SETTINGS_SSID_NOT_UTF8] = {"ssid", "SSID must be UTF-8 text; these bytes are not."},
-    [DEVICE_SETTINGS_SSID_CONTROL] = {"ssid", "SSID must not contain control characters (NUL, CR, LF, ESC, ...)."},
-    [DEVICE_SETTINGS_SSID_LENGTH] = {"ssid", "SSID must be 1 to 32 bytes."},
-    [DEVICE_SETTINGS_PASSWORD] = {"password",
+    [APP_SETTINGS_OK] = {"", ""},
+    [APP_SETTINGS_SSID_NOT_UTF8] = {"ssid", "SSID must be UTF-8 text; these bytes are not."},
+    [APP_SETTINGS_SSID_CONTROL] = {"ssid", "SSID must not contain control characters (NUL, CR, LF, ESC, ...)."},
+    [APP_SETTINGS_SSID_LENGTH] = {"ssid", "SSID must be 1 to 32 bytes."},
+    [APP_SETTINGS_PASSWORD] = {"password",
                                   "Password must be empty (an open network) or 8 to 63 printable ASCII characters."},
-    [DEVICE_SETTINGS_URL] = {"upstreamUrl", "Upstream URL must be an http:// or https:// URL."},
+    [APP_SETTINGS_URL] = {"upstreamUrl", "Upstream URL must be an http:// or https:// URL."},
 };
 
 /* A problem past the table (none is) reads as the last one. */
-#define PROBLEM(p) PROBLEMS[(p) <= DEVICE_SETTINGS_URL ? (p) : DEVICE_SETTINGS_URL]
+#define PROBLEM(p) PROBLEMS[(p) <= APP_SETTINGS_URL ? (p) : APP_SETTINGS_URL]
 
-const char *device_settings_field(device_settings_problem problem) { return PROBLEM(problem).field; }
+const char *app_settings_field(app_settings_problem problem) { return PROBLEM(problem).field; }
 
-const char *device_settings_meaning(device_settings_problem problem) { return PROBLEM(problem).meaning; }
+const char *app_settings_meaning(app_settings_problem problem) { return PROBLEM(problem).meaning; }
 
 /* The authority of `url` after its userinfo (host and port), as a span; false without one. */
 static int authority(const char *url, const char **start, size_t *len, const char **userinfo_end) {
@@ -88,11 +88,11 @@ static int authority(const char *url, const char **start, size_t *len, const cha
   return 1;
 }
 
-device_credentials device_settings_credentials(const char *stored, const char *given, char *out, size_t size) {
+app_settings_credentials_result app_settings_credentials(const char *stored, const char *given, char *out, size_t size) {
   const char *scheme = strstr(given, "://");
-  size_t hidden = strlen(DEVICE_SETTINGS_HIDDEN);
-  if (!scheme || strncmp(scheme + 3, DEVICE_SETTINGS_HIDDEN "@", hidden + 1) != 0) {
-    return snprintf(out, size, "%s", given) < (int)size ? DEVICE_CREDENTIALS_OK : DEVICE_CREDENTIALS_TOO_LONG;
+  size_t hidden = strlen(APP_SETTINGS_HIDDEN);
+  if (!scheme || strncmp(scheme + 3, APP_SETTINGS_HIDDEN "@", hidden + 1) != 0) {
+    return snprintf(out, size, "%s", given) < (int)size ? APP_SETTINGS_CREDENTIALS_OK : APP_SETTINGS_CREDENTIALS_TOO_LONG;
   }
   const char *a, *b, *a_at, *b_at;
   size_t a_len, b_len;
@@ -100,16 +100,16 @@ device_credentials device_settings_credentials(const char *stored, const char *g
   int same = stored_scheme && authority(stored, &a, &a_len, &a_at) && authority(given, &b, &b_len, &b_at) &&
              stored_scheme - stored == scheme - given && strncmp(stored, given, (size_t)(scheme - given)) == 0 &&
              a_len == b_len && strncmp(a, b, a_len) == 0;
-  if (!same) return DEVICE_CREDENTIALS_OTHER_HOST;
+  if (!same) return APP_SETTINGS_CREDENTIALS_OTHER_HOST;
   /* The stored userinfo (none: the URL goes without credentials), then the rest of `given`. */
   int userinfo = a_at ? (int)(a_at + 1 - (stored_scheme + 3)) : 0;
   int n = snprintf(out, size, "%.*s%.*s%s", (int)(scheme + 3 - given), given, userinfo, stored_scheme + 3,
                    scheme + 3 + hidden + 1);
-  return n >= 0 && n < (int)size ? DEVICE_CREDENTIALS_OK : DEVICE_CREDENTIALS_TOO_LONG;
+  return n >= 0 && n < (int)size ? APP_SETTINGS_CREDENTIALS_OK : APP_SETTINGS_CREDENTIALS_TOO_LONG;
 }
 
-const char *device_settings_credentials_meaning(device_credentials result) {
-  return result == DEVICE_CREDENTIALS_OTHER_HOST
+const char *app_settings_credentials_meaning(app_settings_credentials_result result) {
+  return result == APP_SETTINGS_CREDENTIALS_OTHER_HOST
              ? "The hidden credentials belong to another scheme, host or port; type them again for this URL."
-             : result == DEVICE_CREDENTIALS_TOO_LONG ? "Upstream URL is too long." : "";
+             : result == APP_SETTINGS_CREDENTIALS_TOO_LONG ? "Upstream URL is too long." : "";
 }

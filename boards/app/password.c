@@ -1,6 +1,6 @@
-/* See device_password.h. The hashing is mbedTLS's; the comparison is libsodium's
+/* See app_password.h. The hashing is mbedTLS's; the comparison is libsodium's
  * constant-time sodium_memcmp. */
-#include "device_password.h"
+#include "password.h"
 
 #include <mbedtls/md.h>
 #include <mbedtls/pkcs5.h>
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int device_password_acceptable(const char *password) {
+int app_password_acceptable(const char *password) {
   size_t n = strlen(password);
   if (n < 8 || n > 64) return 0;
   for (size_t i = 0; i < n; i++)
@@ -33,26 +33,26 @@ static void to_hex(const uint8_t *bytes, size_t n, char *out) {
   sodium_bin2hex(out, 2 * n + 1, bytes, n);
 }
 
-int device_password_hash(const char *password, const uint8_t salt[DEVICE_PASSWORD_SALT_BYTES], char *out,
+int app_password_hash(const char *password, const uint8_t salt[APP_PASSWORD_SALT_BYTES], char *out,
                          size_t out_size) {
-  uint8_t hash[DEVICE_PASSWORD_HASH_BYTES];
-  char salt_hex[2 * DEVICE_PASSWORD_SALT_BYTES + 1], hash_hex[2 * DEVICE_PASSWORD_HASH_BYTES + 1];
-  if (pbkdf2(password, salt, DEVICE_PASSWORD_SALT_BYTES, DEVICE_PASSWORD_ITERATIONS, hash, sizeof hash) != 0)
+  uint8_t hash[APP_PASSWORD_HASH_BYTES];
+  char salt_hex[2 * APP_PASSWORD_SALT_BYTES + 1], hash_hex[2 * APP_PASSWORD_HASH_BYTES + 1];
+  if (pbkdf2(password, salt, APP_PASSWORD_SALT_BYTES, APP_PASSWORD_ITERATIONS, hash, sizeof hash) != 0)
     return -1;
-  to_hex(salt, DEVICE_PASSWORD_SALT_BYTES, salt_hex);
+  to_hex(salt, APP_PASSWORD_SALT_BYTES, salt_hex);
   to_hex(hash, sizeof hash, hash_hex);
-  int n = snprintf(out, out_size, "pbkdf2-sha256$%u$%s$%s", DEVICE_PASSWORD_ITERATIONS, salt_hex, hash_hex);
+  int n = snprintf(out, out_size, "pbkdf2-sha256$%u$%s$%s", APP_PASSWORD_ITERATIONS, salt_hex, hash_hex);
   return n > 0 && (size_t)n < out_size ? 0 : -1;
 }
 
-int device_password_check(const char *stored, const char *password) {
-  char copy[DEVICE_PASSWORD_STORED_MAX];
+int app_password_check(const char *stored, const char *password) {
+  char copy[APP_PASSWORD_STORED_MAX];
   if (strlen(stored) >= sizeof copy) return 0;
   strcpy(copy, stored);
   char *scheme = strtok(copy, "$"), *iterations = strtok(NULL, "$"), *salt_hex = strtok(NULL, "$"),
        *hash_hex = strtok(NULL, "$");
   if (!scheme || !iterations || !salt_hex || !hash_hex || strcmp(scheme, "pbkdf2-sha256") != 0) return 0;
-  uint8_t salt[64], expected[DEVICE_PASSWORD_HASH_BYTES], got[DEVICE_PASSWORD_HASH_BYTES];
+  uint8_t salt[64], expected[APP_PASSWORD_HASH_BYTES], got[APP_PASSWORD_HASH_BYTES];
   size_t salt_len = 0, hash_len = 0;
   if (sodium_hex2bin(salt, sizeof salt, salt_hex, strlen(salt_hex), NULL, &salt_len, NULL) != 0) return 0;
   if (sodium_hex2bin(expected, sizeof expected, hash_hex, strlen(hash_hex), NULL, &hash_len, NULL) != 0 ||
@@ -64,14 +64,14 @@ int device_password_check(const char *stored, const char *password) {
   return sodium_memcmp(got, expected, sizeof got) == 0;
 }
 
-uint32_t device_guess_wait_ms(const device_guess_limit *limit, uint32_t now) {
-  if (limit->wrong < DEVICE_GUESS_MAX) return 0;
-  /* The oldest of the last DEVICE_GUESS_MAX wrong guesses: the ring's next slot. */
-  uint32_t age = now - limit->wrong_at[limit->wrong % DEVICE_GUESS_MAX];
-  return age >= DEVICE_GUESS_WINDOW_MS ? 0 : DEVICE_GUESS_WINDOW_MS - age;
+uint32_t app_password_guess_wait_ms(const app_password_guess_limit *limit, uint32_t now) {
+  if (limit->wrong < APP_PASSWORD_GUESS_MAX) return 0;
+  /* The oldest of the last APP_PASSWORD_GUESS_MAX wrong guesses: the ring's next slot. */
+  uint32_t age = now - limit->wrong_at[limit->wrong % APP_PASSWORD_GUESS_MAX];
+  return age >= APP_PASSWORD_GUESS_WINDOW_MS ? 0 : APP_PASSWORD_GUESS_WINDOW_MS - age;
 }
 
-void device_guess_wrong(device_guess_limit *limit, uint32_t now) {
-  limit->wrong_at[limit->wrong % DEVICE_GUESS_MAX] = now;
+void app_password_guess_wrong(app_password_guess_limit *limit, uint32_t now) {
+  limit->wrong_at[limit->wrong % APP_PASSWORD_GUESS_MAX] = now;
   limit->wrong++;
 }

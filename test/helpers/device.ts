@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import type { PolicyFields } from "../../host/library/src/policy.js";
 import type { VirtualClock } from "../../host/tools/src/device/clock.js";
-import type { Device } from "../../host/tools/src/device/loop.js";
+import type { Device } from "../../host/tools/src/device/device.js";
 import type { Upstream } from "../../host/tools/src/upstream/server.js";
 import { BIN } from "./cli.js";
 import { ROOT } from "./command.js";

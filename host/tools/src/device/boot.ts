@@ -17,7 +17,7 @@ import {
   type TickRetryApi,
 } from "tickretry";
 import { configureBroker, configureUpload, type BudgetName } from "./policies.js";
-import { StateFileError, type DeviceState, type StateStore } from "./state-file.js";
+import { StateFileError, type DeviceState, type StateStore } from "./app/kept.js";
 
 const ENDED = [
   Counter.ENDED_SUCCEEDED,

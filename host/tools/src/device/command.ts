@@ -5,16 +5,16 @@ import { readCommandLine, startOrReport, untilStopped } from "../long-running.js
 import { numberOption } from "../number-option.js";
 import { SCENARIOS, SCENARIO_NAMES, isScenarioName, unknownScenario } from "../upstream/scenarios.js";
 import { parseOptions } from "../usage.js";
-import { DEFAULT_PORT } from "./listen.js";
-import type { EndedOperation } from "./loop.js";
+import { DEFAULT_PORT } from "./page/listen.js";
+import type { EndedOperation } from "./device.js";
 import { endReasonName, outcomeName } from "tickretry";
 import { BROKER, UPLOAD, UPLOAD_POLICY, scaled, type BudgetName } from "./policies.js";
-import { mqttOptions } from "./mqtt-options.js";
-import { MAX_STALL_MS } from "./loop.js";
-import { CRASH_POINTS, parseCrashAt } from "./crash-points.js";
-import { fileLog } from "./readings-log.js";
+import { mqttOptions } from "./link/mqtt-options.js";
+import { MAX_STALL_MS } from "./device.js";
+import { CRASH_POINTS, parseCrashAt } from "./app/kept.js";
+import { fileLog } from "./app/readings.js";
 import { startSimulation, type Simulation } from "./simulation.js";
-import { fileStore, memoryStore } from "./state-file.js";
+import { fileStore, memoryStore } from "./app/kept.js";
 import { DEFAULT_TICK_START } from "./tick.js";
 
 const DEFAULT_STATE = "out/device-state.json";

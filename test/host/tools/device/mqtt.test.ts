@@ -7,7 +7,7 @@
 import { afterEach, expect, it } from "vitest";
 import { Counter, State } from "tickretry";
 import { startSimulation, type Simulation } from "../../../../host/tools/src/device/simulation.js";
-import type { DeviceStatus } from "../../../../host/tools/src/device/status.js";
+import type { DeviceStatus } from "../../../../host/tools/src/device/app/status.js";
 import { startMosquitto } from "../../../../host/tools/src/mqtt/mosquitto.js";
 import type { Broker } from "../../../../host/tools/src/mqtt/broker.js";
 import { QUICK, waitFor } from "../../../helpers/device.js";

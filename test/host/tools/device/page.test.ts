@@ -3,8 +3,8 @@
 import { readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BROKER_MEANINGS, DEFAULT_BROKER } from "../../../../host/tools/src/device/broker-settings.js";
-import { BODY_LIMIT } from "../../../../host/tools/src/device/form-body.js";
+import { BROKER_MEANINGS, DEFAULT_BROKER } from "../../../../host/tools/src/device/app/broker.js";
+import { BODY_LIMIT } from "../../../../host/tools/src/device/page/form-body.js";
 import { pageFiles, ROOT } from "../../../../scripts/embed/page-files.js";
 import { startSimulation, type Simulation } from "../../../../host/tools/src/device/simulation.js";
 import { WASM_PATH } from "../../../../host/library/src/tickretry.js";

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { MAX_CONNECTIONS, MAX_PIPELINED } from "../../../../host/tools/src/device/setup-server.js";
+import { MAX_CONNECTIONS, MAX_PIPELINED } from "../../../../host/tools/src/device/page/server.js";
 import { startSimulation, type Simulation } from "../../../../host/tools/src/device/simulation.js";
 import { tickretry } from "../../../helpers/cli.js";
 import { QUICK, spawnDevice, waitFor } from "../../../helpers/device.js";

@@ -10,16 +10,16 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { EndReason } from "../../../../host/library/src/generated/abi.js";
 import { VirtualClock } from "../../../../host/tools/src/device/clock.js";
-import { Device, type DeviceOptions, type EndedOperation } from "../../../../host/tools/src/device/loop.js";
-import type { LogEvent, ReadingsLog } from "../../../../host/tools/src/device/readings-log.js";
-import { READINGS_PER_EPOCH } from "../../../../host/tools/src/device/readings.js";
+import { Device, type DeviceOptions, type EndedOperation } from "../../../../host/tools/src/device/device.js";
+import type { LogEvent, ReadingsLog } from "../../../../host/tools/src/device/app/readings.js";
+import { READINGS_PER_EPOCH } from "../../../../host/tools/src/device/app/readings.js";
 import {
   fileStore,
   memoryStore,
   StateFileError,
   type StateStore,
-} from "../../../../host/tools/src/device/state-file.js";
-import { deviceStatus } from "../../../../host/tools/src/device/status.js";
+} from "../../../../host/tools/src/device/app/kept.js";
+import { deviceStatus } from "../../../../host/tools/src/device/app/status.js";
 import type { PolicyFields } from "../../../../host/library/src/policy.js";
 import type { ScenarioName, Timing } from "../../../../host/tools/src/upstream/scenarios.js";
 import { startUpstream, type Upstream } from "../../../../host/tools/src/upstream/server.js";
@@ -202,7 +202,7 @@ describe("the queue of readings", () => {
     for (let i = 0; i < 22; i++) device.requestUpload();
     await until("sixteen operations", () => device.ops.size === 16);
     expect(deviceStatus(device).readings).toEqual({ queued: 4, queueLimit: 4, dropped: 2 });
-    // Readings are numbered within the boot's epoch (readings.ts, readingId).
+    // Readings are numbered within the boot's epoch (app/readings.ts, readingId).
     const seq = (reading: number) => reading % READINGS_PER_EPOCH;
     expect(log.filter((e) => e.event === "dropped").map((e) => seq(e.reading))).toEqual([16, 17]);
     await until("every reading to end", () => ended.length === 20);

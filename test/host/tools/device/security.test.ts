@@ -10,16 +10,16 @@ import {
   GUESS_WINDOW_MS,
   GuessLimit,
   MAX_WRONG_GUESSES,
-} from "../../../../host/tools/src/device/guess-limit.js";
-import { checkPassword } from "../../../../host/tools/src/device/security.js";
+} from "../../../../host/tools/src/device/app/password.js";
+import { checkPassword } from "../../../../host/tools/src/device/app/password.js";
 import { startSimulation, type Simulation } from "../../../../host/tools/src/device/simulation.js";
-import { fileStore } from "../../../../host/tools/src/device/state-file.js";
+import { fileStore } from "../../../../host/tools/src/device/app/kept.js";
 import { WASM_PATH } from "../../../../host/library/src/tickretry.js";
 import { QUICK, waitFor } from "../../../helpers/device.js";
 import { DEVICE_PASSWORD, post, setUp } from "../../../helpers/page.js";
 import { stubModule } from "../../../helpers/stub-module.js";
 import { withVersion } from "../../../../scripts/sign/version-section.js";
-import { TRIAL_LIMIT_MS } from "../../../../host/tools/src/device/module-trial.js";
+import { TRIAL_LIMIT_MS } from "../../../../host/tools/src/device/module.js";
 
 let sim: Simulation;
 let buildKey: { privateKey: KeyObject; publicKey: KeyObject };

@@ -7,10 +7,10 @@ import { existsSync, mkdtempSync, rmSync, statSync, symlinkSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { DEFAULT_BROKER } from "../../../../host/tools/src/device/broker-settings.js";
-import { Device } from "../../../../host/tools/src/device/loop.js";
+import { DEFAULT_BROKER } from "../../../../host/tools/src/device/app/broker.js";
+import { Device } from "../../../../host/tools/src/device/device.js";
 import { startSimulation, type Simulation } from "../../../../host/tools/src/device/simulation.js";
-import { fileStore, StateFileError } from "../../../../host/tools/src/device/state-file.js";
+import { fileStore, StateFileError } from "../../../../host/tools/src/device/app/kept.js";
 import { QUICK, waitFor } from "../../../helpers/device.js";
 import { post, setUp } from "../../../helpers/page.js";
 

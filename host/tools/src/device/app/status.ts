@@ -1,16 +1,17 @@
 // The device's status as JSON: what the setup page polls and the tests and bench read.
 // Its fields are boards/page/status-fields.json, the list the sketch's generated writer
 // follows too (test/boards/status-fields.test.ts holds both to it). Read between passes through
-// the module's queries, which never move its clock.
+// the module's queries, which never move its clock. Its MQTT part and the event ring the
+// page's timeline draws are here too.
 import { State, ticksUntil, COUNTERS, endReasonName, outcomeName, stateName } from "tickretry";
-import type { Upstream } from "../upstream/server.js";
-import { SCENARIO_NAMES } from "../upstream/scenarios.js";
-import type { BootInfo, Device, HostCounts, StoreFigures } from "./loop.js";
-import type { DeviceEvent } from "./events.js";
+import type { Upstream } from "../../upstream/server.js";
+import { SCENARIO_NAMES } from "../../upstream/scenarios.js";
+import type { BootInfo, Device, HostCounts, StoreFigures } from "../device.js";
 import { settingsStatus } from "./settings.js";
-import { mqttStatus, type MqttStatus } from "./mqtt-status.js";
-import type { MqttSide } from "./mqtt-simulation.js";
-import { flashLifeYears, sketchNvsWritesPerDay } from "./nvs-wear.js";
+import type { MqttSide } from "../link/mqtt-simulation.js";
+import { flashLifeYears, sketchNvsWritesPerDay } from "../nvs-wear.js";
+import type { ConsumerStats } from "../../mqtt/consumer.js";
+import type { SessionStatus } from "./broker.js";
 
 /** A board's NVS life at the device's rate of state changes (nvs-wear.ts); null before any. */
 const flashLife = (changesPerDay: number | undefined): number | null =>
@@ -159,7 +160,7 @@ function upstreamOf(upstream?: Upstream): Pick<DeviceStatus, "faults" | "upstrea
   };
 }
 
-/** The whole status (what the page's first poll gets; status-delta.ts cuts the later ones). */
+/** The whole status (what the page's first poll gets; page/status-delta.ts cuts the later ones). */
 export function deviceStatus(device: Device, context: StatusContext = {}): DeviceStatus {
   const api = device.api;
   const now = device.tick.read();
@@ -181,4 +182,111 @@ export function deviceStatus(device: Device, context: StatusContext = {}): Devic
     ...upstreamOf(context.upstream),
     ...mqttStatus(device, now, context.mqtt),
   };
+}
+
+// The MQTT part of /status.json: each session the device holds (here the broker
+// connection; the sketch adds its Wi-Fi), the broker, and the consumer started beside
+// it. An HTTP device has no session and null for the other two.
+export interface BrokerStatus {
+  url: string;
+  /** True for the embedded broker, which the page's "Restart broker" restarts. */
+  embedded: boolean;
+  restarts: number;
+}
+
+export type ConsumerStatus = Omit<ConsumerStats, "connects">;
+
+export interface MqttStatus {
+  sessions: SessionStatus[];
+  broker: BrokerStatus | null;
+  consumer: ConsumerStatus | null;
+}
+
+export function mqttStatus(device: Device, now: number, mqtt: MqttSide | undefined): MqttStatus {
+  const c = mqtt?.consumer?.stats();
+  return {
+    sessions: device.session ? [device.session.status(now)] : [],
+    broker: mqtt
+      ? {
+          url: mqtt.transport.brokerUrl,
+          embedded: mqtt.broker !== undefined,
+          restarts: mqtt.broker?.restarts() ?? 0,
+        }
+      : null,
+    consumer: c
+      ? {
+          connected: c.connected,
+          received: c.received,
+          stored: c.stored,
+          replays: c.replays,
+          duplicates: c.duplicates,
+          unparseable: c.unparseable,
+        }
+      : null,
+  };
+}
+
+// The device's recent events, for the page's live timeline: a ring of the last EVENTS
+// begins, attempt starts, answers, timeouts and ends, and the boots and sleeps between
+// them, each with a sequence number so the page can merge what it polls without counting
+// anything twice, and the RTC's reading, the clock the page places them on: the tick
+// starts again at every boot, the RTC runs on through reboots and sleeps.
+/** Events kept; at an upload every 3 s this covers well over a minute. */
+export const EVENTS = 128;
+
+export type EventKind = "begin" | "start" | "answer" | "timeout" | "end" | "boot" | "sleep";
+
+export interface DeviceEvent {
+  seq: number;
+  /** The tick it happened at (this boot's count). */
+  t: number;
+  /** The RTC's reading then, ms since the epoch. */
+  wallMs: number;
+  kind: EventKind;
+  operationId: number;
+  attempt: number;
+  /** answer: the outcome's name; otherwise "NONE". */
+  outcome: string;
+  /** end: the end reason's name; otherwise "NONE". */
+  endReason: string;
+}
+
+export class EventLog {
+  private readonly ring: DeviceEvent[] = [];
+  private seq = 0;
+
+  /** wallMs: the device's RTC. */
+  constructor(private readonly wallMs: () => number) {}
+
+  add(
+    t: number,
+    kind: EventKind,
+    operationId: number,
+    attempt: number,
+    outcome = "NONE",
+    endReason = "NONE",
+  ): number {
+    this.ring.push({
+      seq: ++this.seq,
+      t,
+      wallMs: this.wallMs(),
+      kind,
+      operationId,
+      attempt,
+      outcome,
+      endReason,
+    });
+    if (this.ring.length > EVENTS) this.ring.shift();
+    return this.seq;
+  }
+
+  /** Oldest first. */
+  list(): DeviceEvent[] {
+    return this.ring.slice();
+  }
+
+  /** The newest event's seq (0: none yet). */
+  get newest(): number {
+    return this.seq;
+  }
 }

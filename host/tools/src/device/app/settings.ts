@@ -1,6 +1,6 @@
 // The setup form's settings and their checks: what a device would accept before it writes
 // them to flash. A form with any bad field stores nothing.
-import { brokerStatus, checkBroker, DEFAULT_BROKER, type BrokerSettings } from "./broker-settings.js";
+import { brokerStatus, checkBroker, DEFAULT_BROKER, type BrokerSettings } from "./broker.js";
 
 export interface Settings extends BrokerSettings {
   ssid: string;

@@ -36,12 +36,12 @@ import {
   type LoopHal,
 } from "tickretry";
 import { bootModule } from "./boot.js";
-import { BrokerSession } from "./broker-session.js";
-import { crasher, type CrashAt, type CrashPoint } from "./crash-points.js";
-import { EventLog } from "./events.js";
-import { keepAliveAgents, startAttempt, type Agents, type AttemptResult } from "./http-attempt.js";
+import { BrokerSession } from "./app/broker.js";
+import { crasher, type CrashAt, type CrashPoint } from "./app/kept.js";
+import { EventLog } from "./app/status.js";
+import { keepAliveAgents, startAttempt, type Agents, type AttemptResult } from "./link/http-attempt.js";
 import { LoopStats } from "./loop-stats.js";
-import { publishReading, useBrokerSettings, type MqttTransport } from "./mqtt-transport.js";
+import { publishReading, useBrokerSettings, type MqttTransport } from "./link/mqtt-transport.js";
 import { UPLOAD, UPLOAD_POLICY, mqttUpload, type BudgetName } from "./policies.js";
 import {
   QUEUE_LIMIT,
@@ -51,10 +51,10 @@ import {
   takeReading,
   uploadBody,
   type Reading,
-} from "./readings.js";
-import type { LogEvent, ReadingsLog } from "./readings-log.js";
-import { defaultSettings, type Settings } from "./settings.js";
-import { memoryStore, type DeviceState, type StateStore } from "./state-file.js";
+} from "./app/readings.js";
+import type { LogEvent, ReadingsLog } from "./app/readings.js";
+import { defaultSettings, type Settings } from "./app/settings.js";
+import { memoryStore, type DeviceState, type StateStore } from "./app/kept.js";
 import { wallClock, type DeviceClock } from "./clock.js";
 import { DeviceTick } from "./tick.js";
 
@@ -89,7 +89,7 @@ export interface DeviceOptions {
   crashAt?: CrashAt;
   /** Where time comes from (default: the wall clock). */
   clock?: DeviceClock;
-  /** Upload over MQTT through this broker connection instead of HTTP (mqtt-transport.ts). */
+  /** Upload over MQTT through this broker connection instead of HTTP (link/mqtt-transport.ts). */
   mqtt?: MqttTransport;
 }
 
@@ -224,7 +224,7 @@ export class Device {
   private running = false;
   /** Whether the pass's state write succeeded (startAttempt sends only then). */
   private stored = true;
-  /** This boot's reading epoch and the next number within it (readings.ts, readingId). */
+  /** This boot's reading epoch and the next number within it (app/readings.ts, readingId). */
   private epoch = 0;
   /** The epoch is on flash: only then may a reading take a number of it. */
   private epochStored = false;

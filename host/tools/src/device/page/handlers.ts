@@ -1,23 +1,22 @@
 // The simulated device's handler for each route of boards/page/routes.json, by the
 // handler name the contract gives (routes.ts checks the two lists match). A handler runs
-// once its route's guard has passed (setup-server.ts) and its body has been read; it
+// once its route's guard has passed (server.ts) and its body has been read; it
 // touches the device only through requests the next pass carries out (stall, upload,
 // power) or read-only queries (status), and answers in the contract's words.
 import type { IncomingMessage } from "node:http";
 import type { KeyObject } from "node:crypto";
 import { ABI_VERSION, Result, errorName, instantiate, saveImage } from "tickretry";
-import { trialRun } from "./module-trial.js";
-import { moduleVersion } from "./module-version.js";
-import { isScenarioName } from "../upstream/scenarios.js";
-import type { Upstream } from "../upstream/server.js";
-import { MAX_SLEEP_S, MAX_STALL_MS, type Device } from "./loop.js";
+import { moduleVersion, trialRun, verifySignedModule } from "../module.js";
+import { isScenarioName } from "../../upstream/scenarios.js";
+import type { Upstream } from "../../upstream/server.js";
+import { MAX_SLEEP_S, MAX_STALL_MS, type Device } from "../device.js";
 import { message } from "./routes.js";
-import { DevicePassword, passwordProblem, verifySignedModule } from "./security.js";
-import { checkSettings } from "./settings.js";
+import { DevicePassword, passwordProblem } from "../app/password.js";
+import { checkSettings } from "../app/settings.js";
 import type { StatusMemo } from "./status-delta.js";
-import { deviceStatus } from "./status.js";
-import { ok, refuse, refuseText, type Answer } from "./setup-answers.js";
-import type { MqttSide } from "./mqtt-simulation.js";
+import { deviceStatus } from "../app/status.js";
+import { ok, refuse, refuseText, type Answer } from "./answers.js";
+import type { MqttSide } from "../link/mqtt-simulation.js";
 
 export interface SetupContext {
   device: Device;

@@ -81,7 +81,7 @@ export interface VirtualRig {
 
 /** Requests of the device still waiting for their answer. */
 const awaiting = (device: Device) =>
-  [...device.ops.values()].filter((o) => o.flight && !o.flight.result).length;
+  [...device.uploads.ops.values()].filter((o) => o.flight && !o.flight.result).length;
 
 /** Requests the upstream holds for good: under "hang" (elsewhere it holds one only for its latency). */
 function hung(upstream: Upstream): number {

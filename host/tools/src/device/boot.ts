@@ -29,6 +29,19 @@ const ENDED = [
   Counter.ENDED_CANCELLED,
 ];
 
+export type BootKind = "power-on" | "restart" | "reboot" | "deep sleep";
+
+export interface BootInfo {
+  kind: BootKind;
+  /** Boots of this process. */
+  count: number;
+  /** How long the stored image had waited when it was restored (the elapsed passed to restore), ms. */
+  elapsedMs: number;
+  /** Operations and queued readings that came back from the store. */
+  restoredOperations: number;
+  restoredQueued: number;
+}
+
 export interface Booted {
   api: TickRetryApi;
   /** The stored state the module was restored from; undefined for a new scheduler. */

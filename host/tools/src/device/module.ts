@@ -1,7 +1,7 @@
-// The module swap's checks, as the sketch has them (boards/esp32/src/module_signature.c):
-// the build key's Ed25519 signature an uploaded module must carry (the sketch verifies
-// with libsodium, node:crypto here), its version, and a trial run before it replaces the
-// running one.
+// The module the device runs, and the swap's checks, as the sketch has them
+// (boards/esp32/src/module_signature.c): the build key's Ed25519 signature an uploaded
+// module must carry (the sketch verifies with libsodium, node:crypto here), its version,
+// and a trial run before it replaces the running one.
 //
 // Anti-rollback: the version an uploaded module carries in its signed bytes, a custom
 // section named "tickretry.version" holding a u32 little-endian (`npm run sign -- --version
@@ -11,7 +11,8 @@
 import { createPublicKey, verify, type KeyObject } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { Worker } from "node:worker_threads";
-import { Image } from "tickretry";
+import { Image, Result, WASM_PATH, instantiate, restoreImage, saveImage } from "tickretry";
+import type { Running } from "./running.js";
 import { asset } from "../assets.js";
 
 export const VERSION_SECTION = "tickretry.version";
@@ -137,4 +138,55 @@ export function verifySignedModule(signed: Buffer, key: KeyObject | undefined): 
     };
   }
   return { ok: true, module };
+}
+
+/** The module a boot loads, as the firmware's flash holds it. */
+export const BUILT_MODULE = readFileSync(WASM_PATH);
+
+/** The module broke its contract (a save refused): a bug of the built one, a fault of an uploaded one. */
+export class ModuleFault extends Error {}
+
+/** The module running: the built one from each boot on, or one the page swapped in until the next boot. */
+export class RunningModule {
+  /** Its bytes, as the page's playground fetches them. */
+  bytes: Buffer = BUILT_MODULE;
+  /** Uploaded modules that trapped at run time and were replaced by the built one (this process). */
+  traps = 0;
+  /** The highest module version accepted (anti-rollback; kept in the state file). */
+  versionFloor = 0;
+
+  /** `changed`: the floor moved, for the next state write. */
+  constructor(private readonly changed: () => void) {}
+
+  /** A boot loads the built module: an uploaded one lives until the next boot, as on a board. */
+  boot(versionFloor: number): void {
+    this.bytes = BUILT_MODULE;
+    this.versionFloor = versionFloor;
+  }
+
+  /**
+   * Swaps in another build of the module (an upload whose signature the caller checked) as
+   * the firmware's tickretry_wasm3_open does: the running instance's image is restored into
+   * the new one, so operations, ids, budget and counters carry across and attempts in flight
+   * still count. On a refusal (the module's error code) nothing changes.
+   */
+  replace(running: Running, bytes: Buffer): number {
+    const now = running.tick.read();
+    const image = saveImage(running.api, now);
+    if (typeof image === "number") return image;
+    const api = instantiate(new WebAssembly.Module(new Uint8Array(bytes)));
+    const restored = restoreImage(api, image, now);
+    if (restored !== Result.OK) return restored;
+    running.api = api;
+    running.loop.resume(api, running.loop.saveSlots(), false);
+    this.bytes = bytes;
+    return Result.OK;
+  }
+
+  /** Raises the anti-rollback floor to `version`; the next pass stores it. */
+  accept(version: number): void {
+    if (version <= this.versionFloor) return;
+    this.versionFloor = version;
+    this.changed();
+  }
 }

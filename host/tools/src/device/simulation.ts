@@ -58,7 +58,7 @@ async function serveDevice(options: SimulationOptions, host: string, upstream?: 
       upstreamUrl: options.upstreamUrl ?? upstream?.url ?? "",
       mqtt: mqtt?.transport,
     });
-    const password = new DevicePassword(device.store.password);
+    const password = new DevicePassword(device.kept.store.password);
     const server = createSetupServer({
       device,
       upstream,
@@ -90,7 +90,7 @@ export async function startSimulation(options: SimulationOptions = {}): Promise<
   device.start();
   const stalls =
     (options.stallMs ?? 0) > 0 && (options.stallEveryMs ?? 0) > 0
-      ? setInterval(() => device.requestStall(options.stallMs!), options.stallEveryMs)
+      ? setInterval(() => device.requests.stall(options.stallMs!), options.stallEveryMs)
       : undefined;
 
   return {

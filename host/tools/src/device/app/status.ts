@@ -1,12 +1,24 @@
 // The device's status as JSON: what the setup page polls and the tests and bench read.
 // Its fields are boards/page/status-fields.json, the list the sketch's generated writer
 // follows too (test/boards/status-fields.test.ts holds both to it). Read between passes through
-// the module's queries, which never move its clock. Its MQTT part and the event ring the
-// page's timeline draws are here too.
-import { State, ticksUntil, COUNTERS, endReasonName, outcomeName, stateName } from "tickretry";
+// the module's queries, which never move its clock. Its MQTT part is here too.
+import {
+  OpFlag,
+  State,
+  ticksUntil,
+  COUNTERS,
+  endReasonName,
+  outcomeName,
+  stateName,
+  type TickRetryApi,
+} from "tickretry";
 import type { Upstream } from "../../upstream/server.js";
 import { SCENARIO_NAMES } from "../../upstream/scenarios.js";
-import type { BootInfo, Device, HostCounts, StoreFigures } from "../device.js";
+import type { BootInfo } from "../boot.js";
+import type { Device } from "../device.js";
+import type { DeviceEvent } from "../events.js";
+import type { StoreFigures } from "./kept.js";
+import type { HostCounts } from "./readings.js";
 import { settingsStatus } from "./settings.js";
 import type { MqttSide } from "../link/mqtt-simulation.js";
 import { flashLifeYears, sketchNvsWritesPerDay } from "../nvs-wear.js";
@@ -84,10 +96,14 @@ export interface StatusContext {
   devicePasswordSet?: boolean;
 }
 
+/** True when the operation has an overall deadline (HAS_DEADLINE). */
+const hasDeadline = (api: TickRetryApi, handle: number): boolean =>
+  (api.opFlags(handle) & OpFlag.HAS_DEADLINE) !== 0;
+
 /** The live operations, as the module's queries give them at tick `now`. */
 function operationsOf(device: Device, now: number): OperationStatus[] {
-  const api = device.api;
-  return [...device.ops.values()].map((op) => {
+  const api = device.running.api;
+  return [...device.uploads.ops.values()].map((op) => {
     const h = op.handle;
     const state = api.state(h);
     return {
@@ -96,10 +112,10 @@ function operationsOf(device: Device, now: number): OperationStatus[] {
       reading: op.reading.id,
       state: stateName(state),
       attempt: api.attempt(h),
-      maxAttempts: device.policy.maxAttempts,
+      maxAttempts: device.kept.policy.maxAttempts,
       nextAttemptInMs: state === State.WAITING ? ticksUntil(now, api.nextAttemptAt(h)) : null,
       attemptTimeoutInMs: state === State.IN_FLIGHT ? ticksUntil(now, api.attemptDeadline(h)) : null,
-      deadlineInMs: state !== State.DONE && device.hasDeadline(h) ? ticksUntil(now, api.deadline(h)) : null,
+      deadlineInMs: state !== State.DONE && hasDeadline(api, h) ? ticksUntil(now, api.deadline(h)) : null,
       lastOutcome: outcomeName(api.lastOutcome(h)),
       detail: op.detail,
     };
@@ -121,17 +137,17 @@ function loopOf(device: Device): DeviceStatus["loop"] {
 
 /** The state file's figures and what they cost over a board's life. */
 function storeOf(device: Device): DeviceStatus["store"] {
-  const f = device.figures;
+  const f = device.kept.figures;
   return {
     ...f,
     writesPerOperation: f.operationsEnded === 0 ? null : f.writes / f.operationsEnded,
-    flashLifeYears: flashLife(device.writesPerDay()),
+    flashLifeYears: flashLife(device.kept.writesPerDay()),
   };
 }
 
 /** The last ended operations, newest first. */
 function recentOf(device: Device): EndedStatus[] {
-  return device.recent.map((e) => ({
+  return device.uploads.recent.map((e) => ({
     seq: e.seq,
     operationId: e.operationId,
     reading: e.reading,
@@ -162,22 +178,26 @@ function upstreamOf(upstream?: Upstream): Pick<DeviceStatus, "faults" | "upstrea
 
 /** The whole status (what the page's first poll gets; page/status-delta.ts cuts the later ones). */
 export function deviceStatus(device: Device, context: StatusContext = {}): DeviceStatus {
-  const api = device.api;
-  const now = device.tick.read();
+  const api = device.running.api;
+  const now = device.running.tick.read();
   return {
     device: { name: "simulator", backend: "v8", abiVersion: api.abiVersion() },
-    tick: { now, wraps: device.tick.wraps, wallMs: Math.floor(device.clock.wallMs()) },
+    tick: { now, wraps: device.running.tick.wraps, wallMs: Math.floor(device.clock.wallMs()) },
     loop: loopOf(device),
-    budget: { on: device.budget !== "off", tokensMilli: api.tokens() },
+    budget: { on: device.kept.budget !== "off", tokensMilli: api.tokens() },
     counters: Object.fromEntries(COUNTERS.map(([name, id]) => [name, api.counter(id)])),
-    host: { ...device.host },
-    readings: { queued: device.queue.length, queueLimit: device.queue.limit, dropped: device.dropped },
+    host: { ...device.uploads.host },
+    readings: {
+      queued: device.readings.queue.length,
+      queueLimit: device.readings.queue.limit,
+      dropped: device.readings.dropped,
+    },
     store: storeOf(device),
     power: { ...device.boot, asleepForMs: device.asleepForMs() ?? null },
     operations: operationsOf(device, now),
     recent: recentOf(device),
     events: device.events.list(),
-    settings: settingsStatus(device.settings),
+    settings: settingsStatus(device.settings.current),
     security: { devicePasswordSet: context.devicePasswordSet ?? false, moduleUpload: true },
     ...upstreamOf(context.upstream),
     ...mqttStatus(device, now, context.mqtt),
@@ -224,69 +244,4 @@ export function mqttStatus(device: Device, now: number, mqtt: MqttSide | undefin
         }
       : null,
   };
-}
-
-// The device's recent events, for the page's live timeline: a ring of the last EVENTS
-// begins, attempt starts, answers, timeouts and ends, and the boots and sleeps between
-// them, each with a sequence number so the page can merge what it polls without counting
-// anything twice, and the RTC's reading, the clock the page places them on: the tick
-// starts again at every boot, the RTC runs on through reboots and sleeps.
-/** Events kept; at an upload every 3 s this covers well over a minute. */
-export const EVENTS = 128;
-
-export type EventKind = "begin" | "start" | "answer" | "timeout" | "end" | "boot" | "sleep";
-
-export interface DeviceEvent {
-  seq: number;
-  /** The tick it happened at (this boot's count). */
-  t: number;
-  /** The RTC's reading then, ms since the epoch. */
-  wallMs: number;
-  kind: EventKind;
-  operationId: number;
-  attempt: number;
-  /** answer: the outcome's name; otherwise "NONE". */
-  outcome: string;
-  /** end: the end reason's name; otherwise "NONE". */
-  endReason: string;
-}
-
-export class EventLog {
-  private readonly ring: DeviceEvent[] = [];
-  private seq = 0;
-
-  /** wallMs: the device's RTC. */
-  constructor(private readonly wallMs: () => number) {}
-
-  add(
-    t: number,
-    kind: EventKind,
-    operationId: number,
-    attempt: number,
-    outcome = "NONE",
-    endReason = "NONE",
-  ): number {
-    this.ring.push({
-      seq: ++this.seq,
-      t,
-      wallMs: this.wallMs(),
-      kind,
-      operationId,
-      attempt,
-      outcome,
-      endReason,
-    });
-    if (this.ring.length > EVENTS) this.ring.shift();
-    return this.seq;
-  }
-
-  /** Oldest first. */
-  list(): DeviceEvent[] {
-    return this.ring.slice();
-  }
-
-  /** The newest event's seq (0: none yet). */
-  get newest(): number {
-    return this.seq;
-  }
 }

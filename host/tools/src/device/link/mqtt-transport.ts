@@ -9,7 +9,6 @@ import { TOPIC, readingPayload } from "../../mqtt/payload.js";
 import type { BrokerSettings } from "../app/broker.js";
 import type { AttemptResult } from "./http-attempt.js";
 import type { MqttLink } from "./mqtt-link.js";
-import type { Reading } from "../app/readings.js";
 
 export interface MqttTransport {
   link: MqttLink;
@@ -39,7 +38,7 @@ export function useBrokerSettings(t: MqttTransport, b: BrokerSettings): void {
 export function publishReading(
   t: MqttTransport,
   operationId: number,
-  reading: Reading,
+  reading: { id: number; celsius: number },
   done: (r: AttemptResult) => void,
 ): { destroy(): void } {
   return t.link.publish(t.topic ?? TOPIC, readingPayload(operationId, reading), done);

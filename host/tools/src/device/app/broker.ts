@@ -110,7 +110,7 @@ export function brokerStatus(b: BrokerSettings) {
 // loop, which kicks the uploads that waited). A lost connection goes back through the
 // HAL's dropped, and the loop drops the session: it retries with its backoff level kept; a
 // PERMANENT refusal (bad credentials) ends it for good, the loop releases it, and the page
-// shows why. The Device calls the few methods below from its HAL.
+// shows why. The HAL (sessions.ts) calls the few methods below.
 /** What the state file keeps of the session: the module's handle survives a restore. */
 export interface StoredSession {
   handle: number;

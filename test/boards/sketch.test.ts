@@ -12,8 +12,8 @@ import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { routeTable, ROUTES } from "../../host/tools/src/device/routes.js";
-import { HANDLERS } from "../../host/tools/src/device/setup-handlers.js";
+import { routeTable, ROUTES } from "../../host/tools/src/device/page/routes.js";
+import { HANDLERS } from "../../host/tools/src/device/page/handlers.js";
 import { KEPT_BYTES } from "../../host/tools/src/device/nvs-wear.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));

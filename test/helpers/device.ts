@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import type { PolicyFields } from "../../host/library/src/policy.js";
 import type { VirtualClock } from "../../host/tools/src/device/clock.js";
-import type { Device } from "../../host/tools/src/device/loop.js";
+import type { Device } from "../../host/tools/src/device/device.js";
 import type { Upstream } from "../../host/tools/src/upstream/server.js";
 import { BIN } from "./cli.js";
 import { ROOT } from "./command.js";
@@ -81,7 +81,7 @@ export interface VirtualRig {
 
 /** Requests of the device still waiting for their answer. */
 const awaiting = (device: Device) =>
-  [...device.ops.values()].filter((o) => o.flight && !o.flight.result).length;
+  [...device.uploads.ops.values()].filter((o) => o.flight && !o.flight.result).length;
 
 /** Requests the upstream holds for good: under "hang" (elsewhere it holds one only for its latency). */
 function hung(upstream: Upstream): number {

@@ -9,10 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Rng } from "../random.js";
-import { CRASH_POINTS } from "../device/crash-points.js";
-import { readLog } from "../device/readings-log.js";
-import { readStateFile } from "../device/state-file.js";
-import type { DeviceStatus } from "../device/status.js";
+import { CRASH_POINTS } from "../device/app/kept.js";
+import { readLog } from "../device/app/readings.js";
+import { readStateFile } from "../device/app/kept.js";
+import type { DeviceStatus } from "../device/app/status.js";
 import { exitWithin, startTickretry, stop, type Child } from "./processes.js";
 import { httpSink, mqttSink, type Sink } from "./sinks.js";
 import { tally, type TallyResult } from "./tally.js";
@@ -31,7 +31,7 @@ export interface ChaosOptions {
   /** Where the state file and the readings log go (default: a new temporary directory). */
   dir?: string;
   /**
-   * Then, in the flaky scenario, one more kill in each narrow window (crash-points.ts): the
+   * Then, in the flaky scenario, one more kill in each narrow window (device/app/kept.ts, CRASH_POINTS): the
    * device kills itself there, the nth time it gets there, n seeded from 1 to 20.
    */
   windows?: boolean;

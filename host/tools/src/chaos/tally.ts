@@ -10,7 +10,7 @@
 // (so no reading was lost or stored twice) and the records agree. A replay (the same key
 // again) is not a duplicate: the upstream stored it once.
 import type { StoredUpload } from "../upstream/server.js";
-import type { LogEvent } from "../device/readings-log.js";
+import type { LogEvent } from "../device/app/readings.js";
 
 export interface ChaosTally {
   taken: number;

@@ -17,7 +17,7 @@ import {
   type TickRetryApi,
 } from "tickretry";
 import { configureBroker, configureUpload, type BudgetName } from "./policies.js";
-import { StateFileError, type DeviceState, type StateStore } from "./state-file.js";
+import { StateFileError, type DeviceState, type StateStore } from "./app/kept.js";
 
 const ENDED = [
   Counter.ENDED_SUCCEEDED,
@@ -28,6 +28,19 @@ const ENDED = [
   Counter.ENDED_AMBIGUOUS,
   Counter.ENDED_CANCELLED,
 ];
+
+export type BootKind = "power-on" | "restart" | "reboot" | "deep sleep";
+
+export interface BootInfo {
+  kind: BootKind;
+  /** Boots of this process. */
+  count: number;
+  /** How long the stored image had waited when it was restored (the elapsed passed to restore), ms. */
+  elapsedMs: number;
+  /** Operations and queued readings that came back from the store. */
+  restoredOperations: number;
+  restoredQueued: number;
+}
 
 export interface Booted {
   api: TickRetryApi;

@@ -5,16 +5,16 @@ import { readCommandLine, startOrReport, untilStopped } from "../long-running.js
 import { numberOption } from "../number-option.js";
 import { SCENARIOS, SCENARIO_NAMES, isScenarioName, unknownScenario } from "../upstream/scenarios.js";
 import { parseOptions } from "../usage.js";
-import { DEFAULT_PORT } from "./listen.js";
-import type { EndedOperation } from "./loop.js";
+import { DEFAULT_PORT } from "./page/listen.js";
+import type { EndedOperation } from "./app/readings.js";
 import { endReasonName, outcomeName } from "tickretry";
 import { BROKER, UPLOAD, UPLOAD_POLICY, scaled, type BudgetName } from "./policies.js";
-import { mqttOptions } from "./mqtt-options.js";
-import { MAX_STALL_MS } from "./loop.js";
-import { CRASH_POINTS, parseCrashAt } from "./crash-points.js";
-import { fileLog } from "./readings-log.js";
+import { mqttOptions } from "./link/mqtt-options.js";
+import { MAX_STALL_MS } from "./app/requests.js";
+import { CRASH_POINTS, parseCrashAt } from "./app/kept.js";
+import { fileLog } from "./app/readings.js";
 import { startSimulation, type Simulation } from "./simulation.js";
-import { fileStore, memoryStore } from "./state-file.js";
+import { fileStore, memoryStore } from "./app/kept.js";
 import { DEFAULT_TICK_START } from "./tick.js";
 
 const DEFAULT_STATE = "out/device-state.json";
@@ -141,27 +141,27 @@ function deviceOptions(values: Exclude<ReturnType<typeof parse>, "help">) {
 /** What runs where, what the state file held, and the policy in force. */
 function printBanner(sim: Simulation): void {
   const device = sim.device;
-  const p = device.policy;
+  const p = device.kept.policy;
   console.log(`tickretry device: setup page ${sim.url}`);
   console.log(
     sim.mqtt
       ? `broker ${sim.mqtt.transport.brokerUrl} (${sim.mqtt.broker ? "embedded aedes, with a consumer" : "named by --broker"})`
       : sim.upstream
         ? `upstream ${sim.upstream.url} (scenario ${sim.upstream.scenario()})`
-        : `upstream ${device.settings.upstreamUrl}`,
+        : `upstream ${device.settings.current.upstreamUrl}`,
   );
   const boot = device.boot;
   console.log(
     boot.kind === "restart"
-      ? `state file ${device.store.where}: restored ${boot.restoredOperations} operation(s) and ` +
+      ? `state file ${device.kept.store.where}: restored ${boot.restoredOperations} operation(s) and ` +
           `${boot.restoredQueued} queued reading(s); the image waited ${boot.elapsedMs} ms ` +
           `(the policy and budget are the stored ones)`
-      : `state file ${device.store.where}: nothing stored yet, a new scheduler`,
+      : `state file ${device.kept.store.where}: nothing stored yet, a new scheduler`,
   );
   console.log(
     `upload policy: ${p.maxAttempts} attempts, ${p.attemptTimeout} ms per attempt, backoff ${p.baseDelay} to ` +
-      `${p.maxDelay} ms, deadline ${p.deadline} ms, worst case ${device.api.worstCase(UPLOAD_POLICY)} ms; ` +
-      `budget ${device.budget}`,
+      `${p.maxDelay} ms, deadline ${p.deadline} ms, worst case ${device.running.api.worstCase(UPLOAD_POLICY)} ms; ` +
+      `budget ${device.kept.budget}`,
   );
   console.log("First setup: choose the device password on the page's Setup view; every change needs it.");
   console.log("Ctrl-C stops it.");
@@ -186,11 +186,11 @@ export async function runDevice(args: string[]): Promise<number> {
   // Every live operation ends or is kept, with a line each: without a state file it ends
   // CANCELLED (nothing would carry it on); with one it goes on at the next start.
   const device = sim.device;
-  if (device.store.where === "memory") device.cancelLive();
+  if (device.kept.store.where === "memory") device.cancelLive();
   else {
-    for (const op of device.ops.values()) {
+    for (const op of device.uploads.ops.values()) {
       console.log(
-        `op ${op.operationId} kept in state file ${device.store.where}: it goes on at the next start`,
+        `op ${op.operationId} kept in state file ${device.kept.store.where}: it goes on at the next start`,
       );
     }
   }

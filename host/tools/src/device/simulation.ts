@@ -3,15 +3,16 @@
 // its setup page. The CLI, the tests and the bench all start it through here.
 import type { ScenarioName } from "../upstream/scenarios.js";
 import { startUpstream, type Upstream } from "../upstream/server.js";
-import { listen, urlOf } from "./listen.js";
-import { Device, type DeviceOptions } from "./loop.js";
+import { listen, urlOf } from "./page/listen.js";
+import { Device, type DeviceOptions } from "./device.js";
 import type { KeyObject } from "node:crypto";
 import type { Server } from "node:http";
-import { DevicePassword, loadBuildKey } from "./security.js";
-import { guardedServer } from "./connection-guard.js";
-import type { GuessLimit } from "./guess-limit.js";
-import { createSetupServer, MAX_CONNECTIONS, MAX_PIPELINED } from "./setup-server.js";
-import type { MqttOptions, MqttSide } from "./mqtt-simulation.js";
+import { DevicePassword } from "./app/password.js";
+import { loadBuildKey } from "./module.js";
+import { guardedServer } from "./page/connection-guard.js";
+import type { GuessLimit } from "./app/password.js";
+import { createSetupServer, MAX_CONNECTIONS, MAX_PIPELINED } from "./page/server.js";
+import type { MqttOptions, MqttSide } from "./link/mqtt-simulation.js";
 
 export interface SimulationOptions extends Omit<DeviceOptions, "upstreamUrl" | "mqtt"> {
   /** Upload over MQTT instead of HTTP (the upstream is then not started). */
@@ -57,7 +58,7 @@ async function serveDevice(options: SimulationOptions, host: string, upstream?: 
       upstreamUrl: options.upstreamUrl ?? upstream?.url ?? "",
       mqtt: mqtt?.transport,
     });
-    const password = new DevicePassword(device.store.password);
+    const password = new DevicePassword(device.kept.store.password);
     const server = createSetupServer({
       device,
       upstream,
@@ -80,7 +81,7 @@ async function serveDevice(options: SimulationOptions, host: string, upstream?: 
 export async function startSimulation(options: SimulationOptions = {}): Promise<Simulation> {
   const host = options.host ?? "127.0.0.1";
   // MQTT.js and aedes load only for an MQTT device: an HTTP one starts as fast as before.
-  const mqtt = options.mqtt && (await (await import("./mqtt-simulation.js")).startMqtt(options.mqtt));
+  const mqtt = options.mqtt && (await (await import("./link/mqtt-simulation.js")).startMqtt(options.mqtt));
   const upstream =
     options.upstreamUrl === undefined && mqtt === undefined
       ? await startUpstream({ port: options.upstreamPort, scenario: options.scenario ?? "flaky" })
@@ -89,7 +90,7 @@ export async function startSimulation(options: SimulationOptions = {}): Promise<
   device.start();
   const stalls =
     (options.stallMs ?? 0) > 0 && (options.stallEveryMs ?? 0) > 0
-      ? setInterval(() => device.requestStall(options.stallMs!), options.stallEveryMs)
+      ? setInterval(() => device.requests.stall(options.stallMs!), options.stallEveryMs)
       : undefined;
 
   return {

@@ -3,7 +3,7 @@
 // contradict each other reported as problems.
 import { describe, expect, it } from "vitest";
 import { identityHolds, tally } from "../../../../host/tools/src/chaos/tally.js";
-import type { LogEvent } from "../../../../host/tools/src/device/readings-log.js";
+import type { LogEvent } from "../../../../host/tools/src/device/app/readings.js";
 
 const taken = (...readings: number[]): LogEvent[] => readings.map((reading) => ({ event: "taken", reading }));
 const began = (reading: number, operationId: number): LogEvent => ({ event: "began", reading, operationId });

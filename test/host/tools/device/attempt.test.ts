@@ -5,7 +5,7 @@ import {
   retryAfterMs,
   startAttempt,
   type AttemptResult,
-} from "../../../../host/tools/src/device/http-attempt.js";
+} from "../../../../host/tools/src/device/link/http-attempt.js";
 import { startUpstream, type Upstream } from "../../../../host/tools/src/upstream/server.js";
 import type { ScenarioName } from "../../../../host/tools/src/upstream/scenarios.js";
 import { closedPort } from "../../../helpers/device.js";

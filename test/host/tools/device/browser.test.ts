@@ -102,33 +102,33 @@ describe("the page in Chromium", () => {
     expect(sim.password.isSet).toBe(true);
     await page.locator("#unlock").waitFor();
 
-    const before = { ...sim.device.settings };
+    const before = { ...sim.device.settings.current };
     await page.fill("#ssid", "a-network-name-that-is-far-too-long");
     await page.click("#settings button[type=submit]");
     await page.locator("#ssid-error").waitFor();
     await page.locator("#notice").waitFor();
     expect(await page.textContent("#ssid-error")).toContain("SSID must be 1 to 32 bytes");
     expect(await page.textContent("#notice")).toContain("Nothing was stored");
-    expect(sim.device.settings).toEqual(before);
+    expect(sim.device.settings.current).toEqual(before);
 
     await page.fill("#ssid", "<b>café</b>");
     await page.click("#settings button[type=submit]");
     await page.waitForFunction(() =>
       document.getElementById("notice")?.textContent?.endsWith(": Settings saved."),
     );
-    expect(sim.device.settings.ssid).toBe("<b>café</b>");
+    expect(sim.device.settings.current.ssid).toBe("<b>café</b>");
     await page.waitForFunction(() => document.getElementById("stored-ssid")?.textContent === "<b>café</b>");
 
     // The broker fields: an unparseable URL marked and nothing stored; then a good one shown,
     // its password only as set, and the password field left empty.
-    const saved = { ...sim.device.settings };
+    const saved = { ...sim.device.settings.current };
     await page.fill("#brokerUrl", "mqtt//192.168.1.10");
     await page.click("#settings button[type=submit]");
     await page.locator("#brokerUrl-error").waitFor();
     expect(await page.textContent("#brokerUrl-error")).toContain(
       "Broker URL must be empty or mqtt://host:port",
     );
-    expect(sim.device.settings).toEqual(saved);
+    expect(sim.device.settings.current).toEqual(saved);
     await page.fill("#brokerUrl", "mqtt://192.168.1.10:1883");
     await page.fill("#brokerPassword", "broker-secret");
     await page.click("#settings button[type=submit]");
@@ -136,7 +136,7 @@ describe("the page in Chromium", () => {
       () => document.getElementById("stored-broker")?.textContent === "mqtt://192.168.1.10:1883",
     );
     expect(await page.textContent("#stored-broker-password")).toBe("set");
-    expect(sim.device.settings.brokerPassword).toBe("broker-secret");
+    expect(sim.device.settings.current.brokerPassword).toBe("broker-secret");
     expect(await page.content()).not.toContain("broker-secret");
   });
 
@@ -216,7 +216,7 @@ describe("the page in Chromium", () => {
 
   it("keeps answering during the outage while the device retries", async () => {
     await page.goto(sim.url);
-    const retriesBefore = sim.device.api.counter(Counter.RETRIES_SCHEDULED);
+    const retriesBefore = sim.device.running.api.counter(Counter.RETRIES_SCHEDULED);
     const answers = await page.evaluate(async () => {
       const statuses: number[] = [];
       for (let i = 0; i < 30; i++) {
@@ -229,6 +229,6 @@ describe("the page in Chromium", () => {
     });
     expect(answers).toEqual(Array(30).fill(200));
     expect(sim.upstream!.scenario()).toBe("outage");
-    expect(sim.device.api.counter(Counter.RETRIES_SCHEDULED)).toBeGreaterThan(retriesBefore);
+    expect(sim.device.running.api.counter(Counter.RETRIES_SCHEDULED)).toBeGreaterThan(retriesBefore);
   });
 });

@@ -7,8 +7,8 @@
 import { connect, type Socket } from "node:net";
 import { request, Agent } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import { ROUTES } from "../../../../host/tools/src/device/routes.js";
-import { MAX_CONNECTIONS } from "../../../../host/tools/src/device/setup-server.js";
+import { ROUTES } from "../../../../host/tools/src/device/page/routes.js";
+import { MAX_CONNECTIONS } from "../../../../host/tools/src/device/page/server.js";
 import { startSimulation, type Simulation } from "../../../../host/tools/src/device/simulation.js";
 import { QUICK } from "../../../helpers/device.js";
 import { raw } from "../../../helpers/page.js";

@@ -1,7 +1,7 @@
 // The device's fault injection for the chaos run: --crash-at names a point of the pass and
 // the how-many-th time; anything else is refused with a message naming what is wrong.
 import { expect, it } from "vitest";
-import { parseCrashAt } from "../../../../host/tools/src/device/crash-points.js";
+import { parseCrashAt } from "../../../../host/tools/src/device/app/kept.js";
 
 it("reads point:n and refuses the rest", () => {
   expect(parseCrashAt("after-write:3")).toEqual({ point: "after-write", nth: 3 });

@@ -4,8 +4,8 @@
 // a QoS 1 publish answered by its PUBACK, or refused at once when there is no connection.
 import { afterEach, expect, it } from "vitest";
 import { Outcome } from "tickretry";
-import { MqttLink } from "../../../../host/tools/src/device/mqtt-link.js";
-import type { AttemptResult } from "../../../../host/tools/src/device/http-attempt.js";
+import { MqttLink } from "../../../../host/tools/src/device/link/mqtt-link.js";
+import type { AttemptResult } from "../../../../host/tools/src/device/link/http-attempt.js";
 import { startMosquitto } from "../../../../host/tools/src/mqtt/mosquitto.js";
 import type { Broker } from "../../../../host/tools/src/mqtt/broker.js";
 

@@ -7,7 +7,7 @@
 import { afterEach, expect, it } from "vitest";
 import { Counter, State } from "tickretry";
 import { startSimulation, type Simulation } from "../../../../host/tools/src/device/simulation.js";
-import type { DeviceStatus } from "../../../../host/tools/src/device/status.js";
+import type { DeviceStatus } from "../../../../host/tools/src/device/app/status.js";
 import { startMosquitto } from "../../../../host/tools/src/mqtt/mosquitto.js";
 import type { Broker } from "../../../../host/tools/src/mqtt/broker.js";
 import { QUICK, waitFor } from "../../../helpers/device.js";
@@ -31,17 +31,17 @@ it("publishes each reading once through the embedded broker; the consumer stores
   const sim = await simulate({});
   expect(sim.upstream).toBeUndefined();
   await waitFor("the session up", async () => (await status(sim)).sessions[0]?.state === "up");
-  for (let i = 0; i < 3; i++) sim.device.requestUpload();
+  for (let i = 0; i < 3; i++) sim.device.requests.upload();
   // The consumer may store a reading before its PUBACK reaches the device and ends it.
   await waitFor(
     "three readings stored and ended",
-    () => sim.mqtt!.consumer!.stats().stored === 3 && sim.device.recent.length === 3,
+    () => sim.mqtt!.consumer!.stats().stored === 3 && sim.device.uploads.recent.length === 3,
   );
   const stored = sim.mqtt!.consumer!.stored().map((s) => JSON.parse(s.body));
-  const readings = sim.device.recent.map((e) => e.reading).sort((x, y) => x - y);
+  const readings = sim.device.uploads.recent.map((e) => e.reading).sort((x, y) => x - y);
   expect(stored.map((p) => p.reading)).toEqual(readings);
   expect(new Set(readings).size).toBe(3);
-  const ended = sim.device.recent.map((e) => [String(e.operationId), e.detail]);
+  const ended = sim.device.uploads.recent.map((e) => [String(e.operationId), e.detail]);
   expect(ended.sort()).toEqual(
     sim
       .mqtt!.consumer!.stored()
@@ -67,7 +67,7 @@ it("holds readings while a restarted broker is down and sends them once the sess
   const device = sim.device;
   await waitFor("the session up", () => device.session!.up);
   const session = device.session!.handle!;
-  const started = device.host.requestsStarted;
+  const started = device.uploads.host.requestsStarted;
   const dropped = new Promise<void>((resolve) => {
     const check = setInterval(() => {
       if (!device.session!.up) resolve(clearInterval(check));
@@ -75,21 +75,27 @@ it("holds readings while a restarted broker is down and sends them once the sess
   });
   const restart = broker.restart(1500);
   await dropped;
-  for (let i = 0; i < 4; i++) device.requestUpload();
-  await waitFor("the readings queued", () => device.queue.length === 4);
+  for (let i = 0; i < 4; i++) device.requests.upload();
+  await waitFor("the readings queued", () => device.readings.queue.length === 4);
   // Down: the readings wait in the queue; no publish starts.
-  expect(device.host.requestsStarted).toBe(started);
-  expect(device.ops.size).toBe(0);
+  expect(device.uploads.host.requestsStarted).toBe(started);
+  expect(device.uploads.ops.size).toBe(0);
   await restart;
   await waitFor("the session up again", () => device.session!.up, 15_000);
-  await waitFor("the four uploads ended", () => device.recent.length === 4 && device.ops.size === 0, 15_000);
-  expect(device.recent.map((e) => [e.attempts, e.detail])).toEqual(Array(4).fill([1, "PUBACK"]));
+  await waitFor(
+    "the four uploads ended",
+    () => device.uploads.recent.length === 4 && device.uploads.ops.size === 0,
+    15_000,
+  );
+  expect(device.uploads.recent.map((e) => [e.attempts, e.detail])).toEqual(Array(4).fill([1, "PUBACK"]));
   const s = (await status(sim)).sessions[0];
   expect(s).toMatchObject({ state: "up", drops: 1, reconnects: 1 });
   // One session throughout: the module's, dropped once and UP again under the same handle.
   expect(device.session!.handle).toBe(session);
-  expect(device.api.state(session)).toBe(State.UP);
-  expect([device.api.counter(Counter.DROPS), device.api.counter(Counter.RECONNECTS)]).toEqual([1, 1]);
+  expect(device.running.api.state(session)).toBe(State.UP);
+  expect([device.running.api.counter(Counter.DROPS), device.running.api.counter(Counter.RECONNECTS)]).toEqual(
+    [1, 1],
+  );
   expect(s.attempts).toBeGreaterThanOrEqual(2);
 }, 40_000);
 
@@ -105,8 +111,8 @@ it("ends the session PERMANENT when the broker refuses the credentials, and begi
   expect(s.sessions[0]).toMatchObject({ endReason: "PERMANENT", lastOutcome: "PERMANENT", attempts: 1 });
   expect(s.sessions[0].detail).toMatch(/^CONNACK (4|5|134|135) /);
   expect(s.broker).toMatchObject({ url: broker.url, embedded: false });
-  await waitFor("readings queued", () => sim.device.queue.length >= 3);
-  expect(sim.device.host.requestsStarted).toBe(0);
+  await waitFor("readings queued", () => sim.device.readings.queue.length >= 3);
+  expect(sim.device.uploads.host.requestsStarted).toBe(0);
 });
 
 it("takes the page's broker settings from the next connect: another broker, its user, a refusal PERMANENT", async () => {

@@ -3,8 +3,8 @@
 import { readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BROKER_MEANINGS, DEFAULT_BROKER } from "../../../../host/tools/src/device/broker-settings.js";
-import { BODY_LIMIT } from "../../../../host/tools/src/device/form-body.js";
+import { BROKER_MEANINGS, DEFAULT_BROKER } from "../../../../host/tools/src/device/app/broker.js";
+import { BODY_LIMIT } from "../../../../host/tools/src/device/page/form-body.js";
 import { pageFiles, ROOT } from "../../../../scripts/embed/page-files.js";
 import { startSimulation, type Simulation } from "../../../../host/tools/src/device/simulation.js";
 import { WASM_PATH } from "../../../../host/library/src/tickretry.js";
@@ -23,13 +23,13 @@ const post = (path: string, fields: Record<string, string>, headers: Record<stri
   postTo(sim, path, fields, headers);
 
 async function refused(fields: Record<string, string>, field: string): Promise<string> {
-  const before = { ...sim.device.settings };
+  const before = { ...sim.device.settings.current };
   const res = await post("/settings", { ...GOOD, ...fields });
   const answer = await res.json();
   expect(res.status).toBe(400);
   expect(answer.ok).toBe(false);
   expect(Object.keys(answer.fields)).toContain(field);
-  expect(sim.device.settings).toEqual(before);
+  expect(sim.device.settings.current).toEqual(before);
   return answer.fields[field];
 }
 
@@ -37,7 +37,7 @@ describe("the settings form", () => {
   it("stores good settings and says so", async () => {
     const res = await post("/settings", { ...GOOD, password: "12345678" });
     expect([res.status, await res.json()]).toEqual([200, { ok: true, message: "Settings saved." }]);
-    expect(sim.device.settings).toEqual({ ...DEFAULT_BROKER, ...GOOD, password: "12345678" });
+    expect(sim.device.settings.current).toEqual({ ...DEFAULT_BROKER, ...GOOD, password: "12345678" });
   });
 
   it("stores the broker settings and shows them, the password only as set", async () => {
@@ -49,7 +49,7 @@ describe("the settings form", () => {
       brokerTopic: "site/readings",
     };
     expect((await post("/settings", { ...GOOD, ...broker })).status).toBe(200);
-    expect(sim.device.settings).toMatchObject(broker);
+    expect(sim.device.settings.current).toMatchObject(broker);
     const status = await (await fetch(new URL("/status.json", sim.url))).json();
     const { brokerPassword: _, ...shown } = broker;
     expect(status.settings).toMatchObject({ ...shown, brokerPasswordSet: true });
@@ -87,11 +87,11 @@ describe("the settings form", () => {
   });
 
   it("refuses a body over the limit with 413 and stores nothing", async () => {
-    const before = { ...sim.device.settings };
+    const before = { ...sim.device.settings.current };
     const res = await post("/settings", { ...GOOD, ssid: "big", pad: "x".repeat(BODY_LIMIT) });
     expect(res.status).toBe(413);
     expect((await res.json()).error).toContain("nothing was stored");
-    expect(sim.device.settings).toEqual(before);
+    expect(sim.device.settings.current).toEqual(before);
   });
 
   it("hands a stored SSID back as data in the status, never as markup", async () => {

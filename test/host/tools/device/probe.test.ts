@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { MAX_CONNECTIONS, MAX_PIPELINED } from "../../../../host/tools/src/device/setup-server.js";
+import { MAX_CONNECTIONS, MAX_PIPELINED } from "../../../../host/tools/src/device/page/server.js";
 import { startSimulation, type Simulation } from "../../../../host/tools/src/device/simulation.js";
 import { tickretry } from "../../../helpers/cli.js";
 import { QUICK, spawnDevice, waitFor } from "../../../helpers/device.js";
@@ -151,7 +151,7 @@ describe("the settings", () => {
   it("refuses an SSID that is not UTF-8, or holds NUL, CR/LF or ESC, with a clear message", async () => {
     const s = await boot();
     await setUp(s);
-    const before = { ...s.device.settings };
+    const before = { ...s.device.settings.current };
     const cases: [string, RegExp][] = [
       ["%FF%FEnet", /SSID must be UTF-8 text/],
       ["home%00net", /control characters/],
@@ -175,7 +175,7 @@ describe("the settings", () => {
       400,
       "SSID must be UTF-8 text; these bytes are not.",
     ]);
-    expect(s.device.settings).toEqual(before);
+    expect(s.device.settings.current).toEqual(before);
   });
 
   it("never echoes credentials in the upstream URL, and keeps them when the shown URL is saved back", async () => {
@@ -193,7 +193,7 @@ describe("the settings", () => {
     expect((await post(s, "/settings", { ssid: "home2", password: "", upstreamUrl: shown })).status).toBe(
       200,
     );
-    expect(s.device.settings.upstreamUrl).toBe(withCredentials);
+    expect(s.device.settings.current.upstreamUrl).toBe(withCredentials);
   });
 });
 

@@ -10,16 +10,17 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { EndReason } from "../../../../host/library/src/generated/abi.js";
 import { VirtualClock } from "../../../../host/tools/src/device/clock.js";
-import { Device, type DeviceOptions, type EndedOperation } from "../../../../host/tools/src/device/loop.js";
-import type { LogEvent, ReadingsLog } from "../../../../host/tools/src/device/readings-log.js";
-import { READINGS_PER_EPOCH } from "../../../../host/tools/src/device/readings.js";
+import { Device, type DeviceOptions } from "../../../../host/tools/src/device/device.js";
+import type { EndedOperation } from "../../../../host/tools/src/device/app/readings.js";
+import type { LogEvent, ReadingsLog } from "../../../../host/tools/src/device/app/readings.js";
+import { READINGS_PER_EPOCH } from "../../../../host/tools/src/device/app/readings.js";
 import {
   fileStore,
   memoryStore,
   StateFileError,
   type StateStore,
-} from "../../../../host/tools/src/device/state-file.js";
-import { deviceStatus } from "../../../../host/tools/src/device/status.js";
+} from "../../../../host/tools/src/device/app/kept.js";
+import { deviceStatus } from "../../../../host/tools/src/device/app/status.js";
 import type { PolicyFields } from "../../../../host/library/src/policy.js";
 import type { ScenarioName, Timing } from "../../../../host/tools/src/upstream/scenarios.js";
 import { startUpstream, type Upstream } from "../../../../host/tools/src/upstream/server.js";
@@ -80,16 +81,16 @@ describe("state-file writes", () => {
     await startUpstreamWith("healthy");
     const device = boot(memoryStore());
     for (let i = 1; i <= 3; i++) {
-      device.requestUpload();
+      device.requests.upload();
       await until("the upload to end", () => ended.length === i);
     }
     expect(ended.map((e) => e.endReason)).toEqual(Array(3).fill(EndReason.SUCCEEDED));
     // One write for the boot's reading epoch (stored before the boot numbers a reading), then two per upload.
-    expect(device.figures).toMatchObject({ writes: 1 + 2 * 3, operationsEnded: 3 });
+    expect(device.kept.figures).toMatchObject({ writes: 1 + 2 * 3, operationsEnded: 3 });
     expect(deviceStatus(device).store.writesPerOperation).toBeCloseTo(7 / 3);
     // No change, no write: an idle device writes nothing however long it runs.
     await sleep(100);
-    expect(device.figures.writes).toBe(7);
+    expect(device.kept.figures.writes).toBe(7);
   });
 });
 
@@ -99,7 +100,7 @@ describe("a restarted process", () => {
     const path = join(dir, "restart.json");
     const long = { ...QUICK, maxAttempts: 50, deadline: 30_000 };
     const first = boot(fileStore(path), long, { queueLimit: 4 });
-    for (let i = 0; i < 3; i++) first.requestUpload();
+    for (let i = 0; i < 3; i++) first.requests.upload();
     const live = await until("three retrying uploads", () => {
       const ops = deviceStatus(first).operations;
       return ops.length === 3 && ops.every((o) => o.attempt >= 2) && ops;
@@ -109,7 +110,7 @@ describe("a restarted process", () => {
 
     const second = boot(fileStore(path), QUICK);
     expect(second.boot).toMatchObject({ kind: "restart", restoredOperations: 3 });
-    expect(second.policy).toEqual(long); // the stored scheduler's policy, not the one asked for
+    expect(second.kept.policy).toEqual(long); // the stored scheduler's policy, not the one asked for
     await until("the three uploads to end", () => ended.length === 3);
     expect(new Set(ended.map((e) => e.operationId))).toEqual(new Set(live.map((o) => o.operationId)));
     expect(ended.every((e) => e.endReason === EndReason.SUCCEEDED)).toBe(true);
@@ -134,7 +135,7 @@ describe("a restarted process", () => {
     await startUpstreamWith("healthy");
     const store = memoryStore();
     const device = boot(store);
-    device.requestUpload();
+    device.requests.upload();
     await until("the upload to end", () => ended.length === 1);
     device.stop();
     const state = store.load()!;
@@ -148,15 +149,15 @@ describe("Reboot and Deep sleep", () => {
   it("Reboot: a fresh instance from the stored image; the attempt in flight is retried under the same id", async () => {
     await startUpstreamWith("hang", { hangMs: 60_000 });
     const device = boot(memoryStore(), { ...QUICK, attemptTimeout: 5000 });
-    device.requestUpload();
+    device.requests.upload();
     await until("the first attempt to hang", () => upstream.stats().holding === 1);
     const [op] = deviceStatus(device).operations;
-    const before = device.api;
-    device.requestReboot();
+    const before = device.running.api;
+    device.requests.reboot();
     await until("the reboot", () => device.boot.kind === "reboot");
     upstream.setScenario("healthy"); // the hung request died with the power
     const end = await until("the upload to end", () => ended[0]);
-    expect(device.api).not.toBe(before);
+    expect(device.running.api).not.toBe(before);
     expect(device.boot).toMatchObject({ kind: "reboot", count: 2, restoredOperations: 1 });
     expect(end).toMatchObject({ operationId: op.operationId, endReason: EndReason.SUCCEEDED, attempts: 2 });
     expect(upstream.log().map((s) => [s.key, s.attempt])).toEqual([
@@ -168,9 +169,9 @@ describe("Reboot and Deep sleep", () => {
   it("Deep sleep: nothing runs for the time asked, then the image comes back with that time passed", async () => {
     await startUpstreamWith("outage");
     const device = boot(memoryStore(), { ...QUICK, maxAttempts: 50, maxDelay: 100, deadline: 30_000 });
-    device.requestUpload();
+    device.requests.upload();
     await until("a retry", () => deviceStatus(device).operations[0]?.attempt >= 2);
-    device.requestDeepSleep(1000);
+    device.requests.deepSleep(1000);
     await until("sleep", () => device.asleepForMs() !== undefined);
     const requests = upstream.stats().requests;
     await sleep(500);
@@ -186,9 +187,9 @@ describe("Reboot and Deep sleep", () => {
   it("an operation whose deadline passes during a deep sleep ends DEADLINE at the wake", async () => {
     await startUpstreamWith("outage");
     const device = boot(memoryStore(), { ...QUICK, maxAttempts: 50, deadline: 800 });
-    device.requestUpload();
+    device.requests.upload();
     await until("the first attempt", () => upstream.stats().requests >= 1);
-    device.requestDeepSleep(1200);
+    device.requests.deepSleep(1200);
     const end = await until("the upload to end", () => ended[0]);
     expect(end.endReason).toBe(EndReason.DEADLINE);
     expect(device.boot).toMatchObject({ kind: "deep sleep", restoredOperations: 1 });
@@ -199,10 +200,10 @@ describe("the queue of readings", () => {
   it("holds readings that find every slot taken, begins them as slots free, and drops the oldest when full", async () => {
     await startUpstreamWith("hang", { hangMs: 60_000 });
     const device = boot(memoryStore(), { ...QUICK, attemptTimeout: 1500, maxAttempts: 1 }, { queueLimit: 4 });
-    for (let i = 0; i < 22; i++) device.requestUpload();
-    await until("sixteen operations", () => device.ops.size === 16);
+    for (let i = 0; i < 22; i++) device.requests.upload();
+    await until("sixteen operations", () => device.uploads.ops.size === 16);
     expect(deviceStatus(device).readings).toEqual({ queued: 4, queueLimit: 4, dropped: 2 });
-    // Readings are numbered within the boot's epoch (readings.ts, readingId).
+    // Readings are numbered within the boot's epoch (app/readings.ts, readingId).
     const seq = (reading: number) => reading % READINGS_PER_EPOCH;
     expect(log.filter((e) => e.event === "dropped").map((e) => seq(e.reading))).toEqual([16, 17]);
     await until("every reading to end", () => ended.length === 20);

@@ -10,16 +10,16 @@ import {
   GUESS_WINDOW_MS,
   GuessLimit,
   MAX_WRONG_GUESSES,
-} from "../../../../host/tools/src/device/guess-limit.js";
-import { checkPassword } from "../../../../host/tools/src/device/security.js";
+} from "../../../../host/tools/src/device/app/password.js";
+import { checkPassword } from "../../../../host/tools/src/device/app/password.js";
 import { startSimulation, type Simulation } from "../../../../host/tools/src/device/simulation.js";
-import { fileStore } from "../../../../host/tools/src/device/state-file.js";
+import { fileStore } from "../../../../host/tools/src/device/app/kept.js";
 import { WASM_PATH } from "../../../../host/library/src/tickretry.js";
 import { QUICK, waitFor } from "../../../helpers/device.js";
 import { DEVICE_PASSWORD, post, setUp } from "../../../helpers/page.js";
 import { stubModule } from "../../../helpers/stub-module.js";
 import { withVersion } from "../../../../scripts/sign/version-section.js";
-import { TRIAL_LIMIT_MS } from "../../../../host/tools/src/device/module-trial.js";
+import { TRIAL_LIMIT_MS } from "../../../../host/tools/src/device/module.js";
 
 let sim: Simulation;
 let buildKey: { privateKey: KeyObject; publicKey: KeyObject };
@@ -49,12 +49,12 @@ const answer = async (res: Response) => [res.status, (await res.json()).error ??
 describe("the device password", () => {
   it("must be set first; until then every change is refused", async () => {
     await boot();
-    const before = { ...sim.device.settings };
+    const before = { ...sim.device.settings.current };
     expect(await answer(await post(sim, "/settings", GOOD))).toEqual([
       403,
       "Set a device password first; nothing was changed.",
     ]);
-    expect(sim.device.settings).toEqual(before);
+    expect(sim.device.settings.current).toEqual(before);
     expect((await post(sim, "/password", { password: "short" })).status).toBe(400);
     expect(sim.password.isSet).toBe(false);
     await setUp(sim);
@@ -74,7 +74,7 @@ describe("the device password", () => {
   it("is needed for every change: a wrong or missing one changes nothing", async () => {
     await boot();
     await setUp(sim);
-    const before = { ...sim.device.settings };
+    const before = { ...sim.device.settings.current };
     const paths: [string, Record<string, string>][] = [
       ["/settings", GOOD],
       ["/fault/scenario", { scenario: "outage" }],
@@ -93,7 +93,7 @@ describe("the device password", () => {
         ]);
       }
     }
-    expect(sim.device.settings).toEqual(before);
+    expect(sim.device.settings.current).toEqual(before);
     expect(sim.upstream!.scenario()).toBe("healthy");
     expect(await sim.password.check(DEVICE_PASSWORD)).toBe(true);
     expect(sim.device.loopStats.snapshot().stalls).toBe(0);
@@ -138,7 +138,7 @@ describe("the device password", () => {
       "Too many wrong device passwords; wait a minute and try again. Nothing was changed.",
     ]);
     expect(Number(locked.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect(sim.device.settings.ssid).not.toBe("locked out");
+    expect(sim.device.settings.current.ssid).not.toBe("locked out");
     clock += GUESS_WINDOW_MS;
     expect((await post(sim, "/settings", { ...GOOD, ssid: "after the window" })).status).toBe(200);
   });
@@ -182,7 +182,7 @@ describe("cross-site posts", () => {
   it("are refused by Origin, Referer or Sec-Fetch-Site, even with the password", async () => {
     await boot();
     await setUp(sim);
-    const before = { ...sim.device.settings };
+    const before = { ...sim.device.settings.current };
     const own = new URL(sim.url).origin;
     const cases: Record<string, string>[] = [
       { origin: "http://evil.example" },
@@ -196,7 +196,7 @@ describe("cross-site posts", () => {
       const res = await post(sim, "/settings", { ...GOOD, ssid: "csrf" }, headers);
       expect([JSON.stringify(headers), res.status]).toEqual([JSON.stringify(headers), 403]);
     }
-    expect(sim.device.settings).toEqual(before);
+    expect(sim.device.settings.current).toEqual(before);
     const fromPage = await post(
       sim,
       "/settings",
@@ -204,7 +204,7 @@ describe("cross-site posts", () => {
       { origin: "", referer: `${own}/` },
     );
     expect(fromPage.status).toBe(200);
-    expect(sim.device.settings.ssid).toBe("mine");
+    expect(sim.device.settings.current.ssid).toBe("mine");
   });
 });
 
@@ -214,7 +214,7 @@ describe("module upload", () => {
   it("refuses an unsigned, a tampered and a foreign-signed module, and keeps running its own", async () => {
     await boot();
     await setUp(sim);
-    const api = sim.device.api;
+    const api = sim.device.running.api;
     const tampered = signed(module);
     tampered[100] ^= 1;
     const foreign = signed(module, generateKeyPairSync("ed25519").privateKey);
@@ -223,13 +223,13 @@ describe("module upload", () => {
       expect(status).toBe(422);
       expect(error).toMatch(/^Module refused: /);
     }
-    expect(sim.device.api).toBe(api);
+    expect(sim.device.running.api).toBe(api);
   });
 
   it("refuses a signed module whose trial run traps or loops, and keeps running its own (issue 20, defect 15)", async () => {
     await boot(50);
     await setUp(sim);
-    const api = sim.device.api;
+    const api = sim.device.running.api;
     const traps = stubModule({ poll: "unreachable" });
     const loops = stubModule({ poll: "(loop $forever (br $forever)) i32.const -1" });
     expect(await answer(await post(sim, "/module", signed(traps)))).toEqual([
@@ -240,7 +240,7 @@ describe("module upload", () => {
       422,
       `Module refused: it was still running after ${TRIAL_LIMIT_MS} ms of its trial run (a loop?).`,
     ]);
-    expect(sim.device.api).toBe(api);
+    expect(sim.device.running.api).toBe(api);
     const stored = sim.upstream!.stats().stored;
     await waitFor("uploads to go on", () => sim.upstream!.stats().stored > stored + 2);
   });
@@ -259,8 +259,8 @@ describe("module upload", () => {
       "  (global $calls (mut i32) (i32.const 0))\n  (global $last (mut i32) (i32.const 0))\n",
     );
     expect(await answer(await post(sim, "/module", signed(later)))).toEqual([200, "ok"]);
-    await waitFor("the fallback", () => sim.device.moduleTraps === 1);
-    expect(sim.device.moduleBytes.equals(module)).toBe(true);
+    await waitFor("the fallback", () => sim.device.module.traps === 1);
+    expect(sim.device.module.bytes.equals(module)).toBe(true);
     expect(sim.device.boot.kind).toBe("reboot");
     const stored = sim.upstream!.stats().stored;
     await waitFor("uploads to go on", () => sim.upstream!.stats().stored > stored + 2);
@@ -305,10 +305,10 @@ describe("module upload", () => {
   it("accepts the build key's signature, runs the module and serves it", async () => {
     await boot();
     await setUp(sim);
-    const before = sim.device.api;
+    const before = sim.device.running.api;
     expect(await answer(await post(sim, "/module", signed(module)))).toEqual([200, "ok"]);
-    expect(sim.device.api).not.toBe(before);
-    sim.device.requestUpload();
+    expect(sim.device.running.api).not.toBe(before);
+    sim.device.requests.upload();
     await waitFor("an upload through the new instance", () => sim.upstream!.stats().stored >= 1);
     const served = Buffer.from(await (await fetch(new URL("/tickretry.wasm", sim.url))).arrayBuffer());
     expect(served.equals(module)).toBe(true);
@@ -318,13 +318,13 @@ describe("module upload", () => {
     await boot();
     await setUp(sim);
     sim.upstream!.setScenario("outage");
-    sim.device.requestUpload();
+    sim.device.requests.upload();
     const [op] = await waitFor("a retrying upload", () => {
-      const ops = [...sim.device.ops.values()];
-      return ops.length === 1 && sim.device.api.attempt(ops[0].handle) >= 2 && ops;
+      const ops = [...sim.device.uploads.ops.values()];
+      return ops.length === 1 && sim.device.running.api.attempt(ops[0].handle) >= 2 && ops;
     });
     expect(await answer(await post(sim, "/module", signed(module)))).toEqual([200, "ok"]);
-    expect(sim.device.api.operationId(op.handle)).toBe(op.operationId);
+    expect(sim.device.running.api.operationId(op.handle)).toBe(op.operationId);
     sim.upstream!.setScenario("healthy");
     await waitFor("the upload to succeed on the new instance", () => sim.upstream!.stats().stored >= 1);
   });

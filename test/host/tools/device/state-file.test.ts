@@ -14,7 +14,7 @@ import {
   StateFileError,
   seal,
   type DeviceState,
-} from "../../../../host/tools/src/device/state-file.js";
+} from "../../../../host/tools/src/device/app/kept.js";
 import { QUICK } from "../../../helpers/device.js";
 
 const dir = mkdtempSync(join(tmpdir(), "tickretry-state-"));

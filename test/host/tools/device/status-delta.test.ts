@@ -1,9 +1,9 @@
-// The delta protocol's rules on the simulator's side (host/tools/src/device/status-delta.ts),
+// The delta protocol's rules on the simulator's side (host/tools/src/device/page/status-delta.ts),
 // poll by poll: a group is left out only when it has not changed since the page's SEQ;
 // the events and ended operations are cut at SEQ; SEQ 0 or past the newest gets everything.
 import { describe, expect, it } from "vitest";
-import { StatusMemo } from "../../../../host/tools/src/device/status-delta.js";
-import type { DeviceStatus } from "../../../../host/tools/src/device/status.js";
+import { StatusMemo } from "../../../../host/tools/src/device/page/status-delta.js";
+import type { DeviceStatus } from "../../../../host/tools/src/device/app/status.js";
 
 /** A status with the groups these rules touch, its events numbered 1..newest. */
 function status(newest: number, settings: string, loopPasses: number): DeviceStatus {

@@ -1,7 +1,7 @@
 // /status.json in the steady state: the page asks for what changed since its last poll
 // (?since=SEQ) and takes gzip, so that a poll stays within 2 KB on the wire however long
 // the device has run: the tick, the events and ended operations after SEQ, and the groups
-// that changed since (host/tools/src/device/status-delta.ts, the sketch's protocol too).
+// that changed since (host/tools/src/device/page/status-delta.ts, the sketch's protocol too).
 import { request } from "node:http";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, expect, test } from "vitest";

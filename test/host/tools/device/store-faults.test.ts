@@ -7,10 +7,10 @@ import { existsSync, mkdtempSync, rmSync, statSync, symlinkSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { DEFAULT_BROKER } from "../../../../host/tools/src/device/broker-settings.js";
-import { Device } from "../../../../host/tools/src/device/loop.js";
+import { DEFAULT_BROKER } from "../../../../host/tools/src/device/app/broker.js";
+import { Device } from "../../../../host/tools/src/device/device.js";
 import { startSimulation, type Simulation } from "../../../../host/tools/src/device/simulation.js";
-import { fileStore, StateFileError } from "../../../../host/tools/src/device/state-file.js";
+import { fileStore, StateFileError } from "../../../../host/tools/src/device/app/kept.js";
 import { QUICK, waitFor } from "../../../helpers/device.js";
 import { post, setUp } from "../../../helpers/page.js";
 
@@ -52,7 +52,7 @@ describe("the state store", () => {
     expect((await post(s, "/settings", GOOD)).status).toBe(200);
     await s.close();
     const again = await boot(path, { uploadEveryMs: 0 });
-    expect(again.device.settings).toEqual({ ...DEFAULT_BROKER, ...GOOD });
+    expect(again.device.settings.current).toEqual({ ...DEFAULT_BROKER, ...GOOD });
     const status = await (await fetch(new URL("/status.json", again.url))).json();
     expect(status.settings).toMatchObject({ ssid: "home", passwordSet: true, upstreamUrl: GOOD.upstreamUrl });
   });
@@ -64,12 +64,12 @@ describe("the state store", () => {
     await waitFor("uploads", () => s.upstream!.stats().stored > 2);
     symlinkSync("/dev/full", `${path}.tmp`);
     symlinkSync("/dev/full", `${path}.settings.tmp`);
-    await waitFor("refused writes", () => s.device.figures.writeFailures > 20);
+    await waitFor("refused writes", () => s.device.kept.figures.writeFailures > 20);
     const requests = s.upstream!.stats().requests;
     const settings = await post(s, "/settings", { ...GOOD, ssid: "not stored" });
     expect(settings.status).toBe(507);
     expect((await settings.json()).error).toContain("the device could not write its flash");
-    expect(s.device.settings.ssid).not.toBe("not stored");
+    expect(s.device.settings.current.ssid).not.toBe("not stored");
     const status = await (await fetch(new URL("/status.json", s.url))).json();
     expect(status.store.writeFailures).toBeGreaterThan(3);
     // Nothing new was sent while no state could be stored.

@@ -35,10 +35,10 @@ test("operations before a sleep and after a reboot sit on either side of its mar
   await page.goto(sim.url);
   await page.locator("#timeline rect.attempt").first().waitFor({ timeout: 15_000 });
   await new Promise((r) => setTimeout(r, 1500)); // some operations before the sleep
-  sim.device.requestDeepSleep(2000);
+  sim.device.requests.deepSleep(2000);
   await waitFor("the wake", () => sim.device.boot.kind === "deep sleep");
   await new Promise((r) => setTimeout(r, 2500)); // an upload or two between the wake and the reboot
-  sim.device.requestReboot();
+  sim.device.requests.reboot();
   await waitFor("the reboot", () => sim.device.boot.kind === "reboot");
   await new Promise((r) => setTimeout(r, 2500)); // operations after it, and a few polls
   const d = await drawn();
@@ -61,7 +61,7 @@ test("operations before a sleep and after a reboot sit on either side of its mar
 }, 60_000);
 
 test("a row's label is the whole operation id, with the id on hover", async () => {
-  const ids = sim.device.recent.map((e) => String(e.operationId));
+  const ids = sim.device.uploads.recent.map((e) => String(e.operationId));
   const labels = await page.$$eval("#timeline text.row-label", (t) =>
     t.map((x) => [x.childNodes[0].textContent, x.querySelector("title")?.textContent]),
   );
@@ -73,7 +73,7 @@ test("a row's label is the whole operation id, with the id on hover", async () =
 test("live operations left out of a poll are counted on by the tick, as a full status has them", async () => {
   // A hanging upstream: operations stay live, counting down to their deadlines.
   await sim.upstream!.setScenario("hang");
-  await waitFor("live operations", () => sim.device.ops.size >= 2);
+  await waitFor("live operations", () => sim.device.uploads.ops.size >= 2);
   await new Promise((r) => setTimeout(r, 2000)); // several polls that leave the rows out
   const shown = await page.$$eval("#operations tbody tr", (rows) =>
     (rows as HTMLTableRowElement[]).map((r) => [

@@ -4,7 +4,8 @@
 // last one stopped. A write replaces the whole file atomically (a temporary file,
 // fsync, rename, fsync of the directory): a kill at any moment leaves the old state or
 // the new one, never a mix. A file that does not read back as a state is refused with a
-// message that names the file and the field; nothing is guessed.
+// message that names the file and the field; nothing is guessed. The password's and the
+// settings' files beside it, and the chaos run's crash points around its writes, are here too.
 import {
   closeSync,
   existsSync,
@@ -22,14 +23,15 @@ import {
 } from "node:fs";
 import { createHash } from "node:crypto";
 import { dirname } from "node:path";
-import { Jitter, type PolicyFields } from "tickretry";
-import type { BudgetName } from "./policies.js";
-import type { Reading } from "./readings.js";
-import type { LogEvent } from "./readings-log.js";
-import { isPasswordHash, type PasswordKeeper } from "./security.js";
-import type { StoredSession } from "./broker-session.js";
-import { DEFAULT_BROKER, type BrokerSettings } from "./broker-settings.js";
-import type { Settings } from "./settings.js";
+import { Jitter, errorName, saveImage, type PolicyFields, type TickRetryApi } from "tickretry";
+import type { DeviceClock } from "../clock.js";
+import { ModuleFault } from "../module.js";
+import type { Running } from "../running.js";
+import type { BudgetName } from "../policies.js";
+import type { LogEvent, Reading, ReadingsLog, Recorder } from "./readings.js";
+import { isPasswordHash, type PasswordKeeper } from "./password.js";
+import { DEFAULT_BROKER, type BrokerSettings, type StoredSession } from "./broker.js";
+import type { Settings, SettingsKeeper } from "./settings.js";
 
 /** A reading begun under an operation: the module's handle for it survives a restore. */
 export interface PendingReading {
@@ -46,7 +48,7 @@ export interface DeviceState {
   /** The policy and budget inside the image, for people (the image is what counts). */
   policy: PolicyFields;
   budget: BudgetName;
-  /** The reading epoch of the boot that wrote this state (readings.ts, readingId). */
+  /** The reading epoch of the boot that wrote this state (app/readings.ts, readingId). */
   epoch: number;
   /** The highest module version the device accepted (anti-rollback). */
   moduleVersion: number;
@@ -78,12 +80,6 @@ export interface StateStore {
   load(): DeviceState | undefined;
   /** Stores `state` durably before returning; returns its size in bytes. */
   save(state: DeviceState): number;
-}
-
-export interface SettingsKeeper {
-  load(): Settings | undefined;
-  /** Throws when the settings could not be stored (a full disk): nothing changed then. */
-  save(settings: Settings): void;
 }
 
 export class StateFileError extends Error {}
@@ -404,5 +400,198 @@ export function memoryStore(): StateStore {
       text = encode(state);
       return Buffer.byteLength(text);
     },
+  };
+}
+
+export interface StoreFigures {
+  where: string;
+  /** State-file writes over the device's life (kept in the state itself). */
+  writes: number;
+  /** Writes the store refused (a full disk) since this process started; each is tried again. */
+  writeFailures: number;
+  /** Operations ended over the device's life. */
+  operationsEnded: number;
+  /** The last write's size, and the image's inside it, bytes. */
+  bytes: number;
+  imageBytes: number;
+  /** The longest write since this process started (temporary file, fsync, rename, fsync), ms. */
+  maxWriteMs: number;
+}
+
+/** What the other rooms give a write: everything but the image, the log lines and the counts. */
+export type KeptParts = Omit<
+  DeviceState,
+  "savedAtMs" | "image" | "policy" | "budget" | "outbox" | "writes" | "ended"
+>;
+
+/**
+ * The kept state as the loop writes it: a pass writes the state file when changes() moved
+ * since the last write or the readings changed, and not otherwise (an idle device writes
+ * nothing), then appends the log lines the write made durable. The policy and budget are
+ * the scheduler's, kept with it: a restored scheduler keeps its own.
+ */
+export class Kept implements Recorder {
+  readonly figures: StoreFigures;
+  policy: PolicyFields;
+  budget: BudgetName;
+  /** Whether the pass's state write succeeded (an attempt is sent only then). */
+  stored = true;
+  /** Log lines of changes not yet in the state file; appended to the log once they are. */
+  private outbox: LogEvent[] = [];
+  /** changes() as of the last write, and whether the readings moved since. */
+  private writtenChanges = 0;
+  private changed = false;
+  private readonly startedMs: number;
+  private writesAtStart = 0;
+
+  constructor(
+    readonly store: StateStore,
+    private readonly clock: DeviceClock,
+    fresh: { policy: PolicyFields; budget: BudgetName },
+    private readonly log?: ReadingsLog,
+    private readonly crash?: (point: CrashPoint) => void,
+  ) {
+    this.policy = fresh.policy;
+    this.budget = fresh.budget;
+    this.figures = {
+      where: store.where,
+      writes: 0,
+      writeFailures: 0,
+      operationsEnded: 0,
+      bytes: 0,
+      imageBytes: 0,
+      maxWriteMs: 0,
+    };
+    this.startedMs = clock.nowMs();
+  }
+
+  /** A boot: the counts the state kept, and a write due at the first pass (the new epoch). */
+  boot(stored: DeviceState | undefined, api: TickRetryApi): void {
+    this.figures.writes = stored?.writes ?? 0;
+    this.figures.operationsEnded = stored?.ended ?? 0;
+    this.outbox = [];
+    this.writtenChanges = api.changes();
+    this.changed = true;
+  }
+
+  /** The stored state's scheduler and the log lines it holds that the log may lack (a kill between the two writes). */
+  restore(stored: DeviceState): void {
+    this.policy = stored.policy;
+    this.budget = stored.budget;
+    this.log?.append(stored.outbox);
+  }
+
+  /** The first boot's writes are the process's start: writesPerDay counts from there. */
+  started(): void {
+    this.writesAtStart = this.figures.writes;
+  }
+
+  record(event: LogEvent): void {
+    this.outbox.push(event);
+    this.changed = true;
+  }
+
+  countEnd(): void {
+    this.figures.operationsEnded++;
+  }
+
+  /** Something kept outside the image changed (the module version floor): the next pass writes. */
+  markChanged(): void {
+    this.changed = true;
+  }
+
+  /** Writes the state when anything durable changed; false when the store refused it (counted). */
+  write(running: Running, now: number, parts: () => KeptParts): boolean {
+    const api = running.api;
+    if (api.changes() === this.writtenChanges && !this.changed) return true;
+    this.crash?.("before-write");
+    const image = saveImage(api, now);
+    if (typeof image === "number") throw new ModuleFault(`save refused: ${errorName(image)}`);
+    const f = this.figures;
+    const t0 = this.clock.nowMs();
+    const { epoch, moduleVersion, nextReading, pending, queue, dropped, session } = parts();
+    const state: DeviceState = {
+      // The RTC's reading at `now`: the image's spans count from here.
+      savedAtMs: running.passMs + running.rtcOffsetMs,
+      image,
+      policy: this.policy,
+      budget: this.budget,
+      epoch,
+      moduleVersion,
+      nextReading,
+      pending,
+      queue,
+      dropped,
+      session,
+      outbox: this.outbox,
+      writes: f.writes + 1,
+      ended: f.operationsEnded,
+    };
+    try {
+      f.bytes = this.store.save(state);
+    } catch {
+      // A full or failing disk: counted and shown; everything stays to be written again.
+      f.writeFailures++;
+      return false;
+    }
+    this.crash?.("after-write");
+    // A figure of the write itself, not an input to the pass (0 under a virtual clock).
+    f.maxWriteMs = Math.max(f.maxWriteMs, this.clock.nowMs() - t0);
+    f.writes++;
+    f.imageBytes = image.length;
+    this.writtenChanges = api.changes();
+    this.changed = false;
+    this.log?.append(this.outbox);
+    this.outbox = [];
+    return true;
+  }
+
+  /** State writes a day since this process started (each a change of the kept state); undefined before one. */
+  writesPerDay(): number | undefined {
+    const writes = this.figures.writes - this.writesAtStart;
+    return writes === 0 ? undefined : writes / ((this.clock.nowMs() - this.startedMs) / 86_400_000);
+  }
+}
+
+// Fault injection for the chaos run: the device kills itself with SIGKILL the Nth time it
+// reaches a named point of its pass. Random kills seldom land in the narrow windows that
+// matter (between deciding what to write and writing it, between the state file and the
+// log, between an answer arriving and its report); these land there every time.
+export const CRASH_POINTS = {
+  /** Operations begun, ended or started in this pass, none of it in the state file yet. */
+  "before-write": "before the state file is written",
+  /** The state file written, the readings log not yet. */
+  "after-write": "after the state file is written, before the log",
+  /** An answer arrived (the upstream may have stored the upload), not yet reported. */
+  answer: "after an answer arrives, before it is reported",
+} as const;
+
+export type CrashPoint = keyof typeof CRASH_POINTS;
+
+export interface CrashAt {
+  point: CrashPoint;
+  /** Crash the nth time the point is reached (1: the first). */
+  nth: number;
+}
+
+/** Reads "point:n" (as --crash-at takes it); throws a message naming what is wrong. */
+export function parseCrashAt(text: string): CrashAt {
+  const [point, nth] = text.split(":");
+  if (!Object.hasOwn(CRASH_POINTS, point)) {
+    throw new Error(`--crash-at: no point "${point}"; one of ${Object.keys(CRASH_POINTS).join(", ")}`);
+  }
+  const n = Number(nth);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--crash-at wants point:n with n from 1, got "${text}"`);
+  return { point: point as CrashPoint, nth: n };
+}
+
+/** A function to call at each point: it kills the process at the one asked for. */
+export function crasher(at: CrashAt): (point: CrashPoint) => void {
+  let seen = 0;
+  return (point) => {
+    if (point !== at.point || ++seen < at.nth) return;
+    process.kill(process.pid, "SIGKILL");
+    // The signal is on its way; let nothing of this pass run meanwhile.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10_000);
   };
 }

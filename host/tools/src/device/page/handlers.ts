@@ -1,23 +1,23 @@
 // The simulated device's handler for each route of boards/page/routes.json, by the
 // handler name the contract gives (routes.ts checks the two lists match). A handler runs
-// once its route's guard has passed (setup-server.ts) and its body has been read; it
+// once its route's guard has passed (server.ts) and its body has been read; it
 // touches the device only through requests the next pass carries out (stall, upload,
 // power) or read-only queries (status), and answers in the contract's words.
 import type { IncomingMessage } from "node:http";
 import type { KeyObject } from "node:crypto";
 import { ABI_VERSION, Result, errorName, instantiate, saveImage } from "tickretry";
-import { trialRun } from "./module-trial.js";
-import { moduleVersion } from "./module-version.js";
-import { isScenarioName } from "../upstream/scenarios.js";
-import type { Upstream } from "../upstream/server.js";
-import { MAX_SLEEP_S, MAX_STALL_MS, type Device } from "./loop.js";
+import { moduleVersion, trialRun, verifySignedModule } from "../module.js";
+import { isScenarioName } from "../../upstream/scenarios.js";
+import type { Upstream } from "../../upstream/server.js";
+import type { Device } from "../device.js";
+import { MAX_SLEEP_S, MAX_STALL_MS } from "../app/requests.js";
 import { message } from "./routes.js";
-import { DevicePassword, passwordProblem, verifySignedModule } from "./security.js";
-import { checkSettings } from "./settings.js";
+import { DevicePassword, passwordProblem } from "../app/password.js";
+import { checkSettings } from "../app/settings.js";
 import type { StatusMemo } from "./status-delta.js";
-import { deviceStatus } from "./status.js";
-import { ok, refuse, refuseText, type Answer } from "./setup-answers.js";
-import type { MqttSide } from "./mqtt-simulation.js";
+import { deviceStatus } from "../app/status.js";
+import { ok, refuse, refuseText, type Answer } from "./answers.js";
+import type { MqttSide } from "../link/mqtt-simulation.js";
 
 export interface SetupContext {
   device: Device;
@@ -61,15 +61,13 @@ async function password(ctx: SetupContext, { form, firstSetup }: Input): Promise
 }
 
 function settings(ctx: SetupContext, { form, notUtf8 }: Input): Answer {
-  const checked = checkSettings(form, ctx.device.settings, notUtf8);
+  const checked = checkSettings(form, ctx.device.settings.current, notUtf8);
   if (!checked.ok) return refuseText(400, message("settingsRefused"), checked.errors);
   try {
-    // On flash before it is said to be saved: a restart finds what the page showed.
-    ctx.device.store.settings.save(checked.settings);
+    ctx.device.settings.save(checked.settings);
   } catch (err) {
     return refuseText(507, `${message("storeFailed")} (${(err as Error).message})`);
   }
-  ctx.device.useSettings(checked.settings);
   return ok("settingsSaved");
 }
 
@@ -90,14 +88,14 @@ async function brokerRestart(ctx: SetupContext): Promise<Answer> {
 function stall(ctx: SetupContext, { form }: Input): Answer {
   const ms = decimal(form.get("ms") ?? "", 6, 1, MAX_STALL_MS);
   if (ms === undefined) return refuse(400, "stallRule");
-  ctx.device.requestStall(ms);
+  ctx.device.requests.stall(ms);
   return ok("stall");
 }
 
 function sleep(ctx: SetupContext, { form }: Input): Answer {
   const s = decimal(form.get("s") ?? "", 4, 1, MAX_SLEEP_S);
   if (s === undefined) return refuse(400, "sleepRule");
-  ctx.device.requestDeepSleep(s * 1000);
+  ctx.device.requests.deepSleep(s * 1000);
   return ok("sleep");
 }
 
@@ -114,16 +112,16 @@ async function module(ctx: SetupContext, { bytes }: Input): Promise<Answer> {
   if (abiVersion !== ABI_VERSION)
     return refused(`ABI version ${abiVersion}, this firmware has ${ABI_VERSION}`);
   const version = moduleVersion(signed.module);
-  if (version < ctx.device.moduleVersionFloor) return refuse(422, "moduleRolledBack");
-  const now = ctx.device.tick.read();
-  const image = saveImage(ctx.device.api, now);
+  if (version < ctx.device.module.versionFloor) return refuse(422, "moduleRolledBack");
+  const now = ctx.device.running.tick.read();
+  const image = saveImage(ctx.device.running.api, now);
   if (typeof image === "number")
     return refused(`the running module would not save its state (${errorName(image)})`);
   const failed = await trialRun(signed.module, image, now);
   if (failed !== undefined) return refused(failed);
-  const swapped = ctx.device.replaceModule(signed.module);
+  const swapped = ctx.device.module.replace(ctx.device.running, signed.module);
   if (swapped !== Result.OK) return refused(`its restore of the running state said ${errorName(swapped)}`);
-  ctx.device.acceptModuleVersion(version);
+  ctx.device.module.accept(version);
   return ok("moduleReplaced");
 }
 
@@ -136,12 +134,12 @@ export const HANDLERS: Record<string, Handler> = {
     const status = deviceStatus(ctx.device, context);
     return { status: 200, body: ctx.statusMemo.answer(status, ctx.device.events.newest, after) };
   },
-  module_bytes: (ctx) => ({ status: 200, type: "application/wasm", bytes: ctx.device.moduleBytes }),
+  module_bytes: (ctx) => ({ status: 200, type: "application/wasm", bytes: ctx.device.module.bytes }),
   password,
   settings,
-  upload: (ctx) => (ctx.device.requestUpload(), ok("uploadBegun")),
+  upload: (ctx) => (ctx.device.requests.upload(), ok("uploadBegun")),
   loop_reset: (ctx) => (ctx.device.loopStats.reset(), ok("loopReset")),
-  reboot: (ctx) => (ctx.device.requestReboot(), ok("reboot")),
+  reboot: (ctx) => (ctx.device.requests.reboot(), ok("reboot")),
   sleep,
   module,
   scenario,

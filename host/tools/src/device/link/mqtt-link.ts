@@ -7,7 +7,7 @@
 // unavailable" and transport errors are TRANSIENT.
 import mqtt, { type MqttClient } from "mqtt";
 import { Outcome } from "tickretry";
-import type { BrokerCredentials } from "../mqtt/broker.js";
+import type { BrokerCredentials } from "../../mqtt/broker.js";
 import type { AttemptResult } from "./http-attempt.js";
 
 export interface MqttLinkOptions {

@@ -3,23 +3,23 @@
 // handler table is generated from. Every request first passes the Host check (DNS
 // rebinding); every post comes from the page itself (Origin/Referer) and carries the
 // device password (X-Device-Password), set on first setup and stored hashed, and checked
-// under a brute-force limit (guess-limit.ts). The handlers (setup-handlers.ts) run in the
+// under a brute-force limit (app/password.ts, GuessLimit). The handlers (handlers.ts) run in the
 // event loop between main-loop passes.
 import { StatusMemo } from "./status-delta.js";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { KeyObject } from "node:crypto";
 import type { Socket } from "node:net";
-import type { Upstream } from "../upstream/server.js";
+import type { Upstream } from "../../upstream/server.js";
 import { readBytes, readForm } from "./form-body.js";
-import { GuessLimit } from "./guess-limit.js";
-import type { Device } from "./loop.js";
-import { loadAssets, type LoadedAsset } from "./page-assets.js";
+import { GuessLimit } from "../app/password.js";
+import type { Device } from "../device.js";
+import { loadAssets, type LoadedAsset } from "./assets.js";
 import { allowedHosts, guardRequest, sameOrigin } from "./request-guard.js";
 import { routeTable, type Route } from "./routes.js";
-import { DevicePassword } from "./security.js";
-import { refuse, refuseText, send, text, type Answer } from "./setup-answers.js";
-import { HANDLERS, type Handler, type Input, type SetupContext } from "./setup-handlers.js";
-import type { MqttSide } from "./mqtt-simulation.js";
+import { DevicePassword } from "../app/password.js";
+import { refuse, refuseText, send, text, type Answer } from "./answers.js";
+import { HANDLERS, type Handler, type Input, type SetupContext } from "./handlers.js";
+import type { MqttSide } from "../link/mqtt-simulation.js";
 
 /** Connections at once (connection-guard.ts): a device has a handful of sockets; more are closed at accept. */
 export const MAX_CONNECTIONS = 32;

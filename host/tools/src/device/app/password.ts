@@ -1,12 +1,8 @@
-// The device's two locks, as the firmware has them: a device password, set on first setup
-// and stored only as a salted PBKDF2-HMAC-SHA256 hash (the sketch stores the same format
-// in NVS, computed by mbedTLS), and the build key, whose Ed25519 signature an uploaded
-// scheduler module must carry (the sketch verifies with libsodium). node:crypto does all
-// the cryptography here.
-import { createPublicKey, pbkdf2, randomBytes, timingSafeEqual, verify, type KeyObject } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+// The device password, as the firmware has it (device_password.c): set on first setup and
+// stored only as a salted PBKDF2-HMAC-SHA256 hash (the sketch stores the same format in
+// NVS, computed by mbedTLS; node:crypto computes it here), and the limit on guessing it.
+import { pbkdf2, randomBytes, timingSafeEqual } from "node:crypto";
 import { promisify } from "node:util";
-import { asset } from "../assets.js";
 
 const pbkdf2Async = promisify(pbkdf2);
 
@@ -100,39 +96,41 @@ export class DevicePassword {
   }
 }
 
-/** An Ed25519 signature: the last bytes of a signed module. */
-export const SIGNATURE_BYTES = 64;
+// The device password's brute-force limit: a wrong guess is remembered for a minute, and
+// after MAX_WRONG_GUESSES of them every check is refused without hashing anything until
+// the oldest ages out; one check runs at a time, and one that arrives meanwhile is
+// refused too. Both refusals cost no PBKDF2, so a flood of guesses neither finds the
+// password quickly nor takes the loop's time (on a board the hash runs on the loop task).
+// The limit is the device's, not a client's: an attacker changes address at will. The
+// price is that a flood also keeps the owner out while it lasts; the page says so.
+/** Wrong guesses within GUESS_WINDOW_MS before checks are refused. */
+export const MAX_WRONG_GUESSES = 5;
+export const GUESS_WINDOW_MS = 60_000;
 
-/** The build key's public half, raw hex; `npm run sign -- --new-key` writes it. */
-export const BUILD_KEY_PATH = asset("boards/keys/build-key.pub");
+export class GuessLimit {
+  private wrong: number[] = [];
+  private checking = false;
 
-/** An Ed25519 public key from its 32 raw bytes. */
-export function publicKeyFromRaw(raw: Buffer): KeyObject {
-  if (raw.length !== 32) throw new Error(`an Ed25519 public key is 32 bytes, not ${raw.length}`);
-  // SPKI DER for Ed25519 is a fixed 12-byte prefix before the raw key (RFC 8410).
-  const der = Buffer.concat([Buffer.from("302a300506032b6570032100", "hex"), raw]);
-  return createPublicKey({ key: der, format: "der", type: "spki" });
-}
+  constructor(private readonly now: () => number = () => performance.now()) {}
 
-/** The build key the firmware has compiled in (boards/keys/build-key.pub), or undefined when none was made. */
-export function loadBuildKey(path = BUILD_KEY_PATH): KeyObject | undefined {
-  if (!existsSync(path)) return undefined;
-  return publicKeyFromRaw(Buffer.from(readFileSync(path, "utf8").trim(), "hex"));
-}
-
-export type SignedModule = { ok: true; module: Buffer } | { ok: false; reason: string };
-
-/** Splits a signed module (module bytes, then the signature over them) and checks the signature. */
-export function verifySignedModule(signed: Buffer, key: KeyObject | undefined): SignedModule {
-  if (key === undefined) return { ok: false, reason: "this device has no build key; it accepts no module" };
-  if (signed.length <= SIGNATURE_BYTES) return { ok: false, reason: "too short to carry a signature" };
-  const module = signed.subarray(0, signed.length - SIGNATURE_BYTES);
-  const signature = signed.subarray(signed.length - SIGNATURE_BYTES);
-  if (!verify(null, module, key, signature)) {
-    return {
-      ok: false,
-      reason: "the signature is not the build key's (unsigned, tampered, or signed by another key)",
-    };
+  /** ms until a check may run again (0: now). */
+  waitMs(): number {
+    const since = this.now() - GUESS_WINDOW_MS;
+    this.wrong = this.wrong.filter((t) => t > since);
+    if (this.wrong.length < MAX_WRONG_GUESSES) return this.checking ? 1000 : 0;
+    return Math.ceil(this.wrong[0] - since);
   }
-  return { ok: true, module };
+
+  /** Runs `check` when the limit allows it: true or false as it says, undefined when refused unrun. */
+  async run(check: () => Promise<boolean>): Promise<boolean | undefined> {
+    if (this.waitMs() > 0) return undefined;
+    this.checking = true;
+    try {
+      const right = await check();
+      if (!right) this.wrong.push(this.now());
+      return right;
+    } finally {
+      this.checking = false;
+    }
+  }
 }

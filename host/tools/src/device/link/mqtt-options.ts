@@ -2,7 +2,7 @@
 // --transport mqtt, and no HTTP upstream options with it. A broker URL that cannot be
 // parsed is refused here, before anything starts.
 import type { PolicyFields } from "tickretry";
-import { parseBrokerUrl } from "../mqtt/broker-url.js";
+import { parseBrokerUrl } from "../../mqtt/broker-url.js";
 import type { MqttOptions } from "./mqtt-simulation.js";
 
 interface TransportValues {

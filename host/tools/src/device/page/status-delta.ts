@@ -7,7 +7,7 @@
 // everything. A live operation's waits and a session's up time move with the clock alone:
 // they are compared as the tick they point at, and the page counts them on by the tick
 // while their group is left out.
-import type { DeviceStatus } from "./status.js";
+import type { DeviceStatus } from "../app/status.js";
 
 /** A countdown (sign 1) or an up time (sign -1) as the tick it points at; null stays null. */
 const pointAt = (now: number, ms: number | null, sign = 1) => (ms === null ? null : (now + sign * ms) >>> 0);

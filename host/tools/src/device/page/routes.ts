@@ -3,7 +3,7 @@
 // server is made (routeTable), and the sketch's handler table is generated from it
 // (scripts/embed/routes.ts), so the two servers cannot drift.
 import { readFileSync } from "node:fs";
-import { asset } from "../assets.js";
+import { asset } from "../../assets.js";
 
 export type Guard = "open" | "first-setup" | "password";
 

@@ -3,13 +3,13 @@
 // arrives (started here only with the embedded broker; a named broker has its own), and
 // the device's link and policy. The page's "Restart broker" restarts the embedded one.
 import type { PolicyFields } from "tickretry";
-import { startAedes } from "../mqtt/aedes.js";
-import type { Broker } from "../mqtt/broker.js";
-import { parseBrokerUrl } from "../mqtt/broker-url.js";
-import { startConsumer, type Consumer } from "../mqtt/consumer.js";
+import { startAedes } from "../../mqtt/aedes.js";
+import type { Broker } from "../../mqtt/broker.js";
+import { parseBrokerUrl } from "../../mqtt/broker-url.js";
+import { startConsumer, type Consumer } from "../../mqtt/consumer.js";
 import { MqttLink } from "./mqtt-link.js";
 import type { MqttTransport } from "./mqtt-transport.js";
-import { BROKER } from "./policies.js";
+import { BROKER } from "../policies.js";
 
 export interface MqttOptions {
   /** A broker that runs elsewhere (mqtt://[user:password@]host:port); default: an embedded one. */

@@ -1,16 +1,29 @@
 // The device's status as JSON: what the setup page polls and the tests and bench read.
 // Its fields are boards/page/status-fields.json, the list the sketch's generated writer
 // follows too (test/boards/status-fields.test.ts holds both to it). Read between passes through
-// the module's queries, which never move its clock.
-import { State, ticksUntil, COUNTERS, endReasonName, outcomeName, stateName } from "tickretry";
-import type { Upstream } from "../upstream/server.js";
-import { SCENARIO_NAMES } from "../upstream/scenarios.js";
-import type { BootInfo, Device, HostCounts, StoreFigures } from "./loop.js";
-import type { DeviceEvent } from "./events.js";
+// the module's queries, which never move its clock. Its MQTT part is here too.
+import {
+  OpFlag,
+  State,
+  ticksUntil,
+  COUNTERS,
+  endReasonName,
+  outcomeName,
+  stateName,
+  type TickRetryApi,
+} from "tickretry";
+import type { Upstream } from "../../upstream/server.js";
+import { SCENARIO_NAMES } from "../../upstream/scenarios.js";
+import type { BootInfo } from "../boot.js";
+import type { Device } from "../device.js";
+import type { DeviceEvent } from "../events.js";
+import type { StoreFigures } from "./kept.js";
+import type { HostCounts } from "./readings.js";
 import { settingsStatus } from "./settings.js";
-import { mqttStatus, type MqttStatus } from "./mqtt-status.js";
-import type { MqttSide } from "./mqtt-simulation.js";
-import { flashLifeYears, sketchNvsWritesPerDay } from "./nvs-wear.js";
+import type { MqttSide } from "../link/mqtt-simulation.js";
+import { flashLifeYears, sketchNvsWritesPerDay } from "../nvs-wear.js";
+import type { ConsumerStats } from "../../mqtt/consumer.js";
+import type { SessionStatus } from "./broker.js";
 
 /** A board's NVS life at the device's rate of state changes (nvs-wear.ts); null before any. */
 const flashLife = (changesPerDay: number | undefined): number | null =>
@@ -83,10 +96,14 @@ export interface StatusContext {
   devicePasswordSet?: boolean;
 }
 
+/** True when the operation has an overall deadline (HAS_DEADLINE). */
+const hasDeadline = (api: TickRetryApi, handle: number): boolean =>
+  (api.opFlags(handle) & OpFlag.HAS_DEADLINE) !== 0;
+
 /** The live operations, as the module's queries give them at tick `now`. */
 function operationsOf(device: Device, now: number): OperationStatus[] {
-  const api = device.api;
-  return [...device.ops.values()].map((op) => {
+  const api = device.running.api;
+  return [...device.uploads.ops.values()].map((op) => {
     const h = op.handle;
     const state = api.state(h);
     return {
@@ -95,10 +112,10 @@ function operationsOf(device: Device, now: number): OperationStatus[] {
       reading: op.reading.id,
       state: stateName(state),
       attempt: api.attempt(h),
-      maxAttempts: device.policy.maxAttempts,
+      maxAttempts: device.kept.policy.maxAttempts,
       nextAttemptInMs: state === State.WAITING ? ticksUntil(now, api.nextAttemptAt(h)) : null,
       attemptTimeoutInMs: state === State.IN_FLIGHT ? ticksUntil(now, api.attemptDeadline(h)) : null,
-      deadlineInMs: state !== State.DONE && device.hasDeadline(h) ? ticksUntil(now, api.deadline(h)) : null,
+      deadlineInMs: state !== State.DONE && hasDeadline(api, h) ? ticksUntil(now, api.deadline(h)) : null,
       lastOutcome: outcomeName(api.lastOutcome(h)),
       detail: op.detail,
     };
@@ -120,17 +137,17 @@ function loopOf(device: Device): DeviceStatus["loop"] {
 
 /** The state file's figures and what they cost over a board's life. */
 function storeOf(device: Device): DeviceStatus["store"] {
-  const f = device.figures;
+  const f = device.kept.figures;
   return {
     ...f,
     writesPerOperation: f.operationsEnded === 0 ? null : f.writes / f.operationsEnded,
-    flashLifeYears: flashLife(device.writesPerDay()),
+    flashLifeYears: flashLife(device.kept.writesPerDay()),
   };
 }
 
 /** The last ended operations, newest first. */
 function recentOf(device: Device): EndedStatus[] {
-  return device.recent.map((e) => ({
+  return device.uploads.recent.map((e) => ({
     seq: e.seq,
     operationId: e.operationId,
     reading: e.reading,
@@ -159,26 +176,72 @@ function upstreamOf(upstream?: Upstream): Pick<DeviceStatus, "faults" | "upstrea
   };
 }
 
-/** The whole status (what the page's first poll gets; status-delta.ts cuts the later ones). */
+/** The whole status (what the page's first poll gets; page/status-delta.ts cuts the later ones). */
 export function deviceStatus(device: Device, context: StatusContext = {}): DeviceStatus {
-  const api = device.api;
-  const now = device.tick.read();
+  const api = device.running.api;
+  const now = device.running.tick.read();
   return {
     device: { name: "simulator", backend: "v8", abiVersion: api.abiVersion() },
-    tick: { now, wraps: device.tick.wraps, wallMs: Math.floor(device.clock.wallMs()) },
+    tick: { now, wraps: device.running.tick.wraps, wallMs: Math.floor(device.clock.wallMs()) },
     loop: loopOf(device),
-    budget: { on: device.budget !== "off", tokensMilli: api.tokens() },
+    budget: { on: device.kept.budget !== "off", tokensMilli: api.tokens() },
     counters: Object.fromEntries(COUNTERS.map(([name, id]) => [name, api.counter(id)])),
-    host: { ...device.host },
-    readings: { queued: device.queue.length, queueLimit: device.queue.limit, dropped: device.dropped },
+    host: { ...device.uploads.host },
+    readings: {
+      queued: device.readings.queue.length,
+      queueLimit: device.readings.queue.limit,
+      dropped: device.readings.dropped,
+    },
     store: storeOf(device),
     power: { ...device.boot, asleepForMs: device.asleepForMs() ?? null },
     operations: operationsOf(device, now),
     recent: recentOf(device),
     events: device.events.list(),
-    settings: settingsStatus(device.settings),
+    settings: settingsStatus(device.settings.current),
     security: { devicePasswordSet: context.devicePasswordSet ?? false, moduleUpload: true },
     ...upstreamOf(context.upstream),
     ...mqttStatus(device, now, context.mqtt),
+  };
+}
+
+// The MQTT part of /status.json: each session the device holds (here the broker
+// connection; the sketch adds its Wi-Fi), the broker, and the consumer started beside
+// it. An HTTP device has no session and null for the other two.
+export interface BrokerStatus {
+  url: string;
+  /** True for the embedded broker, which the page's "Restart broker" restarts. */
+  embedded: boolean;
+  restarts: number;
+}
+
+export type ConsumerStatus = Omit<ConsumerStats, "connects">;
+
+export interface MqttStatus {
+  sessions: SessionStatus[];
+  broker: BrokerStatus | null;
+  consumer: ConsumerStatus | null;
+}
+
+export function mqttStatus(device: Device, now: number, mqtt: MqttSide | undefined): MqttStatus {
+  const c = mqtt?.consumer?.stats();
+  return {
+    sessions: device.session ? [device.session.status(now)] : [],
+    broker: mqtt
+      ? {
+          url: mqtt.transport.brokerUrl,
+          embedded: mqtt.broker !== undefined,
+          restarts: mqtt.broker?.restarts() ?? 0,
+        }
+      : null,
+    consumer: c
+      ? {
+          connected: c.connected,
+          received: c.received,
+          stored: c.stored,
+          replays: c.replays,
+          duplicates: c.duplicates,
+          unparseable: c.unparseable,
+        }
+      : null,
   };
 }

@@ -2,14 +2,13 @@
 // upload operation whose attempt is one QoS 1 publish of its payload (operation id
 // included, mqtt/payload.ts); the PUBACK is the attempt's answer, and the module's attempt
 // timeout ends an attempt whose PUBACK does not come. The connection under it is the
-// broker session's (broker-session.ts).
+// broker session's (app/broker.ts, BrokerSession).
 import type { PolicyFields } from "tickretry";
-import { parseBrokerUrl } from "../mqtt/broker-url.js";
-import { TOPIC, readingPayload } from "../mqtt/payload.js";
-import type { BrokerSettings } from "./broker-settings.js";
+import { parseBrokerUrl } from "../../mqtt/broker-url.js";
+import { TOPIC, readingPayload } from "../../mqtt/payload.js";
+import type { BrokerSettings } from "../app/broker.js";
 import type { AttemptResult } from "./http-attempt.js";
 import type { MqttLink } from "./mqtt-link.js";
-import type { Reading } from "./readings.js";
 
 export interface MqttTransport {
   link: MqttLink;
@@ -39,7 +38,7 @@ export function useBrokerSettings(t: MqttTransport, b: BrokerSettings): void {
 export function publishReading(
   t: MqttTransport,
   operationId: number,
-  reading: Reading,
+  reading: { id: number; celsius: number },
   done: (r: AttemptResult) => void,
 ): { destroy(): void } {
   return t.link.publish(t.topic ?? TOPIC, readingPayload(operationId, reading), done);

@@ -1,6 +1,7 @@
 // The setup form's settings and their checks: what a device would accept before it writes
 // them to flash. A form with any bad field stores nothing.
-import { brokerStatus, checkBroker, DEFAULT_BROKER, type BrokerSettings } from "./broker-settings.js";
+import { useBrokerSettings, type MqttTransport } from "../link/mqtt-transport.js";
+import { brokerStatus, checkBroker, DEFAULT_BROKER, type BrokerSettings } from "./broker.js";
 
 export interface Settings extends BrokerSettings {
   ssid: string;
@@ -11,6 +12,39 @@ export interface Settings extends BrokerSettings {
 /** Settings before the form saved any: no network, and the broker fields' defaults. */
 export function defaultSettings(upstreamUrl: string): Settings {
   return { ssid: "", password: "", upstreamUrl, ...DEFAULT_BROKER };
+}
+
+/** Where the settings live across restarts: their own NVS keys on a board, a file beside the state file here. */
+export interface SettingsKeeper {
+  load(): Settings | undefined;
+  /** Throws when the settings could not be stored (a full disk): nothing changed then. */
+  save(settings: Settings): void;
+}
+
+/** The settings in force, and where they are kept. Saved settings win over the command line's URL, as NVS does on a board. */
+export class DeviceSettings {
+  current: Settings;
+
+  constructor(
+    private readonly keeper: SettingsKeeper,
+    upstreamUrl: string,
+    /** The MQTT transport whose broker the settings name (MQTT only). */
+    private readonly mqtt?: MqttTransport,
+  ) {
+    this.current = keeper.load() ?? defaultSettings(upstreamUrl);
+    if (mqtt) useBrokerSettings(mqtt, this.current);
+  }
+
+  /**
+   * Stores `settings` (on flash before the page says they are saved: a restart finds what
+   * the page showed), then puts them in force; over MQTT its broker's apply from the next
+   * connect attempt. Throws when they could not be stored: nothing changed then.
+   */
+  save(settings: Settings): void {
+    this.keeper.save(settings);
+    this.current = settings;
+    if (this.mqtt) useBrokerSettings(this.mqtt, settings);
+  }
 }
 
 export type SettingsErrors = Partial<Record<keyof Settings, string>>;

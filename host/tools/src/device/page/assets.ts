@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
-import { asset } from "../assets.js";
+import { asset } from "../../assets.js";
 
 export interface PageAsset {
   /** URL path on the device. */

@@ -1,0 +1,249 @@
+// The simulated device: the firmware's main loop (host/library/src/loop.ts, the twin of
+// device_loop.c) over the application's rooms (app/), real HTTP or MQTT (link/) and a state
+// file; this file composes them (boot and power, pass scheduling). Each pass reads the
+// clock once (given from outside: wall time for npm start and the chaos run, virtual time
+// in the tests), and the state is on flash before any attempt leaves (app/sessions.ts), so
+// a kill at any moment can neither lose a begun reading nor send one under two operation
+// ids. The setup page (page/) runs in the event loop between passes, as between loop() calls.
+import { Loop, NextDue, emptySlots, errorName, type PolicyFields } from "tickretry";
+import { BrokerSession } from "./app/broker.js";
+import { crasher, Kept, memoryStore, type CrashAt, type KeptParts, type StateStore } from "./app/kept.js";
+import { QUEUE_LIMIT, Readings, Uploads, type EndedOperation, type ReadingsLog } from "./app/readings.js";
+import { Requests, type PowerRequest } from "./app/requests.js";
+import { loopHal } from "./app/sessions.js";
+import { DeviceSettings } from "./app/settings.js";
+import { bootModule, type BootInfo, type BootKind } from "./boot.js";
+import { wallClock, type DeviceClock } from "./clock.js";
+import { EventLog } from "./events.js";
+import type { MqttTransport } from "./link/mqtt-transport.js";
+import { LoopStats } from "./loop-stats.js";
+import { BUILT_MODULE, ModuleFault, RunningModule } from "./module.js";
+import { UPLOAD, mqttUpload, type BudgetName } from "./policies.js";
+import type { Running } from "./running.js";
+import { DeviceTick } from "./tick.js";
+
+export interface DeviceOptions {
+  upstreamUrl: string;
+  /** Seeds a new module (a board uses its hardware RNG and MAC); random by default. */
+  seed?: bigint;
+  /** First tick of every boot (default DEFAULT_TICK_START, 20 s before the wrap). */
+  tickStart?: number;
+  /** The upload policy and budget of a new scheduler; a restored one keeps its own. */
+  policy?: PolicyFields;
+  budget?: BudgetName;
+  /** Take a sensor reading this often, ms; 0: only when asked (default 3000). */
+  uploadEveryMs?: number;
+  /** Longest nap between passes when nothing is due, ms (default 5, like delay(5)). */
+  idleSleepMs?: number;
+  /** Called when an operation ends, before its slot is released. */
+  onEnd?: (op: EndedOperation) => void;
+  /** Where the state lives across reboots (default: memory, which a process restart loses). */
+  store?: StateStore;
+  /** Where each reading's fate is recorded (default: nowhere). */
+  log?: ReadingsLog;
+  /** Readings that may wait for a slot (default QUEUE_LIMIT). */
+  queueLimit?: number;
+  /** Fault injection: SIGKILL this process at a point of the pass (the chaos run's). */
+  crashAt?: CrashAt;
+  /** Where time comes from (default: the wall clock). */
+  clock?: DeviceClock;
+  /** Upload over MQTT through this broker connection instead of HTTP (link/mqtt-transport.ts). */
+  mqtt?: MqttTransport;
+}
+
+export class Device {
+  readonly clock: DeviceClock;
+  readonly loopStats = new LoopStats();
+  /** What the page's live timeline draws: begins, attempt starts, answers, timeouts, ends, boots, sleeps. */
+  readonly events: EventLog;
+  readonly kept: Kept;
+  readonly settings: DeviceSettings;
+  readonly readings: Readings;
+  readonly uploads: Uploads;
+  /** What the page asked of the next pass. */
+  readonly requests = new Requests();
+  readonly module: RunningModule;
+  /** The broker connection's session (MQTT transport only). */
+  readonly session?: BrokerSession;
+  /** The module instance, its loop and its tick: made anew at every boot. */
+  readonly running = { passMs: 0, rtcOffsetMs: 0 } as Running;
+  boot!: BootInfo;
+  private readonly config: { seed: bigint; tickStart?: number; idleSleepMs: number; mqtt?: MqttTransport };
+  /** Whether passes run, the next one's cancel, and when a deep sleep ends. */
+  private readonly passes: { live: boolean; cancelNext?: () => void; asleepUntil?: number } = { live: false };
+
+  constructor(options: DeviceOptions) {
+    const seed = options.seed ?? crypto.getRandomValues(new BigUint64Array(1))[0];
+    this.config = { ...options, seed, idleSleepMs: options.idleSleepMs ?? 5 };
+    this.clock = options.clock ?? wallClock;
+    this.events = new EventLog(() => this.clock.wallMs());
+    const policy = options.policy ?? UPLOAD;
+    const fresh = { policy: options.mqtt ? mqttUpload(policy) : policy, budget: options.budget ?? "aws" };
+    const crash = options.crashAt && crasher(options.crashAt);
+    this.kept = new Kept(options.store ?? memoryStore(), this.clock, fresh, options.log, crash);
+    this.settings = new DeviceSettings(this.kept.store.settings, options.upstreamUrl, options.mqtt);
+    if (options.mqtt) this.session = new BrokerSession(options.mqtt.link);
+    this.readings = new Readings(options.uploadEveryMs ?? 3000, options.queueLimit ?? QUEUE_LIMIT, this.kept);
+    this.uploads = new Uploads(this.running, this.events, this.kept, {
+      mqtt: options.mqtt,
+      upstreamUrl: () => this.settings.current.upstreamUrl,
+      rtcMs: () => this.clock.nowMs() + this.running.rtcOffsetMs,
+      answered: () => crash?.("answer"),
+      onEnd: options.onEnd,
+    });
+    this.module = new RunningModule(() => this.kept.markChanged());
+    this.powerOn("power-on", 0);
+    this.kept.started();
+  }
+
+  start(): void {
+    this.passes.live = true;
+    this.schedule(0);
+  }
+
+  /** Stops the loop and drops every request in flight. */
+  stop(): void {
+    this.passes.live = false;
+    this.passes.cancelNext?.();
+    this.powerDown();
+  }
+
+  /** ms until the device wakes, or undefined when it is awake. */
+  asleepForMs(): number | undefined {
+    const until = this.passes.asleepUntil;
+    return until === undefined ? undefined : Math.max(0, until - this.clock.nowMs());
+  }
+
+  /**
+   * Ends every live operation CANCELLED (each seen by onEnd) and drops its request: Ctrl-C
+   * without a state file, where nothing would carry them to a next start.
+   */
+  cancelLive(): void {
+    this.passes.live = false; // the pass below begins nothing, and none follows it
+    this.passes.cancelNext?.();
+    this.uploads.cancelAll(this.running.tick.read());
+    this.runLoop(this.clock.nowMs());
+  }
+
+  private schedule(ms: number): void {
+    if (!this.passes.live) return;
+    this.passes.cancelNext = this.clock.after(ms, () => this.pass());
+  }
+
+  /** One pass of the loop at the clock's reading `ms`: what nextDue said. */
+  private runLoop(ms: number): number {
+    this.running.passMs = ms;
+    const loop = this.running.loop;
+    const due = loop.pass();
+    if (loop.fault !== 0) throw new Error(`the loop stopped: ${errorName(loop.fault)}`);
+    return due;
+  }
+
+  /**
+   * One pass; an uploaded module that traps in it (a RuntimeError) or refuses to save is
+   * dropped for the built one, which takes up the stored state as a reboot does: nothing
+   * since the last state write is lost, the process runs on. A trap of the built module is
+   * a bug: thrown.
+   */
+  private pass(): void {
+    try {
+      this.runPass();
+    } catch (err) {
+      const fault = err instanceof WebAssembly.RuntimeError || err instanceof ModuleFault;
+      if (!fault || this.module.bytes === BUILT_MODULE) throw err;
+      this.module.traps++;
+      this.powerDown();
+      this.powerOn("reboot", this.boot.count);
+      this.schedule(0);
+    }
+  }
+
+  private runPass(): void {
+    const ms = this.clock.nowMs();
+    this.loopStats.passStarted(ms);
+    const power = this.requests.takePower();
+    if (power !== undefined) return this.cyclePower(power, ms);
+    const due = this.runLoop(ms);
+    const stall = this.requests.takeStall();
+    if (stall > 0) this.clock.block(stall);
+    this.loopStats.passEnded(this.clock.nowMs(), stall > 0);
+
+    const idle = this.config.idleSleepMs;
+    let sleep = due === NextDue.IDLE ? idle : Math.min(due, idle);
+    const reading = this.readings.dueIn(this.running.tick.at(ms));
+    if (reading !== undefined) sleep = Math.min(sleep, reading);
+    this.schedule(sleep);
+  }
+
+  /** Loads the stored state into a new module instance (or starts a new one) and every room's own records. */
+  private powerOn(kind: BootKind, count: number): void {
+    const ms = this.clock.nowMs();
+    const { running, config } = this;
+    running.rtcOffsetMs = this.clock.wallMs() - ms;
+    running.tick = new DeviceTick(this.clock, config.tickStart);
+    const { policy, budget } = this.kept;
+    const fresh = { seed: config.seed, policy, budget, broker: config.mqtt?.policy };
+    const booted = bootModule(this.kept.store, running.tick.at(ms), fresh, ms + running.rtcOffsetMs);
+    const s = booted.restored;
+    running.api = booted.api;
+    running.loop = new Loop(
+      running.api,
+      loopHal({ ...this, live: () => this.passes.live, parts: () => this.parts() }),
+    );
+    const slots = emptySlots();
+    slots.live = (s?.pending.length ?? 0) + (s?.session === undefined ? 0 : 1);
+    running.loop.resume(running.api, slots, true); // the restore lost every attempt in flight
+    const bootKind = kind === "power-on" && s !== undefined ? "restart" : kind;
+    this.module.boot(s?.moduleVersion ?? 0);
+    this.uploads.boot(s?.pending ?? [], ms, `restored at ${bootKind}`);
+    this.readings.boot(s);
+    this.kept.boot(s, running.api);
+    this.session?.boot(running.api, running.loop, running.tick.at(ms), s?.session);
+    if (s !== undefined) this.kept.restore(s);
+    this.boot = {
+      kind: bootKind,
+      count: count + 1,
+      elapsedMs: booted.elapsedMs,
+      restoredOperations: s?.pending.length ?? 0,
+      restoredQueued: this.readings.queue.length,
+    };
+    this.events.add(running.tick.at(ms), "boot", 0, 0);
+  }
+
+  /** What the state write takes from the rooms besides the kept state's own. */
+  private parts(): KeptParts {
+    return {
+      ...this.readings.kept(),
+      moduleVersion: this.module.versionFloor,
+      pending: [...this.uploads.ops.values()].map((op) => ({
+        operationId: op.operationId,
+        handle: op.handle,
+        reading: op.reading,
+      })),
+      session: this.session?.stored(),
+    };
+  }
+
+  /** Every connection dies and the instance with it; only the state store remains. */
+  private powerDown(): void {
+    this.session?.powerDown();
+    this.uploads.powerDown();
+  }
+
+  private cyclePower(power: PowerRequest, ms: number): void {
+    this.powerDown();
+    this.loopStats.passEnded(ms, false);
+    if (power.kind === "reboot") {
+      this.powerOn("reboot", this.boot.count);
+      return this.schedule(0);
+    }
+    this.events.add(this.running.tick.at(ms), "sleep", 0, 0);
+    this.passes.asleepUntil = ms + power.ms;
+    this.passes.cancelNext = this.clock.after(power.ms, () => {
+      this.passes.asleepUntil = undefined;
+      this.loopStats.resume();
+      this.powerOn("deep sleep", this.boot.count);
+      this.schedule(0);
+    });
+  }
+}

@@ -1,0 +1,192 @@
+// The module the device runs, and the swap's checks, as the sketch has them
+// (boards/esp32/src/module_signature.c): the build key's Ed25519 signature an uploaded
+// module must carry (the sketch verifies with libsodium, node:crypto here), its version,
+// and a trial run before it replaces the running one.
+//
+// Anti-rollback: the version an uploaded module carries in its signed bytes, a custom
+// section named "tickretry.version" holding a u32 little-endian (`npm run sign -- --version
+// N` adds it before signing). A module without one is version 0. The device refuses a
+// module below the highest version it accepted, as the sketch does
+// (boards/esp32/src/module_signature.c, module_version, tested side by side).
+import { createPublicKey, verify, type KeyObject } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { Worker } from "node:worker_threads";
+import { Image, Result, WASM_PATH, instantiate, restoreImage, saveImage } from "tickretry";
+import type { Running } from "./running.js";
+import { asset } from "../assets.js";
+
+export const VERSION_SECTION = "tickretry.version";
+
+/** An unsigned LEB128 at `at`: its value and the offset after it, or undefined. */
+function leb(bytes: Buffer, at: number): [number, number] | undefined {
+  let v = 0;
+  for (let shift = 0; shift < 35 && at < bytes.length; shift += 7) {
+    const b = bytes[at++];
+    v += (b & 0x7f) * 2 ** shift;
+    if (!(b & 0x80)) return [v, at];
+  }
+  return undefined;
+}
+
+/** The module's version, 0 without the section, -1 for bytes that are no module. */
+export function moduleVersion(bytes: Buffer): number {
+  if (bytes.length < 8 || !bytes.subarray(0, 8).equals(Buffer.from([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0])))
+    return -1;
+  for (let at = 8; at < bytes.length;) {
+    const id = bytes[at];
+    const size = leb(bytes, at + 1);
+    if (size === undefined || size[1] + size[0] > bytes.length) return -1;
+    const [length, start] = size;
+    const name = id === 0 ? leb(bytes, start) : undefined;
+    if (
+      name !== undefined &&
+      name[0] === VERSION_SECTION.length &&
+      start + length - name[1] === name[0] + 4
+    ) {
+      if (bytes.toString("latin1", name[1], name[1] + name[0]) === VERSION_SECTION) {
+        return bytes.readUInt32LE(name[1] + name[0]);
+      }
+    }
+    at = start + length;
+  }
+  return 0;
+}
+
+// A trial run of an uploaded module before it replaces the running one: in a worker
+// thread, with a time limit, the new module takes up the running state (restore) and
+// makes the calls of a few passes over a few seconds of ticks (poll, ended, nextDue,
+// save). A module that traps there is refused with the trap's message; one that is still
+// running when the limit passes (a loop) has its worker terminated and is refused. The
+// device's own thread never runs a line of a module that has not passed.
+/** How long the trial may take, ms: the real module needs well under one. */
+export const TRIAL_LIMIT_MS = 2000;
+
+// Plain JavaScript, run with eval in the worker: it imports nothing.
+const TRIAL = `
+const { parentPort, workerData: w } = require("node:worker_threads");
+try {
+  const e = new WebAssembly.Instance(new WebAssembly.Module(w.bytes), {}).exports;
+  if (w.image.length <= w.areaBytes) new Uint8Array(e.memory.buffer, e.imageAddress(), w.image.length).set(w.image);
+  e.restore(w.image.length, w.now, 0, 0);
+  for (let pass = 0; pass < 10; pass++) {
+    const tick = (w.now + pass * 1000) | 0;
+    for (let i = 0; i < 64 && e.poll(tick) >= 0; i++);
+    for (let i = 0; i < 64 && e.ended(tick) >= 0; i++);
+    e.nextDue(tick);
+    e.save(tick);
+  }
+  parentPort.postMessage("");
+} catch (err) {
+  parentPort.postMessage("it trapped in its trial run (" + err.message + ")");
+}`;
+
+/** undefined when the module passed its trial on `image`, else why it did not. */
+export function trialRun(bytes: Buffer, image: Uint8Array, now: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const worker = new Worker(TRIAL, {
+      eval: true,
+      workerData: { bytes: new Uint8Array(bytes), image, now, areaBytes: Image.AREA_BYTES },
+    });
+    const timer = setTimeout(() => {
+      void worker.terminate();
+      resolve(`it was still running after ${TRIAL_LIMIT_MS} ms of its trial run (a loop?)`);
+    }, TRIAL_LIMIT_MS);
+    worker.once("message", (why: string) => {
+      clearTimeout(timer);
+      void worker.terminate();
+      resolve(why === "" ? undefined : why);
+    });
+    worker.once("error", (err) => {
+      clearTimeout(timer);
+      resolve(`its trial run failed (${err.message})`);
+    });
+  });
+}
+
+/** An Ed25519 signature: the last bytes of a signed module. */
+export const SIGNATURE_BYTES = 64;
+
+/** The build key's public half, raw hex; `npm run sign -- --new-key` writes it. */
+export const BUILD_KEY_PATH = asset("boards/keys/build-key.pub");
+
+/** An Ed25519 public key from its 32 raw bytes. */
+export function publicKeyFromRaw(raw: Buffer): KeyObject {
+  if (raw.length !== 32) throw new Error(`an Ed25519 public key is 32 bytes, not ${raw.length}`);
+  // SPKI DER for Ed25519 is a fixed 12-byte prefix before the raw key (RFC 8410).
+  const der = Buffer.concat([Buffer.from("302a300506032b6570032100", "hex"), raw]);
+  return createPublicKey({ key: der, format: "der", type: "spki" });
+}
+
+/** The build key the firmware has compiled in (boards/keys/build-key.pub), or undefined when none was made. */
+export function loadBuildKey(path = BUILD_KEY_PATH): KeyObject | undefined {
+  if (!existsSync(path)) return undefined;
+  return publicKeyFromRaw(Buffer.from(readFileSync(path, "utf8").trim(), "hex"));
+}
+
+export type SignedModule = { ok: true; module: Buffer } | { ok: false; reason: string };
+
+/** Splits a signed module (module bytes, then the signature over them) and checks the signature. */
+export function verifySignedModule(signed: Buffer, key: KeyObject | undefined): SignedModule {
+  if (key === undefined) return { ok: false, reason: "this device has no build key; it accepts no module" };
+  if (signed.length <= SIGNATURE_BYTES) return { ok: false, reason: "too short to carry a signature" };
+  const module = signed.subarray(0, signed.length - SIGNATURE_BYTES);
+  const signature = signed.subarray(signed.length - SIGNATURE_BYTES);
+  if (!verify(null, module, key, signature)) {
+    return {
+      ok: false,
+      reason: "the signature is not the build key's (unsigned, tampered, or signed by another key)",
+    };
+  }
+  return { ok: true, module };
+}
+
+/** The module a boot loads, as the firmware's flash holds it. */
+export const BUILT_MODULE = readFileSync(WASM_PATH);
+
+/** The module broke its contract (a save refused): a bug of the built one, a fault of an uploaded one. */
+export class ModuleFault extends Error {}
+
+/** The module running: the built one from each boot on, or one the page swapped in until the next boot. */
+export class RunningModule {
+  /** Its bytes, as the page's playground fetches them. */
+  bytes: Buffer = BUILT_MODULE;
+  /** Uploaded modules that trapped at run time and were replaced by the built one (this process). */
+  traps = 0;
+  /** The highest module version accepted (anti-rollback; kept in the state file). */
+  versionFloor = 0;
+
+  /** `changed`: the floor moved, for the next state write. */
+  constructor(private readonly changed: () => void) {}
+
+  /** A boot loads the built module: an uploaded one lives until the next boot, as on a board. */
+  boot(versionFloor: number): void {
+    this.bytes = BUILT_MODULE;
+    this.versionFloor = versionFloor;
+  }
+
+  /**
+   * Swaps in another build of the module (an upload whose signature the caller checked) as
+   * the firmware's tickretry_wasm3_open does: the running instance's image is restored into
+   * the new one, so operations, ids, budget and counters carry across and attempts in flight
+   * still count. On a refusal (the module's error code) nothing changes.
+   */
+  replace(running: Running, bytes: Buffer): number {
+    const now = running.tick.read();
+    const image = saveImage(running.api, now);
+    if (typeof image === "number") return image;
+    const api = instantiate(new WebAssembly.Module(new Uint8Array(bytes)));
+    const restored = restoreImage(api, image, now);
+    if (restored !== Result.OK) return restored;
+    running.api = api;
+    running.loop.resume(api, running.loop.saveSlots(), false);
+    this.bytes = bytes;
+    return Result.OK;
+  }
+
+  /** Raises the anti-rollback floor to `version`; the next pass stores it. */
+  accept(version: number): void {
+    if (version <= this.versionFloor) return;
+    this.versionFloor = version;
+    this.changed();
+  }
+}

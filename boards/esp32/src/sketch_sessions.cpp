@@ -117,11 +117,11 @@ static int32_t session_of(tickretry_loop *loop, int32_t kept, uint32_t policy, S
 #if UPLOAD_MQTT
 static mqtt_session broker;
 static SessionView broker_view = {"broker", 0, 0, 0, 0, 0, ""};
-static BrokerSettings broker_settings;
+static app_broker_settings broker_settings;
 
 // esp-mqtt's client with its own reconnect off: the broker session decides every connect.
 // The configuration's layout changed with IDF 5 (arduino-esp32 3.x); the fields are the same.
-static esp_mqtt_client_handle_t broker_client(const BrokerSettings *b) {
+static esp_mqtt_client_handle_t broker_client(const app_broker_settings *b) {
   esp_mqtt_client_config_t cfg = {};
 #if ESP_IDF_VERSION_MAJOR >= 5
   cfg.broker.address.uri = b->url;
@@ -143,7 +143,7 @@ static esp_mqtt_client_handle_t broker_client(const BrokerSettings *b) {
   return esp_mqtt_client_init(&cfg);
 }
 
-static void broker_start(tickretry_loop *loop, SessionHandles *kept, const BrokerSettings *b, uint32_t now) {
+static void broker_start(tickretry_loop *loop, app_session_handles *kept, const app_broker_settings *b, uint32_t now) {
   static esp_mqtt_client_handle_t client;  // one for the boot: a second start reuses it
   if (client == nullptr) {
     broker_settings = *b;
@@ -157,7 +157,7 @@ static void broker_start(tickretry_loop *loop, SessionHandles *kept, const Broke
     return;
   }
   bool first = broker.client == nullptr;
-  kept->broker = session_of(loop, kept->broker, BROKER_POLICY, &broker_view, now);
+  kept->broker = session_of(loop, kept->broker, APP_BROKER_POLICY, &broker_view, now);
   mqtt_session_init(&broker, client, kept->broker);
   if (first) esp_mqtt_client_register_event(client, MQTT_EVENT_ANY, mqtt_session_event, &broker);
 }
@@ -171,16 +171,16 @@ void sessions_publish(int32_t handle, int32_t attempt, const char *payload) {
 
 bool sessions_set_policies() {
   tickretry_policy wifi_policy = session_policy(WIFI_CONNECT_TIMEOUT_MS);
-  bool ok = tickretry_set_policy(WIFI_POLICY, &wifi_policy) == TICKRETRY_RESULT_OK;
+  bool ok = tickretry_set_policy(APP_WIFI_POLICY, &wifi_policy) == TICKRETRY_RESULT_OK;
 #if UPLOAD_MQTT
   tickretry_policy broker_policy = session_policy(BROKER_CONNECT_TIMEOUT_MS);
-  ok = ok && tickretry_set_policy(BROKER_POLICY, &broker_policy) == TICKRETRY_RESULT_OK;
+  ok = ok && tickretry_set_policy(APP_BROKER_POLICY, &broker_policy) == TICKRETRY_RESULT_OK;
 #endif
   return ok;
 }
 
-void sessions_start(tickretry_loop *loop, SessionHandles *kept, const char *ssid, const char *pass,
-                    const BrokerSettings *b, uint32_t now) {
+void sessions_start(tickretry_loop *loop, app_session_handles *kept, const char *ssid, const char *pass,
+                    const app_broker_settings *b, uint32_t now) {
   (void)b;
   if (ssid[0] == '\0') {
     *kept = {0, 0};
@@ -194,7 +194,7 @@ void sessions_start(tickretry_loop *loop, SessionHandles *kept, const char *ssid
     WiFi.onEvent(wifi_event);
     registered = true;
   }
-  kept->wifi = session_of(loop, kept->wifi, WIFI_POLICY, &wifi_view, now);
+  kept->wifi = session_of(loop, kept->wifi, APP_WIFI_POLICY, &wifi_view, now);
   wifi_session_init(&wifi, kept->wifi);
 #if UPLOAD_MQTT
   broker_start(loop, kept, b, now);

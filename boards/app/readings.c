@@ -14,7 +14,7 @@
  * of at the end of its backoff. Over MQTT also a breaker: after 2 failed attempts in a
  * row (a broker gone away fails every publish at once) no upload starts until a probe
  * gets through, so uploads wait instead of spending their attempts; link_up ends the break. */
-const tickretry_policy APP_UPLOAD_POLICY_VALUES = {
+static const tickretry_policy UPLOAD_POLICY = {
     .max_attempts = 6,
     .attempt_timeout = 10000,
     .base_delay = 1000,
@@ -29,7 +29,7 @@ const tickretry_policy APP_UPLOAD_POLICY_VALUES = {
     .break_cap = 120000,
 };
 /* The SRE / Finagle 10% budget of docs/ABI.md: retries may add at most a tenth to the load. */
-const tickretry_budget APP_RETRY_BUDGET = {
+static const tickretry_budget RETRY_BUDGET = {
     .capacity = 10000,
     .initial = 10000,
     .retry_cost = 1000,
@@ -40,6 +40,9 @@ const tickretry_budget APP_RETRY_BUDGET = {
     .success_deposit = 0,
     .flags = 0,
 };
+/* Named as the page's playground writes them ("Copy as C"), so a policy pastes in as it is. */
+const tickretry_policy *const app_upload_policy = &UPLOAD_POLICY;
+const tickretry_budget *const app_retry_budget = &RETRY_BUDGET;
 
 void app_readings_init(app_readings *r, const app_hal *hal, app_keeper *keeper, app_status_book *book,
                        tickretry_loop *loop, const char *device_id) {
@@ -204,7 +207,7 @@ uint32_t app_readings_status(const app_readings *r, status_operation *ops, uint3
                                   t->reading,
                                   app_status_state_name(state),
                                   tickretry_attempt(h),
-                                  (int32_t)APP_UPLOAD_POLICY_VALUES.max_attempts,
+                                  (int32_t)UPLOAD_POLICY.max_attempts,
                                   in_ms(state == TICKRETRY_STATE_WAITING, now, tickretry_next_attempt_at(h)),
                                   in_ms(state == TICKRETRY_STATE_IN_FLIGHT, now, tickretry_attempt_deadline(h)),
                                   in_ms(has_deadline, now, tickretry_deadline(h)),

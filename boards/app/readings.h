@@ -17,8 +17,9 @@ extern "C" {
 #define APP_UPLOAD_EVERY_MS 60000u
 #define APP_UPLOAD_POLICY 0
 
-extern const tickretry_policy APP_UPLOAD_POLICY_VALUES;
-extern const tickretry_budget APP_RETRY_BUDGET;
+/* The upload policy (number APP_UPLOAD_POLICY) and the retry budget (readings.c). */
+extern const tickretry_policy *const app_upload_policy;
+extern const tickretry_budget *const app_retry_budget;
 
 typedef struct app_tracked {
   int32_t handle;

@@ -158,9 +158,9 @@ static void start_afresh() {
   uint32_t seed_lo = esp_random() ^ (uint32_t(mac[0]) << 8 | mac[1]);
   uint32_t seed_hi = esp_random() ^ (uint32_t(mac[2]) << 24 | uint32_t(mac[3]) << 16 | mac[4] << 8 | mac[5]);
   tickretry_init(seed_lo, seed_hi);
-  tickretry_set_policy(APP_UPLOAD_POLICY, &APP_UPLOAD_POLICY_VALUES);
+  tickretry_set_policy(APP_UPLOAD_POLICY, app_upload_policy);
   if (!sessions_set_policies()) Serial.println("a session policy was refused: no Wi-Fi session");
-  tickretry_set_budget(&APP_RETRY_BUDGET);
+  tickretry_set_budget(app_retry_budget);
   tickretry_loop_init(&uploads, &hal);
   Serial.printf("scheduler ready, worst case per upload %ld ms\n", long(tickretry_worst_case(APP_UPLOAD_POLICY)));
 }

@@ -133,7 +133,7 @@ static void status_store(app_status *s) {
 static void status_module(app_status *s, uint32_t at) {
   static status_operation ops[TICKRETRY_LIMIT_OPERATIONS];
   s->abi_version = *rooms.scheduler_ok ? tickretry_abi_version() : 0;
-  s->budget_on = APP_RETRY_BUDGET.capacity > 0;
+  s->budget_on = app_retry_budget->capacity > 0;
   if (*rooms.scheduler_ok) {
     s->tokens_milli = tickretry_tokens();
     for (int i = 0; i < TICKRETRY_COUNTER_COUNT; i++) s->counters[i] = tickretry_counter(i);

@@ -62,6 +62,11 @@ typedef struct app_hal {
   /* One HTTP upload attempt, off the loop task; its answer comes back through collect. */
   void (*http_start)(void *ctx, const app_http_attempt *attempt);
   int (*http_collect)(void *ctx, app_http_answer *out);
+  /* The MQTT build's broker client, with its own reconnect off (0: the call was taken). */
+  int (*mqtt_start)(void *ctx);
+  int (*mqtt_reconnect)(void *ctx);
+  int (*mqtt_publish)(void *ctx, const char *topic, const char *payload); /* QoS 1: msg_id > 0, else not sent */
+  void (*mqtt_disconnect)(void *ctx);
   void (*deep_sleep)(void *ctx, uint32_t ms); /* does not return */
   void (*restart)(void *ctx);                 /* does not return */
 } app_hal;

@@ -13,6 +13,9 @@
 
 #include "http_upload.h"
 #include "kept.h"
+#if UPLOAD_MQTT
+#include "mqtt_link.h"
+#endif
 
 static Preferences prefs;
 RTC_NOINIT_ATTR static app_kept kept;  // power-on garbage until a CRC says otherwise
@@ -78,9 +81,17 @@ const app_hal board_hal = {
 #if UPLOAD_MQTT
     .http_start = nullptr,  // uploads are publishes of the broker session
     .http_collect = nullptr,
+    .mqtt_start = mqtt_link_start,
+    .mqtt_reconnect = mqtt_link_reconnect,
+    .mqtt_publish = mqtt_link_publish,
+    .mqtt_disconnect = mqtt_link_disconnect,
 #else
     .http_start = http_upload_start,
     .http_collect = http_upload_collect,
+    .mqtt_start = nullptr,  // the HTTP build has no broker
+    .mqtt_reconnect = nullptr,
+    .mqtt_publish = nullptr,
+    .mqtt_disconnect = nullptr,
 #endif
     .deep_sleep = deep_sleep,
     .restart = restart,

@@ -1,6 +1,6 @@
 // See sketch_sessions.h. The Arduino side of the sessions: WiFi.begin and the core's Wi-Fi
-// events for the station, esp-mqtt's client for the broker; wifi_session.c and
-// mqtt_session.c turn their events into the module's words.
+// events for the station, esp-mqtt's client for the broker (mqtt_link.c); the application's
+// wifi_session.c and mqtt_session.c turn their events into the module's words.
 #include "sketch_sessions.h"
 
 #include <Arduino.h>
@@ -12,7 +12,9 @@
 #include "wifi_session.h"
 #if UPLOAD_MQTT
 #include "esp_idf_version.h"
+#include "board_hal.h"
 #include "mqtt_client.h"
+#include "mqtt_link.h"
 #include "mqtt_session.h"
 #endif
 
@@ -156,10 +158,11 @@ static void broker_start(tickretry_loop *loop, app_session_handles *kept, const 
     kept->broker = 0;
     return;
   }
-  bool first = broker.client == nullptr;
+  bool first = broker.hal == nullptr;
   kept->broker = session_of(loop, kept->broker, APP_BROKER_POLICY, &broker_view, now);
-  mqtt_session_init(&broker, client, kept->broker);
-  if (first) esp_mqtt_client_register_event(client, MQTT_EVENT_ANY, mqtt_session_event, &broker);
+  mqtt_link_bind(client);
+  mqtt_session_init(&broker, &board_hal, kept->broker);
+  if (first) esp_mqtt_client_register_event(client, MQTT_EVENT_ANY, mqtt_link_event, &broker);
 }
 
 bool sessions_broker_up() { return broker_view.handle != 0 && broker.up; }

@@ -1,10 +1,8 @@
-// The sketch's supervised connections: the Wi-Fi station (wifi_session.c) always, and with
-// the build flag UPLOAD_MQTT the broker connection (mqtt_session.c over esp-mqtt). Each is
-// a session of the module under a policy of its own, run through the same tickretry loop as
-// the uploads: poll hands out its connect attempt, start_attempt passes it here, and its
-// answer comes back through collect, a lost connection through `dropped`, the link's
-// return through `link_up`: the rings are drained, and the module told, only inside a
-// pass, from main.cpp's loop HAL.
+// The sketch's supervised connections, as the board drives them: the Wi-Fi station always,
+// and with the build flag UPLOAD_MQTT the broker connection over esp-mqtt. The sessions'
+// state and decisions are the application's (../app/sessions.h); these functions add the
+// board's calls (WiFi.begin, the core's Wi-Fi events, esp-mqtt's client) and are what
+// main.cpp's loop HAL, the page server and the access point call.
 #ifndef SKETCH_SESSIONS_H
 #define SKETCH_SESSIONS_H
 

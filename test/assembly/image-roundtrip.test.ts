@@ -54,9 +54,9 @@ describe("every state saves an image its own restore accepts", () => {
     test.prop([scenarioArb(options), startArb], runs(50))(
       `after every call (${name}): save, restore into a fresh instance, nothing observable changed`,
       (steps, start) => {
-        runTrace(steps, start, {
-          observe: (_, __, host, api) => expectRoundTrip(api, host.now, host.handles),
-        });
+        const observe = (_: unknown, __: unknown, host: Host, api: Target) =>
+          expectRoundTrip(api, host.now, host.handles);
+        runTrace(steps, start, { observe, recent: RECENT });
       },
     );
   }

@@ -49,7 +49,7 @@ interface Pending {
 }
 
 /**
- * One line per event, the same text the native trace (boards/tickretry/tickretry_trace.c)
+ * One line per event, the same text the C library's trace (tickretry_loop_event_format)
  * prints; results by name (`-> OK`, `-> STALE_REPORT`).
  * @example
  * ```ts

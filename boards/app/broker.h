@@ -1,5 +1,5 @@
 /* The setup form's broker settings and their checks, as the simulator has them
- * (host/tools/src/device/broker-settings.ts): the broker URL, client id, user name,
+ * (host/tools/src/device/app/broker.ts): the broker URL, client id, user name,
  * password and topic an MQTT build connects and publishes with. A form with any bad field
  * stores nothing. Board-free, so test/boards/page-native.test.ts runs it beside the
  * simulator's checks on the same inputs. */

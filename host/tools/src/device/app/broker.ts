@@ -1,5 +1,5 @@
 // The setup form's broker settings and their checks, as the firmware has them
-// (boards/esp32/src/device_broker.c, run beside these by test/boards/page-native.test.ts):
+// (boards/app/broker.c, run beside these by test/boards/page-native.test.ts):
 // the broker an MQTT build connects to and what it publishes under. The password is never
 // shown again: the status says only whether one is set. Below them, the broker
 // connection's session.

@@ -102,7 +102,7 @@ export function checkSettings(form: URLSearchParams, stored: Settings, notUtf8 =
   } catch {
     url = undefined;
   }
-  // As the firmware has it (boards/esp32/src/device_settings.c): the scheme spelled out, a host.
+  // As the firmware has it (boards/app/settings.c): the scheme spelled out, a host.
   const spelledOut = /^https?:\/\/[^/?#@:\s]/.test(upstreamUrl) && !/[\x00-\x20\x7f]/.test(upstreamUrl);
   if (url === undefined || !spelledOut) {
     errors.upstreamUrl = "Upstream URL must be an http:// or https:// URL.";

@@ -3,7 +3,17 @@
 // after a restart; a full disk (writes to /dev/full, which the kernel answers ENOSPC) is
 // counted, shown and retried while the device runs on and sends nothing it has not
 // stored; and a state whose pending list does not match its image is refused in words.
-import { existsSync, mkdtempSync, rmSync, statSync, symlinkSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -11,6 +21,7 @@ import { DEFAULT_BROKER } from "../../../../host/tools/src/device/app/broker.js"
 import { Device } from "../../../../host/tools/src/device/device.js";
 import { startSimulation, type Simulation } from "../../../../host/tools/src/device/simulation.js";
 import { fileStore, StateFileError } from "../../../../host/tools/src/device/app/kept.js";
+import { fileLog } from "../../../../host/tools/src/device/app/readings.js";
 import { QUICK, waitFor } from "../../../helpers/device.js";
 import { post, setUp } from "../../../helpers/page.js";
 
@@ -34,15 +45,32 @@ async function boot(path: string, options = {}) {
 }
 
 describe("the state store", () => {
-  it("creates the state, password and settings files for their owner only (0600)", async () => {
+  it("creates every file it writes for its owner only (0600): state, password, settings, lock, readings log", async () => {
     const path = join(dir, "modes", "state.json");
-    const s = await boot(path, { uploadEveryMs: 50 });
+    const logPath = join(dir, "modes", "readings.log");
+    const s = await boot(path, { uploadEveryMs: 50, log: fileLog(logPath) });
     await setUp(s);
     expect((await post(s, "/settings", GOOD)).status).toBe(200);
-    await waitFor("a state write", () => existsSync(path));
-    for (const file of [path, `${path}.password`, `${path}.settings`]) {
-      expect([file, statSync(file).mode & 0o777]).toEqual([file, 0o600]);
+    await waitFor("a state write and a log line", () => existsSync(path) && existsSync(logPath));
+    expect(readdirSync(join(dir, "modes")).sort()).toEqual(
+      ["readings.log", "state.json", "state.json.lock", "state.json.password", "state.json.settings"].concat(
+        existsSync(`${path}.tmp`) ? ["state.json.tmp"] : [],
+      ),
+    );
+    for (const file of readdirSync(join(dir, "modes"))) {
+      expect([file, statSync(join(dir, "modes", file)).mode & 0o777]).toEqual([file, 0o600]);
     }
+  });
+
+  it("tightens a readings log an older device left readable to all (issue 34, item 12)", async () => {
+    const logPath = join(dir, "old-log", "readings.log");
+    mkdirSync(join(dir, "old-log"));
+    writeFileSync(logPath, "", { mode: 0o644 });
+    chmodSync(logPath, 0o644);
+    const s = await boot(join(dir, "old-log", "state.json"), { uploadEveryMs: 50, log: fileLog(logPath) });
+    await setUp(s);
+    await waitFor("a log line", () => statSync(logPath).size > 0);
+    expect(statSync(logPath).mode & 0o777).toBe(0o600);
   });
 
   it("keeps saved settings across a process restart", async () => {

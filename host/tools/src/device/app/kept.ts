@@ -229,7 +229,8 @@ function claim(path: string): void {
   const lock = `${path}.lock`;
   for (;;) {
     try {
-      writeFileSync(lock, String(process.pid), { flag: "wx" });
+      // Owner only, as every file the device writes: nobody else's business which process holds it.
+      writeFileSync(lock, String(process.pid), { flag: "wx", mode: 0o600 });
       if (held.size === 0) process.once("exit", () => held.forEach((l) => rmSync(l, { force: true })));
       held.add(lock);
       return;

@@ -71,24 +71,54 @@ const CHECKS: Record<BrokerField, (value: string) => boolean> = {
   brokerTopic: (v) => v.length >= 1 && asciiWithin(v, 0x20, 95) && !/[+#]/.test(v),
 };
 
+/** As the firmware says it (app_broker_password_cleared), word for word. */
+export const BROKER_PASSWORD_CLEARED =
+  "Broker password cleared: the stored one was typed for another scheme, host or port; type it again for this broker.";
+
+/**
+ * The scheme, host and port a broker URL names, the port spelled out (1883 for mqtt, 8883
+ * for mqtts) and the host in lower case; "" for none (the broker the device started with).
+ */
+export function brokerAuthority(url: string): string {
+  const m = /^(mqtts?):\/\/([A-Za-z0-9.-]+)(?::(\d{1,5}))?\/?$/.exec(url);
+  if (m === null || !urlAcceptable(url)) return url;
+  const port = m[3] === undefined ? (m[1] === "mqtt" ? 1883 : 8883) : Number(m[3]);
+  return `${m[1]}://${m[2].toLowerCase()}:${port}`;
+}
+
+/** Broker fields checked: the settings, the problem of each bad field, and what was cleared and why. */
+export interface CheckedBroker {
+  settings: BrokerSettings;
+  errors: Partial<Record<BrokerField, string>>;
+  cleared: Partial<Record<BrokerField, string>>;
+}
+
 /**
  * The broker fields of a setup form: the settings, and the problem of each bad field. A
  * field the form does not carry keeps its `stored` value (a form of the Wi-Fi fields only
- * changes no broker setting). `notUtf8` names fields whose bytes were not UTF-8 (never
- * printable ASCII).
+ * changes no broker setting), except the password when the URL moves to another scheme,
+ * host or port: a stored secret goes only to the broker it was typed for, so it is
+ * cleared (and `cleared` says why) unless the form carries one again. `notUtf8` names
+ * fields whose bytes were not UTF-8 (never printable ASCII).
  */
 export function checkBroker(
   form: URLSearchParams,
   stored: BrokerSettings,
   notUtf8 = new Set<string>(),
-): { settings: BrokerSettings; errors: Partial<Record<BrokerField, string>> } {
+): CheckedBroker {
   const settings = { ...stored };
   const errors: Partial<Record<BrokerField, string>> = {};
   for (const field of Object.keys(CHECKS) as BrokerField[]) {
     settings[field] = form.get(field) ?? stored[field];
     if (notUtf8.has(field) || !CHECKS[field](settings[field])) errors[field] = BROKER_MEANINGS[field];
   }
-  return { settings, errors };
+  const moved = brokerAuthority(settings.brokerUrl) !== brokerAuthority(stored.brokerUrl);
+  const cleared: CheckedBroker["cleared"] = {};
+  if (moved && stored.brokerPassword !== "" && !form.get("brokerPassword")) {
+    settings.brokerPassword = "";
+    cleared.brokerPassword = BROKER_PASSWORD_CLEARED;
+  }
+  return { settings, errors, cleared };
 }
 
 /** The broker settings as the status shows them: the password only as set or not. */

@@ -49,7 +49,9 @@ export class DeviceSettings {
 
 export type SettingsErrors = Partial<Record<keyof Settings, string>>;
 
-export type Checked = { ok: true; settings: Settings } | { ok: false; errors: SettingsErrors };
+/** A good form's settings, and the stored secrets it cleared with why (the page shows it by the field). */
+export type Checked =
+  { ok: true; settings: Settings; cleared: SettingsErrors } | { ok: false; errors: SettingsErrors };
 
 /** What the page and the status show for userinfo in the upstream URL: never the credentials. */
 export const HIDDEN_CREDENTIALS = "***";
@@ -120,7 +122,11 @@ export function checkSettings(form: URLSearchParams, stored: Settings, notUtf8 =
   const broker = checkBroker(form, stored, notUtf8);
   Object.assign(errors, broker.errors);
   if (Object.keys(errors).length > 0) return { ok: false, errors };
-  return { ok: true, settings: { ...broker.settings, ssid, password, upstreamUrl: url!.href } };
+  return {
+    ok: true,
+    settings: { ...broker.settings, ssid, password, upstreamUrl: url!.href },
+    cleared: broker.cleared,
+  };
 }
 
 /** The settings as the status shows them: no password, no credentials. */

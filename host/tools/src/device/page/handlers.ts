@@ -68,7 +68,9 @@ function settings(ctx: SetupContext, { form, notUtf8 }: Input): Answer {
   } catch (err) {
     return refuseText(507, `${message("storeFailed")} (${(err as Error).message})`);
   }
-  return ok("settingsSaved");
+  // A secret the new URL may not have is cleared: the page shows why beside its field.
+  const cleared = Object.keys(checked.cleared).length > 0 ? { fields: checked.cleared } : {};
+  return { status: 200, body: { ok: true, message: message("settingsSaved"), ...cleared } };
 }
 
 function scenario(ctx: SetupContext, { form }: Input): Answer {

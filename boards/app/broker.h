@@ -21,7 +21,7 @@ typedef enum app_broker_problem {
   APP_BROKER_CLIENT_ID, /* longer than NAME_MAX, or not printable ASCII without spaces */
   APP_BROKER_USERNAME,  /* longer than NAME_MAX, or not printable ASCII */
   APP_BROKER_PASSWORD,  /* longer than NAME_MAX, or not printable ASCII */
-  APP_BROKER_TOPIC      /* not 1 to TOPIC_MAX printable ASCII characters, or a wildcard */
+  APP_BROKER_TOPIC      /* not 1 to TOPIC_MAX printable ASCII characters, a wildcard, or a leading $ */
 } app_broker_problem;
 
 typedef struct app_broker_form {

@@ -184,6 +184,9 @@ describe("the broker settings checks in C agree with the simulator's, field and 
     ["a + in the topic", with_(4, "tickretry/+/readings")],
     ["a # in the topic", with_(4, "tickretry/#")],
     ["96-character topic", with_(4, "t".repeat(96))],
+    ["a $SYS topic (issue 34, item 6)", with_(4, "$SYS/broker/readings")],
+    ["a $ topic of another kind", with_(4, "$share/readings")],
+    ["a $ later in the topic", with_(4, "site/$readings")],
   ];
 
   it.each(cases)("%s", (_, values) => {
@@ -194,6 +197,12 @@ describe("the broker settings checks in C agree with the simulator's, field and 
     expect(c.code === 0 ? "ok" : c.out.trim()).toBe(
       first === undefined ? "ok" : `${first}: ${BROKER_MEANINGS[first]}`,
     );
+  });
+
+  it("refuse a topic under $ by name (issue 34, item 6)", () => {
+    const c = run("broker", ...with_(4, "$SYS/broker/readings").map((v) => Buffer.from(v).toString("hex")));
+    expect(c).toEqual({ code: 1, out: `brokerTopic: ${BROKER_MEANINGS.brokerTopic}` });
+    expect(BROKER_MEANINGS.brokerTopic).toMatch(/not starting with \$/);
   });
 
   it("keep what a form does not carry, and refuse a bad field without storing any", () => {

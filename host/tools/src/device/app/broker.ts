@@ -48,7 +48,9 @@ export const BROKER_MEANINGS: Record<BrokerField, string> = {
     "Client id must be at most 63 printable ASCII characters without spaces (empty: the device's own).",
   brokerUsername: "Broker user name must be at most 63 printable ASCII characters.",
   brokerPassword: "Broker password must be at most 63 printable ASCII characters.",
-  brokerTopic: "Topic must be 1 to 95 printable ASCII characters, without the wildcards + and #.",
+  brokerTopic:
+    "Topic must be 1 to 95 printable ASCII characters, without the wildcards + and #, not starting with $ " +
+    "(the broker's own topics, such as $SYS/).",
 };
 
 const URL_FORM = /^mqtts?:\/\/[A-Za-z0-9.-]+(?::(\d{1,5}))?\/?$/;
@@ -68,8 +70,14 @@ const CHECKS: Record<BrokerField, (value: string) => boolean> = {
   brokerClientId: (v) => asciiWithin(v, 0x21, 63),
   brokerUsername: (v) => asciiWithin(v, 0x20, 63),
   brokerPassword: (v) => asciiWithin(v, 0x20, 63),
-  brokerTopic: (v) => v.length >= 1 && asciiWithin(v, 0x20, 95) && !/[+#]/.test(v),
+  // A broker acknowledges a publish to its own $ topics and drops it (mosquitto denies
+  // $SYS/ writes yet sends the PUBACK): readings would end SUCCEEDED and vanish.
+  brokerTopic: (v) => v.length >= 1 && asciiWithin(v, 0x20, 95) && !/[+#]/.test(v) && !v.startsWith("$"),
 };
+
+/** A client id another of the device's own clients holds: a broker would keep only one of the two connected. */
+export const clientIdTaken = (id: string): string =>
+  `Client id ${id} is taken by another of the device's own clients (the consumer); choose another, or leave it empty for the device's own.`;
 
 /** As the firmware says it (app_broker_password_cleared), word for word. */
 export const BROKER_PASSWORD_CLEARED =
@@ -105,12 +113,16 @@ export function checkBroker(
   form: URLSearchParams,
   stored: BrokerSettings,
   notUtf8 = new Set<string>(),
+  takenClientIds: readonly string[] = [],
 ): CheckedBroker {
   const settings = { ...stored };
   const errors: Partial<Record<BrokerField, string>> = {};
   for (const field of Object.keys(CHECKS) as BrokerField[]) {
     settings[field] = form.get(field) ?? stored[field];
     if (notUtf8.has(field) || !CHECKS[field](settings[field])) errors[field] = BROKER_MEANINGS[field];
+  }
+  if (errors.brokerClientId === undefined && takenClientIds.includes(settings.brokerClientId)) {
+    errors.brokerClientId = clientIdTaken(settings.brokerClientId);
   }
   const moved = brokerAuthority(settings.brokerUrl) !== brokerAuthority(stored.brokerUrl);
   const cleared: CheckedBroker["cleared"] = {};

@@ -40,6 +40,11 @@ export class DeviceSettings {
    * the page showed), then puts them in force; over MQTT its broker's apply from the next
    * connect attempt. Throws when they could not be stored: nothing changed then.
    */
+  /** Client ids the device's other clients hold (none without MQTT): the form may not take them. */
+  get takenClientIds(): readonly string[] {
+    return this.mqtt?.takenClientIds ?? [];
+  }
+
   save(settings: Settings): void {
     this.keeper.save(settings);
     this.current = settings;
@@ -80,7 +85,12 @@ export function withoutCredentials(url: string): string {
  * UTF-8. An upstream URL whose userinfo is HIDDEN_CREDENTIALS (the page sends back what it
  * was shown) keeps the stored credentials.
  */
-export function checkSettings(form: URLSearchParams, stored: Settings, notUtf8 = new Set<string>()): Checked {
+export function checkSettings(
+  form: URLSearchParams,
+  stored: Settings,
+  notUtf8 = new Set<string>(),
+  takenClientIds: readonly string[] = [],
+): Checked {
   const ssid = form.get("ssid") ?? "";
   const password = form.get("password") ?? "";
   const upstreamUrl = (form.get("upstreamUrl") ?? "").trim();
@@ -119,7 +129,7 @@ export function checkSettings(form: URLSearchParams, stored: Settings, notUtf8 =
     }
   }
 
-  const broker = checkBroker(form, stored, notUtf8);
+  const broker = checkBroker(form, stored, notUtf8, takenClientIds);
   Object.assign(errors, broker.errors);
   if (Object.keys(errors).length > 0) return { ok: false, errors };
   return {

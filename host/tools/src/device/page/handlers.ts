@@ -61,7 +61,8 @@ async function password(ctx: SetupContext, { form, firstSetup }: Input): Promise
 }
 
 function settings(ctx: SetupContext, { form, notUtf8 }: Input): Answer {
-  const checked = checkSettings(form, ctx.device.settings.current, notUtf8);
+  const { current, takenClientIds } = ctx.device.settings;
+  const checked = checkSettings(form, current, notUtf8, takenClientIds);
   if (!checked.ok) return refuseText(400, message("settingsRefused"), checked.errors);
   try {
     ctx.device.settings.save(checked.settings);

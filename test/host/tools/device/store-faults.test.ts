@@ -85,6 +85,25 @@ describe("the state store", () => {
     expect(status.settings).toMatchObject({ ssid: "home", passwordSet: true, upstreamUrl: GOOD.upstreamUrl });
   });
 
+  it("never pins the embedded upstream's random port: saved as shown, the next start uploads to its new upstream (issue 34, item 4)", async () => {
+    const path = join(dir, "pinned", "state.json");
+    const s = await boot(path, { uploadEveryMs: 0, scenario: "healthy" });
+    await setUp(s);
+    const shown = s.upstream!.url;
+    expect((await post(s, "/settings", { ...GOOD, upstreamUrl: shown })).status).toBe(200);
+    await s.close();
+    const again = await boot(path, { uploadEveryMs: 50, scenario: "healthy" });
+    expect(again.upstream!.url).not.toBe(shown);
+    expect(again.device.settings.current).toMatchObject({ ssid: "home", upstreamUrl: again.upstream!.url });
+    await waitFor("uploads at the new upstream", () => again.upstream!.stats().stored > 2);
+    // A URL typed for another upstream stays pinned, as the owner chose it.
+    expect((await post(again, "/settings", GOOD)).status).toBe(200);
+    await again.close();
+    expect((await boot(path, { uploadEveryMs: 0 })).device.settings.current.upstreamUrl).toBe(
+      GOOD.upstreamUrl,
+    );
+  });
+
   it("runs on through a full disk: counts the refused writes, sends nothing unstored, retries", async () => {
     const path = join(dir, "full", "state.json");
     const s = await boot(path, { uploadEveryMs: 50, scenario: "healthy" });

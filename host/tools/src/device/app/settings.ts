@@ -21,17 +21,29 @@ export interface SettingsKeeper {
   save(settings: Settings): void;
 }
 
-/** The settings in force, and where they are kept. Saved settings win over the command line's URL, as NVS does on a board. */
+/** What the kept settings hold for "the upstream the device started with". */
+const STARTED_UPSTREAM = "";
+
+/**
+ * The settings in force, and where they are kept. Saved settings win over the command
+ * line's URL, as NVS does on a board; but an upstream URL saved as the one the device
+ * started with is kept as "that one", not its address: the embedded upstream takes a new
+ * random port at every start, and a pinned one would send every reading to a dead port.
+ */
 export class DeviceSettings {
   current: Settings;
 
   constructor(
     private readonly keeper: SettingsKeeper,
-    upstreamUrl: string,
+    private readonly startedUrl: string,
     /** The MQTT transport whose broker the settings name (MQTT only). */
     private readonly mqtt?: MqttTransport,
   ) {
-    this.current = keeper.load() ?? defaultSettings(upstreamUrl);
+    const kept = keeper.load();
+    this.current =
+      kept === undefined
+        ? defaultSettings(startedUrl)
+        : { ...kept, upstreamUrl: kept.upstreamUrl === STARTED_UPSTREAM ? startedUrl : kept.upstreamUrl };
     if (mqtt) useBrokerSettings(mqtt, this.current);
   }
 
@@ -46,7 +58,8 @@ export class DeviceSettings {
   }
 
   save(settings: Settings): void {
-    this.keeper.save(settings);
+    const started = settings.upstreamUrl === this.startedUrl;
+    this.keeper.save(started ? { ...settings, upstreamUrl: STARTED_UPSTREAM } : settings);
     this.current = settings;
     if (this.mqtt) useBrokerSettings(this.mqtt, settings);
   }

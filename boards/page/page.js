@@ -172,7 +172,7 @@ function simulatorCards(s) {
     list.push([
       "upstream",
       s.faults.scenario,
-      `${up.requests} requests, ${up.stored} stored, ${up.replays} replays`,
+      `${up.requests} requests, ${up.stored} stored (${up.evicted} oldest evicted), ${up.replays} replays`,
     ]);
   }
   return list;

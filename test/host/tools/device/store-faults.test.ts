@@ -12,6 +12,7 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  readFileSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,6 +22,7 @@ import { DEFAULT_BROKER } from "../../../../host/tools/src/device/app/broker.js"
 import { Device } from "../../../../host/tools/src/device/device.js";
 import { startSimulation, type Simulation } from "../../../../host/tools/src/device/simulation.js";
 import { fileStore, StateFileError } from "../../../../host/tools/src/device/app/kept.js";
+import { defaultSettings } from "../../../../host/tools/src/device/app/settings.js";
 import { fileLog } from "../../../../host/tools/src/device/app/readings.js";
 import { QUICK, waitFor } from "../../../helpers/device.js";
 import { post, setUp } from "../../../helpers/page.js";
@@ -102,6 +104,46 @@ describe("the state store", () => {
     expect((await boot(path, { uploadEveryMs: 0 })).device.settings.current.upstreamUrl).toBe(
       GOOD.upstreamUrl,
     );
+  });
+
+  it("refuses a settings file with a flipped bit, whichever, and runs on its defaults saying why (issue 34, item 8)", async () => {
+    const path = join(dir, "flips", "state.json");
+    const s = await boot(path, { uploadEveryMs: 0 });
+    await setUp(s);
+    const broker = { brokerUrl: "mqtt://127.0.0.1:1883", brokerUsername: "dev", brokerPassword: "devpass" };
+    expect((await post(s, "/settings", { ...GOOD, ...broker })).status).toBe(200);
+    await s.close();
+    const file = `${path}.settings`;
+    const good = readFileSync(file);
+    const store = fileStore(path);
+    const saved = store.settings.load();
+    let refused = 0;
+    for (let bit = 0; bit < good.length * 8; bit++) {
+      const flipped = Buffer.from(good);
+      flipped[bit >> 3] ^= 1 << (bit & 7);
+      writeFileSync(file, flipped);
+      try {
+        // Only a flip in the trailing newline's whitespace may read back, and then as it was.
+        expect([bit, store.settings.load()]).toEqual([bit, saved]);
+      } catch (err) {
+        if (!(err instanceof StateFileError)) throw err;
+        refused++;
+      }
+    }
+    expect(refused).toBeGreaterThanOrEqual((good.length - 1) * 8);
+    const damaged = Buffer.from(good);
+    damaged[good.indexOf("devpass")] ^= 0x01;
+    writeFileSync(file, damaged);
+    const again = await boot(path, { uploadEveryMs: 0 });
+    expect(again.device.settings.refused).toBe(
+      `settings file ${file}: its checksum does not match its content (damaged); ` +
+        "the device runs on its defaults until the form saves new settings",
+    );
+    expect(again.device.settings.current).toEqual({
+      ...DEFAULT_BROKER,
+      ...defaultSettings(again.upstream!.url),
+    });
+    expect(readFileSync(file)).toEqual(damaged); // left as it was
   });
 
   it("runs on through a full disk: counts the refused writes, sends nothing unstored, retries", async () => {

@@ -32,6 +32,8 @@ const STARTED_UPSTREAM = "";
  */
 export class DeviceSettings {
   current: Settings;
+  /** Why the kept settings were refused (a damaged file), if they were: the device runs on its defaults. */
+  readonly refused: string | undefined;
 
   constructor(
     private readonly keeper: SettingsKeeper,
@@ -39,7 +41,13 @@ export class DeviceSettings {
     /** The MQTT transport whose broker the settings name (MQTT only). */
     private readonly mqtt?: MqttTransport,
   ) {
-    const kept = keeper.load();
+    let kept: Settings | undefined;
+    try {
+      kept = keeper.load();
+    } catch (err) {
+      // Safe to run on: the defaults send nothing anywhere the owner did not start it with.
+      this.refused = (err as Error).message;
+    }
     this.current =
       kept === undefined
         ? defaultSettings(startedUrl)

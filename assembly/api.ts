@@ -14,7 +14,7 @@ import {
   ERROR_NOT_INITIALIZED,
 } from "./generated/constants";
 import { touch } from "./changes";
-import { budgetTokens } from "./budget";
+import { budgetOff, budgetTokens } from "./budget";
 import { counterValue } from "./counters";
 import { resetMachine } from "./operations";
 import { policyAt, policyRecord } from "./policy-table";
@@ -28,6 +28,7 @@ import { Clock } from "./ticks";
 export function init(seedLo: u32, seedHi: u32): i32 {
   copyWords(STATE, STATE, 0, STATE_BYTES);
   seedRandom(seedLo, seedHi);
+  budgetOff();
   Clock.reset();
   resetMachine();
   touch();
@@ -40,6 +41,7 @@ export { save, imageAddress, restore } from "./image";
 export { changes } from "./changes";
 export { setPolicy, worstCase } from "./policy";
 export { setBudget } from "./budget";
+export { holdBreaker, releaseBreaker } from "./breaker-control";
 
 /** The slot (0 to OPERATIONS - 1) of a valid handle, or BAD_HANDLE. */
 export function slot(handle: i32): i32 {
@@ -54,7 +56,7 @@ export function field(handle: i32, which: u32): i32 {
   return load<i32>(changetype<usize>(op) + ((<usize>which) << 2));
 }
 
-/** The policy's breaker state (CLOSED, OPEN, HALF_OPEN, PROBING), or NOT_INITIALIZED, BAD_POLICY. */
+/** The policy's breaker state (CLOSED, OPEN, HALF_OPEN, PROBING, ISOLATED), or NOT_INITIALIZED, BAD_POLICY. */
 export function breakerState(policy: u32): i32 {
   if (!isInitialized()) return ERROR_NOT_INITIALIZED;
   const p = policyAt(policy);

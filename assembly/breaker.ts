@@ -5,6 +5,7 @@
 import {
   BREAKER_CLOSED,
   BREAKER_HALF_OPEN,
+  BREAKER_ISOLATED,
   BREAKER_OPEN,
   BREAKER_PROBING,
   COUNTER_BREAKER_OPENS,
@@ -30,7 +31,7 @@ import { expired, markStale, noteTimer, slotAt } from "./table";
 import { clock, tickAfter } from "./ticks";
 
 /** True when the policy's breaker lets an attempt start: CLOSED or HALF_OPEN, the even states
- * (the odd ones, OPEN and PROBING, hold; scripts/gen/abi.ts checks the numbering). */
+ * (the odd ones, OPEN, PROBING and ISOLATED, hold; scripts/gen/abi.ts checks the numbering). */
 export function letsStart(p: Policy): bool {
   return (p.breakerState & 1) == 0;
 }
@@ -92,6 +93,19 @@ export function resetBreaker(id: u32, p: Policy): void {
   swapFlags(id, OP_FLAG_PROBE, 0);
 }
 
+/**
+ * holdBreaker: ISOLATED until released. What was DUE is HELD; an attempt in flight is no
+ * probe (its outcome no longer moves the breaker); the count of opens stays, so a failed
+ * probe after the release breaks for longer.
+ */
+export function isolate(id: u32, p: Policy): void {
+  p.breakerState = BREAKER_ISOLATED;
+  p.breakerFailures = 0;
+  touch();
+  swapFlags(id, OP_FLAG_PROBE, 0);
+  swapFlags(id, OP_FLAG_DUE, OP_FLAG_HELD);
+}
+
 /** poll starts op's attempt: under HALF_OPEN it is the probe, and the others wait for it. */
 export function onAttemptStart(id: u32, p: Policy, op: Operation): void {
   if (p.breakerState != BREAKER_HALF_OPEN) return;
@@ -101,13 +115,18 @@ export function onAttemptStart(id: u32, p: Policy, op: Operation): void {
   swapFlags(id, OP_FLAG_DUE, OP_FLAG_HELD);
 }
 
-/** The attempt of op in flight ended with `outcome` (its last outcome now): the breaker's success and failure rules. */
+/**
+ * The attempt of op in flight ended with `outcome` (its last outcome now): the breaker's
+ * success and failure rules. An ISOLATED breaker ignores outcomes: only releaseBreaker (or
+ * setPolicy) ends it.
+ */
 export function onAttemptEnd(op: Operation, outcome: i32): void {
   const id = op.policy;
   const p = policyRecord(id);
   op.lastOutcome = outcome;
   const probe = op.flags & OP_FLAG_PROBE;
   op.flags &= ~OP_FLAG_PROBE;
+  if (p.breakerState == BREAKER_ISOLATED) return;
   if (outcome == OUTCOME_SUCCESS) {
     p.breakerFailures = 0;
     if (p.breakerState != BREAKER_CLOSED) close(id, p);

@@ -2,9 +2,11 @@
 // operation. Its fields cover AWS standard mode (retry and timeout costs, refund on
 // success), the SRE ratio (first attempts deposit a fraction, retries withdraw one)
 // and gRPC throttling (failures withdraw, successes deposit, retries only above a
-// threshold). Capacity 0 turns the budget off.
+// threshold). "No budget" is a mode of its own (flag OFF, init's); otherwise capacity 0
+// allows no retry, as AWS's quota does with 0 tokens.
 import { touch } from "./changes";
 import {
+  BUDGET_FLAG_OFF,
   BUDGET_FLAG_REFUND_ON_SUCCESS,
   ERROR_BAD_FIELD,
   ERROR_NOT_INITIALIZED,
@@ -29,12 +31,23 @@ export function setBudget(
   flags_: u32,
 ): i32 {
   if (!isInitialized()) return ERROR_NOT_INITIALIZED;
-  const fields = capacity_ | initial | retryCost_ | timeoutRetryCost_ | threshold_;
+  const fields =
+    capacity_ |
+    initial |
+    retryCost_ |
+    timeoutRetryCost_ |
+    threshold_ |
+    failureCost_ |
+    firstAttemptDeposit_ |
+    successDeposit_;
+  const off = (flags_ & BUDGET_FLAG_OFF) != 0;
+  // OFF with any other field set is refused: the caller meant a budget and would get none.
   const bad =
-    !isSpan(fields | failureCost_ | firstAttemptDeposit_ | successDeposit_) |
+    !isSpan(fields) |
     (initial > capacity_) |
     (threshold_ > capacity_) |
-    (flags_ > <u32>BUDGET_FLAG_REFUND_ON_SUCCESS);
+    (flags_ > <u32>(BUDGET_FLAG_REFUND_ON_SUCCESS | BUDGET_FLAG_OFF)) |
+    (off & ((fields | (flags_ & BUDGET_FLAG_REFUND_ON_SUCCESS)) != 0));
   if (bad) return ERROR_BAD_FIELD;
   touch();
   bucket.capacity = capacity_;
@@ -47,6 +60,11 @@ export function setBudget(
   bucket.successDeposit = successDeposit_;
   bucket.flags = flags_;
   return RESULT_OK;
+}
+
+/** init: no budget. */
+export function budgetOff(): void {
+  bucket.flags = BUDGET_FLAG_OFF;
 }
 
 /** Current tokens in milli-tokens. */
@@ -76,9 +94,10 @@ export function retryCostOf(timedOut: bool): u32 {
 
 /** Withdraws `cost` if the bucket keeps at least `threshold` after it; false when denied. */
 export function withdrawRetry(cost: u32): bool {
-  if (bucket.capacity == 0) return true;
-  // cost and threshold are spans (below 2^31): their sum cannot wrap.
-  if (bucket.tokens < cost + bucket.threshold) return false;
+  if (bucket.flags & BUDGET_FLAG_OFF) return true;
+  // cost and threshold are spans (below 2^31): their sum cannot wrap. A bucket of capacity 0
+  // holds nothing to retry with, even at cost 0.
+  if ((bucket.capacity == 0) | (bucket.tokens < cost + bucket.threshold)) return false;
   bucket.tokens -= cost;
   return true;
 }

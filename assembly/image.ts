@@ -5,6 +5,7 @@
 // as spans from `now`, so an image does not depend on where the tick counter stood.
 import {
   ABI_VERSION,
+  BREAKER_ISOLATED,
   BREAKER_OPEN,
   BREAKER_PROBING,
   END_REASON_NONE,
@@ -76,9 +77,9 @@ const U16: u8 = 16; // generations
 const U8: u8 = 24; // LIMIT_MAX_ATTEMPTS, breakAfter, the breaker's counts, the level
 const U7: u8 = 25; // opFlags
 const U6: u8 = 26; // policy flags
-const U3: u8 = 29; // states, POLICIES - 1, end reasons, outcomes (checked below)
-const U2: u8 = 30; // breaker states
-const U1: u8 = 31; // isSet, the budget's flags
+const U3: u8 = 29; // states, POLICIES - 1, end reasons, outcomes, breaker states (checked below)
+const U2: u8 = 30; // the budget's flags
+const U1: u8 = 31; // isSet
 const PREFIX_WORDS: usize = POLICIES_AT >> 2;
 const POLICY_WORDS: usize = offsetof<Policy>() >> 2;
 // prettier-ignore
@@ -86,12 +87,12 @@ const KINDS = memory.data<u8>([
   // The next operation id, the PRNG, the budget (its flags last) and the counters: one
   // record of PREFIX_WORDS.
   SPAN, U32, U32, U32, U32,
-  SPAN, SPAN, SPAN, SPAN, SPAN, SPAN, SPAN, SPAN, U1,
-  U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32,
-  // A policy: isSet, maxAttempts, flags, attemptTimeout, the eight other spans (breakAfter
+  SPAN, SPAN, SPAN, SPAN, SPAN, SPAN, SPAN, SPAN, U2,
+  U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32,
+  // A policy: isSet, maxAttempts, flags, attemptTimeout, the nine other spans (breakAfter
   // between them), then its breaker: state, failures, opens, breakEnds.
-  U1 | LEAD, U8, U6, SPAN | NONZERO, SPAN, SPAN, SPAN, SPAN, SPAN, SPAN, U8, SPAN, SPAN,
-  U2, U8, U8, U32 | TICK,
+  U1 | LEAD, U8, U6, SPAN | NONZERO, SPAN, SPAN, SPAN, SPAN, SPAN, SPAN, U8, SPAN, SPAN, SPAN,
+  U3, U8, U8, U32 | TICK,
   // A slot: generation, state, policy, attempt, lastOutcome, endReason, opFlags,
   // operationId, nextAttemptAt, attemptDeadline, deadline, previousWait, lastRetryCost, level.
   U16 | LEAD, U3 | LEAD, U3, SPAN, U3, U3, U7,
@@ -229,6 +230,7 @@ function notePolicy(id: u32, p: Policy): void {
   const bit: u32 = 1 << id;
   setPolicies |= bit;
   const state = p.breakerState;
+  if ((state > <u32>BREAKER_PROBING) & (state != BREAKER_ISOLATED)) refuse();
   if (state & 1) holding |= bit; // OPEN or PROBING (breaker.ts, letsStart)
   if (state == BREAKER_PROBING) probing |= bit;
 }

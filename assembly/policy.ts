@@ -1,6 +1,7 @@
 // The policies' settings: setPolicy checks and stores them in the policy table
 // (policy-table.ts), and the readers of a policy's flags and worst case.
 import {
+  COUNTER_RETRY_AFTER_CLAMPED,
   ERROR_BAD_FIELD,
   ERROR_BAD_POLICY,
   ERROR_NOT_INITIALIZED,
@@ -18,6 +19,7 @@ import {
 } from "./generated/constants";
 import { resetBreaker } from "./breaker";
 import { touch } from "./changes";
+import { count } from "./counters";
 import { isInitialized } from "./ready";
 import { isSpan } from "./ticks";
 import { policyAt, policyRecord } from "./policy-table";
@@ -45,11 +47,13 @@ export function setPolicy(
   breakAfter: u32,
   breakBase: u32,
   breakCap: u32,
+  maxRetryAfter: u32,
 ): i32 {
   if (!isInitialized()) return ERROR_NOT_INITIALIZED;
   if (id >= <u32>LIMIT_POLICIES) return ERROR_BAD_POLICY;
   const waits = attemptTimeout | baseDelay | maxDelay | throttleBaseDelay | deadline;
-  if (!isSpan(waits | stableAfter | spread | breakBase | breakCap)) return ERROR_SPAN_TOO_LARGE;
+  if (!isSpan(waits | stableAfter | spread | breakBase | breakCap | maxRetryAfter))
+    return ERROR_SPAN_TOO_LARGE;
   // A session has no overall deadline: it ends only by cancel, PERMANENT or its attempt limit.
   const bad =
     ((maxAttempts | breakAfter) > <u32>LIMIT_MAX_ATTEMPTS) |
@@ -74,8 +78,21 @@ export function setPolicy(
   p.breakAfter = breakAfter;
   p.breakBase = breakBase;
   p.breakCap = breakCap;
+  p.maxRetryAfter = maxRetryAfter;
   resetBreaker(id, p);
   return RESULT_OK;
+}
+
+/**
+ * A server's Retry-After bounded by the policy's maxRetryAfter (0: maxDelay, the policy's own
+ * largest wait): a hostile or mistaken answer cannot park an operation, or a session that
+ * has no deadline, for days. A larger one is clamped and counted.
+ */
+export function boundRetryAfter(p: Policy, retryAfter: u32): u32 {
+  const bound = p.maxRetryAfter != 0 ? p.maxRetryAfter : p.maxDelay;
+  if (retryAfter <= bound) return retryAfter;
+  count(COUNTER_RETRY_AFTER_CLAMPED);
+  return bound;
 }
 
 /** True when AMBIGUOUS failures and timeouts may be retried. */

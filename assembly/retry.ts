@@ -27,7 +27,7 @@ import { onAttemptEnd, startAt } from "./breaker";
 import { onFailure, retryCostOf, withdrawRetry } from "./budget";
 import { count } from "./counters";
 import { end, move } from "./machine";
-import { isIdempotent, jitterOf } from "./policy";
+import { boundRetryAfter, isIdempotent, jitterOf } from "./policy";
 import { policyOf } from "./policy-table";
 import { Operation, Policy } from "./state";
 import { clock, ticksUntil } from "./ticks";
@@ -68,7 +68,7 @@ function retryOrEnd(op: Operation, p: Policy, outcome: i32, retryAfter: u32, fau
   const unsure = (outcome == OUTCOME_AMBIGUOUS) | (outcome == OUTCOME_TIMEOUT);
   if (request & !isIdempotent(p) & unsure) return END_REASON_AMBIGUOUS;
   if ((p.maxAttempts != 0) & (op.level >= p.maxAttempts)) return END_REASON_EXHAUSTED;
-  const wait = max(drawWait(op, p, outcome == OUTCOME_THROTTLED), retryAfter);
+  const wait = max(drawWait(op, p, outcome == OUTCOME_THROTTLED), boundRetryAfter(p, retryAfter));
   const hasDeadline = (op.flags & OP_FLAG_HAS_DEADLINE) != 0;
   if (hasDeadline && (fault || <i32>wait >= ticksUntil(clock.now, op.deadline))) {
     return END_REASON_DEADLINE;

@@ -45,6 +45,7 @@ export class Policy {
   breakAfter: u32;
   breakBase: u32;
   breakCap: u32;
+  maxRetryAfter: u32;
   // The policy's circuit breaker (breaker.ts).
   breakerState: u32;
   breakerFailures: u32;

@@ -7,12 +7,12 @@ export function init(seedLo: u32, seedHi: u32): i32 {
   return api.init(seedLo, seedHi);
 }
 
-/** Sets policy slot id and closes its breaker. deadline 0 means none; breakAfter 0 means no breaker. */
-export function setPolicy(id: u32, maxAttempts: u32, attemptTimeout: u32, baseDelay: u32, maxDelay: u32, throttleBaseDelay: u32, deadline: u32, flags: u32, stableAfter: u32, spread: u32, breakAfter: u32, breakBase: u32, breakCap: u32): i32 {
-  return api.setPolicy(id, maxAttempts, attemptTimeout, baseDelay, maxDelay, throttleBaseDelay, deadline, flags, stableAfter, spread, breakAfter, breakBase, breakCap);
+/** Sets policy slot id and closes its breaker (a held one too). deadline 0 means none; breakAfter 0 means no breaker; maxRetryAfter 0 means maxDelay. */
+export function setPolicy(id: u32, maxAttempts: u32, attemptTimeout: u32, baseDelay: u32, maxDelay: u32, throttleBaseDelay: u32, deadline: u32, flags: u32, stableAfter: u32, spread: u32, breakAfter: u32, breakBase: u32, breakCap: u32, maxRetryAfter: u32): i32 {
+  return api.setPolicy(id, maxAttempts, attemptTimeout, baseDelay, maxDelay, throttleBaseDelay, deadline, flags, stableAfter, spread, breakAfter, breakBase, breakCap, maxRetryAfter);
 }
 
-/** Sets the device-wide retry budget in milli-tokens; capacity 0 turns it off. */
+/** Sets the device-wide retry budget in milli-tokens; flag OFF (the other fields 0) turns it off, capacity 0 allows no retry. */
 export function setBudget(capacity: u32, initial: u32, retryCost: u32, timeoutRetryCost: u32, threshold: u32, failureCost: u32, firstAttemptDeposit: u32, successDeposit: u32, flags: u32): i32 {
   return api.setBudget(capacity, initial, retryCost, timeoutRetryCost, threshold, failureCost, firstAttemptDeposit, successDeposit, flags);
 }
@@ -62,7 +62,7 @@ export function field(handle: i32, which: u32): i32 {
   return api.field(handle, which);
 }
 
-/** The policy's breaker state (CLOSED, OPEN, HALF_OPEN, PROBING). */
+/** The policy's breaker state (CLOSED, OPEN, HALF_OPEN, PROBING, ISOLATED). */
 export function breakerState(policy: u32): i32 {
   return api.breakerState(policy);
 }
@@ -70,6 +70,16 @@ export function breakerState(policy: u32): i32 {
 /** Tick at which the break of an OPEN breaker ends; 0 when the breaker is not OPEN, and for a bad policy. */
 export function breakEnds(policy: u32): u32 {
   return api.breakEnds(policy);
+}
+
+/** Holds the policy's breaker open (ISOLATED) until releaseBreaker: no attempt of the policy starts; one in flight is no probe. */
+export function holdBreaker(policy: u32, now: u32): i32 {
+  return api.holdBreaker(policy, now);
+}
+
+/** Releases a breaker holdBreaker holds: it is HALF_OPEN, and the next attempt to start is its probe, as after a break. */
+export function releaseBreaker(policy: u32, now: u32): i32 {
+  return api.releaseBreaker(policy, now);
 }
 
 /** Worst-case ticks from begin to end without Retry-After, bounded by the deadline; saturates at MAX_SPAN. */
@@ -82,7 +92,7 @@ export function counter(id: u32): i32 {
   return api.counter(id);
 }
 
-/** Retry budget tokens in milli-tokens (0 when the budget is off). */
+/** Retry budget tokens in milli-tokens (0 when the budget is OFF). */
 export function tokens(): i32 {
   return api.tokens();
 }

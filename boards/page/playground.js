@@ -45,6 +45,10 @@ function read() {
   policy.idempotent = form.elements.idempotent.checked;
   const budget = Object.fromEntries(BUDGET_FIELDS.map((f) => [f, value(f)]));
   budget.refundOnSuccess = form.elements.refundOnSuccess.checked;
+  // The form's "capacity 0: off" is the module's flag OFF, with every other field 0 (capacity
+  // 0 alone allows no retry).
+  budget.off = budget.capacity === 0;
+  if (budget.off) for (const f of BUDGET_FIELDS) budget[f] = 0;
   const script = {
     kind: form.elements.script.value,
     failures: value("failures"),
@@ -57,7 +61,7 @@ function read() {
 const policyFlags = (p) => abi.jitter[p.jitter] | (p.idempotent ? abi.policyFlag.IDEMPOTENT : 0);
 const budgetArgs = (b) => [
   ...BUDGET_FIELDS.map((f) => b[f]),
-  b.refundOnSuccess ? abi.budgetFlag.REFUND_ON_SUCCESS : 0,
+  b.off ? abi.budgetFlag.OFF : b.refundOnSuccess ? abi.budgetFlag.REFUND_ON_SUCCESS : 0,
 ];
 
 /** The first field of `values` outside its range, as "setPolicy: NAME is VALUE; allowed:

@@ -31,7 +31,12 @@ function initializer(type, name, fields, values, flags) {
 /** `static const tickretry_policy UPLOAD_POLICY = {...}` and `tickretry_budget RETRY_BUDGET`. */
 export function cInitializer(abi, policy, budget) {
   const policyFlags = `TICKRETRY_JITTER_${policy.jitter}${policy.idempotent ? " | TICKRETRY_POLICY_FLAG_IDEMPOTENT" : ""}`;
-  const budgetFlags = budget.refundOnSuccess ? "TICKRETRY_BUDGET_FLAG_REFUND_ON_SUCCESS" : "0";
+  // No budget is its flag OFF since ABI v5 (capacity 0 alone allows no retry).
+  const budgetFlags = budget.off
+    ? "TICKRETRY_BUDGET_FLAG_OFF"
+    : budget.refundOnSuccess
+      ? "TICKRETRY_BUDGET_FLAG_REFUND_ON_SUCCESS"
+      : "0";
   return (
     initializer("tickretry_policy", "UPLOAD_POLICY", fieldsOf(abi, "setPolicy"), policy, policyFlags) +
     initializer("tickretry_budget", "RETRY_BUDGET", fieldsOf(abi, "setBudget"), budget, budgetFlags)

@@ -45,9 +45,13 @@ function checkConsistency(): void {
     throw new Error("policyFlag.SESSION must be opFlag.SESSION's bit: begin copies it over");
   }
   // The module tells a breaker that holds its operations by the low bit of its state.
-  const { CLOSED, OPEN, HALF_OPEN, PROBING } = groups.breaker;
-  if ([CLOSED, HALF_OPEN].some((b) => b % 2 !== 0) || [OPEN, PROBING].some((b) => b % 2 !== 1)) {
-    throw new Error("breaker: OPEN and PROBING (they hold) must be odd, CLOSED and HALF_OPEN even");
+  const { CLOSED, OPEN, HALF_OPEN, PROBING, ISOLATED } = groups.breaker;
+  if ([CLOSED, HALF_OPEN].some((b) => b % 2 !== 0) || [OPEN, PROBING, ISOLATED].some((b) => b % 2 !== 1)) {
+    throw new Error("breaker: OPEN, PROBING and ISOLATED (they hold) must be odd, CLOSED and HALF_OPEN even");
+  }
+  // restore accepts the four states below 4 and ISOLATED (image.ts, notePolicy).
+  if (Math.max(CLOSED, OPEN, HALF_OPEN, PROBING) !== 3 || ISOLATED !== 5) {
+    throw new Error("breaker: CLOSED to PROBING must be 0 to 3 and ISOLATED 5");
   }
   const states = Object.values(groups.state);
   if (states.length > 5 || Math.max(...states) > 7) {
@@ -324,7 +328,11 @@ function typescriptRanges(): string {
     );
     out += `  ${e.name}: { ${items.join(", ")} },\n`;
   }
-  return out + `} as const;\n`;
+  const optional = exports.flatMap((e) =>
+    e.params.filter((p) => p.optional).map((p) => JSON.stringify(p.name)),
+  );
+  out += `} as const;\n\n/** The fields a caller may leave out: 0 stands for them. */\n`;
+  return out + `export const OPTIONAL_FIELDS: readonly string[] = [${optional.join(", ")}];\n`;
 }
 
 /** One constant group as an object with a doc comment per value (its meaning in

@@ -38,8 +38,10 @@ export function restoreLimits(c: LimitGroups): string[] {
     `- \`clockAhead\`: ${named("BACKSTEP_TOLERANCE", limit.BACKSTEP_TOLERANCE)}; \`nextOperationId\`: ${span};`,
     `- the eight budget numbers: ${span}; the budget's flags: ${allBits(c.budgetFlag)};`,
     `- a policy's \`isSet\`: 1; \`maxAttempts\`: ${count}; \`flags\`: ${allBits(c.policyFlag)};` +
-      ` the nine spans: ${span}; \`breakAfter\`, \`breakerFailures\`, \`breakerOpens\`: ${count};` +
-      ` \`breakerState\`: ${lastName(c.breaker)};`,
+      ` the ten spans: ${span}; \`breakAfter\`, \`breakerFailures\`, \`breakerOpens\`: ${count};` +
+      ` \`breakerState\`: one of ${Object.entries(c.breaker)
+        .map(([k, v]) => `${k} (${v})`)
+        .join(", ")};`,
     `- a slot's \`generation\`: ${GENERATIONS}; \`state\`: ${lastName(c.state)};` +
       ` \`policy\`: POLICIES - 1 (${limit.POLICIES - 1}); \`attempt\`, \`operationId\`, \`previousWait\`,` +
       ` \`lastRetryCost\`: ${span}; \`lastOutcome\`: ${lastName(c.outcome)}; \`endReason\`:` +

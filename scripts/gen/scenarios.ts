@@ -65,6 +65,10 @@ function tablesOf(s: Scenario, i: number): Tables {
       `{.step = ${u32(r.step)}, .elapsed = ${u32(r.elapsed)}, .attempts_lost = ${r.attemptsLost ? 1 : 0}}`,
   );
   t.add("scenario_restore", "restores", restores, "restore_count");
+  const holds = (s.breakerHolds ?? []).map(
+    (h) => `{.step = ${u32(h.step)}, .policy = ${u32(h.policy)}, .hold = ${h.hold ? 1 : 0}}`,
+  );
+  t.add("scenario_hold", "holds", holds, "hold_count");
   const extra = (s.extraPolicies ?? []).map((p) => fields(policyFields, scenarioPolicyArgs(p)));
   t.add("tickretry_policy", "extra_policies", extra, "extra_policy_count");
   t.add("uint32_t", "script_policies", (s.scriptPolicies ?? []).map(u32));

@@ -1,7 +1,15 @@
 // The device-wide retry budget: denials end operations BUDGET and are counted; the
 // fields express AWS standard mode, a 10% ratio budget and gRPC-style throttling.
 import { describe, expect, test } from "vitest";
-import { BudgetFlag, Counter, EndReason, Outcome, State } from "../../host/library/src/generated/abi.js";
+import {
+  BudgetFlag,
+  Counter,
+  EndReason,
+  Error as Err,
+  Outcome,
+  State,
+} from "../../host/library/src/generated/abi.js";
+import { AWS_STANDARD_BUDGET, budgetArgs, budgetProblem, NO_BUDGET } from "../../host/library/src/policy.js";
 import { create, type TickRetryApi } from "../../host/library/src/tickretry.js";
 import { setPolicy } from "../helpers/policies.js";
 
@@ -92,5 +100,48 @@ describe("retry budget", () => {
     expect(api.tokens()).toBe(2000);
     runOne(api, [Outcome.TRANSIENT, Outcome.TRANSIENT], 90_000);
     expect(api.tokens()).toBe(0);
+  });
+});
+
+describe("no budget is a mode of its own; capacity 0 allows no retry (AWS's quota)", () => {
+  const failTwice = [Outcome.TRANSIENT, Outcome.TRANSIENT, Outcome.SUCCESS];
+
+  test("after init the budget is OFF: every retry is allowed, tokens() is 0", () => {
+    const api = create(2n);
+    setPolicy(api, 0, { maxAttempts: 3, jitter: 1 });
+    expect(runMany(api, 5, failTwice, 100_000)).toEqual(Array(5).fill(EndReason.SUCCEEDED));
+    expect(api.tokens()).toBe(0);
+    expect(api.counter(Counter.RETRIES_DENIED)).toBe(0);
+  });
+
+  test("capacity 0 without OFF denies every retry, even one that costs nothing", () => {
+    for (const retryCost of [5000, 0]) {
+      const api = budgeted(3, 0, 0, retryCost, retryCost, 0, 0, 0, 0, BudgetFlag.REFUND_ON_SUCCESS);
+      expect(runOne(api, failTwice, 0)).toBe(EndReason.BUDGET);
+      expect(api.counter(Counter.RETRIES_DENIED)).toBe(1);
+    }
+  });
+
+  test("OFF set again after a budget: retries allowed again", () => {
+    const api = budgeted(3, 0, 0, 5000, 10_000, 0, 0, 0, 0, 0);
+    expect(runOne(api, failTwice, 0)).toBe(EndReason.BUDGET);
+    expect(api.setBudget(...budgetArgs(NO_BUDGET))).toBe(0);
+    expect(runOne(api, failTwice, 100_000)).toBe(EndReason.SUCCEEDED);
+  });
+
+  test("OFF with a budget's fields is refused BAD_FIELD and changes nothing; the host names it", () => {
+    const api = budgeted(3, 10_000, 10_000, 1000, 1000, 0, 0, 0, 0, 0);
+    const before = api.changes();
+    expect(api.setBudget(10_000, 10_000, 1000, 1000, 0, 0, 0, 0, BudgetFlag.OFF)).toBe(Err.BAD_FIELD);
+    expect(api.setBudget(0, 0, 0, 0, 0, 0, 0, 0, BudgetFlag.OFF | BudgetFlag.REFUND_ON_SUCCESS)).toBe(
+      Err.BAD_FIELD,
+    );
+    expect(api.changes()).toBe(before);
+    expect(api.tokens()).toBe(10_000);
+    expect(budgetProblem({ ...AWS_STANDARD_BUDGET, off: true })).toBe(
+      "off (no budget) with capacity, initial, retryCost, timeoutRetryCost, successDeposit, refundOnSuccess set;" +
+        " allowed: off with every other field 0, or a budget without off",
+    );
+    expect(budgetProblem(NO_BUDGET)).toBeUndefined();
   });
 });

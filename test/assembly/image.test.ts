@@ -44,8 +44,9 @@ describe("save writes the image docs/ABI.md describes", () => {
     expect(f.slice(at, at + 9)).toEqual(budget);
     at += 9;
     for (let id = 0; id < Counter.COUNT; id++) expect(next()).toBe(api.counter(id));
-    // No session fields, a CLOSED breaker with nothing counted (breakEnds 0: not OPEN).
-    const rest = [0, 0, 0, 0, 0, Breaker.CLOSED, 0, 0, 0];
+    // No session fields, maxRetryAfter 0 (maxDelay), a CLOSED breaker with nothing counted
+    // (breakEnds 0: not OPEN).
+    const rest = [0, 0, 0, 0, 0, 0, Breaker.CLOSED, 0, 0, 0];
     const policies = new Map([
       [0, [5, 5, 2000, 300, 4000, 1000, 60000, ...rest]], // flags: jitter NONE | IDEMPOTENT
       [3, [3, 1, 1500, 700, 700, 1000, 0, ...rest]],
@@ -53,7 +54,7 @@ describe("save writes the image docs/ABI.md describes", () => {
     for (let id = 0; id < Limit.POLICIES; id++) {
       const isSet = next();
       expect(isSet).toBe(policies.has(id) ? 1 : 0);
-      if (isSet) expect(f.slice(at, (at += 16))).toEqual(policies.get(id));
+      if (isSet) expect(f.slice(at, (at += 17))).toEqual(policies.get(id));
     }
     const bySlot = new Map(handles.filter((h) => api.slot(h) >= 0).map((h) => [api.slot(h), h]));
     for (let slot = 0; slot < Limit.OPERATIONS; slot++) {
@@ -113,15 +114,15 @@ describe("image sizes", () => {
     // Every field at its widest varint (docs/ABI.md): 5 bytes for a u32, 3 for a generation,
     // 2 for values up to 255 or 1000, 1 for the small ones.
     const words = 2 + 5 + 4 * 5 + 8 * 5 + 1 + Counter.COUNT * 5;
-    // isSet, maxAttempts, flags, seven spans, breakAfter, two spans; the breaker's state,
+    // isSet, maxAttempts, flags, seven spans, breakAfter, three spans; the breaker's state,
     // failures, opens and end.
-    const policy = 1 + 2 + 1 + 7 * 5 + 2 + 2 * 5 + (1 + 2 + 2 + 5);
+    const policy = 1 + 2 + 1 + 7 * 5 + 2 + 3 * 5 + (1 + 2 + 2 + 5);
     // generation, state, policy, attempt (31 bits), outcome, end reason, flags, the id, three
     // ticks, previous wait and retry cost, the level.
     const operation = 3 + 1 + 1 + 5 + 1 + 1 + 1 + 6 * 5 + 2;
     const widest =
       Image.HEADER_BYTES + words + Limit.POLICIES * policy + Limit.OPERATIONS * operation + Image.CRC_BYTES;
-    expect(widest).toBe(1379);
+    expect(widest).toBe(1424);
     expect(widest).toBeLessThanOrEqual(Image.AREA_BYTES);
   });
 });

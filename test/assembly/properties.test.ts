@@ -123,7 +123,12 @@ describe("attempts, waits and the budget", () => {
     /** The module's clock after the call, as the model tells it. */
     clock: number;
     /** The fields of the policy handle `h` began with. */
-    policy(h: number): { maxAttempts: number; attemptTimeout: number; maxDelay: number };
+    policy(h: number): {
+      maxAttempts: number;
+      attemptTimeout: number;
+      maxDelay: number;
+      maxRetryAfter: number;
+    };
   }
 
   /** Runs `steps` with the model alongside, following setPolicy and begin so that `observe`
@@ -136,8 +141,9 @@ describe("attempts, waits and the budget", () => {
     const policies = new Map<number, PolicyArgs>();
     const policyOf = new Map<number, number>();
     const policy = (h: number) => {
-      const [maxAttempts, attemptTimeout, , maxDelay] = policies.get(policyOf.get(h)!)!;
-      return { maxAttempts, attemptTimeout, maxDelay };
+      const args = policies.get(policyOf.get(h)!)!;
+      const [maxAttempts, attemptTimeout, , maxDelay] = args;
+      return { maxAttempts, attemptTimeout, maxDelay, maxRetryAfter: args[12] };
     };
     const model = new SchedulerModel();
     runTrace(steps, start, {
@@ -178,7 +184,7 @@ describe("attempts, waits and the budget", () => {
   );
 
   test.prop([steady, startArb], RUNS)(
-    "every wait is within [0, cap], or is a Retry-After, and ends before the deadline",
+    "every wait is within [0, cap], or is a Retry-After within maxRetryAfter, and ends before the deadline",
     (steps, start) =>
       tracePolicies(steps, start, (e, { clock, policy }, before, host) => {
         for (const h of host.handles) {
@@ -186,9 +192,12 @@ describe("attempts, waits and the budget", () => {
           const p = policy(h);
           const wait = ticksUntil(clock, e.after[`nextAttemptAt(${h})`]);
           const accepted = e.fn === "report" && e.args[0] === h && e.result === Result.OK;
-          const retryAfter = accepted ? e.args[3] : 0;
+          // A Retry-After counts up to the policy's bound (maxRetryAfter, 0: maxDelay).
+          const bound = p.maxRetryAfter !== 0 ? p.maxRetryAfter : p.maxDelay;
+          const retryAfter = Math.min(accepted ? e.args[3] : 0, bound);
           expect(wait).toBeGreaterThanOrEqual(retryAfter);
           if (wait !== retryAfter) expect(wait, "wait above the cap").toBeLessThanOrEqual(p.maxDelay);
+          expect(wait, "wait above both caps").toBeLessThanOrEqual(Math.max(p.maxDelay, bound));
           // maxAttempts 0: no limit; a session's attempts count across its connections.
           const request = (e.after[`opFlags(${h})`] & OpFlag.SESSION) === 0;
           if (p.maxAttempts !== 0 && request) {
@@ -388,7 +397,10 @@ describe("no trap", () => {
     drop: codes(Result.OK, NI, BH, Err.NOT_UP),
     linkUp: codes(Result.OK, NI),
     backoffLevel: within(0, 255, BH),
-    breakerState: within(Breaker.CLOSED, Breaker.PROBING, NI, Err.BAD_POLICY),
+    breakerState: (r) =>
+      within(Breaker.CLOSED, Breaker.PROBING, NI, Err.BAD_POLICY)(r) || r === Breaker.ISOLATED,
+    holdBreaker: codes(Result.OK, NI, Err.BAD_POLICY),
+    releaseBreaker: codes(Result.OK, NI, Err.BAD_POLICY, Err.NOT_ISOLATED),
     breakEnds: any,
     release: codes(Result.OK, NI, BH, Err.STILL_LIVE),
     nextDue: (r) => r <= 0x7fffffff || r === 0xffffffff,

@@ -272,7 +272,7 @@ describe("refused images change nothing", () => {
   describe("a field out of range, with a correct CRC: IMAGE_FIELD", () => {
     const fields = decodeImage(image).fields;
     const WORDS = 2 + 4 + 9 + Counter.COUNT; // clockAhead, nextOperationId, PRNG, budget, counters
-    const POLICY = 17; // isSet, twelve fields, the breaker's four
+    const POLICY = 18; // isSet, thirteen fields, the breaker's four
     const policy0 = WORDS;
     const policy1 = policy0 + POLICY;
     // Slots of busyScene: 0 WAITING, 1 IN_FLIGHT, 2 DONE handed out, 3 DONE, 4 WAITING DUE.
@@ -282,7 +282,7 @@ describe("refused images change nothing", () => {
       ["clockAhead above BACKSTEP_TOLERANCE", changed(0, 1001)],
       ["nextOperationId above 2^31 - 1", changed(1, 2 ** 31)],
       ["a budget number above MAX_SPAN", changed(6, 2 ** 31)],
-      ["budget flags 2", changed(14, 2)],
+      ["budget flags 4", changed(14, 4)],
       ["isSet 2", changed(policy0, 2)],
       ["maxAttempts 256", changed(policy0 + 1, 256)],
       ["policy flags 64", changed(policy0 + 2, 64)],
@@ -290,9 +290,12 @@ describe("refused images change nothing", () => {
       ["a span above MAX_SPAN", changed(policy0 + 5, 2 ** 31)],
       ["spread above MAX_SPAN", changed(policy0 + 9, 2 ** 31)],
       ["breakAfter 256", changed(policy0 + 10, 256)],
-      ["breakerState 4", changed(policy0 + 13, 4)],
-      ["breakerOpens 256", changed(policy0 + 15, 256)],
-      ["a PROBING breaker without its probe", changed(policy0 + 13, Breaker.PROBING)],
+      ["maxRetryAfter above MAX_SPAN", changed(policy0 + 13, 2 ** 31)],
+      ["breakerState 4 (between PROBING and ISOLATED)", changed(policy0 + 14, 4)],
+      ["breakerState 6", changed(policy0 + 14, 6)],
+      ["breakerState 8", changed(policy0 + 14, 8)],
+      ["breakerOpens 256", changed(policy0 + 16, 256)],
+      ["a PROBING breaker without its probe", changed(policy0 + 14, Breaker.PROBING)],
       ["generation 65536", changed(slot(0), 65536)],
       ["state 5", changed(slot(0) + 1, 5)],
       ["policy 8", changed(slot(0) + 2, 8)],
@@ -385,17 +388,27 @@ describe("refused images change nothing", () => {
 describe("an attempt in flight past its operation's deadline", () => {
   // A forged image no run writes (poll clips attempts to the deadline): restore used to
   // accept it, and the image save wrote a tick later was then refused (IMAGE_FIELD). Its
-  // fields as found (under ABI v3), with this ABI's header and CRC.
+  // fields as found (under ABI v3), with the two fields format 3 added (the counter
+  // RETRY_AFTER_CLAMPED, policy 0's maxRetryAfter) as 0, and this ABI's header and CRC.
   const found = Buffer.from(
     "0203610000000100000000000000000000000000000000000000000000000000000000000000010304e80764e807" +
       "0000000000000000000000000000000000000102000100000205000a0100000000000000000000000000000000" +
       "00002830f349",
     "hex",
   );
-  const forged = encodeImage(decodeImage(Uint8Array.from(found)).fields);
+  const old = decodeImage(Uint8Array.from(found)).fields;
+  const counted = 2 + 4 + 9 + Counter.RETRY_AFTER_CLAMPED; // clockAhead, id, PRNG, budget, counters
+  const policyFields = 1 + 12; // isSet, maxAttempts to breakCap
+  const forged = encodeImage([
+    ...old.slice(0, counted),
+    0,
+    ...old.slice(counted, counted + policyFields),
+    0,
+    ...old.slice(counted + policyFields),
+  ]);
 
   test("is refused IMAGE_FIELD, with nothing changed", () => {
-    expect(forged.length).toBe(97);
+    expect(forged.length).toBe(99);
     const api = instantiate();
     expect(restoreImage(api, forged, 1000)).toBe(Err.IMAGE_FIELD);
     expect(api.save(1001)).toBe(Err.NOT_INITIALIZED);
@@ -432,7 +445,7 @@ describe("a wait the image holds exactly 2^31 ticks ahead, with ATTEMPTS_LOST", 
     0,
     1,
   ];
-  const policy0 = [1, 5, 0, 1000, 100, 1000, 100, 5000, ...Array(9).fill(0)];
+  const policy0 = [1, 5, 0, 1000, 100, 1000, 100, 5000, ...Array(10).fill(0)];
   const fields = [
     0,
     8,

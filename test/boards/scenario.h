@@ -37,6 +37,14 @@ typedef struct scenario_restore {
   int attempts_lost;
 } scenario_restore;
 
+/* Before loop step `step` (after its stall, before its restore): hold (tickretry_hold_breaker)
+ * or release (tickretry_release_breaker) the breaker of `policy`; a refusal fails the scenario. */
+typedef struct scenario_hold {
+  uint32_t step;
+  uint32_t policy;
+  int hold;
+} scenario_hold;
+
 /* `at` ticks after the start, the session of script `script` loses its connection. */
 typedef struct scenario_drop {
   uint32_t at;
@@ -63,6 +71,8 @@ typedef struct scenario {
   uint32_t stall_count;
   const scenario_restore *restores;
   uint32_t restore_count;
+  const scenario_hold *holds;
+  uint32_t hold_count;
 } scenario;
 
 #endif

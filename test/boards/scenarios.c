@@ -155,6 +155,7 @@ static const char *const breaker_names[] = {
     [TICKRETRY_BREAKER_OPEN] = "OPEN",
     [TICKRETRY_BREAKER_HALF_OPEN] = "HALF_OPEN",
     [TICKRETRY_BREAKER_PROBING] = "PROBING",
+    [TICKRETRY_BREAKER_ISOLATED] = "ISOLATED",
 };
 
 /* Policy `id` of the scenario: 0, or one of its extra policies. */
@@ -181,7 +182,9 @@ static void print_pass(const scenario *s, uint32_t now, uint32_t due) {
   for (uint32_t id = 0; id <= s->extra_policy_count; id++) {
     if (policy_of(s, id)->break_after == 0) continue;
     int32_t state = tickretry_breaker_state(id);
-    const char *name = state >= 0 && state <= TICKRETRY_BREAKER_PROBING ? breaker_names[state] : "?";
+    const char *name = state >= 0 && state <= TICKRETRY_BREAKER_ISOLATED && breaker_names[state]
+                           ? breaker_names[state]
+                           : "?";
     printf(" breaker%" PRIu32 "=%s", id, name);
   }
   printf("\n");
@@ -220,6 +223,13 @@ static int step(sim *w, tickretry_loop *loop, uint32_t n) {
   const scenario *s = w->s;
   for (uint32_t i = 0; i < s->stall_count; i++) {
     if (s->stalls[i].step == n) w->now = tickretry_tick_after(w->now, s->stalls[i].ticks);
+  }
+  for (uint32_t i = 0; i < s->hold_count; i++) {
+    const scenario_hold *h = &s->holds[i];
+    if (h->step != n) continue;
+    int32_t held = h->hold ? tickretry_hold_breaker(h->policy, w->now)
+                           : tickretry_release_breaker(h->policy, w->now);
+    if (held != TICKRETRY_RESULT_OK) return step_failed(s->name, "a breaker hold or release refused");
   }
   for (uint32_t i = 0; i < s->restore_count; i++) {
     if (s->restores[i].step == n && !restart(w, loop, &s->restores[i])) {

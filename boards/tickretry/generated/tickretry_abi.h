@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#define TICKRETRY_ABI_VERSION 4
+#define TICKRETRY_ABI_VERSION 5
 
 #define TICKRETRY_LIMIT_OPERATIONS 16
 #define TICKRETRY_LIMIT_POLICIES 8
@@ -57,6 +57,7 @@
 #define TICKRETRY_POLICY_FLAG_SPREAD_FIRST 32
 
 #define TICKRETRY_BUDGET_FLAG_REFUND_ON_SUCCESS 1
+#define TICKRETRY_BUDGET_FLAG_OFF 2
 
 #define TICKRETRY_OP_FLAG_DUE 1
 #define TICKRETRY_OP_FLAG_HAS_DEADLINE 2
@@ -70,6 +71,7 @@
 #define TICKRETRY_BREAKER_OPEN 1
 #define TICKRETRY_BREAKER_HALF_OPEN 2
 #define TICKRETRY_BREAKER_PROBING 3
+#define TICKRETRY_BREAKER_ISOLATED 5
 
 #define TICKRETRY_COUNTER_BEGUN 0
 #define TICKRETRY_COUNTER_ATTEMPTS_STARTED 1
@@ -90,7 +92,8 @@
 #define TICKRETRY_COUNTER_KICKS 16
 #define TICKRETRY_COUNTER_BREAKER_OPENS 17
 #define TICKRETRY_COUNTER_PROBES 18
-#define TICKRETRY_COUNTER_COUNT 19
+#define TICKRETRY_COUNTER_RETRY_AFTER_CLAMPED 19
+#define TICKRETRY_COUNTER_COUNT 20
 
 #define TICKRETRY_RESULT_OK 0
 #define TICKRETRY_RESULT_NONE (-1)
@@ -113,11 +116,12 @@
 #define TICKRETRY_ERROR_IMAGE_CRC (-17)
 #define TICKRETRY_ERROR_IMAGE_FIELD (-18)
 #define TICKRETRY_ERROR_NOT_UP (-19)
+#define TICKRETRY_ERROR_NOT_ISOLATED (-20)
 
 #define TICKRETRY_NEXT_DUE_IDLE 4294967295u
 
-#define TICKRETRY_IMAGE_FORMAT_VERSION 2
-#define TICKRETRY_IMAGE_AREA_BYTES 1408
+#define TICKRETRY_IMAGE_FORMAT_VERSION 3
+#define TICKRETRY_IMAGE_AREA_BYTES 1424
 #define TICKRETRY_IMAGE_HEADER_BYTES 4
 #define TICKRETRY_IMAGE_CRC_BYTES 4
 
@@ -181,12 +185,13 @@ typedef struct tickretry_policy {
   uint32_t break_after; /* consecutive failed attempts that open the breaker; 0: no breaker */
   uint32_t break_base; /* ceiling of the first break */
   uint32_t break_cap; /* cap of every break */
+  uint32_t max_retry_after; /* cap of a server's Retry-After (larger ones are clamped and counted); 0: maxDelay */
 } tickretry_policy;
 
 /* setBudget's budget fields, in ticks and milli-tokens; fill it with designated
  * initializers, so that a field added to the ABI starts at 0 where it is not named. */
 typedef struct tickretry_budget {
-  uint32_t capacity; /* 0 turns the budget off; tokens stay within [0, capacity] */
+  uint32_t capacity; /* tokens stay within [0, capacity]; 0 allows no retry (flag OFF turns the budget off) */
   uint32_t initial; /* tokens after setBudget */
   uint32_t retry_cost; /* withdrawn by a retry */
   uint32_t timeout_retry_cost; /* withdrawn by a retry after TIMEOUT */
@@ -194,7 +199,7 @@ typedef struct tickretry_budget {
   uint32_t failure_cost; /* withdrawn by every failed attempt but PERMANENT */
   uint32_t first_attempt_deposit; /* deposited when a first attempt starts */
   uint32_t success_deposit; /* deposited by a success without a refund */
-  uint32_t flags; /* REFUND_ON_SUCCESS */
+  uint32_t flags; /* REFUND_ON_SUCCESS | OFF */
 } tickretry_budget;
 
 #ifdef __cplusplus
@@ -204,10 +209,11 @@ extern "C" {
 /* One function per export, calling it with the same arguments (docs/ABI.md). */
 /* Wipes all state and seeds the PRNG; call once at start-up with a per-device seed. */
 int32_t tickretry_init(uint32_t seed_lo, uint32_t seed_hi);
-/* Sets policy slot id and closes its breaker. deadline 0 means none; breakAfter 0 means no
- * breaker. */
+/* Sets policy slot id and closes its breaker (a held one too). deadline 0 means none; breakAfter
+ * 0 means no breaker; maxRetryAfter 0 means maxDelay. */
 int32_t tickretry_set_policy(uint32_t id, const tickretry_policy *policy);
-/* Sets the device-wide retry budget in milli-tokens; capacity 0 turns it off. */
+/* Sets the device-wide retry budget in milli-tokens; flag OFF (the other fields 0) turns it off,
+ * capacity 0 allows no retry. */
 int32_t tickretry_set_budget(const tickretry_budget *budget);
 /* Begins an operation; its first attempt is due at once. Returns a handle. */
 int32_t tickretry_begin(uint32_t policy, uint32_t now);
@@ -230,17 +236,23 @@ uint32_t tickretry_next_due(uint32_t now);
 /* Field which (the field constants, the slot's words in image order) of the operation a handle
  * names; BAD_HANDLE, BAD_FIELD. */
 int32_t tickretry_field(int32_t handle, uint32_t which);
-/* The policy's breaker state (CLOSED, OPEN, HALF_OPEN, PROBING). */
+/* The policy's breaker state (CLOSED, OPEN, HALF_OPEN, PROBING, ISOLATED). */
 int32_t tickretry_breaker_state(uint32_t policy);
 /* Tick at which the break of an OPEN breaker ends; 0 when the breaker is not OPEN, and for a bad
  * policy. */
 uint32_t tickretry_break_ends(uint32_t policy);
+/* Holds the policy's breaker open (ISOLATED) until releaseBreaker: no attempt of the policy
+ * starts; one in flight is no probe. */
+int32_t tickretry_hold_breaker(uint32_t policy, uint32_t now);
+/* Releases a breaker holdBreaker holds: it is HALF_OPEN, and the next attempt to start is its
+ * probe, as after a break. */
+int32_t tickretry_release_breaker(uint32_t policy, uint32_t now);
 /* Worst-case ticks from begin to end without Retry-After, bounded by the deadline; saturates at
  * MAX_SPAN. */
 int32_t tickretry_worst_case(uint32_t policy);
 /* A counter's value modulo 2^31. */
 int32_t tickretry_counter(uint32_t id);
-/* Retry budget tokens in milli-tokens (0 when the budget is off). */
+/* Retry budget tokens in milli-tokens (0 when the budget is OFF). */
 int32_t tickretry_tokens(void);
 /* The ABI version of this module. */
 int32_t tickretry_abi_version(void);
@@ -324,11 +336,12 @@ static inline int32_t tickretry_backoff_level(int32_t handle) {
  * tickretry_<C name>; TICKRETRY_UNWRAP strips the parentheses of a list. */
 #define TICKRETRY_EXPORTS(X) \
   X(int32_t, init, init, 2, (uint32_t seed_lo, uint32_t seed_hi), (, seed_lo, seed_hi)) \
-  X(int32_t, set_policy, setPolicy, 13, \
+  X(int32_t, set_policy, setPolicy, 14, \
     (uint32_t id, const tickretry_policy *policy), \
     (, id, policy->max_attempts, policy->attempt_timeout, policy->base_delay, policy->max_delay, \
       policy->throttle_base_delay, policy->deadline, policy->flags, policy->stable_after, \
-      policy->spread, policy->break_after, policy->break_base, policy->break_cap)) \
+      policy->spread, policy->break_after, policy->break_base, policy->break_cap, \
+      policy->max_retry_after)) \
   X(int32_t, set_budget, setBudget, 9, \
     (const tickretry_budget *budget), \
     (, budget->capacity, budget->initial, budget->retry_cost, budget->timeout_retry_cost, \
@@ -347,6 +360,8 @@ static inline int32_t tickretry_backoff_level(int32_t handle) {
   X(int32_t, field, field, 2, (int32_t handle, uint32_t which), (, handle, which)) \
   X(int32_t, breaker_state, breakerState, 1, (uint32_t policy), (, policy)) \
   X(uint32_t, break_ends, breakEnds, 1, (uint32_t policy), (, policy)) \
+  X(int32_t, hold_breaker, holdBreaker, 2, (uint32_t policy, uint32_t now), (, policy, now)) \
+  X(int32_t, release_breaker, releaseBreaker, 2, (uint32_t policy, uint32_t now), (, policy, now)) \
   X(int32_t, worst_case, worstCase, 1, (uint32_t policy), (, policy)) \
   X(int32_t, counter, counter, 1, (uint32_t id), (, id)) \
   X(int32_t, tokens, tokens, 0, (void), ()) \
@@ -367,7 +382,7 @@ static inline int32_t tickretry_backoff_level(int32_t handle) {
 /* The first n elements of array a as arguments, each after a comma, for a caller that
  * holds them in an array (TICKRETRY_ARRAY_ARGS_##arity(a)); no export takes more than
  * TICKRETRY_ARITY_MAX. */
-#define TICKRETRY_ARITY_MAX 13
+#define TICKRETRY_ARITY_MAX 14
 #define TICKRETRY_ARRAY_ARGS_0(a)
 #define TICKRETRY_ARRAY_ARGS_1(a) , (a)[0]
 #define TICKRETRY_ARRAY_ARGS_2(a) , (a)[0], (a)[1]
@@ -382,5 +397,6 @@ static inline int32_t tickretry_backoff_level(int32_t handle) {
 #define TICKRETRY_ARRAY_ARGS_11(a) , (a)[0], (a)[1], (a)[2], (a)[3], (a)[4], (a)[5], (a)[6], (a)[7], (a)[8], (a)[9], (a)[10]
 #define TICKRETRY_ARRAY_ARGS_12(a) , (a)[0], (a)[1], (a)[2], (a)[3], (a)[4], (a)[5], (a)[6], (a)[7], (a)[8], (a)[9], (a)[10], (a)[11]
 #define TICKRETRY_ARRAY_ARGS_13(a) , (a)[0], (a)[1], (a)[2], (a)[3], (a)[4], (a)[5], (a)[6], (a)[7], (a)[8], (a)[9], (a)[10], (a)[11], (a)[12]
+#define TICKRETRY_ARRAY_ARGS_14(a) , (a)[0], (a)[1], (a)[2], (a)[3], (a)[4], (a)[5], (a)[6], (a)[7], (a)[8], (a)[9], (a)[10], (a)[11], (a)[12], (a)[13]
 
 #endif

@@ -1,6 +1,6 @@
 // setPolicy's and setBudget's fields by name, their arguments in ABI order, and setting
 // them: the one place on the host that knows that order and how the flags are packed.
-import { BudgetFlag, EXPORTS, FIELD_RANGES, Jitter, PolicyFlag } from "./generated/abi.js";
+import { BudgetFlag, EXPORTS, FIELD_RANGES, Jitter, OPTIONAL_FIELDS, PolicyFlag } from "./generated/abi.js";
 import { errorName } from "./names.js";
 import type { TickRetryApi } from "./tickretry.js";
 
@@ -42,12 +42,15 @@ export interface PolicyFields {
   breakBase?: number;
   /** Cap of every break, in ticks. Default 0. */
   breakCap?: number;
+  /** The cap of a server's Retry-After, in ticks; a larger one is clamped and counted
+   * (Counter.RETRY_AFTER_CLAMPED). Default 0: maxDelay, the policy's own largest wait. */
+  maxRetryAfter?: number;
 }
 
 /** setBudget's fields, by name, in milli-tokens (docs/ABI.md, Retry budget). No default:
  * {@link NO_BUDGET} is the budget an instance starts with, {@link AWS_STANDARD_BUDGET} a common one. */
 export interface BudgetFields {
-  /** The bucket's size; 0 turns the budget off. */
+  /** The bucket's size; 0 allows no retry (AWS's quota with 0 tokens): see `off` for none. */
   capacity: number;
   /** The level it starts at (and after setBudget): at most capacity. */
   initial: number;
@@ -65,6 +68,8 @@ export interface BudgetFields {
   successDeposit: number;
   /** Whether a success also gives back what its own retries took. */
   refundOnSuccess: boolean;
+  /** No budget: every retry allowed; every other field must then be 0 or false. Default false. */
+  off?: boolean;
 }
 
 /** docs/ABI.md's AWS SDK standard mode: 500 tokens, a retry costs 5, a timeout retry 10, a success refunds. */
@@ -80,7 +85,7 @@ export const AWS_STANDARD_BUDGET: BudgetFields = {
   refundOnSuccess: true,
 };
 
-/** No budget: capacity 0 turns it off. */
+/** No budget (flag OFF): what init sets. */
 export const NO_BUDGET: BudgetFields = {
   capacity: 0,
   initial: 0,
@@ -91,6 +96,7 @@ export const NO_BUDGET: BudgetFields = {
   firstAttemptDeposit: 0,
   successDeposit: 0,
   refundOnSuccess: false,
+  off: true,
 };
 
 /** setPolicy's arguments after the id, in ABI order (assembly/constants.json). */
@@ -121,7 +127,7 @@ export function policyArgs(p: PolicyFields): PolicyArgs {
 
 /** setBudget's arguments: `api.setBudget(...budgetArgs(b))`. */
 export function budgetArgs(b: BudgetFields): BudgetArgs {
-  const flags = b.refundOnSuccess ? BudgetFlag.REFUND_ON_SUCCESS : 0;
+  const flags = (b.refundOnSuccess ? BudgetFlag.REFUND_ON_SUCCESS : 0) | (b.off ? BudgetFlag.OFF : 0);
   return inOrder(BUDGET_PARAMS, { ...b, flags }) as BudgetArgs;
 }
 
@@ -132,7 +138,8 @@ function rangeProblem(
   ranges: Record<string, readonly [number, number | string]>,
 ) {
   for (const [name, [min, max]] of Object.entries(ranges)) {
-    const value = fields[name];
+    // An optional field left out is 0 (policyArgs), within every range that has one.
+    const value = fields[name] ?? (OPTIONAL_FIELDS.includes(name) ? 0 : undefined);
     const limit = typeof max === "number" ? max : (fields[max] as number);
     const allowed = typeof max === "number" ? `${min} to ${max}` : `${min} to ${max} (${limit})`;
     if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > limit) {
@@ -157,9 +164,17 @@ export function policyProblem(p: PolicyFields): string | undefined {
   return undefined;
 }
 
-/** The same for setBudget's fields ("initial is 9; allowed: 0 to capacity (5)"). */
+/** The same for setBudget's fields ("initial is 9; allowed: 0 to capacity (5)"), and the
+ * combination the module refuses: `off` with any other field set. */
 export function budgetProblem(b: BudgetFields): string | undefined {
-  return rangeProblem(b as unknown as Record<string, unknown>, FIELD_RANGES.setBudget);
+  const problem = rangeProblem(b as unknown as Record<string, unknown>, FIELD_RANGES.setBudget);
+  if (problem !== undefined || !b.off) return problem;
+  const set: string[] = BUDGET_PARAMS.filter(
+    (name) => name !== "flags" && b[name as keyof BudgetFields] !== 0,
+  );
+  if (b.refundOnSuccess) set.push("refundOnSuccess");
+  if (set.length === 0) return undefined;
+  return `off (no budget) with ${set.join(", ")} set; allowed: off with every other field 0, or a budget without off`;
 }
 
 /**

@@ -4,8 +4,15 @@
 // damaged or forged images), hostile calls with arbitrary 32-bit arguments, and clock moves
 // that include stalls, wraps, jumps near 2^31 and steps back.
 import fc from "fast-check";
-import { Field, Limit, PolicyFlag, RestoreFlag, State } from "../../../host/library/src/generated/abi.js";
-import { budgetArgs } from "tickretry";
+import {
+  Counter,
+  Field,
+  Limit,
+  PolicyFlag,
+  RestoreFlag,
+  State,
+} from "../../../host/library/src/generated/abi.js";
+import { budgetArgs, NO_BUDGET } from "tickretry";
 import {
   CALLS,
   EXPORT_NAMES,
@@ -137,6 +144,8 @@ const validPolicyArb = (id: fc.Arbitrary<number>, breakers = false) =>
         ? fc.oneof(fc.constant(1), fc.integer({ min: 1, max: 3 }))
         : fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 4 }), small(255)),
       breaks: breakers ? fc.tuple(breakArb, breakArb) : fc.tuple(spanArb(3000), spanArb(20_000)),
+      // Half the policies bound Retry-After by maxDelay (0), the others by their own cap.
+      maxRetryAfter: fc.oneof(fc.constant(0), spanArb(20_000)),
     })
     .map((p) => {
       const [base, maxDelay] = [Math.min(...p.delays), Math.max(...p.delays)];
@@ -149,7 +158,7 @@ const validPolicyArb = (id: fc.Arbitrary<number>, breakers = false) =>
       const deadline = p.session ? 0 : p.deadline;
       const [breakBase, breakCap] = [Math.min(...p.breaks), Math.max(...p.breaks)];
       const fields = [p.id, p.maxAttempts, p.timeout, base, maxDelay, p.throttle, deadline, flags];
-      const session = [p.stableAfter, p.spread, p.breakAfter, breakBase, breakCap];
+      const session = [p.stableAfter, p.spread, p.breakAfter, breakBase, breakCap, p.maxRetryAfter];
       return call("setPolicy", ...[...fields, ...session].map(v));
     });
 
@@ -158,7 +167,9 @@ const setPolicyArb = fc.oneof(
   { weight: 9, arbitrary: validPolicyArb(small(7)) },
   {
     weight: 1,
-    arbitrary: fc.array(anyU32, { minLength: 13, maxLength: 13 }).map((a) => call("setPolicy", ...a.map(v))),
+    arbitrary: fc
+      .array(anyU32, { minLength: CALLS.setPolicy.params.length, maxLength: CALLS.setPolicy.params.length })
+      .map((a) => call("setPolicy", ...a.map(v))),
   },
 );
 
@@ -181,9 +192,11 @@ const hugeBudgetArb = fc
     return call("setBudget", ...fields.map(v));
   });
 
-/** Budgets of the three documented styles' shapes, scaled down so they run dry; sometimes huge or any. */
+/** Budgets of the three documented styles' shapes, scaled down so they run dry; sometimes none
+ * (OFF), huge or any. */
 const setBudgetArb = fc.oneof(
   { weight: 2, arbitrary: hugeBudgetArb },
+  { weight: 2, arbitrary: fc.constant(call("setBudget", ...budgetArgs(NO_BUDGET).map(v))) },
   {
     weight: 9,
     arbitrary: fc
@@ -252,7 +265,7 @@ const inFlightReportArb = fc.tuple(fc.nat(3), fc.constantFrom(1, 1, 2, 2, 3, 4, 
 
 const queryArb = fc.oneof(
   fc.tuple(fc.constantFrom(...HANDLE_QUERIES), handleArg).map(([q, h]) => call(q, h)),
-  fc.oneof(small(15), anyU32).map((id) => call("counter", v(id))),
+  fc.oneof(small(Counter.COUNT), anyU32).map((id) => call("counter", v(id))),
   fc.constant(call("tokens")),
   fc.constant(call("abiVersion")),
   fc.constant(call("changes")),
@@ -264,6 +277,9 @@ const queryArb = fc.oneof(
   fc.oneof(small(8), anyU32).map((id) => call("breakEnds", v(id))),
   fc.tuple(handleArg, fc.oneof(small(Field.COUNT), anyU32)).map(([h, which]) => call("field", h, v(which))),
 );
+
+/** A policy id: mostly one of the four a scenario sets, sometimes any. */
+const policyArg = fc.oneof({ arbitrary: small(3), weight: 9 }, { arbitrary: anyU32, weight: 1 }).map(v);
 
 /** Any export with arbitrary 32-bit arguments (now included). */
 const hostileCall = (names: ExportName[]) =>
@@ -354,6 +370,9 @@ export function stepArb(options: ScenarioOptions = {}): fc.Arbitrary<Step> {
       weight: 5,
     },
     { arbitrary: fc.constant(call("linkUp", NOW)), weight: 2 },
+    // A breaker held by hand, and released: mostly of policies 0 to 3, the ones in use.
+    { arbitrary: policyArg.map((p) => call("holdBreaker", p, NOW)), weight: 1 },
+    { arbitrary: policyArg.map((p) => call("releaseBreaker", p, NOW)), weight: 2 },
     { arbitrary: handleArg.map((h) => call("release", h)), weight: 4 },
     { arbitrary: fc.constant(call("nextDue", NOW)), weight: 2 },
     { arbitrary: fc.constant<Step>({ fn: "nextDue", args: [NOW], sleep: true }), weight: 8 },

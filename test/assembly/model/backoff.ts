@@ -24,6 +24,8 @@ export interface Policy {
   breakAfter: number;
   breakBase: number;
   breakCap: number;
+  /** The cap of a server's Retry-After; 0: maxDelay. */
+  maxRetryAfter: number;
 }
 
 /** min(cap, b * growth^(n-1)), without overflow (n >= 1). */
@@ -54,6 +56,7 @@ export function drawWait(p: Policy, outcome: number, n: number, prev: number, pr
       return c - half + prng.uniform(0, half);
     }
     case Jitter.DECORRELATED: {
+      // The cap bounds the range, not the draw: no wait piles up at the cap.
       const from = prev === 0 ? b : prev;
       return prng.uniform(b, Math.min(p.maxDelay, Math.max(b, from * 3)));
     }

@@ -10,10 +10,11 @@ export class Budget {
   failureCost = 0;
   firstAttemptDeposit = 0;
   successDeposit = 0;
-  flags = 0;
+  /** init's budget is none (flag OFF). */
+  flags: number = BudgetFlag.OFF;
 
   get enabled(): boolean {
-    return this.capacity !== 0;
+    return (this.flags & BudgetFlag.OFF) === 0;
   }
 
   deposit(amount: number): void {
@@ -28,7 +29,8 @@ export class Budget {
   /** Asks for a retry costing `cost`; withdraws it when allowed. */
   allowRetry(cost: number): boolean {
     if (!this.enabled) return true;
-    if (this.tokens < cost + this.threshold) return false;
+    // Capacity 0 allows no retry, as AWS's quota with 0 tokens (docs/ABI.md, Retry budget).
+    if (this.capacity === 0 || this.tokens < cost + this.threshold) return false;
     this.tokens -= cost;
     return true;
   }

@@ -46,7 +46,7 @@ export interface Saved {
   counters: number[];
   /**
    * Per policy id: maxAttempts, flags, attemptTimeout, baseDelay, maxDelay, throttleBaseDelay,
-   * deadline, stableAfter, spread, breakAfter, breakBase, breakCap, then the breaker:
+   * deadline, stableAfter, spread, breakAfter, breakBase, breakCap, maxRetryAfter, then the breaker:
    * breakerState, breakerFailures, breakerOpens, breakEnds (relative); undefined when never set.
    */
   policies: (number[] | undefined)[];
@@ -166,14 +166,15 @@ function readPolicy(r: BodyReader): number[] | undefined {
   const flags = upTo(r, ALL_POLICY_FLAGS);
   const spans = Array.from({ length: 7 }, () => upTo(r, Limit.MAX_SPAN));
   const breakAfter = upTo(r, 255);
-  const breakSpans = [upTo(r, Limit.MAX_SPAN), upTo(r, Limit.MAX_SPAN)];
-  const breaker = [upTo(r, Breaker.PROBING), upTo(r, 255), upTo(r, 255), r.next()];
+  const breakSpans = [upTo(r, Limit.MAX_SPAN), upTo(r, Limit.MAX_SPAN), upTo(r, Limit.MAX_SPAN)];
+  const breaker = [r.next(), upTo(r, 255), upTo(r, 255), r.next()];
   check(spans[0] !== 0);
+  check(breaker[0] <= Breaker.PROBING || breaker[0] === Breaker.ISOLATED);
   return [maxAttempts, flags, ...spans, breakAfter, ...breakSpans, ...breaker];
 }
 
 /** Index of breakerState in a saved policy's fields. */
-export const BREAKER_STATE_FIELD = 12;
+export const BREAKER_STATE_FIELD = 13;
 
 /** The opFlags bits each state allows. */
 const ALLOWED_FLAGS: Record<number, number> = {
@@ -224,7 +225,7 @@ function readSlot(r: BodyReader, policies: Saved["policies"], clockAhead: number
 function checkSlotFlags(slot: SavedSlot, breaker: number): void {
   const f = slot.opFlags;
   const has = (flag: number) => (f & flag) !== 0;
-  const holding = breaker === Breaker.OPEN || breaker === Breaker.PROBING;
+  const holding = breaker === Breaker.OPEN || breaker === Breaker.PROBING || breaker === Breaker.ISOLATED;
   check((f & ~ALLOWED_FLAGS[slot.state]) === 0);
   check(slot.state !== State.UP || has(OpFlag.SESSION));
   check(!(has(OpFlag.SESSION) && has(OpFlag.HAS_DEADLINE)));
@@ -254,7 +255,7 @@ function readBody(r: BodyReader): Saved {
   const prng = r.fields(4);
   const budget = [
     ...Array.from({ length: 8 }, () => upTo(r, Limit.MAX_SPAN)),
-    upTo(r, BudgetFlag.REFUND_ON_SUCCESS),
+    upTo(r, BudgetFlag.REFUND_ON_SUCCESS | BudgetFlag.OFF),
   ];
   const counters = r.fields(Counter.COUNT);
   const policies = Array.from({ length: Limit.POLICIES }, () => readPolicy(r));

@@ -190,6 +190,14 @@ export class SchedulerModel {
 
   // ---- the breaker and the spread -----------------------------------------------------
 
+  /** Retry-After bounded by the policy's maxRetryAfter (0: maxDelay); a larger one is counted. */
+  private boundRetryAfter(p: Policy, retryAfter: number): number {
+    const bound = p.maxRetryAfter !== 0 ? p.maxRetryAfter : p.maxDelay;
+    if (retryAfter <= bound) return retryAfter;
+    this.count(Counter.RETRY_AFTER_CLAMPED);
+    return bound;
+  }
+
   private lets(policy: number): boolean {
     const s = this.breakers[policy].state;
     return s === Breaker.CLOSED || s === Breaker.HALF_OPEN;
@@ -254,6 +262,7 @@ export class SchedulerModel {
     const b = this.breakers[op.policy];
     const probe = op.probe;
     op.probe = false;
+    if (b.state === Breaker.ISOLATED) return; // only releaseBreaker or setPolicy ends it
     if (outcome === Outcome.SUCCESS) {
       b.failures = 0;
       if (b.state !== Breaker.CLOSED) this.close(op.policy);
@@ -312,7 +321,7 @@ export class SchedulerModel {
     if (p.maxAttempts !== 0 && op.level >= p.maxAttempts) return this.end(op, EndReason.EXHAUSTED);
     const drawn = drawWait(p, outcome, op.level, op.prev, this.prng);
     op.prev = drawn;
-    const wait = Math.max(drawn, retryAfter);
+    const wait = Math.max(drawn, this.boundRetryAfter(p, retryAfter));
     if (op.hasDeadline && (fault || wait >= ticksUntil(this.clock!, op.deadline))) {
       return this.end(op, EndReason.DEADLINE);
     }
@@ -367,11 +376,12 @@ export class SchedulerModel {
     breakAfter = 0,
     breakBase = 0,
     breakCap = 0,
+    maxRetryAfter = 0,
   ): number {
     if (!this.initialized) return Err.NOT_INITIALIZED;
     if (u32(id) >= Limit.POLICIES) return Err.BAD_POLICY;
     const spans = [attemptTimeout, baseDelay, maxDelay, throttleBaseDelay, deadline, stableAfter, spread];
-    if (![...spans, breakBase, breakCap].every(isSpan)) return Err.SPAN_TOO_LARGE;
+    if (![...spans, breakBase, breakCap, maxRetryAfter].every(isSpan)) return Err.SPAN_TOO_LARGE;
     if (u32(maxAttempts) > Limit.MAX_ATTEMPTS || attemptTimeout === 0 || baseDelay > maxDelay)
       return Err.BAD_FIELD;
     if ((u32(flags) & ~ALL_POLICY_FLAGS) !== 0) return Err.BAD_FIELD;
@@ -391,6 +401,7 @@ export class SchedulerModel {
       breakAfter,
       breakBase,
       breakCap,
+      maxRetryAfter,
     };
     const b = this.breakers[id];
     Object.assign(b, { state: Breaker.CLOSED, failures: 0, opens: 0 });
@@ -407,7 +418,10 @@ export class SchedulerModel {
     // In the image's order (BUDGET_KEYS): the call's `initial` is where tokens start.
     const [capacity, initial, , , threshold, , , , flags] = fields;
     if (!fields.every(isSpan) || initial > capacity || threshold > capacity) return Err.BAD_FIELD;
-    if ((flags & ~BudgetFlag.REFUND_ON_SUCCESS) !== 0) return Err.BAD_FIELD;
+    if ((flags & ~(BudgetFlag.REFUND_ON_SUCCESS | BudgetFlag.OFF)) !== 0) return Err.BAD_FIELD;
+    // OFF is "no budget": any other field set with it is a budget the caller meant.
+    const others = fields.slice(0, 8).some((v) => v !== 0) || (flags & BudgetFlag.REFUND_ON_SUCCESS) !== 0;
+    if ((flags & BudgetFlag.OFF) !== 0 && others) return Err.BAD_FIELD;
     this.changed = true;
     BUDGET_KEYS.forEach((k, i) => (this.budget[k] = fields[i]));
     return Result.OK;
@@ -646,6 +660,29 @@ export class SchedulerModel {
     return words[which] | 0;
   }
 
+  holdBreaker(policy: number, now: number): number {
+    if (!this.initialized) return Err.NOT_INITIALIZED;
+    if (u32(policy) >= Limit.POLICIES || this.policies[policy] === undefined) return Err.BAD_POLICY;
+    this.advance(now);
+    const b = this.breakers[policy];
+    b.state = Breaker.ISOLATED;
+    b.failures = 0;
+    this.changed = true;
+    for (const op of this.ops) if (op.policy === policy) op.probe = false;
+    for (const op of this.opsOf(policy)) if (op.due) [op.held, op.due] = [true, false];
+    return Result.OK;
+  }
+
+  releaseBreaker(policy: number, now: number): number {
+    if (!this.initialized) return Err.NOT_INITIALIZED;
+    if (u32(policy) >= Limit.POLICIES || this.policies[policy] === undefined) return Err.BAD_POLICY;
+    if (this.breakers[policy].state !== Breaker.ISOLATED) return Err.NOT_ISOLATED;
+    this.advance(now);
+    this.halfOpen(policy);
+    this.changed = true;
+    return Result.OK;
+  }
+
   breakerState(policy: number): number {
     if (!this.initialized) return Err.NOT_INITIALIZED;
     const p = u32(policy) < Limit.POLICIES ? this.policies[policy] : undefined;
@@ -801,6 +838,7 @@ const POLICY_KEYS = [
   "breakAfter",
   "breakBase",
   "breakCap",
+  "maxRetryAfter",
 ] as const;
 
 /** A policy's record in the image: its fields, then its breaker (a break's end relative). */

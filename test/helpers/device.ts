@@ -20,6 +20,8 @@ export const QUICK: PolicyFields = {
   deadline: 6000,
   jitter: "FULL",
   idempotent: true,
+  // The upstream's "busy" asks for 2 s, more than maxDelay: honoured, as the tests expect.
+  maxRetryAfter: 10_000,
 };
 
 /** 300 ms before the wrap: every test crosses it. */

@@ -89,7 +89,7 @@ const span = fc.oneof(
 );
 const u32 = fc.oneof(fc.integer({ min: 0, max: 5000 }), fc.integer({ min: 0, max: 2 ** 32 - 1 }));
 
-/** A policy's image fields, in range (its breaker CLOSED, OPEN or HALF_OPEN: a PROBING one needs its probe). */
+/** A policy's image fields, in range (its breaker CLOSED, OPEN, HALF_OPEN or ISOLATED: a PROBING one needs its probe). */
 const policyArb = fc
   .record({
     maxAttempts: fc.nat(255),
@@ -100,7 +100,13 @@ const policyArb = fc
     deadline: span,
     session: fc.tuple(span, span, fc.nat(255)),
     breaks: fc.tuple(span, span),
-    breaker: fc.tuple(fc.nat(Breaker.HALF_OPEN), fc.nat(255), fc.nat(255), u32),
+    maxRetryAfter: span,
+    breaker: fc.tuple(
+      fc.constantFrom(Breaker.CLOSED, Breaker.OPEN, Breaker.HALF_OPEN, Breaker.ISOLATED),
+      fc.nat(255),
+      fc.nat(255),
+      u32,
+    ),
   })
   .map((p) => [
     p.maxAttempts,
@@ -113,6 +119,7 @@ const policyArb = fc
     ...p.session,
     Math.min(...p.breaks),
     Math.max(...p.breaks),
+    p.maxRetryAfter,
     ...p.breaker,
   ]);
 
@@ -137,7 +144,8 @@ const slotArb = (policies: (number[] | undefined)[], clockAhead: number) =>
       const [next, attemptSpan, deadline] = ahead.map((x) => (clockAhead + 1 + x) >>> 0);
       const breaker = policies[s.policy]![BREAKER_STATE_FIELD];
       const session = s.state === State.UP || (s.opFlags & OpFlag.SESSION) !== 0;
-      const opFlags = slotFlags(s.state, s.opFlags, session, breaker === Breaker.OPEN);
+      const holding = breaker === Breaker.OPEN || breaker === Breaker.ISOLATED;
+      const opFlags = slotFlags(s.state, s.opFlags, session, holding);
       // An attempt in flight ends by its operation's deadline, if it has one (poll clips it).
       const clipped = s.state === State.IN_FLIGHT && (opFlags & OpFlag.HAS_DEADLINE) !== 0;
       return {

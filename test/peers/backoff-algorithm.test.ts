@@ -1,5 +1,5 @@
 // FreeRTOS backoffAlgorithm, from its unit tests (FreeRTOS/backoffAlgorithm,
-// test/unit-test/backoff_algorithm_utest.c @ 12378255): base 1000, max backoff 10000, 5
+// backoffAlgorithm/test/unit-test/backoff_algorithm_utest.c @ 12378255): base 1000, max backoff 10000, 5
 // retries. backoffAlgorithm takes its random number from the caller and returns
 // `random % (nextJitterMax + 1)`; the module draws its own and maps it by multiply-shift. Its
 // maxRetryAttempts counts retries, the module's maxAttempts the first attempt too.

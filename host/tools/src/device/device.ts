@@ -24,6 +24,7 @@ import { EventLog } from "./events.js";
 import { LoopStats } from "./loop-stats.js";
 import { BUILT_MODULE, ModuleFault, RunningModule } from "./module.js";
 import { UPLOAD, mqttUpload } from "./policies.js";
+import { READINGS } from "./generated/app-config.js";
 import type { Running } from "./running.js";
 import { DeviceTick } from "./tick.js";
 
@@ -55,13 +56,20 @@ export class Device {
     this.clock = options.clock ?? wallClock;
     this.events = new EventLog(() => this.clock.wallMs());
     const policy = options.policy ?? UPLOAD;
-    const fresh = { policy: options.mqtt ? mqttUpload(policy) : policy, budget: options.budget ?? "aws" };
+    const fresh = {
+      policy: options.mqtt ? mqttUpload(policy) : policy,
+      budget: options.budget ?? "firmware",
+    };
     const crash = options.crashAt && crasher(options.crashAt);
     this.kept = new Kept(options.store ?? memoryStore(), this.clock, fresh, options.log, crash);
     this.settings = new DeviceSettings(this.kept.store.settings, options.upstreamUrl, options.mqtt);
     this.password = new DevicePassword(this.kept.store.password);
     if (options.mqtt) this.session = new BrokerSession(options.mqtt.link);
-    this.readings = new Readings(options.uploadEveryMs ?? 3000, options.queueLimit ?? QUEUE_LIMIT, this.kept);
+    this.readings = new Readings(
+      options.uploadEveryMs ?? READINGS.everyMs,
+      options.queueLimit ?? QUEUE_LIMIT,
+      this.kept,
+    );
     this.uploads = new Uploads(this.running, this.events, this.kept, {
       mqtt: options.mqtt,
       upstreamUrl: () => this.settings.current.upstreamUrl,

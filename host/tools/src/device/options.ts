@@ -14,10 +14,10 @@ export interface DeviceOptions {
   seed?: bigint;
   /** First tick of every boot (default DEFAULT_TICK_START, 20 s before the wrap). */
   tickStart?: number;
-  /** The upload policy and budget of a new scheduler; a restored one keeps its own. */
+  /** The upload policy and budget of a new scheduler (default the firmware's); a restored one keeps its own. */
   policy?: PolicyFields;
   budget?: BudgetName;
-  /** Take a sensor reading this often, ms; 0: only when asked (default 3000). */
+  /** Take a sensor reading this often, ms; 0: only when asked (default the firmware's, boards/app/config.json). */
   uploadEveryMs?: number;
   /** Longest nap between passes when nothing is due, ms (default 5, like delay(5)). */
   idleSleepMs?: number;

@@ -37,10 +37,11 @@ const PAGE_MAY_USE: Record<string, (name: string) => boolean> = {
 let api: API;
 let project: Project;
 
+// Loading the project takes a few seconds, far more on a loaded machine.
 beforeAll(() => {
   api = new API({ cwd: ROOT });
   project = api.updateSnapshot({ openProjects: [join(ROOT, "tsconfig.json")] }).getProjects()[0];
-});
+}, 120_000);
 afterAll(() => api.close());
 
 /** `file:line name -> declaring file` for each identifier of `file` that resolves where page code may not reach. */

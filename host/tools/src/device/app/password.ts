@@ -3,6 +3,7 @@
 // NVS, computed by mbedTLS; node:crypto computes it here), and the limit on guessing it.
 import { pbkdf2, randomBytes, timingSafeEqual } from "node:crypto";
 import { promisify } from "node:util";
+import { PAGE } from "../generated/app-config.js";
 
 const pbkdf2Async = promisify(pbkdf2);
 
@@ -90,8 +91,8 @@ export class DevicePassword {
 // The limit is the device's, not a client's: an attacker changes address at will. The
 // price is that a flood also keeps the owner out while it lasts; the page says so.
 /** Wrong guesses within GUESS_WINDOW_MS before checks are refused. */
-export const MAX_WRONG_GUESSES = 5;
-export const GUESS_WINDOW_MS = 60_000;
+export const MAX_WRONG_GUESSES = PAGE.wrongGuesses;
+export const GUESS_WINDOW_MS = PAGE.guessWindowMs;
 
 export class GuessLimit {
   private wrong: number[] = [];

@@ -6,12 +6,13 @@
 // device sleeps no pass runs, so an ask waits for the wake, as a board that sleeps answers
 // nothing. What the page reads back is the status snapshot the pass produced (Snapshot).
 import type { DeviceStatus } from "./status.js";
+import { PAGE } from "../generated/app-config.js";
 
-/** The longest main-loop stall the page or the command line may ask for, ms. */
-export const MAX_STALL_MS = 60_000;
+/** The longest main-loop stall the page or the command line may ask for, ms (boards/app/config.json). */
+export const MAX_STALL_MS = PAGE.maxStallMs;
 
 /** The longest deep sleep the page may ask for, s. */
-export const MAX_SLEEP_S = 3600;
+export const MAX_SLEEP_S = PAGE.maxSleepS;
 
 export type PowerRequest = { kind: "reboot" } | { kind: "deep sleep"; ms: number };
 

@@ -6,6 +6,7 @@
 // under a brute-force limit (app/password.ts, GuessLimit). The handlers (handlers.ts) run in the
 // event loop between main-loop passes.
 import { StatusMemo } from "./status-delta.js";
+import { PAGE } from "../generated/app-config.js";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { readBytes, readForm } from "./form-body.js";
@@ -17,14 +18,15 @@ import { routeTable, type Route } from "./routes.js";
 import { refuse, refuseText, send, text, type Answer } from "./answers.js";
 import { HANDLERS, type Handler, type Input, type SetupContext } from "./handlers.js";
 
+// The limits are boards/app/config.json's (the page group).
 /** Connections at once (connection-guard.ts): a device has a handful of sockets; more are closed at accept. */
-export const MAX_CONNECTIONS = 32;
+export const MAX_CONNECTIONS = PAGE.maxConnections;
 /** Requests a connection may have waiting for their answers (pipelined, unread): past it, the connection is closed. */
-export const MAX_PIPELINED = 4;
+export const MAX_PIPELINED = PAGE.maxPipelined;
 /** Answer bytes a connection may leave unread before it is closed. */
-export const MAX_UNSENT_BYTES = 256 * 1024;
+export const MAX_UNSENT_BYTES = PAGE.maxUnsentBytes;
 /** A signed module is a few KiB; a larger upload is refused unread. */
-const MODULE_LIMIT = 64 * 1024;
+const MODULE_LIMIT = PAGE.moduleBytes;
 
 export interface SetupServerOptions {
   device: Device;

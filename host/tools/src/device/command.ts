@@ -9,6 +9,7 @@ import { DEFAULT_PORT } from "./page/listen.js";
 import type { EndedOperation } from "./app/readings.js";
 import { endReasonName, outcomeName } from "tickretry";
 import { BROKER, UPLOAD, UPLOAD_POLICY, scaled, type BudgetName } from "./policies.js";
+import { READINGS } from "./generated/app-config.js";
 import { mqttOptions } from "./link/mqtt-options.js";
 import { MAX_STALL_MS } from "./app/requests.js";
 import { CRASH_POINTS, parseCrashAt } from "./app/kept.js";
@@ -19,6 +20,9 @@ import { DEFAULT_TICK_START } from "./tick.js";
 
 const DEFAULT_STATE = "out/device-state.json";
 
+/** Demo speed unless asked otherwise: a reading a minute leaves a page with little to watch. */
+const DEFAULT_DEMO_SPEED = 20;
+
 const HELP = `usage: tickretry device [options]   (npm start -- [options])
 
 Runs a simulated device: its firmware-shaped main loop retries sensor uploads through
@@ -28,8 +32,11 @@ options:
   --port N          setup page port (default ${DEFAULT_PORT} or the next free one; 0: any free port)
   --host ADDR       address the setup page binds (default 127.0.0.1)
   --scenario NAME   upstream scenario at start (default flaky); switchable on the page
-  --upload-every MS begin a sensor upload every MS ms (default 3000)
-  --budget NAME     retry budget: aws (AWS SDK standard mode, default) or off
+  --demo-speed N    take readings N times as often as the firmware (default ${DEFAULT_DEMO_SPEED}: every
+                    ${READINGS.everyMs / DEFAULT_DEMO_SPEED} ms instead of ${READINGS.everyMs}; 1: the firmware's pace)
+  --upload-every MS take a reading every MS ms instead (0: only when asked)
+  --budget NAME     retry budget: firmware (boards/app/config.json's, default), aws (AWS SDK
+                    standard mode) or off
   --scale X         multiply every span of the retry policy by X (default 1)
   --tick-start N    the first tick (default ${DEFAULT_TICK_START}: the tick wraps after 20 s)
   --stall-ms MS     block the main loop for MS ms (a slow flash write) ...
@@ -68,6 +75,7 @@ function parse(args: string[]) {
     host: { type: "string" },
     scenario: { type: "string" },
     "upload-every": { type: "string" },
+    "demo-speed": { type: "string" },
     budget: { type: "string" },
     scale: { type: "string" },
     "tick-start": { type: "string" },
@@ -87,12 +95,26 @@ function parse(args: string[]) {
   return values.help ? "help" : values;
 }
 
+/** The reading period: the firmware's sped up by --demo-speed, or --upload-every's (not both). */
+function readingPeriod(values: { "demo-speed"?: string; "upload-every"?: string }) {
+  const every = numberOption("upload-every", values["upload-every"], 0, 2 ** 31 - 1);
+  const speed = numberOption("demo-speed", values["demo-speed"], 1, 1000, false);
+  if (every !== undefined && speed !== undefined) {
+    throw new Error("--upload-every sets the period itself; not with --demo-speed");
+  }
+  if (every !== undefined) return { uploadEveryMs: every };
+  const demoSpeed = speed ?? DEFAULT_DEMO_SPEED;
+  return { uploadEveryMs: Math.round(READINGS.everyMs / demoSpeed), demoSpeed };
+}
+
 /** What the values ask for, checked: a bad value throws, naming the option. */
 function deviceOptions(values: Exclude<ReturnType<typeof parse>, "help">) {
   const scenario = values.scenario ?? "flaky";
   if (!isScenarioName(scenario)) throw new Error(unknownScenario(scenario));
-  const budget = values.budget ?? "aws";
-  if (budget !== "aws" && budget !== "off") throw new Error(`--budget wants aws or off, got "${budget}"`);
+  const budget = values.budget ?? "firmware";
+  if (!["firmware", "aws", "off"].includes(budget)) {
+    throw new Error(`--budget wants firmware, aws or off, got "${budget}"`);
+  }
   const scale = numberOption("scale", values.scale, 0.001, 1000, false) ?? 1;
   if (values.seed !== undefined && !/^[0-9]+$/.test(values.seed)) {
     throw new Error(`--seed wants a decimal integer, got "${values.seed}"`);
@@ -115,7 +137,7 @@ function deviceOptions(values: Exclude<ReturnType<typeof parse>, "help">) {
     port: numberOption("port", values.port, 0, 65535),
     host: values.host,
     scenario,
-    uploadEveryMs: numberOption("upload-every", values["upload-every"], 0, 2 ** 31 - 1),
+    ...readingPeriod(values),
     budget: budget as BudgetName,
     policy: scaled(UPLOAD, scale),
     tickStart: numberOption("tick-start", values["tick-start"], 0, 2 ** 32 - 1),
@@ -138,8 +160,8 @@ function deviceOptions(values: Exclude<ReturnType<typeof parse>, "help">) {
   };
 }
 
-/** What runs where, what the state file held, and the policy in force. */
-function printBanner(sim: Simulation): void {
+/** What runs where, what the state file held, the policy in force and the reading period. */
+function printBanner(sim: Simulation, period: { uploadEveryMs: number; demoSpeed?: number }): void {
   const device = sim.device;
   const p = device.kept.policy;
   console.log(`tickretry device: setup page ${sim.url}`);
@@ -164,6 +186,11 @@ function printBanner(sim: Simulation): void {
       `budget ${device.kept.budget}`,
   );
   if (device.settings.refused !== undefined) console.log(`REFUSED ${device.settings.refused}`);
+  console.log(
+    period.demoSpeed === undefined
+      ? `readings: every ${period.uploadEveryMs} ms (--upload-every)`
+      : `readings: every ${period.uploadEveryMs} ms: the firmware's ${READINGS.everyMs} ms at --demo-speed ${period.demoSpeed}`,
+  );
   console.log("First setup: choose the device password on the page's Setup view; every change needs it.");
   console.log("Ctrl-C stops it.");
 }
@@ -182,7 +209,7 @@ export async function runDevice(args: string[]): Promise<number> {
   const sim = await startOrReport("device", () => startSimulation(options));
   if (sim === undefined) return 2;
   const stopped = untilStopped();
-  printBanner(sim);
+  printBanner(sim, options);
   await stopped;
   // Every live operation ends or is kept, with a line each: without a state file it ends
   // CANCELLED (nothing would carry it on); with one it goes on at the next start.

@@ -4,52 +4,29 @@
 // clock once (given from outside: wall time for npm start and the chaos run, virtual time
 // in the tests), and the state is on flash before any attempt leaves (app/sessions.ts), so
 // a kill at any moment can neither lose a begun reading nor send one under two operation
-// ids. The setup page (page/) runs in the event loop between passes, as between loop() calls.
-import { Loop, NextDue, emptySlots, errorName, type PolicyFields } from "tickretry";
+// ids. The setup page (page/) runs in the event loop between passes, as between loop() calls:
+// it only asks (requests, which the next pass carries out: asks.ts) and reads the snapshot.
+import { Loop, NextDue, emptySlots, errorName } from "tickretry";
 import { BrokerSession } from "./app/broker.js";
-import { crasher, Kept, memoryStore, type CrashAt, type KeptParts, type StateStore } from "./app/kept.js";
-import { QUEUE_LIMIT, Readings, Uploads, type EndedOperation, type ReadingsLog } from "./app/readings.js";
-import { Requests, type PowerRequest } from "./app/requests.js";
+import { crasher, Kept, memoryStore, type KeptParts } from "./app/kept.js";
+import { QUEUE_LIMIT, Readings, Uploads } from "./app/readings.js";
+import { Requests, type PowerRequest, type Seen } from "./app/requests.js";
+import { DevicePassword } from "./app/password.js";
+import { deviceStatus } from "./app/status.js";
+import { applyAsks } from "./asks.js";
+import type { DeviceOptions } from "./options.js";
+export type { DeviceOptions } from "./options.js";
 import { loopHal } from "./app/sessions.js";
 import { DeviceSettings } from "./app/settings.js";
 import { bootModule, type BootInfo, type BootKind } from "./boot.js";
 import { wallClock, type DeviceClock } from "./clock.js";
 import { EventLog } from "./events.js";
-import type { MqttTransport } from "./link/mqtt-transport.js";
 import { LoopStats } from "./loop-stats.js";
 import { BUILT_MODULE, ModuleFault, RunningModule } from "./module.js";
-import { UPLOAD, mqttUpload, type BudgetName } from "./policies.js";
+import { UPLOAD, mqttUpload } from "./policies.js";
+import { READINGS } from "./generated/app-config.js";
 import type { Running } from "./running.js";
 import { DeviceTick } from "./tick.js";
-
-export interface DeviceOptions {
-  upstreamUrl: string;
-  /** Seeds a new module (a board uses its hardware RNG and MAC); random by default. */
-  seed?: bigint;
-  /** First tick of every boot (default DEFAULT_TICK_START, 20 s before the wrap). */
-  tickStart?: number;
-  /** The upload policy and budget of a new scheduler; a restored one keeps its own. */
-  policy?: PolicyFields;
-  budget?: BudgetName;
-  /** Take a sensor reading this often, ms; 0: only when asked (default 3000). */
-  uploadEveryMs?: number;
-  /** Longest nap between passes when nothing is due, ms (default 5, like delay(5)). */
-  idleSleepMs?: number;
-  /** Called when an operation ends, before its slot is released. */
-  onEnd?: (op: EndedOperation) => void;
-  /** Where the state lives across reboots (default: memory, which a process restart loses). */
-  store?: StateStore;
-  /** Where each reading's fate is recorded (default: nowhere). */
-  log?: ReadingsLog;
-  /** Readings that may wait for a slot (default QUEUE_LIMIT). */
-  queueLimit?: number;
-  /** Fault injection: SIGKILL this process at a point of the pass (the chaos run's). */
-  crashAt?: CrashAt;
-  /** Where time comes from (default: the wall clock). */
-  clock?: DeviceClock;
-  /** Upload over MQTT through this broker connection instead of HTTP (link/mqtt-transport.ts). */
-  mqtt?: MqttTransport;
-}
 
 export class Device {
   readonly clock: DeviceClock;
@@ -60,15 +37,16 @@ export class Device {
   readonly settings: DeviceSettings;
   readonly readings: Readings;
   readonly uploads: Uploads;
-  /** What the page asked of the next pass. */
+  /** What the page asked of the next pass, and the status the last pass made for it. */
   readonly requests = new Requests();
+  readonly password: DevicePassword;
   readonly module: RunningModule;
   /** The broker connection's session (MQTT transport only). */
   readonly session?: BrokerSession;
   /** The module instance, its loop and its tick: made anew at every boot. */
   readonly running = { passMs: 0, rtcOffsetMs: 0 } as Running;
   boot!: BootInfo;
-  private readonly config: { seed: bigint; tickStart?: number; idleSleepMs: number; mqtt?: MqttTransport };
+  private readonly config: DeviceOptions & { seed: bigint; idleSleepMs: number };
   /** Whether passes run, the next one's cancel, and when a deep sleep ends. */
   private readonly passes: { live: boolean; cancelNext?: () => void; asleepUntil?: number } = { live: false };
 
@@ -78,12 +56,20 @@ export class Device {
     this.clock = options.clock ?? wallClock;
     this.events = new EventLog(() => this.clock.wallMs());
     const policy = options.policy ?? UPLOAD;
-    const fresh = { policy: options.mqtt ? mqttUpload(policy) : policy, budget: options.budget ?? "aws" };
+    const fresh = {
+      policy: options.mqtt ? mqttUpload(policy) : policy,
+      budget: options.budget ?? "firmware",
+    };
     const crash = options.crashAt && crasher(options.crashAt);
     this.kept = new Kept(options.store ?? memoryStore(), this.clock, fresh, options.log, crash);
     this.settings = new DeviceSettings(this.kept.store.settings, options.upstreamUrl, options.mqtt);
+    this.password = new DevicePassword(this.kept.store.password);
     if (options.mqtt) this.session = new BrokerSession(options.mqtt.link);
-    this.readings = new Readings(options.uploadEveryMs ?? 3000, options.queueLimit ?? QUEUE_LIMIT, this.kept);
+    this.readings = new Readings(
+      options.uploadEveryMs ?? READINGS.everyMs,
+      options.queueLimit ?? QUEUE_LIMIT,
+      this.kept,
+    );
     this.uploads = new Uploads(this.running, this.events, this.kept, {
       mqtt: options.mqtt,
       upstreamUrl: () => this.settings.current.upstreamUrl,
@@ -161,6 +147,7 @@ export class Device {
   private runPass(): void {
     const ms = this.clock.nowMs();
     this.loopStats.passStarted(ms);
+    applyAsks(this, this.requests.takeAsks(), this.config);
     const power = this.requests.takePower();
     if (power !== undefined) return this.cyclePower(power, ms);
     const due = this.runLoop(ms);
@@ -172,6 +159,7 @@ export class Device {
     let sleep = due === NextDue.IDLE ? idle : Math.min(due, idle);
     const reading = this.readings.dueIn(this.running.tick.at(ms));
     if (reading !== undefined) sleep = Math.min(sleep, reading);
+    this.requests.snapshot.passEnded(() => this.seen());
     this.schedule(sleep);
   }
 
@@ -224,6 +212,11 @@ export class Device {
     };
   }
 
+  /** What the page reads of the device, made by the pass. */
+  private seen(): Seen {
+    return { status: deviceStatus(this, this.config.world), moduleBytes: this.module.bytes };
+  }
+
   /** Every connection dies and the instance with it; only the state store remains. */
   private powerDown(): void {
     this.session?.powerDown();
@@ -239,6 +232,7 @@ export class Device {
     }
     this.events.add(this.running.tick.at(ms), "sleep", 0, 0);
     this.passes.asleepUntil = ms + power.ms;
+    this.requests.snapshot.standsStill(() => this.seen());
     this.passes.cancelNext = this.clock.after(power.ms, () => {
       this.passes.asleepUntil = undefined;
       this.loopStats.resume();

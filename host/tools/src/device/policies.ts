@@ -1,5 +1,6 @@
-// The device's retry policy and budget: what the firmware would set at boot. Spans are
-// ms at scale 1; tests scale them down so a whole retry story takes a second or two.
+// The device's retry policies and budget: the firmware's, from boards/app/config.json
+// (generated/app-config.ts), set at boot. Spans are ms at scale 1; tests set a quicker policy
+// of their own so a whole retry story takes a second or two.
 import {
   AWS_STANDARD_BUDGET,
   configure,
@@ -8,29 +9,21 @@ import {
   type PolicyFields,
   type TickRetryApi,
 } from "tickretry";
+import { BUDGET, UPLOAD_MQTT_BREAKER } from "./generated/app-config.js";
+
+export { BROKER, UPLOAD } from "./generated/app-config.js";
 
 /** Policy slot of the periodic sensor upload. */
 export const UPLOAD_POLICY = 0;
 
-/**
- * 5 attempts, 2 s per attempt, backoff 500 ms doubling to 8 s (1 s after a throttle),
- * full jitter, 30 s overall, idempotent (the upload carries an Idempotency-Key).
- */
-export const UPLOAD: PolicyFields = {
-  maxAttempts: 5,
-  attemptTimeout: 2000,
-  baseDelay: 500,
-  maxDelay: 8000,
-  throttleBaseDelay: 1000,
-  deadline: 30_000,
-  jitter: "FULL",
-  idempotent: true,
+export type BudgetName = "firmware" | "aws" | "off";
+
+/** The budget presets: the firmware's (the 10% budget), AWS SDK standard mode (500 tokens, retry 5, timeout retry 10), or none. */
+const BUDGETS: Record<BudgetName, BudgetFields> = {
+  firmware: BUDGET,
+  aws: AWS_STANDARD_BUDGET,
+  off: NO_BUDGET,
 };
-
-export type BudgetName = "aws" | "off";
-
-/** The budget presets: AWS SDK standard mode (500 tokens, retry 5, timeout retry 10), or none. */
-const BUDGETS: Record<BudgetName, BudgetFields> = { aws: AWS_STANDARD_BUDGET, off: NO_BUDGET };
 
 /** Every span of `policy` times `scale`, at least 1 ms for the attempt timeout. */
 export function scaled(policy: PolicyFields, scale: number): PolicyFields {
@@ -42,6 +35,8 @@ export function scaled(policy: PolicyFields, scale: number): PolicyFields {
     maxDelay: s(policy.maxDelay),
     throttleBaseDelay: s(policy.throttleBaseDelay),
     deadline: s(policy.deadline),
+    ...(policy.stableAfter !== undefined && { stableAfter: s(policy.stableAfter) }),
+    ...(policy.spread !== undefined && { spread: s(policy.spread) }),
   };
 }
 
@@ -54,37 +49,22 @@ export function configureUpload(api: TickRetryApi, policy: PolicyFields, budget:
 export const BROKER_POLICY = 1;
 
 /**
- * The broker connection, a session: the upload's spans (connect attempts of 2 s, backoff
- * 500 ms doubling to 8 s with full jitter), retried at the cap for as long as the broker
- * stays away (maxAttempts 0, no deadline); the backoff level resets once the connection has
- * stayed up 10 s; a restore (boot, wake) or a kick spreads its next try over 1 s.
- */
-export const BROKER: PolicyFields = {
-  ...UPLOAD,
-  maxAttempts: 0,
-  deadline: 0,
-  session: true,
-  stableAfter: 10_000,
-  spread: 1000,
-};
-
-/**
  * The upload policy over MQTT: the same, kicked by linkUp when the broker session comes up
- * (an upload that waited out the outage resumes within a spread of its base delay, at least
- * 100 ms, rather than at the end of its backoff), and with a breaker: after 2 failed
- * attempts in a row (a broker gone away fails every publish at once) no upload attempt
- * starts until a probe gets through, so uploads begun before the drop wait instead of
- * spending their attempts; linkUp ends the break.
+ * (an upload that waited out the outage resumes within its spread, by default its base
+ * delay and at least 100 ms, rather than at the end of its backoff), and with the config's
+ * breaker: after 2 failed attempts in a row (a broker gone away fails every publish at
+ * once) no upload attempt starts until a probe gets through, so uploads begun before the
+ * drop wait instead of spending their attempts; linkUp ends the break.
  */
 export function mqttUpload(policy: PolicyFields): PolicyFields {
-  const spread = Math.max(100, policy.baseDelay);
+  const b = UPLOAD_MQTT_BREAKER;
   return {
     ...policy,
     kick: true,
-    spread,
-    breakAfter: 2,
-    breakBase: policy.maxDelay,
-    breakCap: 4 * policy.maxDelay,
+    spread: policy.spread ?? Math.max(100, policy.baseDelay),
+    breakAfter: b.breakAfter,
+    breakBase: policy.maxDelay * b.breakBaseInMaxDelays,
+    breakCap: policy.maxDelay * b.breakCapInMaxDelays,
   };
 }
 

@@ -7,14 +7,17 @@ import { listen, urlOf } from "./page/listen.js";
 import { Device, type DeviceOptions } from "./device.js";
 import type { KeyObject } from "node:crypto";
 import type { Server } from "node:http";
-import { DevicePassword } from "./app/password.js";
+import type { DevicePassword } from "./app/password.js";
 import { loadBuildKey } from "./module.js";
 import { guardedServer } from "./page/connection-guard.js";
 import type { GuessLimit } from "./app/password.js";
 import { createSetupServer, MAX_CONNECTIONS, MAX_PIPELINED } from "./page/server.js";
 import type { MqttOptions, MqttSide } from "./link/mqtt-simulation.js";
 
-export interface SimulationOptions extends Omit<DeviceOptions, "upstreamUrl" | "mqtt"> {
+export interface SimulationOptions extends Omit<
+  DeviceOptions,
+  "upstreamUrl" | "mqtt" | "world" | "buildKey"
+> {
   /** Upload over MQTT instead of HTTP (the upstream is then not started). */
   mqtt?: MqttOptions;
   /** Setup page port: undefined for 8080 or the next free one, 0 for any free port. */
@@ -57,20 +60,13 @@ async function serveDevice(options: SimulationOptions, host: string, upstream?: 
       ...options,
       upstreamUrl: options.upstreamUrl ?? upstream?.url ?? "",
       mqtt: mqtt?.transport,
-    });
-    const password = new DevicePassword(device.kept.store.password);
-    const server = createSetupServer({
-      device,
-      upstream,
-      mqtt,
-      bindHost: host,
-      password,
+      world: { upstream, mqtt },
       buildKey,
-      guessLimit: options.guessLimit,
     });
+    const server = createSetupServer({ device, bindHost: host, guessLimit: options.guessLimit });
     const front = guardedServer(server, MAX_CONNECTIONS, MAX_PIPELINED);
     const address = await listen(front, host, options.port);
-    return { device, password, server, front, address };
+    return { device, server, front, address };
   } catch (err) {
     await upstream?.close();
     await mqtt?.close();
@@ -86,7 +82,7 @@ export async function startSimulation(options: SimulationOptions = {}): Promise<
     options.upstreamUrl === undefined && mqtt === undefined
       ? await startUpstream({ port: options.upstreamPort, scenario: options.scenario ?? "flaky" })
       : undefined;
-  const { device, password, server, front, address } = await serveDevice(options, host, upstream, mqtt);
+  const { device, server, front, address } = await serveDevice(options, host, upstream, mqtt);
   device.start();
   const stalls =
     (options.stallMs ?? 0) > 0 && (options.stallEveryMs ?? 0) > 0
@@ -97,7 +93,7 @@ export async function startSimulation(options: SimulationOptions = {}): Promise<
     url: urlOf(address),
     upstream,
     device,
-    password,
+    password: device.password,
     mqtt,
     http: server,
     async close() {

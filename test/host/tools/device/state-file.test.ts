@@ -88,7 +88,7 @@ describe("the state file", () => {
       "field pending",
     );
     expect(bad({ queue: [{ id: 1 }] })).toThrow("field queue");
-    expect(bad({ budget: "lots" })).toThrow("field budget is not aws or off");
+    expect(bad({ budget: "lots" })).toThrow("field budget is not firmware, aws or off");
     expect(bad({ policy: { ...QUICK, jitter: "SOME" } })).toThrow("field policy");
     expect(bad({ outbox: [{ event: "vanished", reading: 1 }] })).toThrow("field outbox");
     const twice = [...good.pending, { ...good.pending[0], handle: 0x32 }];

@@ -168,7 +168,11 @@ export function decode(text: string, where: string): DeviceState {
     savedAtMs: field("savedAtMs", (v): v is number => Number.isFinite(v), "a time"),
     image: new Uint8Array(Buffer.from(field("image", isBase64, "base64"), "base64")),
     policy: field("policy", isPolicy, "a policy"),
-    budget: field("budget", (v): v is BudgetName => v === "aws" || v === "off", "aws or off"),
+    budget: field(
+      "budget",
+      (v): v is BudgetName => v === "firmware" || v === "aws" || v === "off",
+      "firmware, aws or off",
+    ),
     epoch: field("epoch", isU32, "a u32"),
     moduleVersion: field("moduleVersion", isU32, "a u32"),
     nextReading: field("nextReading", isU32, "a u32"),

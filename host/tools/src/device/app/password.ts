@@ -3,6 +3,7 @@
 // NVS, computed by mbedTLS; node:crypto computes it here), and the limit on guessing it.
 import { pbkdf2, randomBytes, timingSafeEqual } from "node:crypto";
 import { promisify } from "node:util";
+import { PAGE } from "../generated/app-config.js";
 
 const pbkdf2Async = promisify(pbkdf2);
 
@@ -50,11 +51,13 @@ export interface PasswordKeeper {
   save(hash: string): void;
 }
 
-/** The device password as the device keeps it: only its hash, kept across restarts. */
+/**
+ * The device password as the device keeps it: only its hash, kept across restarts. The page
+ * computes a new hash and asks; the pass keeps it (device/asks.ts), so two first setups at
+ * once are one after the other there, and the second finds a password set.
+ */
 export class DevicePassword {
   private stored: string | undefined;
-  /** A first setup is under way (its hash is being computed): a second one is refused. */
-  private claimed = false;
 
   constructor(private readonly keeper?: PasswordKeeper) {
     this.stored = keeper?.load();
@@ -64,26 +67,10 @@ export class DevicePassword {
     return this.stored !== undefined;
   }
 
-  async set(password: string): Promise<void> {
-    const hash = await hashPassword(password);
+  /** Stores `hash` (hashPassword's), then puts it in force; throws when it could not be stored. */
+  keep(hash: string): void {
     this.keeper?.save(hash);
     this.stored = hash;
-  }
-
-  /**
-   * The first setup: sets `password` only when none is set nor being set, checked and
-   * claimed before the hash is computed, so that of two concurrent first setups exactly
-   * one wins. False for the other.
-   */
-  async setFirst(password: string): Promise<boolean> {
-    if (this.stored !== undefined || this.claimed) return false;
-    this.claimed = true;
-    try {
-      await this.set(password);
-      return true;
-    } finally {
-      this.claimed = false;
-    }
   }
 
   async check(password: string): Promise<boolean> {
@@ -104,8 +91,8 @@ export class DevicePassword {
 // The limit is the device's, not a client's: an attacker changes address at will. The
 // price is that a flood also keeps the owner out while it lasts; the page says so.
 /** Wrong guesses within GUESS_WINDOW_MS before checks are refused. */
-export const MAX_WRONG_GUESSES = 5;
-export const GUESS_WINDOW_MS = 60_000;
+export const MAX_WRONG_GUESSES = PAGE.wrongGuesses;
+export const GUESS_WINDOW_MS = PAGE.guessWindowMs;
 
 export class GuessLimit {
   private wrong: number[] = [];

@@ -33,6 +33,7 @@ import { publishReading, type MqttTransport } from "../link/mqtt-transport.js";
 import { UPLOAD_POLICY } from "../policies.js";
 import type { Running } from "../running.js";
 import type { Requests } from "./requests.js";
+import { READINGS } from "../generated/app-config.js";
 
 /** Readings one epoch numbers; then the next epoch begins. */
 export const READINGS_PER_EPOCH = 2 ** 21;
@@ -52,8 +53,8 @@ export interface Reading {
   celsius: number;
 }
 
-/** Readings that may wait for a slot (two tables' worth). */
-export const QUEUE_LIMIT = 32;
+/** Readings that may wait for a slot (boards/app/config.json: two tables' worth). */
+export const QUEUE_LIMIT = READINGS.queueLimit;
 
 /** A reading's upload body, the same on every attempt. */
 export function uploadBody(r: Reading): string {

@@ -1,20 +1,55 @@
 // What the page and the command line ask of the loop, kept until the next pass carries it
-// out: a reading, a stall, a reboot or a deep sleep. Asking never touches the module, the
-// store or the clock; the pass does, between its own steps.
+// out: a reading, a stall, a reboot or a deep sleep, and the asks that want an answer
+// (settings, the device password, a module swap, the upstream's scenario, a broker
+// restart, a reset of the loop's maxima). Asking never touches the module, the store or the clock; the pass does,
+// between its own steps, and answers through the promise the asker awaits. While the
+// device sleeps no pass runs, so an ask waits for the wake, as a board that sleeps answers
+// nothing. What the page reads back is the status snapshot the pass produced (Snapshot).
+import type { DeviceStatus } from "./status.js";
+import { PAGE } from "../generated/app-config.js";
 
-/** The longest main-loop stall the page or the command line may ask for, ms. */
-export const MAX_STALL_MS = 60_000;
+/** The longest main-loop stall the page or the command line may ask for, ms (boards/app/config.json). */
+export const MAX_STALL_MS = PAGE.maxStallMs;
 
 /** The longest deep sleep the page may ask for, s. */
-export const MAX_SLEEP_S = 3600;
+export const MAX_SLEEP_S = PAGE.maxSleepS;
 
 export type PowerRequest = { kind: "reboot" } | { kind: "deep sleep"; ms: number };
+
+/** An ask that wants an answer: the page's form or bytes as they came, checked by the pass. */
+export type Ask =
+  | { kind: "settings"; form: URLSearchParams; notUtf8: Set<string> }
+  /** A hash the page computed (PBKDF2 takes the page's time, not the loop's); `first`: a first setup. */
+  | { kind: "password"; hash: string; first: boolean }
+  /** A signed module as uploaded: the pass checks it and starts its trial run. */
+  | { kind: "module"; signed: Buffer }
+  /** What a passed trial asks: swap that module in (device/asks.ts). */
+  | { kind: "swap"; module: Buffer; version: number }
+  | { kind: "scenario"; name: string }
+  | { kind: "broker restart" }
+  | { kind: "loop reset" };
+
+/** The pass's answer: a status and a message key of boards/page/routes.json (none: the reason alone), with a reason or the refused fields. */
+export interface Reply {
+  status: number;
+  key?: string;
+  reason?: string;
+  fields?: Record<string, string>;
+}
+
+export interface Asked {
+  ask: Ask;
+  reply: (r: Reply) => void;
+}
 
 export class Requests {
   /** Readings asked for and not yet taken (a button press, a test, the periodic timer). */
   private uploads = 0;
   private stallMs = 0;
   private power: PowerRequest | undefined;
+  private asked: Asked[] = [];
+  /** What the last pass made for the page to read. */
+  readonly snapshot = new Snapshot();
 
   /** One more reading at the next pass. */
   upload(): void {
@@ -36,6 +71,11 @@ export class Requests {
     this.power = { kind: "deep sleep", ms };
   }
 
+  /** `ask` at the next pass; resolves with the pass's answer. */
+  ask(ask: Ask): Promise<Reply> {
+    return new Promise((reply) => this.asked.push({ ask, reply }));
+  }
+
   /** Takes one asked reading: false when none is left. */
   takeUpload(): boolean {
     if (this.uploads === 0) return false;
@@ -55,5 +95,59 @@ export class Requests {
     const power = this.power;
     this.power = undefined;
     return power;
+  }
+
+  /** Every ask waiting, oldest first, once. */
+  takeAsks(): Asked[] {
+    const asked = this.asked;
+    this.asked = [];
+    return asked;
+  }
+}
+
+/** What the page reads of the device: the status, and the module's bytes (the playground loads the module the device runs). */
+export interface Seen {
+  status: DeviceStatus;
+  moduleBytes: Buffer;
+}
+
+/** Passes a snapshot is kept fresh for after a read: about a second of idle passes. */
+const WATCHED_PASSES = 200;
+
+/**
+ * The status the loop produced, for the page: made at the end of a pass while someone reads
+ * it (a pass costs nothing more while nobody watches, as in the virtual-time tests), and
+ * when the power goes. A read finds the last pass's, or waits for the next pass to make it.
+ */
+export class Snapshot {
+  private status: Seen | undefined;
+  /** Passes left that make a snapshot without a read. */
+  private watched = 0;
+  private waiting: ((s: Seen) => void)[] = [];
+
+  /** The pass's end: makes the snapshot while someone reads or waits for it. */
+  passEnded(make: () => Seen): void {
+    if (this.watched === 0) {
+      this.status = undefined; // stale from here on
+      return;
+    }
+    this.watched--;
+    this.settle(make());
+  }
+
+  /** No pass follows until the power comes back (a sleep, a stop): `make` is what the page reads meanwhile. */
+  standsStill(make: () => Seen): void {
+    this.settle(make());
+  }
+
+  /** The snapshot of the last pass, or of the next one when the last made none. */
+  read(): Seen | Promise<Seen> {
+    this.watched = WATCHED_PASSES;
+    return this.status ?? new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  private settle(status: Seen): void {
+    this.status = status;
+    for (const w of this.waiting.splice(0)) w(status);
   }
 }

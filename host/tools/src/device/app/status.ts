@@ -1,7 +1,8 @@
 // The device's status as JSON: what the setup page polls and the tests and bench read.
 // Its fields are boards/page/status-fields.json, the list the sketch's generated writer
 // follows too (test/boards/status-fields.test.ts holds both to it). Read between passes through
-// the module's queries, which never move its clock. Its MQTT part is here too.
+// the module's queries, which never move its clock: made by the pass for the page
+// (app/requests.ts, Snapshot). Its MQTT part is here too.
 import {
   OpFlag,
   State,
@@ -97,10 +98,10 @@ export interface DeviceStatus extends MqttStatus {
   } | null;
 }
 
-export interface StatusContext {
+/** The simulated world around the device: the upstream and the MQTT side started with it (none on a board). */
+export interface World {
   upstream?: Upstream;
   mqtt?: MqttSide;
-  devicePasswordSet?: boolean;
 }
 
 /** True when the operation has an overall deadline (HAS_DEADLINE). */
@@ -185,7 +186,7 @@ function upstreamOf(upstream?: Upstream): Pick<DeviceStatus, "faults" | "upstrea
 }
 
 /** The whole status (what the page's first poll gets; page/status-delta.ts cuts the later ones). */
-export function deviceStatus(device: Device, context: StatusContext = {}): DeviceStatus {
+export function deviceStatus(device: Device, world: World = {}): DeviceStatus {
   const api = device.running.api;
   const now = device.running.tick.read();
   return {
@@ -206,9 +207,9 @@ export function deviceStatus(device: Device, context: StatusContext = {}): Devic
     recent: recentOf(device),
     events: device.events.list(),
     settings: settingsStatus(device.settings.current),
-    security: { devicePasswordSet: context.devicePasswordSet ?? false, moduleUpload: true },
-    ...upstreamOf(context.upstream),
-    ...mqttStatus(device, now, context.mqtt),
+    security: { devicePasswordSet: device.password.isSet, moduleUpload: true },
+    ...upstreamOf(world.upstream),
+    ...mqttStatus(device, now, world.mqtt),
   };
 }
 

@@ -2,9 +2,10 @@
 // past the limit the request is refused (413) and nothing of it is kept. No body at all is
 // an empty form; a body of another type is refused (415), naming the type wanted.
 import type { IncomingMessage } from "node:http";
+import { PAGE } from "../generated/app-config.js";
 
-/** Bytes a form post may carry; the setup form needs a few hundred. */
-export const BODY_LIMIT = 4096;
+/** Bytes a form post may carry (boards/app/config.json); the setup form needs a few hundred. */
+export const BODY_LIMIT = PAGE.formBytes;
 
 /** A refused body is read and dropped up to this size, so the client gets to see the 413. */
 const DRAIN_LIMIT = 1024 * 1024;

@@ -1,31 +1,22 @@
 // The simulated device's handler for each route of boards/page/routes.json, by the
 // handler name the contract gives (routes.ts checks the two lists match). A handler runs
-// once its route's guard has passed (server.ts) and its body has been read; it
-// touches the device only through requests the next pass carries out (stall, upload,
-// power) or read-only queries (status), and answers in the contract's words.
+// once its route's guard has passed (server.ts) and its body has been read. It never
+// touches the module, the store or the clock: it asks (device.requests, carried out by the
+// next pass: device/asks.ts) and awaits the pass's answer, or reads the status snapshot
+// the last pass made (test/host/tools/device/page-rules.test.ts holds it to that). It answers
+// in the contract's words.
 import type { IncomingMessage } from "node:http";
-import type { KeyObject } from "node:crypto";
-import { ABI_VERSION, Result, errorName, instantiate, saveImage } from "tickretry";
-import { moduleVersion, trialRun, verifySignedModule } from "../module.js";
-import { isScenarioName } from "../../upstream/scenarios.js";
-import type { Upstream } from "../../upstream/server.js";
 import type { Device } from "../device.js";
-import { MAX_SLEEP_S, MAX_STALL_MS } from "../app/requests.js";
+import { MAX_SLEEP_S, MAX_STALL_MS, type Ask } from "../app/requests.js";
 import { message } from "./routes.js";
-import { DevicePassword, passwordProblem } from "../app/password.js";
-import { checkSettings } from "../app/settings.js";
+import { hashPassword, passwordProblem, type DevicePassword } from "../app/password.js";
 import type { StatusMemo } from "./status-delta.js";
-import { deviceStatus } from "../app/status.js";
 import { ok, refuse, refuseText, type Answer } from "./answers.js";
-import type { MqttSide } from "../link/mqtt-simulation.js";
 
 export interface SetupContext {
   device: Device;
-  upstream?: Upstream;
-  /** The MQTT side, when the device uploads over MQTT (its embedded broker the page may restart). */
-  mqtt?: MqttSide;
+  /** The device password, read by the guard (set only by the pass). */
   password: DevicePassword;
-  buildKey?: KeyObject;
   /** What /status.json last wrote of each group (status-delta.ts). */
   statusMemo: StatusMemo;
 }
@@ -42,6 +33,16 @@ export interface Input {
 
 export type Handler = (ctx: SetupContext, input: Input) => Answer | Promise<Answer>;
 
+/** `ask` of the next pass, and its answer in the contract's words. */
+async function asked(ctx: SetupContext, ask: Ask): Promise<Answer> {
+  const reply = await ctx.device.requests.ask(ask);
+  if (reply.status === 200 && reply.fields === undefined) return ok(reply.key!);
+  if (reply.status === 200)
+    return { status: 200, body: { ok: true, message: message(reply.key!), fields: reply.fields } };
+  const text = (reply.key === undefined ? "" : message(reply.key)) + (reply.reason ?? "");
+  return refuseText(reply.status, text, reply.fields);
+}
+
 /** A number in plain decimal digits (at most `digits`) from min to max, or undefined. */
 function decimal(text: string, digits: number, min: number, max: number): number | undefined {
   const n = Number(text);
@@ -52,40 +53,7 @@ async function password(ctx: SetupContext, { form, firstSetup }: Input): Promise
   const text = form.get("password") ?? "";
   const problem = passwordProblem(text);
   if (problem) return refuseText(400, problem, { password: problem });
-  if (!firstSetup) {
-    await ctx.password.set(text);
-    return ok("passwordChanged");
-  }
-  // Two first setups at once: the one that claimed it first wins, the other changes nothing.
-  return (await ctx.password.setFirst(text)) ? ok("passwordSet") : refuse(409, "passwordAlreadySet");
-}
-
-function settings(ctx: SetupContext, { form, notUtf8 }: Input): Answer {
-  const { current, takenClientIds } = ctx.device.settings;
-  const checked = checkSettings(form, current, notUtf8, takenClientIds);
-  if (!checked.ok) return refuseText(400, message("settingsRefused"), checked.errors);
-  try {
-    ctx.device.settings.save(checked.settings);
-  } catch (err) {
-    return refuseText(507, `${message("storeFailed")} (${(err as Error).message})`);
-  }
-  // A secret the new URL may not have is cleared: the page shows why beside its field.
-  const cleared = Object.keys(checked.cleared).length > 0 ? { fields: checked.cleared } : {};
-  return { status: 200, body: { ok: true, message: message("settingsSaved"), ...cleared } };
-}
-
-function scenario(ctx: SetupContext, { form }: Input): Answer {
-  const name = form.get("scenario") ?? "";
-  if (ctx.upstream === undefined || !isScenarioName(name)) return refuse(400, "noScenario");
-  ctx.upstream.setScenario(name);
-  return ok("scenarioSwitched");
-}
-
-async function brokerRestart(ctx: SetupContext): Promise<Answer> {
-  const broker = ctx.mqtt?.broker;
-  if (broker === undefined) return refuse(400, "noBroker");
-  await broker.restart();
-  return ok("brokerRestarted");
+  return asked(ctx, { kind: "password", hash: await hashPassword(text), first: firstSetup });
 }
 
 function stall(ctx: SetupContext, { form }: Input): Answer {
@@ -102,50 +70,30 @@ function sleep(ctx: SetupContext, { form }: Input): Answer {
   return ok("sleep");
 }
 
-async function module(ctx: SetupContext, { bytes }: Input): Promise<Answer> {
-  const refused = (reason: string) => refuseText(422, `${message("moduleRefused")}${reason}.`);
-  const signed = verifySignedModule(bytes, ctx.buildKey);
-  if (!signed.ok) return refused(signed.reason);
-  let abiVersion: number;
-  try {
-    abiVersion = instantiate(new WebAssembly.Module(new Uint8Array(signed.module))).abiVersion();
-  } catch (err) {
-    return refused((err as Error).message);
-  }
-  if (abiVersion !== ABI_VERSION)
-    return refused(`ABI version ${abiVersion}, this firmware has ${ABI_VERSION}`);
-  const version = moduleVersion(signed.module);
-  if (version < ctx.device.module.versionFloor) return refuse(422, "moduleRolledBack");
-  const now = ctx.device.running.tick.read();
-  const image = saveImage(ctx.device.running.api, now);
-  if (typeof image === "number")
-    return refused(`the running module would not save its state (${errorName(image)})`);
-  const failed = await trialRun(signed.module, image, now);
-  if (failed !== undefined) return refused(failed);
-  const swapped = ctx.device.module.replace(ctx.device.running, signed.module);
-  if (swapped !== Result.OK) return refused(`its restore of the running state said ${errorName(swapped)}`);
-  ctx.device.module.accept(version);
-  return ok("moduleReplaced");
+/** /status.json?since=SEQ: what changed since the page's last poll (status-delta.ts), of the pass's snapshot. */
+async function status(ctx: SetupContext, { req }: Input): Promise<Answer> {
+  const since = new URL(req.url ?? "/", "http://device").searchParams.get("since");
+  const after = since !== null && /^[0-9]{1,10}$/.test(since) ? Number(since) : 0;
+  const { status } = await ctx.device.requests.snapshot.read();
+  const newest = status.events.at(-1)?.seq ?? 0;
+  return { status: 200, body: ctx.statusMemo.answer(status, newest, after) };
 }
 
 export const HANDLERS: Record<string, Handler> = {
-  status: (ctx, { req }) => {
-    // ?since=SEQ: what changed since the page's last poll (status-delta.ts).
-    const since = new URL(req.url ?? "/", "http://device").searchParams.get("since");
-    const after = since !== null && /^[0-9]{1,10}$/.test(since) ? Number(since) : 0;
-    const context = { upstream: ctx.upstream, mqtt: ctx.mqtt, devicePasswordSet: ctx.password.isSet };
-    const status = deviceStatus(ctx.device, context);
-    return { status: 200, body: ctx.statusMemo.answer(status, ctx.device.events.newest, after) };
-  },
-  module_bytes: (ctx) => ({ status: 200, type: "application/wasm", bytes: ctx.device.module.bytes }),
+  status,
+  module_bytes: async (ctx) => ({
+    status: 200,
+    type: "application/wasm",
+    bytes: (await ctx.device.requests.snapshot.read()).moduleBytes,
+  }),
   password,
-  settings,
+  settings: (ctx, { form, notUtf8 }) => asked(ctx, { kind: "settings", form, notUtf8 }),
   upload: (ctx) => (ctx.device.requests.upload(), ok("uploadBegun")),
-  loop_reset: (ctx) => (ctx.device.loopStats.reset(), ok("loopReset")),
+  loop_reset: (ctx) => asked(ctx, { kind: "loop reset" }),
   reboot: (ctx) => (ctx.device.requests.reboot(), ok("reboot")),
   sleep,
-  module,
-  scenario,
+  module: (ctx, { bytes }) => asked(ctx, { kind: "module", signed: bytes }),
+  scenario: (ctx, { form }) => asked(ctx, { kind: "scenario", name: form.get("scenario") ?? "" }),
   stall,
-  broker_restart: brokerRestart,
+  broker_restart: (ctx) => asked(ctx, { kind: "broker restart" }),
 };

@@ -6,45 +6,36 @@
 // under a brute-force limit (app/password.ts, GuessLimit). The handlers (handlers.ts) run in the
 // event loop between main-loop passes.
 import { StatusMemo } from "./status-delta.js";
+import { PAGE } from "../generated/app-config.js";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { KeyObject } from "node:crypto";
 import type { Socket } from "node:net";
-import type { Upstream } from "../../upstream/server.js";
 import { readBytes, readForm } from "./form-body.js";
 import { GuessLimit } from "../app/password.js";
 import type { Device } from "../device.js";
 import { loadAssets, type LoadedAsset } from "./assets.js";
 import { allowedHosts, guardRequest, sameOrigin } from "./request-guard.js";
 import { routeTable, type Route } from "./routes.js";
-import { DevicePassword } from "../app/password.js";
 import { refuse, refuseText, send, text, type Answer } from "./answers.js";
 import { HANDLERS, type Handler, type Input, type SetupContext } from "./handlers.js";
-import type { MqttSide } from "../link/mqtt-simulation.js";
 
+// The limits are boards/app/config.json's (the page group).
 /** Connections at once (connection-guard.ts): a device has a handful of sockets; more are closed at accept. */
-export const MAX_CONNECTIONS = 32;
+export const MAX_CONNECTIONS = PAGE.maxConnections;
 /** Requests a connection may have waiting for their answers (pipelined, unread): past it, the connection is closed. */
-export const MAX_PIPELINED = 4;
+export const MAX_PIPELINED = PAGE.maxPipelined;
 /** Answer bytes a connection may leave unread before it is closed. */
-export const MAX_UNSENT_BYTES = 256 * 1024;
+export const MAX_UNSENT_BYTES = PAGE.maxUnsentBytes;
 /** A signed module is a few KiB; a larger upload is refused unread. */
-const MODULE_LIMIT = 64 * 1024;
+const MODULE_LIMIT = PAGE.moduleBytes;
 
 export interface SetupServerOptions {
   device: Device;
-  /** The loopback upstream, when the page may switch its scenario. */
-  upstream?: Upstream;
-  /** The MQTT side, when the device uploads over MQTT (its embedded broker the page may restart). */
-  mqtt?: MqttSide;
   /**
    * The address the server is bound to: only requests whose Host names it (or a loopback
    * name, for a loopback address) are answered, so a page elsewhere cannot reach it by
    * DNS rebinding. 0.0.0.0 and :: (all interfaces) lift the check.
    */
   bindHost: string;
-  password?: DevicePassword;
-  /** The build key's public half: an uploaded module must carry its signature. */
-  buildKey?: KeyObject;
   /** The brute-force limit's clock (default performance.now). */
   guessLimit?: GuessLimit;
 }
@@ -130,7 +121,7 @@ function answer(req: IncomingMessage, path: string, host: string, s: Served): An
 
 export function createSetupServer(options: SetupServerOptions): Server {
   const served: Served = {
-    ctx: { ...options, password: options.password ?? new DevicePassword(), statusMemo: new StatusMemo() },
+    ctx: { device: options.device, password: options.device.password, statusMemo: new StatusMemo() },
     limit: options.guessLimit ?? new GuessLimit(),
     table: routeTable(HANDLERS),
     assets: loadAssets(),

@@ -1,0 +1,123 @@
+// What the page asked, carried out between passes (app/requests.ts): each ask goes to the
+// room that owns what it changes, and its answer back to the page. A module swap takes two
+// passes: the first checks the upload and saves the running state for its trial run (in a
+// worker, while the loop runs on); once the trial passes, the next pass swaps it in.
+import type { KeyObject } from "node:crypto";
+import { ABI_VERSION, Result, errorName, instantiate, saveImage } from "tickretry";
+import type { Ask, Asked, Reply } from "./app/requests.js";
+import type { World } from "./app/status.js";
+import { checkSettings } from "./app/settings.js";
+import type { Device } from "./device.js";
+import type { DeviceOptions } from "./options.js";
+import { moduleVersion, trialRun, verifySignedModule } from "./module.js";
+import { isScenarioName } from "../upstream/scenarios.js";
+
+const ok = (key: string): Reply => ({ status: 200, key });
+const moduleRefused = (why: string): Reply => ({ status: 422, key: "moduleRefused", reason: `${why}.` });
+const storeFailed = (err: unknown): Reply => ({
+  status: 507,
+  key: "storeFailed",
+  reason: ` (${(err as Error).message})`,
+});
+
+function settings(device: Device, form: URLSearchParams, notUtf8: Set<string>): Reply {
+  const { current, takenClientIds } = device.settings;
+  const checked = checkSettings(form, current, notUtf8, takenClientIds);
+  if (!checked.ok) return { status: 400, key: "settingsRefused", fields: checked.errors };
+  try {
+    device.settings.save(checked.settings);
+  } catch (err) {
+    return storeFailed(err);
+  }
+  // A secret the new URL may not have is cleared: the page shows why beside its field.
+  const cleared = Object.keys(checked.cleared).length > 0 ? { fields: checked.cleared } : {};
+  return { ...ok("settingsSaved"), ...cleared };
+}
+
+/** A first setup that another one beat while its hash was computed changes nothing. */
+function password(device: Device, hash: string, first: boolean): Reply {
+  if (first && device.password.isSet) return { status: 409, key: "passwordAlreadySet" };
+  try {
+    device.password.keep(hash);
+  } catch (err) {
+    return storeFailed(err);
+  }
+  return ok(first ? "passwordSet" : "passwordChanged");
+}
+
+/** The upload's checks before its trial: the signature, the ABI, the version floor; then the running state to try it on. */
+function checkModule(device: Device, signed: Buffer, buildKey: KeyObject | undefined) {
+  const checked = verifySignedModule(signed, buildKey);
+  if (!checked.ok) return moduleRefused(checked.reason);
+  let abiVersion: number;
+  try {
+    abiVersion = instantiate(new WebAssembly.Module(new Uint8Array(checked.module))).abiVersion();
+  } catch (err) {
+    return moduleRefused((err as Error).message);
+  }
+  if (abiVersion !== ABI_VERSION)
+    return moduleRefused(`ABI version ${abiVersion}, this firmware has ${ABI_VERSION}`);
+  const version = moduleVersion(checked.module);
+  if (version < device.module.versionFloor) return { status: 422, key: "moduleRolledBack" };
+  const now = device.running.tick.at(device.running.passMs);
+  const image = saveImage(device.running.api, now);
+  if (typeof image === "number")
+    return moduleRefused(`the running module would not save its state (${errorName(image)})`);
+  return { module: checked.module, version, image, now };
+}
+
+/** The trial passed: the swap itself, in the next pass. */
+function swap(device: Device, module: Buffer, version: number): Reply {
+  const swapped = device.module.replace(device.running, module);
+  if (swapped !== Result.OK)
+    return moduleRefused(`its restore of the running state said ${errorName(swapped)}`);
+  device.module.accept(version);
+  return ok("moduleReplaced");
+}
+
+function startSwap(
+  device: Device,
+  signed: Buffer,
+  buildKey: KeyObject | undefined,
+  reply: (r: Reply) => void,
+) {
+  const checked = checkModule(device, signed, buildKey);
+  if ("status" in checked) return reply(checked);
+  void trialRun(checked.module, checked.image, checked.now).then((failed) =>
+    failed !== undefined
+      ? reply(moduleRefused(failed))
+      : device.requests.ask({ kind: "swap", module: checked.module, version: checked.version }).then(reply),
+  );
+}
+
+/** A control of the simulated world (the upstream, the embedded broker), applied in its turn with the rest. */
+function inWorld(
+  world: World,
+  ask: Ask & { kind: "scenario" | "broker restart" },
+  reply: (r: Reply) => void,
+) {
+  const { upstream, mqtt } = world;
+  if (ask.kind === "scenario") {
+    if (upstream === undefined || !isScenarioName(ask.name)) return reply({ status: 400, key: "noScenario" });
+    upstream.setScenario(ask.name);
+    return reply(ok("scenarioSwitched"));
+  }
+  const broker = mqtt?.broker;
+  if (broker === undefined) return reply({ status: 400, key: "noBroker" });
+  broker.restart().then(
+    () => reply(ok("brokerRestarted")),
+    (err: Error) => reply({ status: 500, reason: err.message }),
+  );
+}
+
+/** Carries out every ask taken this pass, oldest first. */
+export function applyAsks(device: Device, asked: readonly Asked[], options: DeviceOptions): void {
+  for (const { ask, reply } of asked) {
+    if (ask.kind === "settings") reply(settings(device, ask.form, ask.notUtf8));
+    else if (ask.kind === "password") reply(password(device, ask.hash, ask.first));
+    else if (ask.kind === "module") startSwap(device, ask.signed, options.buildKey, reply);
+    else if (ask.kind === "swap") reply(swap(device, ask.module, ask.version));
+    else if (ask.kind === "loop reset") reply((device.loopStats.reset(), ok("loopReset")));
+    else inWorld(options.world ?? {}, ask, reply);
+  }
+}

@@ -1,0 +1,42 @@
+// The simulated device's options: what the command line, the tests and the chaos run set.
+import type { KeyObject } from "node:crypto";
+import type { PolicyFields } from "tickretry";
+import type { CrashAt, StateStore } from "./app/kept.js";
+import type { EndedOperation, ReadingsLog } from "./app/readings.js";
+import type { World } from "./app/status.js";
+import type { DeviceClock } from "./clock.js";
+import type { MqttTransport } from "./link/mqtt-transport.js";
+import type { BudgetName } from "./policies.js";
+
+export interface DeviceOptions {
+  upstreamUrl: string;
+  /** Seeds a new module (a board uses its hardware RNG and MAC); random by default. */
+  seed?: bigint;
+  /** First tick of every boot (default DEFAULT_TICK_START, 20 s before the wrap). */
+  tickStart?: number;
+  /** The upload policy and budget of a new scheduler (default the firmware's); a restored one keeps its own. */
+  policy?: PolicyFields;
+  budget?: BudgetName;
+  /** Take a sensor reading this often, ms; 0: only when asked (default the firmware's, boards/app/config.json). */
+  uploadEveryMs?: number;
+  /** Longest nap between passes when nothing is due, ms (default 5, like delay(5)). */
+  idleSleepMs?: number;
+  /** Called when an operation ends, before its slot is released. */
+  onEnd?: (op: EndedOperation) => void;
+  /** Where the state lives across reboots (default: memory, which a process restart loses). */
+  store?: StateStore;
+  /** Where each reading's fate is recorded (default: nowhere). */
+  log?: ReadingsLog;
+  /** Readings that may wait for a slot (default QUEUE_LIMIT). */
+  queueLimit?: number;
+  /** Fault injection: SIGKILL this process at a point of the pass (the chaos run's). */
+  crashAt?: CrashAt;
+  /** Where time comes from (default: the wall clock). */
+  clock?: DeviceClock;
+  /** Upload over MQTT through this broker connection instead of HTTP (link/mqtt-transport.ts). */
+  mqtt?: MqttTransport;
+  /** The simulated world around it, whose faults the page may switch and whose figures the status shows. */
+  world?: World;
+  /** The build key an uploaded module must be signed with (none: every upload is refused). */
+  buildKey?: KeyObject;
+}

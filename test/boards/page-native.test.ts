@@ -14,7 +14,12 @@ import { GuessLimit } from "../../host/tools/src/device/app/password.js";
 import { moduleVersion } from "../../host/tools/src/device/module.js";
 import { withVersion } from "../../scripts/sign/version-section.js";
 import { checkPassword, hashPassword } from "../../host/tools/src/device/app/password.js";
-import { checkSettings, defaultSettings, OTHER_HOST } from "../../host/tools/src/device/app/settings.js";
+import {
+  checkSettings,
+  defaultSettings,
+  HTTPS_REFUSED,
+  OTHER_HOST,
+} from "../../host/tools/src/device/app/settings.js";
 import { BROKER_MEANINGS, checkBroker, DEFAULT_BROKER } from "../../host/tools/src/device/app/broker.js";
 import { WASM_PATH } from "../../host/library/src/tickretry.js";
 import { makeBoards, ROOT } from "../helpers/command.js";
@@ -115,7 +120,7 @@ describe("the settings checks in C agree with the simulator's", () => {
   const URL_OK = Buffer.from("http://192.168.1.10:8080/upload");
   const cases: [string, Buffer, Buffer, Buffer][] = [
     ["good", Buffer.from("home"), Buffer.from(""), URL_OK],
-    ["UTF-8 SSID", Buffer.from("café ☕ 𝄞"), Buffer.from("12345678"), Buffer.from("https://example.com/x")],
+    ["UTF-8 SSID", Buffer.from("café ☕ 𝄞"), Buffer.from("12345678"), Buffer.from("http://example.com/x")],
     ["32 bytes", Buffer.from("x".repeat(32)), Buffer.from(""), URL_OK],
     ["33 bytes", Buffer.from("€".repeat(11)), Buffer.from(""), URL_OK],
     ["empty SSID", Buffer.from(""), Buffer.from(""), URL_OK],
@@ -137,6 +142,7 @@ describe("the settings checks in C agree with the simulator's", () => {
     ["no slashes", Buffer.from("home"), Buffer.from(""), Buffer.from("http:example.com")],
     ["a space", Buffer.from("home"), Buffer.from(""), Buffer.from("http://exa mple.com/")],
     ["javascript:", Buffer.from("home"), Buffer.from(""), Buffer.from("javascript:alert(1)")],
+    ["https", Buffer.from("home"), Buffer.from(""), Buffer.from("https://example.com/x")],
   ];
 
   it.each(cases)("%s", (_, ssid, password, url) => {
@@ -223,8 +229,23 @@ describe("hidden credentials in the upstream URL (issue 20, defect 10), in C and
       const ts = checkSettings(form(given), stored);
       expect([given, c.code === 0 ? c.out : undefined]).toEqual([given, expected]);
       expect([given, ts.ok ? ts.settings.upstreamUrl : undefined]).toEqual([given, expected]);
-      if (!ts.ok) expect(ts.errors.upstreamUrl).toBe(OTHER_HOST);
+      if (!ts.ok) expect(ts.errors.upstreamUrl).toBe(given.startsWith("https:") ? HTTPS_REFUSED : OTHER_HOST);
     }
+  });
+});
+
+describe("https upstream URLs (issue 33, item 7), in C and in the simulator", () => {
+  it("are refused with the same message naming the upload task's stack", () => {
+    const url = "https://example.com/upload";
+    const c = run("settings", Buffer.from("home").toString("hex"), "", Buffer.from(url).toString("hex"));
+    expect(c.code).not.toBe(0);
+    expect(c.out.trim()).toBe(`upstreamUrl: ${HTTPS_REFUSED}`);
+    const ts = checkSettings(
+      new URLSearchParams({ ssid: "home", password: "", upstreamUrl: url }),
+      defaultSettings(""),
+    );
+    expect(ts).toEqual({ ok: false, errors: { upstreamUrl: HTTPS_REFUSED } });
+    expect(HTTPS_REFUSED).toMatch(/8 KiB/);
   });
 });
 

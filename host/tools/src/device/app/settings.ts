@@ -58,6 +58,13 @@ export const HIDDEN_CREDENTIALS = "***";
 export const OTHER_HOST =
   "The hidden credentials belong to another scheme, host or port; type them again for this URL.";
 
+/**
+ * As the firmware says it (boards/app/settings.c): the board's upload task has 8 KiB of stack
+ * and TLS needs about 12 KiB, so both refuse https:// rather than fail at the first upload.
+ */
+export const HTTPS_REFUSED =
+  "Upstream URL must be an http:// URL: this board refuses https://, because its upload task's 8 KiB stack has no room for TLS.";
+
 /** The URL as it may be shown: credentials replaced by HIDDEN_CREDENTIALS. */
 export function withoutCredentials(url: string): string {
   try {
@@ -102,10 +109,12 @@ export function checkSettings(form: URLSearchParams, stored: Settings, notUtf8 =
   } catch {
     url = undefined;
   }
-  // As the firmware has it (boards/esp32/src/device_settings.c): the scheme spelled out, a host.
-  const spelledOut = /^https?:\/\/[^/?#@:\s]/.test(upstreamUrl) && !/[\x00-\x20\x7f]/.test(upstreamUrl);
-  if (url === undefined || !spelledOut) {
-    errors.upstreamUrl = "Upstream URL must be an http:// or https:// URL.";
+  // As the firmware has it (boards/app/settings.c): the scheme spelled out, a host.
+  const spelledOut = /^http:\/\/[^/?#@:\s]/.test(upstreamUrl) && !/[\x00-\x20\x7f]/.test(upstreamUrl);
+  if (upstreamUrl.startsWith("https://")) {
+    errors.upstreamUrl = HTTPS_REFUSED;
+  } else if (url === undefined || !spelledOut) {
+    errors.upstreamUrl = "Upstream URL must be an http:// URL.";
   } else if (url.username === HIDDEN_CREDENTIALS && url.password === "") {
     const kept = new URL(stored.upstreamUrl);
     // Hidden credentials go back only to the scheme, host and port they were typed for.

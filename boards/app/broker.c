@@ -42,7 +42,8 @@ app_broker_problem app_broker_check(const app_broker_form *f) {
   if (!ascii_within(f->username, f->username_len, 0x20, APP_BROKER_NAME_MAX)) return APP_BROKER_USERNAME;
   if (!ascii_within(f->password, f->password_len, 0x20, APP_BROKER_NAME_MAX)) return APP_BROKER_PASSWORD;
   int topic_ok = f->topic_len >= 1 && ascii_within(f->topic, f->topic_len, 0x20, APP_BROKER_TOPIC_MAX) &&
-                 memchr(f->topic, '+', f->topic_len) == NULL && memchr(f->topic, '#', f->topic_len) == NULL;
+                 memchr(f->topic, '+', f->topic_len) == NULL && memchr(f->topic, '#', f->topic_len) == NULL &&
+                 f->topic[0] != '$'; /* $SYS and the like are the broker's own */
   return topic_ok ? APP_BROKER_OK : APP_BROKER_TOPIC;
 }
 
@@ -66,6 +67,7 @@ const char *app_broker_meaning(app_broker_problem problem) {
     case APP_BROKER_PASSWORD:
       return "Broker password must be at most 63 printable ASCII characters.";
     default:
-      return "Topic must be 1 to 95 printable ASCII characters, without the wildcards + and #.";
+      return "Topic must be 1 to 95 printable ASCII characters, without the wildcards + and #, and not begin with $ "
+             "(the broker's own topics).";
   }
 }

@@ -179,6 +179,8 @@ describe("the broker settings checks in C agree with the simulator's, field and 
     ["a space in the client id", with_(1, "board 7")],
     ["64-character client id", with_(1, "c".repeat(64))],
     ["non-ASCII user", with_(2, "bördé")],
+    ["a topic beginning with $", with_(4, "$SYS/readings")],
+    ["a $ inside the topic", with_(4, "site/$readings")],
     ["a NUL in the password", with_(3, "sec\x00ret")],
     ["63-character password", with_(3, "p".repeat(63))],
     ["no topic", with_(4, "")],
@@ -194,6 +196,16 @@ describe("the broker settings checks in C agree with the simulator's, field and 
     const first = FIELDS.find((f) => f in errors);
     expect(c.code === 0 ? "ok" : c.out.trim()).toBe(
       first === undefined ? "ok" : `${first}: ${BROKER_MEANINGS[first]}`,
+    );
+  });
+
+  it("refuse a topic beginning with $ (the broker's own), naming the field", () => {
+    const values = with_(4, "$SYS/readings");
+    const c = run("broker", ...values.map((v) => Buffer.from(v).toString("hex")));
+    expect(c.out.trim()).toBe(`brokerTopic: ${BROKER_MEANINGS.brokerTopic}`);
+    expect(BROKER_MEANINGS.brokerTopic).toContain("not begin with $");
+    expect(run("broker", ...with_(4, "site/$readings").map((v) => Buffer.from(v).toString("hex"))).out).toBe(
+      "ok",
     );
   });
 

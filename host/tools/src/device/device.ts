@@ -49,6 +49,8 @@ export interface DeviceOptions {
   clock?: DeviceClock;
   /** Upload over MQTT through this broker connection instead of HTTP (link/mqtt-transport.ts). */
   mqtt?: MqttTransport;
+  /** How long a broker session the broker refused stays ended (default BROKER_REFUSED_HOLD_MS, 1 h). */
+  brokerRefusedHoldMs?: number;
 }
 
 export class Device {
@@ -81,13 +83,16 @@ export class Device {
     const fresh = { policy: options.mqtt ? mqttUpload(policy) : policy, budget: options.budget ?? "aws" };
     const crash = options.crashAt && crasher(options.crashAt);
     this.kept = new Kept(options.store ?? memoryStore(), this.clock, fresh, options.log, crash);
-    this.settings = new DeviceSettings(this.kept.store.settings, options.upstreamUrl, options.mqtt);
-    if (options.mqtt) this.session = new BrokerSession(options.mqtt.link);
+    const rtcMs = () => this.clock.nowMs() + this.running.rtcOffsetMs;
+    this.settings = new DeviceSettings(this.kept.store.settings, options.upstreamUrl, options.mqtt, () =>
+      this.session?.renew(),
+    );
+    if (options.mqtt) this.session = new BrokerSession(options.mqtt.link, rtcMs, options.brokerRefusedHoldMs);
     this.readings = new Readings(options.uploadEveryMs ?? 3000, options.queueLimit ?? QUEUE_LIMIT, this.kept);
     this.uploads = new Uploads(this.running, this.events, this.kept, {
       mqtt: options.mqtt,
       upstreamUrl: () => this.settings.current.upstreamUrl,
-      rtcMs: () => this.clock.nowMs() + this.running.rtcOffsetMs,
+      rtcMs,
       answered: () => crash?.("answer"),
       onEnd: options.onEnd,
     });

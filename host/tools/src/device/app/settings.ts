@@ -1,7 +1,15 @@
 // The setup form's settings and their checks: what a device would accept before it writes
 // them to flash. A form with any bad field stores nothing.
 import { useBrokerSettings, type MqttTransport } from "../link/mqtt-transport.js";
-import { brokerStatus, checkBroker, DEFAULT_BROKER, type BrokerSettings } from "./broker.js";
+import {
+  brokerStatus,
+  checkBroker,
+  DEFAULT_BROKER,
+  type BrokerField,
+  type BrokerSettings,
+} from "./broker.js";
+
+const BROKER_FIELDS = Object.keys(DEFAULT_BROKER) as BrokerField[];
 
 export interface Settings extends BrokerSettings {
   ssid: string;
@@ -30,6 +38,8 @@ export class DeviceSettings {
     upstreamUrl: string,
     /** The MQTT transport whose broker the settings name (MQTT only). */
     private readonly mqtt?: MqttTransport,
+    /** Called when a save changed a broker field: a session the broker refused begins again. */
+    private readonly brokerChanged?: () => void,
   ) {
     this.current = keeper.load() ?? defaultSettings(upstreamUrl);
     if (mqtt) useBrokerSettings(mqtt, this.current);
@@ -42,8 +52,10 @@ export class DeviceSettings {
    */
   save(settings: Settings): void {
     this.keeper.save(settings);
+    const changed = BROKER_FIELDS.some((f) => settings[f] !== this.current[f]);
     this.current = settings;
     if (this.mqtt) useBrokerSettings(this.mqtt, settings);
+    if (changed) this.brokerChanged?.();
   }
 }
 

@@ -5,10 +5,11 @@
 # cross compiler with picolibc (the same on the ESP8266's Xtensa core, under qemu too),
 # valgrind (tests and bench), libsodium-dev and libmbedtls-dev (the firmware's module
 # signature check and device password, built and run by test/boards/page-native.test.ts),
-# mosquitto (the MQTT tests and chaos run start their own broker on loopback).
+# mosquitto (the MQTT tests and chaos run start their own broker on loopback); mosquitto-clients
+# for the mosquitto_sub the docs use to watch it.
 set -euo pipefail
 packages=(wabt chromium gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc valgrind
-  gcc-xtensa-lx106 binutils-xtensa-lx106 picolibc-xtensa-lx106-elf libsodium-dev libmbedtls-dev mosquitto)
+  gcc-xtensa-lx106 binutils-xtensa-lx106 picolibc-xtensa-lx106-elf libsodium-dev libmbedtls-dev mosquitto mosquitto-clients)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

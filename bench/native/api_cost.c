@@ -1,6 +1,6 @@
 /* Drives the C API (tickretry.h) for callgrind and massif, over whichever backend it is
- * linked with: bench/callgrind.ts links the wasm2c backend; README.md's performance
- * section says how the same program ran over the wasm3 backend and wasm3 0.5.0. Each
+ * linked with: bench/callgrind.ts links the wasm2c backend; docs/performance.md says
+ * how the same program ran over the wasm3 backend and wasm3 0.5.0. Each
  * mode runs one phase of calls; the tools count only inside the phase function and
  * divide by the call count this prints.
  *   noop     abiVersion, the emptiest export: the cost of crossing the API at all

@@ -10,10 +10,17 @@
 extern "C" {
 #endif
 
-/* Longest accepted, in bytes: what the sketch's BrokerSettings holds, less the NUL. */
+/* Longest accepted, in bytes: what app_broker_settings holds, less the NUL. */
 #define APP_BROKER_URL_MAX 127
 #define APP_BROKER_NAME_MAX 63 /* client id, user name, password */
 #define APP_BROKER_TOPIC_MAX 95
+#define APP_BROKER_DEFAULT_TOPIC "tickretry/readings"
+
+/* What the setup page stores for the broker (NVS); the password is never shown. */
+typedef struct app_broker_settings {
+  char url[APP_BROKER_URL_MAX + 1], client_id[APP_BROKER_NAME_MAX + 1], username[APP_BROKER_NAME_MAX + 1],
+      password[APP_BROKER_NAME_MAX + 1], topic[APP_BROKER_TOPIC_MAX + 1];
+} app_broker_settings;
 
 typedef enum app_broker_problem {
   APP_BROKER_OK = 0,

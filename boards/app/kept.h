@@ -1,16 +1,96 @@
-/* What guards the kept state in RTC memory and NVS: a CRC-32 (the IEEE polynomial, as
- * zlib's crc32) over every byte of it, so a torn or corrupt copy is refused whole rather
- * than taken up in part (bodies and slots included, not only the image). Board-free, so
- * test/boards/page-native.test.ts checks it against zlib. */
+/* What survives a deep sleep and a reset, and who writes it where.
+ *
+ * The scheduler's image (tickretry_save: every operation with its operation id, the
+ * budget, the counters), the tickretry loop's slots and each slot's upload body and boot
+ * epoch, so that an upload goes on with the same Idempotency-Key and the same bytes.
+ *
+ * Flash wear (docs/device.md has the figures): the ~3.1 KB of it change at every begin,
+ * answer and end, and NVS wears out at about 100,000 erases a page. So RTC memory, which
+ * survives a deep sleep and every software reset (panic, watchdog, a restart), takes every
+ * change, and NVS takes the state at most every APP_KEPT_NVS_EVERY_MS (20 min). What that
+ * costs is a power cut's only: the readings begun since the last NVS write, and those then
+ * come back under older operation ids, which the boot epoch in each key keeps apart from
+ * the new ones (readings.c). A write NVS refuses is counted, shown, and retried.
+ *
+ * A CRC-32 (the IEEE polynomial, as zlib's crc32) guards every byte of it, so a torn or
+ * corrupt copy is refused whole rather than taken up in part (bodies and slots included,
+ * not only the image); test/boards/page-native.test.ts checks it against zlib. */
 #ifndef APP_KEPT_H
 #define APP_KEPT_H
 #include <stddef.h>
 #include <stdint.h>
+
+#include "app_hal.h"
+#include "sessions.h"
+#include "tickretry_loop.h"
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/* The flash-life model's blob (host/tools/src/device/nvs-wear.ts, KEPT_BYTES) is this
+ * struct; test/boards/sketch.test.ts passes its size in to hold the two together. */
+typedef struct app_kept {
+  uint32_t crc;    /* app_kept_crc32 of every byte after it */
+  uint32_t magic;  /* APP_KEPT_MAGIC once the fields below hold a saved state */
+  uint32_t length; /* of the image */
+  uint8_t image[TICKRETRY_IMAGE_AREA_BYTES];
+  tickretry_loop_slots slots;
+  char bodies[TICKRETRY_LIMIT_OPERATIONS][APP_BODY_BYTES]; /* per slot, fixed at begin */
+  uint32_t epochs[TICKRETRY_LIMIT_OPERATIONS];            /* per slot: the boot epoch it began in */
+  uint32_t upload_seq;
+  uint32_t sleep_ms;            /* the deep sleep the board went into */
+  uint32_t next_upload_in;      /* ms from the start of that sleep to the next reading */
+  app_session_handles sessions; /* the Wi-Fi and broker sessions in the image */
+} app_kept;
+#ifdef KEPT_BYTES_EXPECTED
+#ifdef __cplusplus
+static_assert(sizeof(app_kept) == KEPT_BYTES_EXPECTED, "nvs-wear.ts's KEPT_BYTES is not sizeof(app_kept)");
+#else
+_Static_assert(sizeof(app_kept) == KEPT_BYTES_EXPECTED, "nvs-wear.ts's KEPT_BYTES is not sizeof(app_kept)");
+#endif
+#endif
+#define APP_KEPT_MAGIC 0x6b747232u
+#define APP_KEPT_KEY "kept"
+#define APP_EPOCH_KEY "epoch"
+/* At most one NVS write of the kept state this often; a refused one is tried again after
+ * APP_KEPT_NVS_RETRY_MS. */
+#define APP_KEPT_NVS_EVERY_MS 1200000u
+#define APP_KEPT_NVS_RETRY_MS 5000u
+
+/* The owner of the kept state: RTC memory's copy (the HAL's rtc_memory), when NVS takes
+ * it, and what the status shows of both and of this boot. */
+typedef struct app_keeper {
+  const app_hal *hal;
+  app_kept *kept;      /* in RTC memory: power-on garbage until a CRC says otherwise */
+  int nvs_ok;          /* NVS opened: without it nothing is claimed or begun */
+  uint32_t boot_epoch; /* this boot's, kept in NVS before any upload begins; 0: none */
+  uint32_t changes;    /* tickretry_changes() right after the last save */
+  int nvs_dirty;       /* RTC memory holds a state NVS does not */
+  uint32_t nvs_due_at; /* when NVS may be written next */
+  uint32_t writes, write_failures;
+  float max_write_ms;
+  const char *boot_kind; /* power-on, restart, deep sleep */
+  uint32_t boot_elapsed_ms, boot_restored;
+} app_keeper;
+
 uint32_t app_kept_crc32(const void *bytes, size_t length);
+
+/* Binds the keeper to the board's RTC memory; with NVS open, claims this boot's epoch
+ * (the high half of every Idempotency-Key it begins: an epoch that cannot be kept stops
+ * uploads, shown on the page as readings dropped). */
+void app_keeper_init(app_keeper *k, const app_hal *hal, int nvs_ok);
+/* Saves the image into RTC memory when tickretry_changes() moved (or when `always`), and
+ * into NVS when that is due. */
+void app_keeper_keep(app_keeper *k, const tickretry_loop *loop, int always, uint32_t now);
+/* Takes up the kept state into `loop` (see kept.c); `next_reading_in` gets the ms until
+ * the next reading. 0 when there is nothing to take up or the module refuses it. */
+int app_keeper_resume(app_keeper *k, tickretry_loop *loop, const tickretry_loop_hal *hal, uint32_t now,
+                      uint32_t *next_reading_in);
+/* A first boot, or a state refused: nothing kept. */
+void app_keeper_forget(app_keeper *k);
+/* Saves now, noting the sleep about to start, so that the wake restores it `sleep_ms` later. */
+void app_keeper_before_sleep(app_keeper *k, const tickretry_loop *loop, uint32_t now, uint32_t sleep_ms,
+                             uint32_t next_reading_in);
 
 #ifdef __cplusplus
 }

@@ -357,3 +357,82 @@ size_t app_status_json(const app_status *s, char *buffer, size_t size) {
   put(&o, "}");
   return o.full ? 0 : o.len;
 }
+
+/* ---- The history the status shows (app_status_book) ---------------------------------- */
+
+static const char *name_of(const char *const *names, size_t count, int32_t value) {
+  return value >= 0 && (size_t)value < count ? names[value] : "?";
+}
+#define NAME(table, value) name_of(table, sizeof table / sizeof table[0], value)
+static const char *const STATE_NAMES[] = STATUS_STATE_NAMES;
+static const char *const OUTCOME_NAMES[] = STATUS_OUTCOME_NAMES;
+static const char *const END_REASON_NAMES[] = STATUS_END_REASON_NAMES;
+const char *app_status_state_name(int32_t state) { return NAME(STATE_NAMES, state); }
+const char *app_status_outcome_name(int32_t outcome) { return NAME(OUTCOME_NAMES, outcome); }
+const char *app_status_end_reason_name(int32_t reason) { return NAME(END_REASON_NAMES, reason); }
+
+void app_status_event(app_status_book *b, uint32_t t, uint64_t wall_ms, const char *kind, int32_t operation_id,
+                      int32_t attempt, int32_t outcome, int32_t reason) {
+  status_event *e = &b->events[b->event_seq % APP_STATUS_EVENTS_KEPT];
+  *e = (status_event){b->event_seq + 1, t, wall_ms, kind, operation_id, attempt,
+                      app_status_outcome_name(outcome), app_status_end_reason_name(reason)};
+  b->event_seq++;
+}
+
+void app_status_boot(app_status_book *b, uint32_t t, uint64_t wall_ms, int woke, uint32_t slept_ms) {
+  if (woke) {
+    app_status_event(b, t, wall_ms, "sleep", 0, 0, 0, 0);
+    b->events[(b->event_seq - 1) % APP_STATUS_EVENTS_KEPT].wall_ms -= slept_ms;
+  }
+  app_status_event(b, t, wall_ms, "boot", 0, 0, 0, 0);
+}
+
+void app_status_ended_one(app_status_book *b, uint32_t t, uint64_t wall_ms, int32_t operation_id, int32_t reading,
+                          int32_t attempts, int32_t reason, int32_t last_outcome, const char *detail, uint32_t took_ms) {
+  app_status_event(b, t, wall_ms, "end", operation_id, attempts, 0, reason);
+  app_status_ended *slot = &b->recent[b->recent_count++ % APP_STATUS_RECENT_KEPT];
+  snprintf(slot->detail, sizeof slot->detail, "%s", detail);
+  b->operations_ended++;
+  slot->view = (status_ended){b->event_seq, operation_id, reading, app_status_end_reason_name(reason), attempts,
+                              app_status_outcome_name(last_outcome), slot->detail, took_ms};
+}
+
+void app_status_pass(app_status_book *b, uint32_t now) {
+  if (b->passes++ > 0) {
+    b->last_gap_ms = now - b->last_pass_at;
+    if (b->last_gap_ms > b->max_gap_ms) b->max_gap_ms = b->last_gap_ms;
+    b->gap_histogram[b->last_gap_ms < APP_STATUS_GAP_BUCKETS - 1 ? b->last_gap_ms : APP_STATUS_GAP_BUCKETS - 1]++;
+  }
+  b->last_pass_at = now;
+}
+
+void app_status_reset_gaps(app_status_book *b) {
+  b->max_gap_ms = 0;
+  memset(b->gap_histogram, 0, sizeof b->gap_histogram);
+}
+
+static uint32_t p99_gap_ms(const app_status_book *b) {
+  uint32_t total = 0, seen = 0;
+  for (uint32_t ms = 0; ms < APP_STATUS_GAP_BUCKETS; ms++) total += b->gap_histogram[ms];
+  uint32_t rank = (99 * total + 99) / 100;
+  for (uint32_t ms = 0; ms < APP_STATUS_GAP_BUCKETS; ms++)
+    if ((seen += b->gap_histogram[ms]) >= rank && seen > 0) return ms + 1;
+  return 0;
+}
+
+void app_status_history(app_status_book *b, app_status *s) {
+  s->passes = b->passes;
+  s->last_gap_ms = b->last_gap_ms;
+  s->max_gap_ms = b->max_gap_ms;
+  s->p99_gap_ms = p99_gap_ms(b);
+  s->store_operations_ended = b->operations_ended;
+  uint32_t shown = b->recent_count < APP_STATUS_RECENT_KEPT ? b->recent_count : APP_STATUS_RECENT_KEPT;
+  for (uint32_t i = 0; i < shown; i++)
+    b->ended_view[i] = b->recent[(b->recent_count - 1 - i) % APP_STATUS_RECENT_KEPT].view;
+  s->recent = b->ended_view;
+  s->recent_count = shown;
+  uint32_t first = b->event_seq > APP_STATUS_EVENTS_KEPT ? b->event_seq - APP_STATUS_EVENTS_KEPT : 0;
+  for (uint32_t i = first; i < b->event_seq; i++) b->events_view[i - first] = b->events[i % APP_STATUS_EVENTS_KEPT];
+  s->events = b->events_view;
+  s->event_count = b->event_seq - first;
+}

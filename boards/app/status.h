@@ -143,6 +143,51 @@ uint32_t app_status_since(const char *value);
  * polled before this boot, whose count started again). */
 size_t app_status_json(const app_status *s, char *out, size_t size);
 
+/* What the status shows beyond the module's own queries and the rooms' counters: the last
+ * ended operations, the last events (for the live timeline) and the loop's gaps. */
+#define APP_STATUS_RECENT_KEPT 8
+#define APP_STATUS_EVENTS_KEPT 32
+#define APP_STATUS_DETAIL_BYTES 40
+#define APP_STATUS_GAP_BUCKETS 100 /* 1 ms each; the last holds 99 ms and more */
+typedef struct app_status_ended {
+  status_ended view;
+  char detail[APP_STATUS_DETAIL_BYTES];
+} app_status_ended;
+typedef struct app_status_book {
+  app_status_ended recent[APP_STATUS_RECENT_KEPT];
+  uint32_t recent_count;
+  status_event events[APP_STATUS_EVENTS_KEPT]; /* a ring; event_seq counts every event ever */
+  uint32_t event_seq;
+  uint32_t passes, last_pass_at, last_gap_ms, max_gap_ms;
+  uint16_t gap_histogram[APP_STATUS_GAP_BUCKETS];
+  uint32_t operations_ended;
+  /* what the history needs and the last two groups show */
+  status_ended ended_view[APP_STATUS_RECENT_KEPT];
+  status_event events_view[APP_STATUS_EVENTS_KEPT];
+} app_status_book;
+
+/* The status's names of a state, an outcome, an end reason (status_fields.h), or "?". */
+const char *app_status_state_name(int32_t state);
+const char *app_status_outcome_name(int32_t outcome);
+const char *app_status_end_reason_name(int32_t reason);
+
+void app_status_event(app_status_book *b, uint32_t t, uint64_t wall_ms, const char *kind, int32_t operation_id,
+                      int32_t attempt, int32_t outcome, int32_t reason);
+/* This boot on the page's timeline, after the deep sleep it woke from, if any: that
+ * sleep's own event was lost with the RAM that held it, so it is placed back by how long
+ * the sleep lasted. */
+void app_status_boot(app_status_book *b, uint32_t t, uint64_t wall_ms, int woke, uint32_t slept_ms);
+/* An operation ended: its end event and its row among the recent ones. */
+void app_status_ended_one(app_status_book *b, uint32_t t, uint64_t wall_ms, int32_t operation_id, int32_t reading,
+                          int32_t attempts, int32_t reason, int32_t last_outcome, const char *detail, uint32_t took_ms);
+/* A loop pass began at `now`. */
+void app_status_pass(app_status_book *b, uint32_t now);
+/* "Reset loop maxima" on the page. */
+void app_status_reset_gaps(app_status_book *b);
+/* The loop group, the last ended operations (newest first) and the last events (oldest
+ * first) into `s`. */
+void app_status_history(app_status_book *b, app_status *s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,5 +1,5 @@
 // The two texts the policy playground copies: the policy (and budget) as C designated
-// initializers for boards/esp32/src/main.cpp, and as a `tickretry fleet --policy` JSON
+// initializers for boards/app/readings.c, and as a `tickretry fleet --policy` JSON
 // file. Field names and order come from the ABI (assembly/constants.json: the parameters of
 // setPolicy and setBudget that are struct fields), so a new field shows up here without an
 // edit. Plain functions of their arguments: the page and test/boards/page/policy-text.test.ts run the

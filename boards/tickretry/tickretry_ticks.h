@@ -1,5 +1,5 @@
 /* Tick arithmetic for C, the one place C code compares ticks: the same names and
- * argument order as assembly/ticks.ts and host/ticks.ts. Ticks are a free-running u32
+ * argument order as assembly/ticks.ts and host/library/src/ticks.ts. Ticks are a free-running u32
  * counter (millis() on Arduino) that wraps after 2^32; two ticks are compared by their
  * signed distance, which is right for any two ticks less than 2^31 apart. */
 #ifndef TICKRETRY_TICKS_H

@@ -7,8 +7,8 @@
  * m3_GetErrorInfo) plus the runtime's memoryLimit field, which the library's own Arduino
  * examples set through m3_env.h. The tests compile it with -Werror against
  * test/boards/wasm3-shim (that API answered by the wasm2c-compiled module: export names,
- * argument order, error reporting) and require the same trace as V8's; README.md's
- * performance section says how it was also run against wasm3 0.5.0 itself.
+ * argument order, error reporting) and require the same trace as V8's; docs/performance.md
+ * says how it was also run against wasm3 0.5.0 itself.
  */
 /* The default backend. Arduino and ESP-IDF compile every source of this folder, so one
  * macro picks the backend: this file is empty when TICKRETRY_BACKEND_WASM2C is set. */

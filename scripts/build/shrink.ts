@@ -1,7 +1,9 @@
 // Runs binaryen's wasm-opt over the release module asc wrote, then writes its text form.
-// asc optimises already; optimising for size again until nothing changes takes off about
-// 30 bytes more (issue 18's size goal; re-looping the control flow with --flatten
-// --rereloop, which once helped, now costs 20). Not --ignore-implicit-traps: it
+// asc optimises once (asconfig.json has no `converge`: asc's own loop printed "Last converge
+// was suboptimal." whenever its last round grew the module, a note that reads like an error,
+// and left 3 bytes more than this pass does alone). Optimising for size again until nothing
+// changes takes off about 30 bytes more (issue 18's size goal; re-looping the control flow
+// with --flatten --rereloop, which once helped, now costs 20). Not --ignore-implicit-traps: it
 // lets binaryen turn a guarded load (counter(id) with id out of range) into one made
 // anyway, which traps. The features stay those asc used, bulk memory off (wasm3 0.5.0).
 import { execFileSync } from "node:child_process";

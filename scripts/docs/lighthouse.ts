@@ -1,6 +1,6 @@
 // `npm run lighthouse`: Lighthouse's cumulative layout shift, accessibility and performance
 // for the setup page's status view, desktop and mobile, against a running simulated device
-// with Debian's Chromium. Lighthouse (13.x) runs through `npx --yes lighthouse@13`, not as a
+// with Debian's Chromium. Lighthouse (12.x) runs through `npx --yes`, not as a
 // devDependency: it brings some 280 packages that nothing else here needs. Its figures move
 // with the machine's load, so no test depends on them; this prints them.
 import { execFile } from "node:child_process";
@@ -8,7 +8,7 @@ import { promisify } from "node:util";
 import { mkdirSync, readFileSync } from "node:fs";
 import { startSimulation } from "../../host/tools/src/device/simulation.js";
 
-const LIGHTHOUSE = "lighthouse@13.5.0";
+const LIGHTHOUSE = "lighthouse@12.8.2"; // 13.x needs Node 22.19; the project runs on Node 20.19
 const OUT = "out/lighthouse";
 const CHROME_FLAGS = "--headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking";
 

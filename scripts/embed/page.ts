@@ -1,6 +1,6 @@
 // Embeds what the firmware serves and checks beside the module: the setup page's files
 // (boards/page/manifest.json lists them) gzip-compressed, its routes and messages
-// (boards/page/routes.json, into generated/page_routes.h by routes.ts)
+// (boards/page/routes.json, into boards/app/generated/page_routes.h by routes.ts)
 // into boards/esp32/src/generated/setup_page.h, the status fields of boards/page/status-fields.json
 // as key macros into boards/app/generated/status_fields.h, and the build key's public half
 // (boards/keys/build-key.pub) into boards/esp32/src/generated/tickretry_build_key.h. The headers are committed
@@ -18,7 +18,7 @@ const ABI = JSON.parse(readFileSync(ROOT + "assembly/constants.json", "utf8"));
 const PAGE_HEADER = "boards/esp32/src/generated/setup_page.h";
 const STATUS_HEADER = "boards/app/generated/status_fields.h";
 const KEY_HEADER = "boards/esp32/src/generated/tickretry_build_key.h";
-const ROUTES_HEADER = "boards/esp32/src/generated/page_routes.h";
+const ROUTES_HEADER = "boards/app/generated/page_routes.h";
 
 const bytesOf = (b: Buffer, indent = "  ") => {
   const rows: string[] = [];

@@ -1,8 +1,8 @@
 // boards/page/routes.json, the setup page's server contract, as the sketch's C: every
 // route a board serves as one X-macro table (PAGE_ROUTES, and PAGE_ROUTES_WASM3 for the
 // module upload only the wasm3 backend has), its guard and body kinds, and every message
-// as a string macro. main.cpp registers its handlers through the table only, so a route
-// added to the contract fails the sketch's build until its handler exists.
+// as a string macro. The board's page_server.cpp registers its handlers through the table
+// only, so a route added to the contract fails the sketch's build until its handler exists.
 import { readFileSync } from "node:fs";
 import { ROOT } from "./page-files.js";
 

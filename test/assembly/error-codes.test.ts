@@ -110,7 +110,7 @@ function continuation(f: Fixture, fresh: boolean): { results: number[]; after: S
 const rows = tableUnder("Error codes by example");
 
 describe("error codes by example (docs/ABI.md)", () => {
-  // The IMAGE_* codes need bytes in the image area, not a call: test/restore.test.ts.
+  // The IMAGE_* codes need bytes in the image area, not a call: test/assembly/restore.test.ts.
   // BAD_STATUS is the hosts' classifyHttp's: test/host/library/classify.test.ts.
   test("the table names every error code of the module's calls", () => {
     const codes = Object.keys(Err).filter((name) => !name.startsWith("IMAGE_") && name !== "BAD_STATUS");

@@ -9,7 +9,7 @@ import { describe, expect } from "vitest";
 import { Breaker, OpFlag, Outcome, PolicyFlag, Result } from "../../host/library/src/generated/abi.js";
 import { instantiate, type TickRetryApi } from "../../host/library/src/tickretry.js";
 import { scenarioArb, startArb, type ScenarioOptions } from "./harness/arbitraries.js";
-import type { Target } from "./harness/calls.js";
+import type { Host, Target } from "./harness/calls.js";
 import { readImage, writeImage } from "./harness/images.js";
 import { runs } from "./harness/runs.js";
 import { diffSnapshots, snapshot } from "./harness/snapshot.js";
@@ -51,12 +51,12 @@ const FLAVOURS: [string, ScenarioOptions][] = [
 
 describe("every state saves an image its own restore accepts", () => {
   for (const [name, options] of FLAVOURS) {
-    test.prop([scenarioArb(options), startArb], runs(80))(
+    test.prop([scenarioArb(options), startArb], runs(50))(
       `after every call (${name}): save, restore into a fresh instance, nothing observable changed`,
       (steps, start) => {
-        runTrace(steps, start, {
-          observe: (_, __, host, api) => expectRoundTrip(api, host.now, host.handles),
-        });
+        const observe = (_: unknown, __: unknown, host: Host, api: Target) =>
+          expectRoundTrip(api, host.now, host.handles);
+        runTrace(steps, start, { observe, recent: RECENT });
       },
     );
   }

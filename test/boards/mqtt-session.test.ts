@@ -1,5 +1,6 @@
-// The sketch's MQTT session (boards/esp32/src/mqtt_session.c) built with gcc and run against
-// the real module (wasm2c) and a fake esp-mqtt client (test/boards/mqtt_check.c), through
+// The sketch's MQTT session (boards/app/mqtt_session.c, over the board's esp-mqtt glue
+// boards/esp32/src/mqtt_link.c) built with gcc and run against the real module (wasm2c)
+// and a fake esp-mqtt client (test/boards/mqtt_check.c), through
 // the tickretry loop (boards/tickretry/tickretry_loop.c) as the sketch runs it: esp-mqtt's events,
 // queued by the handler and drained by the HAL's collect, become the loop's words:
 // CONNECTED makes the broker session UP, PUBLISHED(msg_id) ends its upload SUCCEEDED,
@@ -40,7 +41,7 @@ it("leaves drop and linkUp to the tickretry loop: the session objects do not ref
   makeBoards("mqtt");
   const nm = (file: string, ...flags: string[]) =>
     execFileSync("nm", [...flags, `${ROOT}build/native/${file}`], { encoding: "utf8" });
-  for (const object of ["mqtt_session", "wifi_session"]) {
+  for (const object of ["mqtt_session", "mqtt_link", "wifi_session"]) {
     expect(nm(`mqtt/${object}.o`, "-u")).not.toMatch(/ tickretry_(drop|link_up)\n/);
   }
   // the program links both, through the loop's session steps only

@@ -1,5 +1,6 @@
-/* boards/esp32/src/mqtt_session.c and wifi_session.c against the real module (wasm2c) and
- * a fake esp-mqtt client, driven through the tickretry loop as the sketch drives them: its
+/* boards/app/mqtt_session.c and wifi_session.c against the real module (wasm2c) and a fake
+ * esp-mqtt client under the board's mqtt_link.c (the HAL's mqtt_* entries and the event
+ * handler), driven through the tickretry loop as the sketch drives them: its
  * HAL drains the sessions' rings in collect and hands their drops and the link's return
  * to `dropped` and `link_up`, and a TIMEOUT event forgets the attempt, as
  * sketch_sessions.cpp does. Each step feeds the events esp-mqtt (or the core's Wi-Fi)
@@ -9,6 +10,7 @@
 #include <stdio.h>
 
 #include "tickretry_loop.h"
+#include "mqtt_link.h"
 #include "mqtt_session.h"
 #include "tickretry.h"
 #include "tickretry_ticks.h"
@@ -27,6 +29,14 @@ int esp_mqtt_client_enqueue(esp_mqtt_client_handle_t c, const char *topic, const
   (void)topic, (void)data, (void)len, (void)retain, (void)store;
   return qos == 1 ? 100 + ++c->enqueued : -1;
 }
+
+/* The application's HAL as the board fills in its broker client's entries. */
+static const app_hal mqtt_hal = {
+    .mqtt_start = mqtt_link_start,
+    .mqtt_reconnect = mqtt_link_reconnect,
+    .mqtt_publish = mqtt_link_publish,
+    .mqtt_disconnect = mqtt_link_disconnect,
+};
 
 static uint32_t now;
 static mqtt_session s;
@@ -118,7 +128,7 @@ static void pass_at(uint32_t t) {
 
 static void event(int32_t id, int msg_id, esp_mqtt_error_codes_t *error) {
   esp_mqtt_event_t e = {.event_id = (esp_mqtt_event_id_t)id, .client = &fake, .msg_id = msg_id, .error_handle = error};
-  mqtt_session_event(&s, "MQTT_EVENTS", id, &e);
+  mqtt_link_event(&s, "MQTT_EVENTS", id, &e);
 }
 
 /* A publish whose PUBACK does not come within the attempt timeout is forgotten on the
@@ -165,7 +175,7 @@ static int wifi_steps(tickretry_policy broker) {
   wifi.spread = 0;
   if (tickretry_set_policy(2, &wifi) != 0) return 3;
   wifi_session_init(&w, tickretry_loop_begin(&loop, 2, 2000));
-  mqtt_session_init(&s, &fake, tickretry_loop_begin(&loop, 1, 2000));
+  mqtt_session_init(&s, &mqtt_hal, tickretry_loop_begin(&loop, 1, 2000));
   pass_at(2000); /* both connect: the station begins, the broker's start fails at once */
   wifi_session_seen(&w, WIFI_SEEN_DISCONNECTED, 201);
   pass_at(2010);
@@ -197,7 +207,8 @@ int main(void) {
                              .flags = TICKRETRY_JITTER_FULL | TICKRETRY_POLICY_FLAG_SESSION, .stable_after = 5000};
   if (tickretry_set_policy(0, &upload) != 0 || tickretry_set_policy(1, &broker) != 0) return 2;
   tickretry_loop_init(&loop, &hal);
-  mqtt_session_init(&s, &fake, tickretry_loop_begin(&loop, 1, 0));
+  mqtt_link_bind(&fake);
+  mqtt_session_init(&s, &mqtt_hal, tickretry_loop_begin(&loop, 1, 0));
 
   pass_at(0);
   event(MQTT_EVENT_CONNECTED, 0, NULL);

@@ -1,5 +1,5 @@
 /* The C shape of one differential scenario (test/boards/scenarios.json); the data
- * itself is generated into build/native/scenarios.h by scripts/gen-scenarios.ts. */
+ * itself is generated into build/native/scenarios.h by scripts/gen/scenarios.ts. */
 #ifndef SCENARIO_H
 #define SCENARIO_H
 

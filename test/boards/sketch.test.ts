@@ -1,12 +1,14 @@
-// The sketch (boards/esp32/src/main.cpp) against the setup page's contract,
-// boards/page/routes.json, and against stand-ins for the Arduino-ESP32 and esp-mqtt
-// headers (test/boards/arduino-shim, test/boards/esp-mqtt-shim: declarations only, at the
-// ESP32's integer widths): it and its sessions (sketch_sessions.cpp) type-check
-// warning-free with both backends, with HTTP and with MQTT uploads (UPLOAD_MQTT, against
-// esp-mqtt's IDF 4.4 and IDF 5 configuration layouts), registers every route through the
-// generated table and routed() (which checks the Host first, issue 20 defect 1), and says
-// nothing to a person that the contract does not hold. The simulator's table is held to
-// the same contract when its server is made. The library's Arduino examples
+// The sketch (boards/esp32: main.cpp composing the board-free application of boards/app
+// over the board's HAL) against the setup page's contract, boards/page/routes.json, and
+// against stand-ins for the Arduino-ESP32 and esp-mqtt headers (test/boards/arduino-shim,
+// test/boards/esp-mqtt-shim: declarations only, at the ESP32's integer widths): every
+// board file type-checks warning-free with both backends, with HTTP and with MQTT uploads
+// (UPLOAD_MQTT, against esp-mqtt's IDF 4.4 and IDF 5 configuration layouts), and every
+// room of boards/app compiles as C with no Arduino or ESP-IDF header; main.cpp stays at
+// most 300 lines; the page server registers every route through the generated table and
+// routed() (which checks the Host first, issue 20 defect 1), and nothing says anything to
+// a person that the contract does not hold. The simulator's table is held to the same
+// contract when its server is made. The library's Arduino examples
 // (boards/tickretry/examples) type-check against the library alone, as a registry builds them.
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
@@ -17,7 +19,13 @@ import { HANDLERS } from "../../host/tools/src/device/page/handlers.js";
 import { KEPT_BYTES } from "../../host/tools/src/device/nvs-wear.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const SKETCH = readFileSync(`${ROOT}boards/esp32/src/main.cpp`, "utf8");
+const BOARD = `${ROOT}boards/esp32/src`;
+const APP = `${ROOT}boards/app`;
+const SKETCH = readFileSync(`${BOARD}/main.cpp`, "utf8");
+const PAGE_SERVER = readFileSync(`${BOARD}/page_server.cpp`, "utf8");
+const BOARD_FILES = readdirSync(BOARD).filter((f) => f.endsWith(".cpp"));
+const APP_FILES = readdirSync(APP).filter((f) => f.endsWith(".c"));
+const code = (text: string) => text.replace(/\/\/.*$|\/\*[\s\S]*?\*\//gm, "");
 
 function typeCheck(backend: string, extra: string[] = [], file = "main.cpp") {
   return spawnSync(
@@ -46,34 +54,38 @@ function typeCheck(backend: string, extra: string[] = [], file = "main.cpp") {
 }
 
 describe("the sketch", () => {
-  it.each(["WASM3", "WASM2C"])(
-    "type-checks without a warning (-Wall -Wextra -Wshadow) on the %s backend",
-    (b) => {
-      const r = typeCheck(b);
+  it.each(BOARD_FILES.flatMap((file) => ["WASM3", "WASM2C"].map((b) => [file, b])))(
+    "%s type-checks without a warning (-Wall -Wextra -Wshadow) on the %s backend",
+    (file, b) => {
+      const r = typeCheck(b, [], file);
       expect(r.stderr).toBe("");
       expect(r.status).toBe(0);
     },
   );
+
+  it("main.cpp is at most 300 lines: the application is in boards/app", () => {
+    expect(SKETCH.split("\n").length - 1).toBeLessThanOrEqual(300);
+  });
 
   const UPLOADS: [string, string[]][] = [
     ["HTTP", ["-DUPLOAD_MQTT=0"]],
     ["MQTT, IDF 4.4", ["-DUPLOAD_MQTT=1"]],
     ["MQTT, IDF 5", ["-DUPLOAD_MQTT=1", "-DESP_IDF_VERSION_MAJOR=5"]],
   ];
-  it.each(
-    ["main.cpp", "sketch_sessions.cpp"].flatMap((file) =>
-      UPLOADS.map(([name, flags]) => [file, name, flags]),
-    ),
-  )("%s type-checks without a warning with %s uploads", (file, _name, flags) => {
-    const r = typeCheck("WASM2C", flags as string[], file as string);
-    expect(r.stderr).toBe("");
-    expect(r.status).toBe(0);
-  });
+  it.each(BOARD_FILES.flatMap((file) => UPLOADS.map(([name, flags]) => [file, name, flags])))(
+    "%s type-checks without a warning with %s uploads",
+    (file, _name, flags) => {
+      const r = typeCheck("WASM2C", flags as string[], file as string);
+      expect(r.stderr).toBe("");
+      expect(r.status).toBe(0);
+    },
+  );
 
   it("calls no delay() outside loop()'s wait between passes, and no blocking Wi-Fi call", () => {
-    const code = (text: string) => text.replace(/\/\/.*$|\/\*[\s\S]*?\*\//gm, "");
-    const sessions = code(readFileSync(`${ROOT}boards/esp32/src/sketch_sessions.cpp`, "utf8"));
-    expect(sessions).not.toMatch(/\bdelay\(|waitForConnectResult|WiFi\.disconnect\(/);
+    for (const file of BOARD_FILES.filter((f) => f !== "main.cpp")) {
+      const text = code(readFileSync(`${BOARD}/${file}`, "utf8"));
+      expect(text).not.toMatch(/\bdelay\(|waitForConnectResult|WiFi\.disconnect\(/);
+    }
     expect(code(SKETCH).match(/\bdelay\(/g)).toEqual(["delay("]);
     expect(code(SKETCH)).toMatch(/delay\(tickretry_loop_sleep\(due, PASS_MAX_WAIT_MS\)\);\s*}\s*$/);
   });
@@ -86,26 +98,71 @@ describe("the sketch", () => {
 
   it("fails to build when the contract names a handler it lacks", () => {
     // A route added to routes.json reaches the sketch as a table row naming handle_<name>.
-    const r = typeCheck("WASM3", ["-include", "test/boards/arduino-shim/extra-route.h"]);
+    const r = typeCheck("WASM3", ["-include", "test/boards/arduino-shim/extra-route.h"], "page_server.cpp");
     expect(r.status).not.toBe(0);
     expect(r.stderr).toContain("handle_not_written_yet");
   });
 
-  it("registers routes only through the generated table, each through routed()", () => {
-    const registrations = SKETCH.split("\n").filter((line) => /server\.(on|onNotFound)\(/.test(line));
+  it("registers routes only through the generated table, each through routed(), in the page server", () => {
+    const registrations = PAGE_SERVER.split("\n").filter((line) => /server\.(on|onNotFound)\(/.test(line));
     expect(registrations.length).toBeGreaterThan(0);
     for (const line of registrations) expect(line).toContain("routed<");
-    expect(SKETCH).not.toMatch(/server\.on\("/);
+    for (const file of BOARD_FILES) {
+      const text = readFileSync(`${BOARD}/${file}`, "utf8");
+      expect(text).not.toMatch(/server\.on\("/);
+      if (file !== "page_server.cpp") expect(text).not.toMatch(/server\.(on|onNotFound)\(/);
+    }
     for (const r of ROUTES.filter((route) => route.on !== "simulator")) {
-      expect(SKETCH).toContain(`static void handle_${r.handler}() {`);
+      expect(PAGE_SERVER).toContain(`static void handle_${r.handler}() {`);
     }
   });
 
   it("answers people only in the contract's words", () => {
-    expect(SKETCH).not.toMatch(/(refuse|answer_ok)\(\d*,? *"/);
-    expect(SKETCH).not.toMatch(/answer_ok\("/);
-    expect(SKETCH).not.toMatch(/server\.send\(\d+, "[^"]+", "/);
+    for (const file of BOARD_FILES) {
+      const text = readFileSync(`${BOARD}/${file}`, "utf8");
+      expect(text).not.toMatch(/(refuse|answer_ok)\(\d*,? *"/);
+      expect(text).not.toMatch(/answer_ok\("/);
+      expect(text).not.toMatch(/server\.send\(\d+, "[^"]+", "/);
+    }
   });
+});
+
+describe("the application's rooms (boards/app)", () => {
+  it("include no Arduino or ESP-IDF header", () => {
+    const files = readdirSync(APP).filter((f) => /\.[ch]$/.test(f));
+    for (const file of files) {
+      const includes = code(readFileSync(`${APP}/${file}`, "utf8")).match(/#include\s*[<"][^>"]+[>"]/g) ?? [];
+      for (const line of includes) {
+        expect(line, `${file}: ${line}`).not.toMatch(
+          /[<"](Arduino|WiFi|WebServer|Preferences|HTTPClient|esp_\w+|mqtt_client|freertos\/\w+)\.h[>"]/,
+        );
+      }
+    }
+  });
+
+  it.each(APP_FILES.flatMap((file) => ["0", "1"].map((mqtt) => [file, mqtt])))(
+    "%s compiles as C without a warning (UPLOAD_MQTT=%s)",
+    (file, mqtt) => {
+      const r = spawnSync(
+        "gcc",
+        [
+          "-std=c11",
+          "-fsyntax-only",
+          "-Wall",
+          "-Wextra",
+          "-Wshadow",
+          "-Werror",
+          `-DUPLOAD_MQTT=${mqtt}`,
+          "-Iboards/tickretry",
+          "-Iboards/app",
+          `boards/app/${file}`,
+        ],
+        { cwd: ROOT, encoding: "utf8" },
+      );
+      expect(r.stderr).toBe("");
+      expect(r.status).toBe(0);
+    },
+  );
 });
 
 // The sketch's C files (the board-free rooms and the board's own) under the two mbedTLS

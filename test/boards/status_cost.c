@@ -1,4 +1,4 @@
-/* What one GET /status.json costs the sketch (boards/esp32/src/app_status.c), for
+/* What one GET /status.json costs the sketch (boards/app/status.c), for
  * test/boards/status-cost.test.ts: a busy board's status, as the sketch's tables hold it
  * at their largest (EVENTS_KEPT events, RECENT_KEPT ended operations, its two sessions),
  * written for the page's first poll and for a poll in the steady state: the third, after

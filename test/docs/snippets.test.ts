@@ -1,14 +1,27 @@
 // Every C and TypeScript block of the docs (test/docs/snippets.ts says which files and how
 // a block is marked) is compiled here, so a snippet that drifts from the API fails the
 // run: C against the real headers with -Wall -Wextra -Werror (tickretry.h included first;
-// a block with a main is linked over the wasm2c backend and run), TypeScript type-checked
-// against the package's .d.ts, as a user's project sees it (host/library/dist, which
-// `npm test` builds first), then run: a block of node:test tests fails the run if one fails.
+// a block with a main is linked over the wasm2c backend and run, and so is a firmware, a block
+// with setup and loop, on the fake board of fake_board.c), TypeScript type-checked against the
+// package's .d.ts, as a user's project sees it (host/library/dist, which `npm test` builds
+// first), then run: a block of node:test tests fails the run if one fails, under node:test and
+// again under vitest with its import changed as README.md says.
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, test } from "vitest";
 import { run } from "../helpers/command.js";
-import { ROOT, docFiles, fileName, isProgram, isSketch, snippetsOf, type Snippet } from "./snippets.js";
+import {
+  ROOT,
+  asVitest,
+  docFiles,
+  fileName,
+  isFirmware,
+  isNodeTest,
+  isProgram,
+  isSketch,
+  snippetsOf,
+  type Snippet,
+} from "./snippets.js";
 
 const OUT = join(ROOT, "out/snippets");
 const all = docFiles().flatMap(snippetsOf);
@@ -42,7 +55,7 @@ describe("C blocks compile against tickretry.h with -Wall -Wextra -Werror", () =
   });
 });
 
-const programs = c.filter(isProgram);
+const programs = c.filter((s) => isProgram(s) || isFirmware(s));
 describe.runIf(programs.length > 0)("C programs link over the wasm2c backend and run", () => {
   beforeAll(() => {
     run("wasm2c", [
@@ -66,6 +79,7 @@ describe.runIf(programs.length > 0)("C programs link over the wasm2c backend and
       "-include",
       "tickretry.h",
       join(OUT, fileName(s)),
+      ...(isFirmware(s) ? [join(import.meta.dirname, "fake_board.c")] : []),
       ...sources.map((f) => join(LIB, f)),
       join(W2C, "tickretry_w2c.c"),
       join(WABT_RT, "wasm-rt-impl.c"),
@@ -95,5 +109,20 @@ describe.runIf(ts.length > 0)("TypeScript blocks", () => {
   });
   test.each(ts.map((s) => [s.where, s] as [string, Snippet]))("%s runs", (_, s) => {
     run(process.execPath, ["--import", "tsx", join(OUT, fileName(s))], OUT);
+  });
+  const nodeTests = ts.filter(isNodeTest);
+  test.runIf(nodeTests.length > 0)("node:test blocks pass under vitest, with vitest's import", () => {
+    const dir = join(OUT, "vitest");
+    mkdirSync(dir, { recursive: true });
+    const files = nodeTests.map((s) => fileName(s).replace(/\.ts$/, ".test.ts"));
+    nodeTests.forEach((s, i) => writeFileSync(join(dir, files[i]), asVitest(s)));
+    // A config of its own, so the repository's (its include list, its setup) plays no part.
+    writeFileSync(join(dir, "vitest.config.mjs"), "export default { test: { include: ['*.test.ts'] } };\n");
+    const out = run(
+      join(ROOT, "node_modules/.bin/vitest"),
+      ["run", "--root", dir, "--reporter", "verbose"],
+      dir,
+    );
+    for (const f of files) expect(out).toContain(f);
   });
 });

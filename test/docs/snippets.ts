@@ -65,6 +65,16 @@ export const isSketch = (s: Snippet) => s.marks.includes("sketch");
 /** A C block with a main is a whole program: linked and run, not only compiled. */
 export const isProgram = (s: Snippet) => s.lang === "c" && /^int main\s*\(/m.test(s.code);
 
+/** A C block with setup and loop is a firmware: test/docs/fake_board.c is the board it runs on. */
+export const isFirmware = (s: Snippet) =>
+  s.lang === "c" && /^void setup\(void\)/m.test(s.code) && /^void loop\(void\)/m.test(s.code);
+
+/** A TypeScript block of node:test tests, which a user may run under vitest as well. */
+export const isNodeTest = (s: Snippet) => s.lang === "ts" && /from "node:test";/.test(s.code);
+
+/** The block as a vitest file: README.md tells a vitest user to change only this import. */
+export const asVitest = (s: Snippet) => s.code.replace(/from "node:test";/, 'from "vitest";');
+
 /** A file name for a snippet: where it came from, readable in a failure. */
 export function fileName(s: Snippet): string {
   return s.where.replace(/[^A-Za-z0-9]+/g, "_") + (s.lang === "c" ? ".c" : ".ts");

@@ -51,7 +51,7 @@ export function pack(work: string, source: string, workspace: string, ignoreScri
   return { tarball, files };
 }
 
-/** A copy of examples/NAME in work/example, with each tarball placed under its file name and
+/** A copy of examples/<name> in work/example, with each tarball placed under its file name and
  * installed there by a plain `npm install` (the example's other dependencies from the registry). */
 export function installExample(work: string, name: string, tarballs: Record<string, string>): string {
   const example = join(work, "example");

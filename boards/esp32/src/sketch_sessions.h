@@ -1,42 +1,25 @@
-// The sketch's supervised connections: the Wi-Fi station (wifi_session.c) always, and with
-// the build flag UPLOAD_MQTT the broker connection (mqtt_session.c over esp-mqtt). Each is
-// a session of the module under a policy of its own, run through the same tickretry loop as
-// the uploads: poll hands out its connect attempt, start_attempt passes it here, and its
-// answer comes back through collect, a lost connection through `dropped`, the link's
-// return through `link_up`: the rings are drained, and the module told, only inside a
-// pass, from main.cpp's HAL.
+// The sketch's supervised connections, as the board drives them: the Wi-Fi station always,
+// and with the build flag UPLOAD_MQTT the broker connection over esp-mqtt. The sessions'
+// state and decisions are the application's (../app/sessions.h); these functions add the
+// board's calls (WiFi.begin, the core's Wi-Fi events, esp-mqtt's client) and are what
+// main.cpp's loop HAL, the page server and the access point call.
 #ifndef SKETCH_SESSIONS_H
 #define SKETCH_SESSIONS_H
 
 #include <stdint.h>
 
-#include "tickretry_loop.h"
+#include "app_hal.h"
+#include "broker.h"
+#include "sessions.h"
 #include "status.h"
-
-#ifndef UPLOAD_MQTT
-#define UPLOAD_MQTT 0
-#endif
-
-#define WIFI_POLICY 1
-#define BROKER_POLICY 2
-#define SESSION_COUNT 2
-
-// The sessions' handles, kept beside the image (main.cpp's Kept): 0 for none.
-struct SessionHandles {
-  int32_t wifi, broker;
-};
-
-// What the setup page stores for the broker (NVS); the password is never shown.
-struct BrokerSettings {
-  char url[128], client_id[64], username[64], password[64], topic[96];
-};
+#include "tickretry_loop.h"
 
 // Sets the sessions' policies; after tickretry_init, before any begin.
 bool sessions_set_policies();
 // Takes the kept sessions back after a restore when the module still has them live, else
 // begins them. Without an SSID there is no station, and so no session at all.
-void sessions_start(tickretry_loop *loop, SessionHandles *kept, const char *ssid, const char *pass,
-                    const BrokerSettings *broker, uint32_t now);
+void sessions_start(tickretry_loop *loop, app_session_handles *kept, const char *ssid, const char *pass,
+                    const app_broker_settings *broker, uint32_t now);
 // The HAL's start_attempt for a session's handle: true when it was one (and started).
 bool sessions_start_attempt(int32_t handle, int32_t attempt);
 // The HAL's collect, before the uploads': applies what the Wi-Fi and MQTT event tasks
@@ -52,7 +35,7 @@ void sessions_see(tickretry_loop *loop, const tickretry_loop_event *event);
 // Connect attempts since the station last had its IP that got none (the access point's cue).
 uint32_t sessions_wifi_failed_in_row();
 bool sessions_wifi_up();
-// The sessions as the status shows them, into `out` (SESSION_COUNT long); how many.
+// The sessions as the status shows them, into `out` (APP_SESSION_COUNT long); how many.
 uint32_t sessions_status(status_session *out, uint32_t now);
 
 #if UPLOAD_MQTT

@@ -3,7 +3,7 @@
 // clock straight to the next thing that can happen, with a bound on steps.
 import { EndReason, Error as AbiError, NextDue, Outcome } from "./generated/abi.js";
 import { SimClock } from "./clock.js";
-import { nameOf } from "./names.js";
+import { nameOf, resultName } from "./names.js";
 import { FaultScript } from "./faults.js";
 import { Loop, type AttemptAnswer, type LoopEvent, type LoopHal } from "./loop.js";
 import type { TickRetryApi } from "./tickretry.js";
@@ -12,14 +12,31 @@ import { tickAfter, tickReached, ticksUntil } from "./ticks.js";
 /** One line of a run's trace: an attempt started, an answer reported (with report's
  * result), an attempt the module timed out (no answer by its attempt deadline), an
  * operation ended, a session UP, a lost connection dropped (drop's result), the link's
- * return (linkUp's result), or a note (a restart's, a pass's). */
+ * return (linkUp's result), or a note (a restart's, a pass's). Every event of an operation
+ * carries its operationId, the same on each attempt, since a handle's slot is reused once
+ * the operation is released. docs/host-tests.md lists the fields kind by kind. */
 export type TraceEvent =
-  | { t: number; kind: "start"; handle: number; attempt: number; attemptDeadline: number }
-  | { t: number; kind: "report"; handle: number; attempt: number; outcome: number; result: number }
-  | { t: number; kind: "timeout"; handle: number; attempt: number }
-  | { t: number; kind: "end"; handle: number; reason: number; attempts: number }
-  | { t: number; kind: "up"; handle: number; attempt: number }
-  | { t: number; kind: "drop"; handle: number; result: number }
+  | {
+      t: number;
+      kind: "start";
+      handle: number;
+      operationId: number;
+      attempt: number;
+      attemptDeadline: number;
+    }
+  | {
+      t: number;
+      kind: "report";
+      handle: number;
+      operationId: number;
+      attempt: number;
+      outcome: number;
+      result: number;
+    }
+  | { t: number; kind: "timeout"; handle: number; operationId: number; attempt: number }
+  | { t: number; kind: "end"; handle: number; operationId: number; reason: number; attempts: number }
+  | { t: number; kind: "up"; handle: number; operationId: number; attempt: number }
+  | { t: number; kind: "drop"; handle: number; operationId: number; result: number }
   | { t: number; kind: "link-up"; result: number }
   | { t: number; kind: "note"; text: string };
 
@@ -31,13 +48,23 @@ interface Pending {
   seq: number;
 }
 
-/** One line per event, the same text the native trace prints. */
+/**
+ * One line per event, the same text the C library's trace (tickretry_loop_event_format)
+ * prints; results by name (`-> OK`, `-> STALE_REPORT`).
+ * @example
+ * ```ts
+ * import { formatEvent } from "tickretry";
+ *
+ * const line = formatEvent({ t: 40, kind: "report", handle: 16, operationId: 7, attempt: 1, outcome: 1, result: 0 });
+ * console.log(line); // 40 report h=16 a=1 SUCCESS -> OK
+ * ```
+ */
 export function formatEvent(e: TraceEvent): string {
   switch (e.kind) {
     case "start":
       return `${e.t} start h=${e.handle} a=${e.attempt}`;
     case "report":
-      return `${e.t} report h=${e.handle} a=${e.attempt} ${nameOf(Outcome, e.outcome)} -> ${e.result}`;
+      return `${e.t} report h=${e.handle} a=${e.attempt} ${nameOf(Outcome, e.outcome)} -> ${resultName(e.result)}`;
     case "timeout":
       return `${e.t} timeout h=${e.handle} a=${e.attempt}`;
     case "end":
@@ -45,9 +72,9 @@ export function formatEvent(e: TraceEvent): string {
     case "up":
       return `${e.t} up h=${e.handle} a=${e.attempt}`;
     case "drop":
-      return `${e.t} drop h=${e.handle} -> ${e.result}`;
+      return `${e.t} drop h=${e.handle} -> ${resultName(e.result)}`;
     case "link-up":
-      return `${e.t} link-up -> ${e.result}`;
+      return `${e.t} link-up -> ${resultName(e.result)}`;
     case "note":
       return `${e.t} ${e.text}`;
   }
@@ -103,6 +130,9 @@ class Sim implements LoopHal {
   readonly trace: TraceEvent[] = [];
   /** The operations' handles, in begin order. */
   readonly handles: number[] = [];
+  /** Each handle's operation, from its latest start (or up): the loop's events other than
+   * those do not carry it. */
+  private readonly operationIds = new Map<number, number>();
   private seq = 0;
   private readonly drops: { at: number; operation: number }[];
   private readonly linkUps: number[];
@@ -156,11 +186,33 @@ class Sim implements LoopHal {
   }
 
   onEvent(e: LoopEvent): void {
-    if (e.kind === "start") this.trace.push({ ...e, attemptDeadline: this.attemptDeadline(e.handle) });
-    else if (e.kind === "end")
-      this.trace.push({ t: e.t, kind: "end", handle: e.handle, reason: e.reason, attempts: e.attempt });
-    else if (e.kind === "up") this.trace.push({ t: e.t, kind: "up", handle: e.handle, attempt: e.attempt });
-    else this.trace.push(e);
+    if (e.kind === "start" || e.kind === "up") this.operationIds.set(e.handle, e.operationId);
+    const { t, kind } = e;
+    switch (kind) {
+      case "start":
+        return void this.trace.push({ ...e, attemptDeadline: this.attemptDeadline(e.handle) });
+      case "end":
+        return void this.trace.push({
+          t,
+          kind,
+          handle: e.handle,
+          operationId: e.operationId,
+          reason: e.reason,
+          attempts: e.attempt,
+        });
+      case "up":
+        return void this.trace.push({
+          t,
+          kind,
+          handle: e.handle,
+          operationId: e.operationId,
+          attempt: e.attempt,
+        });
+      case "link-up":
+        return void this.trace.push(e);
+      default:
+        return void this.trace.push({ ...e, operationId: this.operationIds.get(e.handle) ?? 0 });
+    }
   }
 
   /** Ticks from now to whichever comes first: the module's next due time, the next answer,

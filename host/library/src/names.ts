@@ -1,5 +1,5 @@
 // Constant names for people: the page, the logs and the traces show "WAITING", not 1.
-import { Counter, EndReason, Error as AbiError, Outcome, State } from "./generated/abi.js";
+import { Counter, EndReason, Error as AbiError, Outcome, Result, State } from "./generated/abi.js";
 
 /** The name of `value` in a constant group of host/library/src/generated/abi.ts, or the number itself. */
 export function nameOf(group: Record<string, number>, value: number): string {
@@ -14,6 +14,9 @@ export const outcomeName = (v: number) => nameOf(Outcome, v);
 export const endReasonName = (v: number) => nameOf(EndReason, v);
 /** An Error code's name ("BAD_FIELD"), or the number as text. */
 export const errorName = (v: number) => nameOf(AbiError, v);
+/** What a call returned, by name: "OK", "NONE", an Error's name ("STALE_REPORT"), or the number as text. */
+export const resultName = (v: number) =>
+  v === Result.OK || v === Result.NONE ? nameOf(Result, v) : errorName(v);
 
 /** Every counter id with its name, COUNT left out. */
 export const COUNTERS = Object.entries(Counter).filter(([name]) => name !== "COUNT");

@@ -26,12 +26,12 @@ export type Observer = (entry: TraceEntry, before: Snapshot, host: Host, api: Ta
 export function runTrace(
   steps: readonly Step[],
   start: number,
-  options: { api?: TickRetryApi; host?: Host; observe?: Observer; shadow?: Target } = {},
+  options: { api?: TickRetryApi; host?: Host; observe?: Observer; shadow?: Target; recent?: number } = {},
 ): TraceEntry[] {
   const host = options.host ?? new Host(start);
   const trace: TraceEntry[] = [];
   let api: Target = options.api ?? instantiate();
-  let before = snapshot(api, host.handles);
+  let before = snapshot(api, host.handles, options.recent);
   for (const s of steps) {
     if ("tick" in s) {
       host.move(s.tick);
@@ -48,14 +48,14 @@ export function runTrace(
         fn: "restore",
         args: [input.length, host.now, elapsed, flags],
         result,
-        after: snapshot(api, host.handles),
+        after: snapshot(api, host.handles, options.recent),
       };
     } else {
       const args = host.resolve(s.args, api);
       const result = invoke(api, s.fn, args);
       if (options.shadow) invoke(options.shadow, s.fn, args);
       host.saw(s, result, api);
-      entry = { fn: s.fn, args, result, after: snapshot(api, host.handles) };
+      entry = { fn: s.fn, args, result, after: snapshot(api, host.handles, options.recent) };
     }
     options.observe?.(entry, before, host, api);
     trace.push(entry);

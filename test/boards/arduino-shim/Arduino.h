@@ -54,6 +54,7 @@ extern "C" size_t strlcpy(char *dst, const char *src, size_t size);
 class HardwareSerial {
  public:
   void begin(unsigned long baud);
+  size_t print(const char *text);
   size_t println(const char *text);
   size_t println(const String &text);
   size_t printf(const char *format, ...) __attribute__((format(printf, 2, 3)));

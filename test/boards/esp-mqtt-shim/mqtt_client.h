@@ -1,6 +1,6 @@
 /* A stand-in for esp-mqtt's mqtt_client.h: declarations only, the ones
- * boards/esp32/src/mqtt_session.c and sketch_sessions.cpp use, with the values of the real
- * enums, so those files compile here and mqtt_session.c runs against a fake client in
+ * boards/esp32/src/mqtt_link.c and sketch_sessions.cpp use, with the values of the real
+ * enums, so those files compile here and mqtt_link.c runs against a fake client in
  * test/boards/mqtt_check.c. The client configuration comes in both layouts: IDF 4.4's flat
  * one (arduino-esp32 core 2.x) and IDF 5's nested one (core 3.x), chosen by
  * ESP_IDF_VERSION_MAJOR as in the real header. Taken from the API's documentation, not its

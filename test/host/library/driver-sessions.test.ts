@@ -23,16 +23,16 @@ test("a lost connection and the link's return reach the loop at their tick, each
   });
   expect(trace.map(formatEvent)).toEqual([
     "1000 start h=16 a=1",
-    "1100 report h=16 a=1 SUCCESS -> 0",
+    "1100 report h=16 a=1 SUCCESS -> OK",
     "1100 up h=16 a=1",
-    "1500 drop h=16 -> 0", // the backoff would wait until 2500 ...
-    "1600 link-up -> 0", // ... but the link's return kicks it
+    "1500 drop h=16 -> OK", // the backoff would wait until 2500 ...
+    "1600 link-up -> OK", // ... but the link's return kicks it
     "1600 start h=16 a=2",
-    "1700 report h=16 a=2 SUCCESS -> 0",
+    "1700 report h=16 a=2 SUCCESS -> OK",
     "1700 up h=16 a=2",
-    "2000 drop h=16 -> 0",
+    "2000 drop h=16 -> OK",
     "3000 start h=16 a=3",
-    "3010 report h=16 a=3 PERMANENT -> 0",
+    "3010 report h=16 a=3 PERMANENT -> OK",
     "3010 end h=16 PERMANENT after 3",
   ]);
 });

@@ -4,7 +4,6 @@
 // (boards/tickretry/tickretry_loop.c; test/boards/native.test.ts compares the traces).
 import { expect, test } from "vitest";
 import {
-  Error as TickRetryError,
   FaultScript,
   RestoreFlag,
   SimClock,
@@ -56,7 +55,7 @@ test("a hung attempt gets a timeout line at its deadline, then the retry starts"
 test("an answer after the deadline follows the timeout line and is stale", () => {
   const lines = trace(["SUCCESS@1500", "HANG", "SUCCESS@10"]); // a1 answers while a2 is out
   const timeout = lines.findIndex((l) => / timeout h=\d+ a=1$/.test(l));
-  const stale = lines.findIndex((l) => l.endsWith(`SUCCESS -> ${TickRetryError.STALE_REPORT}`));
+  const stale = lines.findIndex((l) => l.endsWith("SUCCESS -> STALE_REPORT"));
   expect(timeout).toBeGreaterThan(0);
   expect(stale).toBeGreaterThan(timeout);
 });
@@ -66,4 +65,25 @@ test("an answer in time, or an attempt lost in a reboot, gets no timeout line", 
   const rebooted = trace(["SUCCESS@500", "SUCCESS@10"], 1); // step 1: at 500, a1 still out
   expect(rebooted.some((l) => l.endsWith(" reboot"))).toBe(true);
   expect(rebooted.filter((l) => l.includes(" timeout "))).toEqual([]);
+});
+
+test("every event of an operation carries its operation id, as the module gave it, in the trace", () => {
+  const api = create(9n);
+  configure(api, "test", 0, policy);
+  const ids = new Map<number, number>(); // handle -> the module's operationId, read at start
+  const events = runOperations(api, new SimClock(0), {
+    operations: [
+      { policy: 0, script: new FaultScript(["SUCCESS@1500", "HANG", "SUCCESS@10"]) },
+      { policy: 0, script: new FaultScript(["TRANSIENT@20", "SUCCESS@20"]) },
+    ],
+    beforeStep: () => {
+      for (let h = 16; h < 16 + 64; h++) if (api.operationId(h) > 0) ids.set(h, api.operationId(h));
+    },
+  });
+  const kinds = new Set(events.map((e) => e.kind));
+  expect([...kinds].sort()).toEqual(["end", "report", "start", "timeout"]);
+  const ofOperation = events.filter((e) => "operationId" in e);
+  expect(ofOperation).toHaveLength(events.length);
+  for (const e of ofOperation) expect(e.operationId, formatEvent(e)).toBe(ids.get(e.handle));
+  expect(new Set(ofOperation.map((e) => e.operationId)).size).toBe(2);
 });

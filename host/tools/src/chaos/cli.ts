@@ -1,6 +1,7 @@
 // `npm run chaos:device -- --kills 20 --json`: the device chaos run (run.ts). Progress goes
 // to stderr; the result to stdout, one JSON object with --json. Exits 1 when a reading was
 // lost or stored twice, or the records contradict each other; 2 on bad arguments.
+import { rmSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { numberOption } from "../number-option.js";
 import { readCommandLine } from "../long-running.js";
@@ -29,7 +30,8 @@ options:
                     the run starts, with the consumer in a process of its own
   --broker-restarts N with mqtt: restart mosquitto N times at seeded moments of the
                     device lives, down up to 400 ms each (default 0)
-  --dir DIR         where the state file and the readings log go (default: a new temporary one)
+  --dir DIR         where the state file and the readings log go (default: a temporary
+                    folder, removed after a run that passed)
   --json            print the result as one JSON object
   -h, --help        this text
 `;
@@ -90,7 +92,12 @@ async function main(): Promise<number> {
           `(queue full), pending ${t.pending}; duplicates ${t.duplicates}, lost ${t.lost}; ` +
           `taken = delivered + endedOther + dropped + pending: ${identity}`,
   );
-  return identity && t.lost === 0 && t.duplicates === 0 && result.problems.length === 0 ? 0 : 1;
+  const passed = identity && t.lost === 0 && t.duplicates === 0 && result.problems.length === 0;
+  // A temporary folder of our own goes once the run passed; after a failure its log and state
+  // file are what explains it.
+  if (parsed.options.dir === undefined && passed) rmSync(result.dir, { recursive: true, force: true });
+  else if (!passed) console.error(`chaos:device: the state file and readings log are in ${result.dir}`);
+  return passed ? 0 : 1;
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -1,9 +1,11 @@
-/* The sketch's MQTT uploads (build flag UPLOAD_MQTT) over esp-mqtt, the client the
- * arduino-esp32 core ships, with its own reconnect disabled: the module's broker session
- * decides when to connect. esp-mqtt calls its event handler on its own task, so the
- * handler (mqtt_session_event) only queues (session_events.h); mqtt_session_apply, from
- * the HAL's collect inside a pass, turns what it queued into what the tickretry loop tells
- * the module:
+/* The MQTT build's broker session (build flag UPLOAD_MQTT): what esp-mqtt's events mean to
+ * the module, decided here, board-free; the client's calls (start, reconnect, enqueue,
+ * disconnect) go through the HAL (app_hal.h), which the board implements over esp-mqtt
+ * with its own reconnect disabled (boards/esp32/src/mqtt_link.c), so the session decides
+ * when to connect. esp-mqtt calls its event handler on its own task, so the board's
+ * handler only queues what it saw (mqtt_session_seen, session_events.h);
+ * mqtt_session_apply, from the HAL's collect inside a pass, turns that into what the
+ * tickretry loop tells the module:
  *   CONNECTED              the connect attempt's SUCCESS: the session is UP (then the link
  *                          is back, so waiting uploads resume within their spread window);
  *   ERROR, refused         the connect attempt's outcome: PERMANENT for a refusal no retry
@@ -11,15 +13,15 @@
  *   DISCONNECTED           a drop when UP; TRANSIENT for a connect attempt that never got
  *                          there; every publish still waiting for its PUBACK AMBIGUOUS;
  *   PUBLISHED (msg_id)     the PUBACK: that upload attempt's SUCCESS.
- * Nothing blocks: publishes are enqueued (esp_mqtt_client_enqueue) and sent by esp-mqtt's
- * task. Built with gcc against test/boards/esp-mqtt-shim and run against the real module
- * by test/boards/mqtt-session.test.ts; boards/esp32/src/sketch_sessions.cpp drives it. */
+ * Nothing blocks: publishes are enqueued and sent by esp-mqtt's task. Built with gcc and
+ * run against the real module and a fake esp-mqtt client by
+ * test/boards/mqtt-session.test.ts; boards/esp32/src/sketch_sessions.cpp drives it. */
 #ifndef MQTT_SESSION_H
 #define MQTT_SESSION_H
 
 #include <stdint.h>
 
-#include "mqtt_client.h"
+#include "app_hal.h"
 #include "session_events.h"
 #include "tickretry.h"
 
@@ -27,13 +29,25 @@
 extern "C" {
 #endif
 
+/* What the board's event handler saw (the value: a msg_id, a CONNACK refusal code). */
+enum mqtt_seen_kind { MQTT_SEEN_CONNECTED, MQTT_SEEN_DISCONNECTED, MQTT_SEEN_REFUSED, MQTT_SEEN_TRANSPORT_ERROR, MQTT_SEEN_PUBLISHED };
+
+/* MQTT 3.1.1's CONNACK refusal codes (esp-mqtt's esp_mqtt_connect_return_code_t). */
+enum {
+  MQTT_CONNACK_REFUSED_PROTOCOL = 1,
+  MQTT_CONNACK_REFUSED_ID_REJECTED = 2,
+  MQTT_CONNACK_REFUSED_SERVER_UNAVAILABLE = 3,
+  MQTT_CONNACK_REFUSED_BAD_USERNAME = 4,
+  MQTT_CONNACK_REFUSED_NOT_AUTHORIZED = 5
+};
+
 typedef struct mqtt_publish {
   int32_t handle, attempt; /* attempt 0: the entry is free */
   int msg_id;
 } mqtt_publish;
 
 typedef struct mqtt_session {
-  esp_mqtt_client_handle_t client;
+  const app_hal *hal;      /* the client's calls: mqtt_start, mqtt_reconnect, mqtt_publish, mqtt_disconnect */
   int32_t handle;          /* the broker session's handle */
   int32_t connect_attempt; /* the connect attempt in flight; 0: none */
   uint8_t up, started;     /* the connection is up; esp_mqtt_client_start has run */
@@ -44,12 +58,12 @@ typedef struct mqtt_session {
   session_ring ring;
 } mqtt_session;
 
-/* Binds a client (made with disable_auto_reconnect) to the session `handle` begun under the
- * broker policy; register mqtt_session_event for MQTT_EVENT_ANY with `s` as its argument. */
-void mqtt_session_init(mqtt_session *s, esp_mqtt_client_handle_t client, int32_t handle);
+/* Binds the board's client (made with disable_auto_reconnect, reached through `hal`) to the
+ * session `handle` begun under the broker policy. */
+void mqtt_session_init(mqtt_session *s, const app_hal *hal, int32_t handle);
 
-/* esp-mqtt's event handler: runs on its task, only queues. */
-void mqtt_session_event(void *arg, esp_event_base_t base, int32_t id, void *data);
+/* The board's event handler's side: runs on the client's task, only queues. */
+void mqtt_session_seen(mqtt_session *s, enum mqtt_seen_kind kind, int32_t value);
 
 /* poll handed out the session's connect attempt `attempt`: starts it without waiting. */
 void mqtt_session_connect(mqtt_session *s, int32_t attempt, session_finished_fn finished, void *ctx);

@@ -1,5 +1,5 @@
 /* The sketch's Wi-Fi station, supervised by the module as a session (the Wi-Fi policy of
- * main.cpp): each connect attempt is one non-blocking WiFi.begin, and Arduino's Wi-Fi
+ * sessions.c): each connect attempt is one non-blocking WiFi.begin, and Arduino's Wi-Fi
  * events, which arrive on the core's event task, are queued (session_events.h) and
  * applied by wifi_session_apply from the HAL's collect inside a pass:
  *   GOT_IP           the connect attempt's SUCCESS: the session is UP, then the link is

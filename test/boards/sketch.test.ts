@@ -117,6 +117,26 @@ describe("the sketch", () => {
     }
   });
 
+  it("registers the loop task with the task watchdog and feeds it every pass (IDF 4.4 and 5 signatures)", () => {
+    const watchdog = code(readFileSync(`${BOARD}/watchdog.cpp`, "utf8"));
+    expect(watchdog).toMatch(/esp_task_wdt_add\(nullptr\)/);
+    expect(watchdog).toMatch(/esp_task_wdt_init\(WATCHDOG_TIMEOUT_S, true\)/);
+    expect(watchdog).toMatch(/esp_task_wdt_reconfigure\(&config\)/);
+    expect(code(SKETCH)).toMatch(/void setup\(\) {[^}]*watchdog_begin\(\);/);
+    expect(code(SKETCH)).toMatch(/void loop\(\) {\s*watchdog_feed\(\);/);
+    for (const idf of ["4", "5"]) {
+      const r = typeCheck("WASM3", [`-DESP_IDF_VERSION_MAJOR=${idf}`], "watchdog.cpp");
+      expect(r.stderr).toBe("");
+    }
+    // An uploaded module is on trial from the swap until it fails; the mark survives a reset.
+    expect(code(PAGE_SERVER).match(/watchdog_trial\((true|false)\)/g)).toEqual([
+      "watchdog_trial(true)",
+      "watchdog_trial(false)",
+      "watchdog_trial(false)",
+    ]);
+    expect(watchdog).toMatch(/RTC_NOINIT_ATTR static uint32_t trial;/);
+  });
+
   it("answers people only in the contract's words", () => {
     for (const file of BOARD_FILES) {
       const text = readFileSync(`${BOARD}/${file}`, "utf8");

@@ -48,7 +48,7 @@ app_broker_problem app_broker_check(const app_broker_form *f) {
    * writes yet sends the PUBACK): readings would end SUCCEEDED and vanish. */
   int topic_ok = f->topic_len >= 1 && ascii_within(f->topic, f->topic_len, 0x20, APP_BROKER_TOPIC_MAX) &&
                  memchr(f->topic, '+', f->topic_len) == NULL && memchr(f->topic, '#', f->topic_len) == NULL &&
-                 f->topic[0] != '$';
+                 f->topic[0] != '$'; /* $SYS and the like are the broker's own */
   return topic_ok ? APP_BROKER_OK : APP_BROKER_TOPIC;
 }
 

@@ -4,6 +4,7 @@
 
 #include <mbedtls/md.h>
 #include <mbedtls/pkcs5.h>
+#include <mbedtls/version.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,17 @@ int app_password_acceptable(const char *password) {
   return 1;
 }
 
+/* mbedTLS 3.3 added the _ext form and deprecated the context form; ESP-IDF 5 (mbedTLS 3.x)
+ * defines MBEDTLS_DEPRECATED_REMOVED, so there only _ext exists. IDF 4.4 ships 2.28, which
+ * has only the context form, and IDF 5.0's 3.2 still has it. */
+#if MBEDTLS_VERSION_NUMBER >= 0x03030000
+static int pbkdf2(const char *password, const uint8_t *salt, size_t salt_len, uint32_t iterations,
+                  uint8_t *out, size_t out_len) {
+  int r = mbedtls_pkcs5_pbkdf2_hmac_ext(MBEDTLS_MD_SHA256, (const unsigned char *)password, strlen(password), salt,
+                                        salt_len, iterations, (uint32_t)out_len, out);
+  return r == 0 ? 0 : -1;
+}
+#else
 static int pbkdf2(const char *password, const uint8_t *salt, size_t salt_len, uint32_t iterations,
                   uint8_t *out, size_t out_len) {
   mbedtls_md_context_t md;
@@ -28,6 +40,7 @@ static int pbkdf2(const char *password, const uint8_t *salt, size_t salt_len, ui
   mbedtls_md_free(&md);
   return r == 0 ? 0 : -1;
 }
+#endif
 
 static void to_hex(const uint8_t *bytes, size_t n, char *out) {
   sodium_bin2hex(out, 2 * n + 1, bytes, n);

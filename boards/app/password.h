@@ -1,8 +1,9 @@
 /* The device password as the firmware keeps it: never the password, only a salted
  * PBKDF2-HMAC-SHA256 hash in the stored form "pbkdf2-sha256$<iterations>$<salt hex>$<hash hex>",
  * the same form the simulator keeps (host/tools/src/device/app/password.ts). mbedTLS computes it: the
- * ESP32's Arduino core ships it (with the SHA hardware), Debian's libmbedtls-dev has the
- * same 2.28 API for the native tests. */
+ * ESP32's frameworks ship it (with the SHA hardware): 2.28 in arduino-esp32 2.x (ESP-IDF 4.4),
+ * as Debian's libmbedtls-dev for the native tests; 3.x in ESP-IDF 5 and arduino-esp32 3.x,
+ * whose PBKDF2 call differs (password.c picks it by MBEDTLS_VERSION_NUMBER). */
 #ifndef APP_PASSWORD_H
 #define APP_PASSWORD_H
 #include <stddef.h>

@@ -15,7 +15,8 @@ typedef enum app_settings_problem {
   APP_SETTINGS_SSID_CONTROL,  /* NUL, CR, LF, ESC or another control character */
   APP_SETTINGS_SSID_LENGTH,   /* not 1 to 32 bytes */
   APP_SETTINGS_PASSWORD,      /* neither empty nor 8 to 63 printable ASCII characters */
-  APP_SETTINGS_URL            /* not an http:// or https:// URL with a host */
+  APP_SETTINGS_URL,           /* not an http:// URL with a host */
+  APP_SETTINGS_URL_HTTPS      /* https://: refused (no stack for TLS on the upload task) */
 } app_settings_problem;
 
 /* The first problem of the form (fields may hold NUL bytes, hence the lengths). */

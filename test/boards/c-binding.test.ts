@@ -81,9 +81,13 @@ function buildBothBackends(abi: { exports: Export[]; abiVersion: number }, lib: 
   );
   const shared = ["scenarios.c"].map((s) => object(join(test, s), [], own));
   shared.push(
-    ...["tickretry_loop.c", "tickretry_trace.c", "tickretry_failure.c", "tickretry_image.c"].map((s) =>
-      object(join(lib, s), [], own),
-    ),
+    ...[
+      "tickretry_loop.c",
+      "tickretry_trace.c",
+      "tickretry_failure.c",
+      "tickretry_image.c",
+      "tickretry_module.c",
+    ].map((s) => object(join(lib, s), [], own)),
   );
   const wasm2c = object(join(lib, "tickretry_wasm2c.c"), ["-DTICKRETRY_BACKEND_WASM2C=1"], own);
   const shim = [join(lib, "tickretry_wasm3.c"), join(test, "wasm3-shim/wasm3_shim.c")].map((s) =>

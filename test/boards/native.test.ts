@@ -85,6 +85,17 @@ describe("the C side", () => {
     runTsx("scripts/embed/module.ts", "--check");
   });
 
+  test("the embedded module is stored once: every file that includes its header refers to one definition", () => {
+    const symbol = (object: string) =>
+      run("nm", [build(object)])
+        .split("\n")
+        .filter((line) => line.endsWith(" tickretry_wasm"))
+        .map((line) => line.trim().split(/\s+/).at(-2));
+    expect(symbol("native/tickretry_module.o")).toEqual(["R"]);
+    expect(symbol("native/wasm3/tickretry_wasm3.o")).toEqual(["U"]);
+    expect(symbol("native/wasm3/wasm3_shim.o")).toEqual(["U"]);
+  });
+
   test("the scenarios cover what the differential test is for", () => {
     expect(v8Trace).toMatch(/TRANSIENT -> OK\n(.*\n)*?.* SUCCESS -> OK\n.* end h=\d+ SUCCEEDED/); // fail, then succeed
     // a start either side of the wrap (the first timed out across it)

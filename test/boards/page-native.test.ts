@@ -14,7 +14,12 @@ import { GuessLimit } from "../../host/tools/src/device/app/password.js";
 import { moduleVersion } from "../../host/tools/src/device/module.js";
 import { withVersion } from "../../scripts/sign/version-section.js";
 import { checkPassword, hashPassword } from "../../host/tools/src/device/app/password.js";
-import { checkSettings, defaultSettings, OTHER_HOST } from "../../host/tools/src/device/app/settings.js";
+import {
+  checkSettings,
+  defaultSettings,
+  HTTPS_REFUSED,
+  OTHER_HOST,
+} from "../../host/tools/src/device/app/settings.js";
 import {
   BROKER_MEANINGS,
   BROKER_PASSWORD_CLEARED,
@@ -120,7 +125,7 @@ describe("the settings checks in C agree with the simulator's", () => {
   const URL_OK = Buffer.from("http://192.168.1.10:8080/upload");
   const cases: [string, Buffer, Buffer, Buffer][] = [
     ["good", Buffer.from("home"), Buffer.from(""), URL_OK],
-    ["UTF-8 SSID", Buffer.from("café ☕ 𝄞"), Buffer.from("12345678"), Buffer.from("https://example.com/x")],
+    ["UTF-8 SSID", Buffer.from("café ☕ 𝄞"), Buffer.from("12345678"), Buffer.from("http://example.com/x")],
     ["32 bytes", Buffer.from("x".repeat(32)), Buffer.from(""), URL_OK],
     ["33 bytes", Buffer.from("€".repeat(11)), Buffer.from(""), URL_OK],
     ["empty SSID", Buffer.from(""), Buffer.from(""), URL_OK],
@@ -142,6 +147,7 @@ describe("the settings checks in C agree with the simulator's", () => {
     ["no slashes", Buffer.from("home"), Buffer.from(""), Buffer.from("http:example.com")],
     ["a space", Buffer.from("home"), Buffer.from(""), Buffer.from("http://exa mple.com/")],
     ["javascript:", Buffer.from("home"), Buffer.from(""), Buffer.from("javascript:alert(1)")],
+    ["https", Buffer.from("home"), Buffer.from(""), Buffer.from("https://example.com/x")],
   ];
 
   it.each(cases)("%s", (_, ssid, password, url) => {
@@ -178,6 +184,8 @@ describe("the broker settings checks in C agree with the simulator's, field and 
     ["a space in the client id", with_(1, "board 7")],
     ["64-character client id", with_(1, "c".repeat(64))],
     ["non-ASCII user", with_(2, "bördé")],
+    ["a topic beginning with $", with_(4, "$SYS/readings")],
+    ["a $ inside the topic", with_(4, "site/$readings")],
     ["a NUL in the password", with_(3, "sec\x00ret")],
     ["63-character password", with_(3, "p".repeat(63))],
     ["no topic", with_(4, "")],
@@ -203,6 +211,9 @@ describe("the broker settings checks in C agree with the simulator's, field and 
     const c = run("broker", ...with_(4, "$SYS/broker/readings").map((v) => Buffer.from(v).toString("hex")));
     expect(c).toEqual({ code: 1, out: `brokerTopic: ${BROKER_MEANINGS.brokerTopic}` });
     expect(BROKER_MEANINGS.brokerTopic).toMatch(/not starting with \$/);
+    expect(run("broker", ...with_(4, "site/$readings").map((v) => Buffer.from(v).toString("hex"))).out).toBe(
+      "ok",
+    );
   });
 
   it("keep what a form does not carry, and refuse a bad field without storing any", () => {
@@ -237,7 +248,7 @@ describe("hidden credentials in the upstream URL (issue 20, defect 10), in C and
       const ts = checkSettings(form(given), stored);
       expect([given, c.code === 0 ? c.out : undefined]).toEqual([given, expected]);
       expect([given, ts.ok ? ts.settings.upstreamUrl : undefined]).toEqual([given, expected]);
-      if (!ts.ok) expect(ts.errors.upstreamUrl).toBe(OTHER_HOST);
+      if (!ts.ok) expect(ts.errors.upstreamUrl).toBe(given.startsWith("https:") ? HTTPS_REFUSED : OTHER_HOST);
     }
   });
 });
@@ -273,6 +284,21 @@ describe("a stored broker password goes only to the broker it was typed for (iss
     );
     expect(ts.settings.brokerPassword).toBe(same ? "devpass" : "");
     expect(ts.cleared).toEqual(same ? {} : { brokerPassword: BROKER_PASSWORD_CLEARED });
+  });
+});
+
+describe("https upstream URLs (issue 33, item 7), in C and in the simulator", () => {
+  it("are refused with the same message naming the upload task's stack", () => {
+    const url = "https://example.com/upload";
+    const c = run("settings", Buffer.from("home").toString("hex"), "", Buffer.from(url).toString("hex"));
+    expect(c.code).not.toBe(0);
+    expect(c.out.trim()).toBe(`upstreamUrl: ${HTTPS_REFUSED}`);
+    const ts = checkSettings(
+      new URLSearchParams({ ssid: "home", password: "", upstreamUrl: url }),
+      defaultSettings(""),
+    );
+    expect(ts).toEqual({ ok: false, errors: { upstreamUrl: HTTPS_REFUSED } });
+    expect(HTTPS_REFUSED).toMatch(/8 KiB/);
   });
 });
 

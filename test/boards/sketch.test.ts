@@ -117,6 +117,26 @@ describe("the sketch", () => {
     }
   });
 
+  it("registers the loop task with the task watchdog and feeds it every pass (IDF 4.4 and 5 signatures)", () => {
+    const watchdog = code(readFileSync(`${BOARD}/watchdog.cpp`, "utf8"));
+    expect(watchdog).toMatch(/esp_task_wdt_add\(nullptr\)/);
+    expect(watchdog).toMatch(/esp_task_wdt_init\(WATCHDOG_TIMEOUT_S, true\)/);
+    expect(watchdog).toMatch(/esp_task_wdt_reconfigure\(&config\)/);
+    expect(code(SKETCH)).toMatch(/void setup\(\) {[^}]*watchdog_begin\(\);/);
+    expect(code(SKETCH)).toMatch(/void loop\(\) {\s*watchdog_feed\(\);/);
+    for (const idf of ["4", "5"]) {
+      const r = typeCheck("WASM3", [`-DESP_IDF_VERSION_MAJOR=${idf}`], "watchdog.cpp");
+      expect(r.stderr).toBe("");
+    }
+    // An uploaded module is on trial from the swap until it fails; the mark survives a reset.
+    expect(code(PAGE_SERVER).match(/watchdog_trial\((true|false)\)/g)).toEqual([
+      "watchdog_trial(true)",
+      "watchdog_trial(false)",
+      "watchdog_trial(false)",
+    ]);
+    expect(watchdog).toMatch(/RTC_NOINIT_ATTR static uint32_t trial;/);
+  });
+
   it("answers people only in the contract's words", () => {
     for (const file of BOARD_FILES) {
       const text = readFileSync(`${BOARD}/${file}`, "utf8");
@@ -163,6 +183,63 @@ describe("the application's rooms (boards/app)", () => {
       expect(r.status).toBe(0);
     },
   );
+});
+
+// The sketch's C files (the board-free rooms and the board's own) under the two mbedTLS
+// layouts the frameworks ship: 2.28 (arduino-esp32 2.x, ESP-IDF 4.4; Debian's libmbedtls-dev
+// has the same API) and 3.6 under ESP-IDF 5's configuration (arduino-esp32 3.x; the stand-in
+// test/boards/mbedtls3-shim, whose esp_config.h defines MBEDTLS_DEPRECATED_REMOVED as the real
+// one does). An implicit declaration is an error, as GCC 14 (arduino-esp32 3.2) makes it.
+describe("the sketch's C files under both mbedTLS layouts", () => {
+  const C_FILES = [
+    ...readdirSync(`${ROOT}boards/app`)
+      .filter((f) => f.endsWith(".c"))
+      .map((f) => `boards/app/${f}`),
+    ...readdirSync(`${ROOT}boards/esp32/src`)
+      .filter((f) => f.endsWith(".c"))
+      .map((f) => `boards/esp32/src/${f}`),
+  ];
+  const LAYOUTS: [string, string[]][] = [
+    ["mbedTLS 2.28 (ESP-IDF 4.4)", []],
+    [
+      "mbedTLS 3.6 under ESP-IDF 5's config",
+      ["-Itest/boards/mbedtls3-shim", '-DMBEDTLS_CONFIG_FILE="mbedtls/esp_config.h"'],
+    ],
+  ];
+  const compileC = (flags: string[], file: string) =>
+    spawnSync(
+      "gcc",
+      [
+        "-std=gnu11",
+        "-fsyntax-only",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+        "-Werror=implicit-function-declaration",
+        ...flags,
+        "-Iboards/tickretry",
+        "-Iboards/app",
+        "-Iboards/esp32/src",
+        file,
+      ],
+      { cwd: ROOT, encoding: "utf8" },
+    );
+
+  it.each(LAYOUTS.flatMap(([name, flags]) => C_FILES.map((file) => [file, name, flags])))(
+    "%s compiles without a warning against %s",
+    (file, _name, flags) => {
+      const r = compileC(flags as string[], file as string);
+      expect(r.stderr).toBe("");
+      expect(r.status).toBe(0);
+    },
+  );
+
+  it("the ESP-IDF 5 layout refuses the PBKDF2 call that mbedTLS 3 removed", () => {
+    const r = compileC(LAYOUTS[1]![1], "test/boards/mbedtls3-shim/removed_call.c");
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain("mbedtls_pkcs5_pbkdf2_hmac");
+    expect(compileC(LAYOUTS[0]![1], "test/boards/mbedtls3-shim/removed_call.c").status).toBe(0);
+  });
 });
 
 describe("the library's Arduino examples", () => {

@@ -36,6 +36,7 @@
 #include "tickretry_loop.h"
 #include "tickretry_ticks.h"
 #include "tickretry_trace.h"
+#include "watchdog.h"
 #if TICKRETRY_BACKEND_WASM3
 #include <wasm3.h>
 #endif
@@ -204,11 +205,13 @@ static uint32_t boot_count() { return boots; }
 void setup() {
   Serial.begin(115200);
   boots++;
+  const char *rolled_back = watchdog_begin();
   // NVS, and this boot's epoch in it before anything else (kept.h). Without NVS the board
   // claims nothing: a corrupt or missing partition must not read as "no device password yet".
   bool nvs_ok = board_nvs_open();
   if (!nvs_ok) Serial.println("NVS would not open: the page refuses every change and no upload begins");
   app_keeper_init(&keeper, &board_hal, nvs_ok);
+  if (rolled_back) keeper.boot_kind = rolled_back;  // the page's power card says so
   board_hal.nvs_get_string(board_hal.ctx, "url", DEFAULT_UPLOAD_URL, upload_url, sizeof upload_url);
   load_broker_settings(&broker_settings);
 
@@ -260,6 +263,7 @@ static void sleep_if_idle(uint32_t due) {
 #endif
 
 void loop() {
+  watchdog_feed();
   uint32_t due = 0;
   app_status_pass(&book, millis());
   if (scheduler_ok) {

@@ -1,7 +1,9 @@
 /* An uploaded scheduler module is accepted only with the build key's signature: the
  * upload is the module's bytes followed by a 64-byte Ed25519 signature over them
- * (`npm run sign`). libsodium checks it: ESP-IDF ships libsodium for the ESP32, Debian
- * packages it as libsodium-dev for the native tests. */
+ * (`npm run sign`). libsodium checks it (mbedTLS has no Ed25519): ESP-IDF 4.4 ships it as a
+ * component (arduino-esp32 2.x), arduino-esp32 3.x bundles it again from 3.0.2 on, plain
+ * ESP-IDF 5 takes it from the component registry (espressif/libsodium in idf_component.yml);
+ * Debian packages it as libsodium-dev for the native tests. docs/choices.md says why. */
 #ifndef MODULE_SIGNATURE_H
 #define MODULE_SIGNATURE_H
 #include <stddef.h>

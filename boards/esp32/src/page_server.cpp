@@ -18,6 +18,7 @@
 #include "sketch_sessions.h"
 #include "tickretry.h"
 #include "tickretry_ticks.h"
+#include "watchdog.h"
 #if TICKRETRY_BACKEND_WASM3
 #include "tickretry_wasm3.h"
 #endif
@@ -358,6 +359,7 @@ static void handle_module() {
         hal.nvs_put_u32(hal.ctx, MODULE_VERSION_KEY, uint32_t(version)) != sizeof(uint32_t)) {
       rooms.keeper->write_failures++;  // shown with the state's: the floor did not reach NVS
     }
+    watchdog_trial(true);
     answer_ok(PAGE_MSG_MODULE_REPLACED);
     // No state to carry (the old engine had failed): start the new module afresh.
     if (result == TICKRETRY_ERROR_NOT_INITIALIZED) rooms.start_scheduler();
@@ -367,6 +369,7 @@ static void handle_module() {
     free(incoming);
     free(active);
     active = nullptr;
+    watchdog_trial(false);
     char text[APP_PAGE_ANSWER_BYTES / 2];
     snprintf(text, sizeof text, "%s%s", PAGE_MSG_MODULE_REFUSED, tickretry_wasm3_refusal());
     refuse(422, text);
@@ -379,10 +382,12 @@ static void handle_module() {
 // An uploaded module that traps (wasm3 reports it as the call's error) is dropped for the
 // embedded one, which takes up the state RTC memory kept at the last pass, as a reset
 // would. One that loops never returns to here: the task watchdog resets the board, and
-// the reset leaves the upload behind (it lived in RAM), so the embedded module resumes.
+// the reset leaves the upload behind (it lived in RAM), so the embedded module resumes
+// and the page's power card says why (watchdog.h).
 void page_server_module_failed() {
   if (!active) return;
   Serial.println("the uploaded module failed: back to the embedded one");
+  watchdog_trial(false);
   tickretry_close();
   free(active);
   active = nullptr;

@@ -5,8 +5,23 @@
 
 #include <stdint.h>
 
-/* The release module exactly as the tests load it; wasm3 parses it in place, so it stays const. */
-static const uint8_t tickretry_wasm[6381] = {
+/* The release module exactly as the tests load it; wasm3 parses it in place, so it stays const.
+ * Declared here, defined once (tickretry_module.c defines TICKRETRY_MODULE_DEFINITION before
+ * including this), so the sketch and the backend share one copy in flash. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+extern const uint8_t tickretry_wasm[6381];
+#ifdef __cplusplus
+}
+#endif
+
+#define TICKRETRY_WASM_LEN 6381u
+
+#endif
+
+#ifdef TICKRETRY_MODULE_DEFINITION
+const uint8_t tickretry_wasm[6381] = {
   0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x60, 0x0d, 0x60,
   0x01, 0x7f, 0x01, 0x7f, 0x60, 0x02, 0x7f, 0x7f, 0x01, 0x7f, 0x60, 0x00,
   0x01, 0x7f, 0x60, 0x01, 0x7f, 0x00, 0x60, 0x02, 0x7f, 0x7f, 0x00, 0x60,
@@ -540,7 +555,4 @@ static const uint8_t tickretry_wasm[6381] = {
   0x01, 0x01, 0x01, 0x1d, 0x18, 0x18, 0x20, 0x50, 0x5d, 0x1d, 0x01, 0x1d,
   0x1d, 0x19, 0x01, 0x20, 0x20, 0x20, 0x01, 0x01, 0x18,
 };
-
-#define TICKRETRY_WASM_LEN 6381u
-
 #endif

@@ -62,9 +62,12 @@ export class Device {
     };
     const crash = options.crashAt && crasher(options.crashAt);
     this.kept = new Kept(options.store ?? memoryStore(), this.clock, fresh, options.log, crash);
-    this.settings = new DeviceSettings(this.kept.store.settings, options.upstreamUrl, options.mqtt);
+    const rtcMs = () => this.clock.nowMs() + this.running.rtcOffsetMs;
+    this.settings = new DeviceSettings(this.kept.store.settings, options.upstreamUrl, options.mqtt, () =>
+      this.session?.renew(),
+    );
     this.password = new DevicePassword(this.kept.store.password);
-    if (options.mqtt) this.session = new BrokerSession(options.mqtt.link);
+    if (options.mqtt) this.session = new BrokerSession(options.mqtt.link, rtcMs, options.brokerRefusedHoldMs);
     this.readings = new Readings(
       options.uploadEveryMs ?? READINGS.everyMs,
       options.queueLimit ?? QUEUE_LIMIT,
@@ -73,7 +76,7 @@ export class Device {
     this.uploads = new Uploads(this.running, this.events, this.kept, {
       mqtt: options.mqtt,
       upstreamUrl: () => this.settings.current.upstreamUrl,
-      rtcMs: () => this.clock.nowMs() + this.running.rtcOffsetMs,
+      rtcMs,
       answered: () => crash?.("answer"),
       onEnd: options.onEnd,
     });

@@ -35,6 +35,8 @@ export interface DeviceOptions {
   clock?: DeviceClock;
   /** Upload over MQTT through this broker connection instead of HTTP (link/mqtt-transport.ts). */
   mqtt?: MqttTransport;
+  /** How long a broker session the broker refused stays ended (default BROKER_REFUSED_HOLD_MS, 1 h). */
+  brokerRefusedHoldMs?: number;
   /** The simulated world around it, whose faults the page may switch and whose figures the status shows. */
   world?: World;
   /** The build key an uploaded module must be signed with (none: every upload is refused). */

@@ -45,6 +45,14 @@ export function configureUpload(api: TickRetryApi, policy: PolicyFields, budget:
   configure(api, `the upload policy with the ${budget} budget`, UPLOAD_POLICY, policy, BUDGETS[budget]);
 }
 
+/**
+ * How long a broker session that ended (the broker refused the login: CONNACK 4 or 5) stays
+ * ended before a new one begins, ms; new broker settings begin one at once. An hour keeps a
+ * board with a wrong password from knocking every few seconds, and a fixed broker in use
+ * within the hour.
+ */
+export const BROKER_REFUSED_HOLD_MS = 3_600_000;
+
 /** Policy slot of the broker connection (the MQTT transport's session). */
 export const BROKER_POLICY = 1;
 

@@ -115,6 +115,69 @@ it("ends the session PERMANENT when the broker refuses the credentials, and begi
   expect(sim.device.uploads.host.requestsStarted).toBe(0);
 });
 
+it("after a refused login, says when; readings wait; new broker settings begin a session at once (issue 33, item 6)", async () => {
+  const broker = await startMosquitto({ credentials: { username: "device", password: "right" } });
+  open.push(broker);
+  const sim = await simulate({ brokerUrl: broker.url.replace("mqtt://", "mqtt://device:wrong@") }, 50);
+  const ended = await waitFor("the session ended", async () => {
+    const st = await status(sim);
+    return st.sessions[0]?.state === "ended" && st;
+  });
+  expect(ended.sessions[0].endReason).toBe("PERMANENT");
+  expect(ended.sessions[0].detail).toMatch(
+    /^CONNACK (4|5|134|135) .*; refused at \d{4}-\d\d-\d\dT[\d:.]+Z: a new session begins when the broker settings change, or 60 min later$/,
+  );
+  expect(ended.sessions[0].nextTryInMs).toBeGreaterThan(3_500_000); // the hour's hold
+  await waitFor("readings waiting in the queue", () => sim.device.readings.queue.length >= 3);
+  expect(sim.device.uploads.host.requestsStarted).toBe(0);
+
+  await setUp(sim);
+  const saved = await post(sim, "/settings", {
+    ssid: "home",
+    password: "",
+    upstreamUrl: "http://127.0.0.1:1/",
+    brokerUrl: broker.url,
+    brokerUsername: "device",
+    brokerPassword: "right",
+  });
+  expect(saved.status).toBe(200);
+  const up = await waitFor("a new session up", async () => {
+    const st = await status(sim);
+    return st.sessions[0]?.state === "up" && st;
+  });
+  expect(up.sessions[0].operationId).not.toBe(ended.sessions[0].operationId);
+  expect(up.sessions[0].endReason).toBe("NONE");
+  await waitFor("the waiting readings sent", () => sim.device.readings.queue.length === 0);
+}, 40_000);
+
+it("after a refused login, begins a new session once the hold is over, and counts the readings the full queue drops", async () => {
+  const broker = await startMosquitto({ credentials: { username: "device", password: "right" } });
+  open.push(broker);
+  const sim = await startSimulation({
+    port: 0,
+    policy: QUICK,
+    uploadEveryMs: 20,
+    queueLimit: 4,
+    brokerRefusedHoldMs: 1500,
+    mqtt: { brokerUrl: broker.url.replace("mqtt://", "mqtt://device:wrong@") },
+  });
+  open.push(sim);
+  const first = await waitFor("the first session ended", async () => {
+    const st = await status(sim);
+    return st.sessions[0]?.state === "ended" && st;
+  });
+  expect(first.sessions[0].detail).toContain("or 2 s later"); // 1.5 s, rounded up for people
+  const again = await waitFor("a second session after the hold", async () => {
+    const st = await status(sim);
+    return (
+      st.sessions[0]?.operationId !== first.sessions[0].operationId && st.sessions[0]?.attempts >= 1 && st
+    );
+  });
+  expect(again.sessions[0].operationId).not.toBe(first.sessions[0].operationId);
+  await waitFor("readings dropped and counted", () => sim.device.readings.dropped > 0);
+  expect(sim.device.readings.queue.length).toBe(4);
+}, 40_000);
+
 it("takes the page's broker settings from the next connect: another broker, its user, a refusal PERMANENT", async () => {
   const other = await startMosquitto({ credentials: { username: "device", password: "right" } });
   open.push(other);

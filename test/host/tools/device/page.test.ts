@@ -80,7 +80,8 @@ describe("the settings form", () => {
     await refused({ password: "p".repeat(64) }, "password");
   });
 
-  it("refuses a URL that is not http or https", async () => {
+  it("refuses a URL that is not http (https too: the board has no stack for TLS)", async () => {
+    await refused({ upstreamUrl: "https://example.com/" }, "upstreamUrl");
     await refused({ upstreamUrl: "ftp://example.com/" }, "upstreamUrl");
     await refused({ upstreamUrl: "javascript:alert(1)" }, "upstreamUrl");
     await refused({ upstreamUrl: "not a url" }, "upstreamUrl");

@@ -18,7 +18,7 @@ import {
 } from "tickretry";
 import type { AttemptResult } from "../link/http-attempt.js";
 import type { MqttLink } from "../link/mqtt-link.js";
-import { BROKER_POLICY } from "../policies.js";
+import { BROKER_POLICY, BROKER_REFUSED_HOLD_MS } from "../policies.js";
 
 export interface BrokerSettings {
   brokerUrl: string;
@@ -151,8 +151,10 @@ export function brokerStatus(b: BrokerSettings) {
 // loop's "up" event says the connection is established (then the HAL's linkUp tells the
 // loop, which kicks the uploads that waited). A lost connection goes back through the
 // HAL's dropped, and the loop drops the session: it retries with its backoff level kept; a
-// PERMANENT refusal (bad credentials) ends it for good, the loop releases it, and the page
-// shows why. The HAL (sessions.ts) calls the few methods below.
+// PERMANENT refusal (bad credentials) ends it, as the contract says: the loop releases it, the
+// page shows why and when, and readings wait in the queue (counted when it overflows). A new
+// session begins at once when the broker settings change (renew), or once the hold is over
+// (resume, from the pass). The HAL (sessions.ts) calls the few methods below.
 /** What the state file keeps of the session: the module's handle survives a restore. */
 export interface StoredSession {
   handle: number;
@@ -206,8 +208,18 @@ export class BrokerSession {
   private lastOutcome: number = Outcome.NONE;
   private detail = "";
   private counts = { attempts: 0, drops: 0, reconnects: 0 };
+  /** The tick the session ended at (undefined while it runs). */
+  private endedAt: number | undefined;
+  /** The broker settings changed since it ended: begin again at the next pass. */
+  private renewPending = false;
 
-  constructor(readonly link: MqttLink) {
+  constructor(
+    readonly link: MqttLink,
+    /** The device's real-time clock, ms since 1970: when a refusal came, for people. */
+    private readonly rtcMs: () => number,
+    /** How long an ended session waits before a new one (BROKER_REFUSED_HOLD_MS by default). */
+    readonly holdMs = BROKER_REFUSED_HOLD_MS,
+  ) {
     link.onDrop = (why) => (this.dropPending = why);
   }
 
@@ -267,7 +279,7 @@ export class BrokerSession {
       this.connected = true;
       this.linkPending = true;
     }
-    if (e.kind === "end") this.ended(e.handle);
+    if (e.kind === "end") this.ended(e.handle, e.t);
     return true;
   }
 
@@ -289,6 +301,19 @@ export class BrokerSession {
     const up = this.linkPending;
     this.linkPending = false;
     return up;
+  }
+
+  /** New broker settings: an ended session begins again at the next pass, not after the hold. */
+  renew(): void {
+    this.renewPending = true;
+  }
+
+  /** From the pass (the HAL's beginDue): an ended session begins again once renewed or held long enough. */
+  resume(now: number): void {
+    if (!this.isEnded() || this.endedAt === undefined) return;
+    if (!this.renewPending && this.holdLeft(now) > 0) return;
+    this.renewPending = false;
+    this.begin(now);
   }
 
   /** A connect attempt the module no longer counts (timed out, or the session ended): given up. */
@@ -319,8 +344,11 @@ export class BrokerSession {
       ...this.counts,
       // While UP, nextAttemptAt is the tick the session came up.
       upForMs: this.up ? Math.max(0, ticksUntil(this.api.nextAttemptAt(h!), now)) : null,
-      nextTryInMs:
-        h !== undefined && state === State.WAITING ? ticksUntil(now, this.api.nextAttemptAt(h)) : null,
+      nextTryInMs: this.isEnded()
+        ? this.holdLeft(now)
+        : h !== undefined && state === State.WAITING
+          ? ticksUntil(now, this.api.nextAttemptAt(h))
+          : null,
       endReason: this.isEnded() ? endReasonName(this.endReason) : "NONE",
       lastOutcome: outcomeName(this.lastOutcome),
       detail: this.detail,
@@ -328,12 +356,26 @@ export class BrokerSession {
   }
 
   /** ended() handed the session out (the loop releases it): keep why. */
-  private ended(h: number): void {
+  private ended(h: number, t: number): void {
     this.endReason = this.api.endReason(h);
     this.lastOutcome = this.api.lastOutcome(h);
+    this.endedAt = t;
+    this.renewPending = false;
+    const at = new Date(this.rtcMs()).toISOString();
+    const hold =
+      this.holdMs >= 60_000
+        ? `${Math.round(this.holdMs / 60_000)} min`
+        : `${Math.ceil(this.holdMs / 1000)} s`;
+    this.detail += `; refused at ${at}: a new session begins when the broker settings change, or ${hold} later`;
     this.handle = undefined;
     this.connected = false;
     this.link.abort();
+  }
+
+  /** ms until an ended session begins again by itself; 0 once renewed or the hold is over. */
+  private holdLeft(now: number): number {
+    if (this.renewPending || this.endedAt === undefined) return 0;
+    return Math.max(0, this.holdMs - ticksUntil(this.endedAt, now));
   }
 
   private isEnded(): boolean {
@@ -354,5 +396,6 @@ export class BrokerSession {
     this.handle = h;
     this.operationId = this.api.operationId(h);
     this.endReason = EndReason.NONE;
+    this.endedAt = undefined;
   }
 }

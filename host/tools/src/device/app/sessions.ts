@@ -39,7 +39,9 @@ export function loopHal(r: PassRooms): LoopHal {
     dropped: () => session?.dropped(),
     linkUp: () => session?.linkUp() ?? false,
     beginDue: (now) => {
-      if (r.live()) readings.take(now, r.requests, () => beginQueued(r, now));
+      if (!r.live()) return;
+      session?.resume(now);
+      readings.take(now, r.requests, () => beginQueued(r, now));
     },
     persist: (now) => {
       uploads.dropStale(now);

@@ -1,7 +1,15 @@
 // The setup form's settings and their checks: what a device would accept before it writes
 // them to flash. A form with any bad field stores nothing.
 import { useBrokerSettings, type MqttTransport } from "../link/mqtt-transport.js";
-import { brokerStatus, checkBroker, DEFAULT_BROKER, type BrokerSettings } from "./broker.js";
+import {
+  brokerStatus,
+  checkBroker,
+  DEFAULT_BROKER,
+  type BrokerField,
+  type BrokerSettings,
+} from "./broker.js";
+
+const BROKER_FIELDS = Object.keys(DEFAULT_BROKER) as BrokerField[];
 
 export interface Settings extends BrokerSettings {
   ssid: string;
@@ -40,6 +48,8 @@ export class DeviceSettings {
     private readonly startedUrl: string,
     /** The MQTT transport whose broker the settings name (MQTT only). */
     private readonly mqtt?: MqttTransport,
+    /** Called when a save changed a broker field: a session the broker refused begins again. */
+    private readonly brokerChanged?: () => void,
   ) {
     let kept: Settings | undefined;
     try {
@@ -68,8 +78,10 @@ export class DeviceSettings {
   save(settings: Settings): void {
     const started = settings.upstreamUrl === this.startedUrl;
     this.keeper.save(started ? { ...settings, upstreamUrl: STARTED_UPSTREAM } : settings);
+    const changed = BROKER_FIELDS.some((f) => settings[f] !== this.current[f]);
     this.current = settings;
     if (this.mqtt) useBrokerSettings(this.mqtt, settings);
+    if (changed) this.brokerChanged?.();
   }
 }
 
@@ -85,6 +97,13 @@ export const HIDDEN_CREDENTIALS = "***";
 /** As the firmware says it (device_settings.c, device_settings_credentials_meaning). */
 export const OTHER_HOST =
   "The hidden credentials belong to another scheme, host or port; type them again for this URL.";
+
+/**
+ * As the firmware says it (boards/app/settings.c): the board's upload task has 8 KiB of stack
+ * and TLS needs about 12 KiB, so both refuse https:// rather than fail at the first upload.
+ */
+export const HTTPS_REFUSED =
+  "Upstream URL must be an http:// URL: this board refuses https://, because its upload task's 8 KiB stack has no room for TLS.";
 
 /** The URL as it may be shown: credentials replaced by HIDDEN_CREDENTIALS. */
 export function withoutCredentials(url: string): string {
@@ -136,9 +155,11 @@ export function checkSettings(
     url = undefined;
   }
   // As the firmware has it (boards/app/settings.c): the scheme spelled out, a host.
-  const spelledOut = /^https?:\/\/[^/?#@:\s]/.test(upstreamUrl) && !/[\x00-\x20\x7f]/.test(upstreamUrl);
-  if (url === undefined || !spelledOut) {
-    errors.upstreamUrl = "Upstream URL must be an http:// or https:// URL.";
+  const spelledOut = /^http:\/\/[^/?#@:\s]/.test(upstreamUrl) && !/[\x00-\x20\x7f]/.test(upstreamUrl);
+  if (upstreamUrl.startsWith("https://")) {
+    errors.upstreamUrl = HTTPS_REFUSED;
+  } else if (url === undefined || !spelledOut) {
+    errors.upstreamUrl = "Upstream URL must be an http:// URL.";
   } else if (url.username === HIDDEN_CREDENTIALS && url.password === "") {
     const kept = new URL(stored.upstreamUrl);
     // Hidden credentials go back only to the scheme, host and port they were typed for.

@@ -119,6 +119,17 @@ describe("the application on this machine", () => {
     expect(a.keysOf.get(1)?.size).toBe(1);
   });
 
+  it("carries out the page's requests: an upload now, then a deep sleep and a reboot a second after", () => {
+    const script = ["fallback ok 100", "run 2000", "upload", "run 1000", "ask-sleep 30000", "run 3000"];
+    const trace = runApp([...script, "ask-restart", "run 2000"].join("\n"));
+    const a = holdsInvariants(trace);
+    expect(trace).toContainEqual("2000 reading seq 2");
+    expect(trace).toContainEqual("4000 deep sleep 30000 next reading in 56000");
+    expect(trace).toContainEqual("0 resumed deep sleep next reading in 26000");
+    expect(trace).toContainEqual("0 boot reset");
+    expect(a.seq).toBe(3);
+  });
+
   // A power cut takes up NVS's older copy (kept.h: NVS is written at most every 20 min), so
   // a reading that ended after that write ends again on the device: the server, keyed by
   // Idempotency-Key, still stores it once.

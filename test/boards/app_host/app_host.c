@@ -4,7 +4,8 @@
  *   net ok|503|down|hang MS   the fate of the next upload attempt (host_hal.h)
  *   fallback ok|503|down|hang MS   the fate of every attempt after the scripted ones
  *   run MS      loop passes for MS of virtual time
- *   upload      the page's "Upload now"
+ *   upload      the page's "Upload now"; ask-restart, ask-sleep MS: its reboot and deep
+ *               sleep, which the loop carries out APP_REQUEST_POWER_AFTER_MS later
  *   reboot      a software reset (RTC memory kept); powercut: RTC memory lost
  *   sleep MS    a deep sleep as main.cpp's deep_sleep_for, then its timed wake
  * It prints a line-based trace (loop events, readings, kept-state writes with a hash of
@@ -170,18 +171,24 @@ static void deep_sleep_for(uint32_t sleep_ms) {
   reboot(1, sleep_ms, 0);
 }
 
-/* main.cpp's loop() for `ms` of virtual time, each pass's wait advancing the clock. */
+/* main.cpp's loop() for `ms` of virtual time awake, each pass's wait advancing the clock
+ * (a reboot or a sleep on the way starts the clock again, not the count). */
 static void run(uint32_t ms) {
-  uint32_t until = now() + ms;
-  while (scheduler_ok && tickretry_ticks_until(now(), until) > 0) {
+  while (scheduler_ok && ms > 0) {
     app_status_pass(&book, now());
     uint32_t due = tickretry_loop_pass(&uploads);
     if (tickretry_loop_fault(&uploads) != 0) {
       printf("%lu fault %ld\n", (unsigned long)now(), (long)tickretry_loop_fault(&uploads));
       scheduler_ok = 0;
     }
+    /* What the page asked for, after its answer has left (main.cpp's loop). */
+    app_power_request power = app_requests_power_due(&requests, now());
+    if (power == APP_POWER_RESTART) reboot(0, 0, 0);
+    if (power == APP_POWER_SLEEP) deep_sleep_for(requests.sleep_ms);
     uint32_t wait = tickretry_loop_sleep(due, PASS_MAX_WAIT_MS);
-    host_hal_advance(wait > 0 ? wait : 1);
+    wait = wait == 0 ? 1 : wait < ms ? wait : ms;
+    host_hal_advance(wait);
+    ms -= wait;
   }
 }
 
@@ -204,6 +211,8 @@ static int command(const char *line) {
   else if (strcmp(word, "run") == 0 && n == 2) run((uint32_t)strtoul(arg, NULL, 10));
   else if (strcmp(word, "sleep") == 0 && n == 2) deep_sleep_for((uint32_t)strtoul(arg, NULL, 10));
   else if (strcmp(word, "upload") == 0) app_requests_upload(&requests);
+  else if (strcmp(word, "ask-restart") == 0) app_requests_restart(&requests, now());
+  else if (strcmp(word, "ask-sleep") == 0 && n == 2) app_requests_sleep(&requests, (uint32_t)strtoul(arg, NULL, 10), now());
   else if (strcmp(word, "reboot") == 0) reboot(0, 0, 0);
   else if (strcmp(word, "powercut") == 0) reboot(0, 0, 1);
   else return 0;

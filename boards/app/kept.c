@@ -69,7 +69,7 @@ void app_keeper_keep(app_keeper *k, const tickretry_loop *loop, int always, uint
     kept->length = (uint32_t)length;
     kept->slots = loop->slots;
     kept->magic = APP_KEPT_MAGIC;
-    kept->sleep_ms = 0; /* app_keeper_before_sleep sets these two after its save */
+    kept->sleep_ms = 0; /* app_keeper_before_sleep sets these two, and the CRC again */
     kept->next_upload_in = 0;
     kept->crc = kept_crc(kept);
     k->nvs_dirty = k->nvs_dirty || moved;
@@ -131,6 +131,10 @@ void app_keeper_forget(app_keeper *k) { memset(k->kept, 0, sizeof *k->kept); }
 void app_keeper_before_sleep(app_keeper *k, const tickretry_loop *loop, uint32_t now, uint32_t sleep_ms,
                              uint32_t next_reading_in) {
   app_keeper_keep(k, loop, 1, now);
+  if (!kept_valid(k->kept)) return; /* a refused save: nothing to note the sleep in */
   k->kept->sleep_ms = sleep_ms;
   k->kept->next_upload_in = next_reading_in;
+  /* The CRC covers these two: without it again the wake refuses RTC memory's copy and
+   * takes up NVS's older one (test/boards/app-host.test.ts, the deep sleep). */
+  k->kept->crc = kept_crc(k->kept);
 }

@@ -1,0 +1,237 @@
+/* The firmware's application (boards/app) on this machine, over host_hal.c: composed as
+ * boards/esp32/src/main.cpp composes it (HTTP build, no Wi-Fi session: the host's station
+ * is always on), driven by a script on stdin, one command a line:
+ *   net ok|503|down|hang MS   the fate of the next upload attempt (host_hal.h)
+ *   fallback ok|503|down|hang MS   the fate of every attempt after the scripted ones
+ *   run MS      loop passes for MS of virtual time
+ *   upload      the page's "Upload now"; ask-restart, ask-sleep MS: its reboot and deep
+ *               sleep, which the loop carries out APP_REQUEST_POWER_AFTER_MS later
+ *   reboot      a software reset (RTC memory kept); powercut: RTC memory lost
+ *   sleep MS    a deep sleep as main.cpp's deep_sleep_for, then its timed wake
+ * It prints a line-based trace (loop events, readings, kept-state writes with a hash of
+ * their bytes, NVS writes, the server's stores) and a summary line at the end. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host_hal.h"
+#include "kept.h"
+#include "readings.h"
+#include "requests.h"
+#include "status.h"
+#include "tickretry.h"
+#include "tickretry_loop.h"
+#include "tickretry_ticks.h"
+#include "tickretry_trace.h"
+
+#define PASS_MAX_WAIT_MS 10 /* main.cpp's */
+
+static const app_hal *const board = &host_hal;
+static tickretry_loop uploads;
+static app_keeper keeper;
+static app_readings readings;
+static app_status_book book;
+static app_requests requests;
+static int scheduler_ok;
+static uint32_t rtc_hash;
+
+static uint32_t now(void) { return board->ticks(board->ctx); }
+
+/* FNV-1a of the kept state's bytes: the trace's record of each write to RTC memory. */
+static uint32_t kept_hash(void) {
+  const uint8_t *p = (const uint8_t *)keeper.kept;
+  uint32_t h = 2166136261u;
+  for (size_t i = 0; i < sizeof *keeper.kept; i++) h = (h ^ p[i]) * 16777619u;
+  return h;
+}
+
+static void trace_rtc(void) {
+  uint32_t h = kept_hash();
+  if (h != rtc_hash) printf("%lu rtc kept hash %08lx\n", (unsigned long)now(), (unsigned long)h);
+  rtc_hash = h;
+}
+
+static uint32_t hal_ticks(void *ctx) {
+  (void)ctx;
+  return now();
+}
+
+static void hal_start_attempt(void *ctx, int32_t handle, int32_t attempt, int32_t operation_id, uint32_t t) {
+  (void)ctx;
+  (void)t;
+  app_http_attempt request;
+  app_readings_http_attempt(&readings, handle, attempt, operation_id, &request);
+  board->http_start(board->ctx, &request);
+}
+
+static int hal_collect(void *ctx, uint32_t t, tickretry_loop_result *out) {
+  (void)ctx;
+  (void)t;
+  return app_readings_http_collect(&readings, out);
+}
+
+/* main.cpp's begin_due, with each reading taken or dropped said in the trace. */
+static void hal_begin_due(void *ctx, tickretry_loop *loop, uint32_t t) {
+  (void)ctx;
+  (void)loop;
+  uint32_t seq = keeper.kept->upload_seq, dropped = readings.dropped;
+  app_readings_begin_due(&readings, t, app_requests_take_upload(&requests));
+  while (seq != keeper.kept->upload_seq) printf("%lu reading seq %lu\n", (unsigned long)t, (unsigned long)++seq);
+  while (dropped != readings.dropped) printf("%lu reading dropped %lu\n", (unsigned long)t, (unsigned long)++dropped);
+}
+
+static void hal_persist(void *ctx, uint32_t t) {
+  (void)ctx;
+  app_keeper_keep(&keeper, &uploads, 0, t);
+  trace_rtc();
+}
+
+static unsigned long body_seq(int32_t handle) {
+  const char *at = strstr(app_readings_body(&readings, handle), "\"seq\":");
+  return at ? strtoul(at + 6, NULL, 10) : 0;
+}
+
+static void hal_on_event(void *ctx, const tickretry_loop_event *event) {
+  (void)ctx;
+  char line[96];
+  tickretry_loop_event_format(event, line, sizeof line);
+  printf("%lu event %s\n", (unsigned long)now(), line);
+  if (event->kind == TICKRETRY_LOOP_EVENT_END)
+    printf("%lu ended seq %lu reason %ld\n", (unsigned long)now(), body_seq(event->handle), (long)event->reason);
+  app_readings_see(&readings, event);
+}
+
+static const tickretry_loop_hal loop_hal = {
+    .ctx = NULL,
+    .ticks = hal_ticks,
+    .collect = hal_collect,
+    .sessions = NULL,
+    .dropped = NULL,
+    .link_up = NULL,
+    .begin_due = hal_begin_due,
+    .persist = hal_persist,
+    .start_attempt = hal_start_attempt,
+    .on_event = hal_on_event,
+    .serve = NULL,
+};
+
+/* main.cpp's start_afresh, the seed from the HAL's random bytes. */
+static void start_afresh(void) {
+  app_keeper_forget(&keeper);
+  app_readings_due_in(&readings, now(), 0);
+  uint32_t seed[2];
+  board->random_bytes(board->ctx, seed, sizeof seed);
+  tickretry_init(seed[0], seed[1]);
+  tickretry_set_policy(APP_UPLOAD_POLICY, app_upload_policy);
+  tickretry_set_budget(app_retry_budget);
+  tickretry_loop_init(&uploads, &loop_hal);
+  printf("%lu scheduler afresh\n", (unsigned long)now());
+}
+
+/* main.cpp's setup(), less the board's radio, page server and sessions. */
+static void boot(const char *how) {
+  printf("%lu boot %s\n", (unsigned long)now(), how);
+  memset(&requests, 0, sizeof requests);
+  memset(&book, 0, sizeof book);
+  app_keeper_init(&keeper, board, 1);
+  app_readings_init(&readings, board, &keeper, &book, &uploads, "a0b1c2d3e4f5");
+  scheduler_ok = tickretry_open() == TICKRETRY_RESULT_OK;
+  if (!scheduler_ok) {
+    printf("%lu say %s\n", (unsigned long)now(), tickretry_error());
+    return;
+  }
+  uint32_t next_reading_in;
+  if (app_keeper_resume(&keeper, &uploads, &loop_hal, now(), &next_reading_in)) {
+    app_readings_due_in(&readings, now(), next_reading_in);
+    printf("%lu resumed %s next reading in %lu\n", (unsigned long)now(), keeper.boot_kind,
+           (unsigned long)next_reading_in);
+  } else {
+    start_afresh();
+  }
+  rtc_hash = kept_hash();
+  app_status_boot(&book, now(), board->wall_ms(board->ctx), strcmp(keeper.boot_kind, "deep sleep") == 0,
+                  keeper.boot_elapsed_ms);
+}
+
+/* A board's reset ends the module's instance with everything else in RAM. */
+static void reboot(int woke_by_timer, uint32_t slept_ms, int power_cut) {
+  tickretry_close();
+  if (power_cut) host_hal_power_cut();
+  else host_hal_reboot(woke_by_timer, slept_ms);
+  boot(power_cut ? "power-on" : woke_by_timer ? "timer wake" : "reset");
+}
+
+/* main.cpp's deep_sleep_for: the kept state with the sleep noted, then the wake. */
+static void deep_sleep_for(uint32_t sleep_ms) {
+  int32_t until_reading = tickretry_ticks_until(now(), readings.next_at);
+  app_keeper_before_sleep(&keeper, &uploads, now(), sleep_ms, until_reading > 0 ? (uint32_t)until_reading : 0);
+  trace_rtc();
+  printf("%lu deep sleep %lu next reading in %ld\n", (unsigned long)now(), (unsigned long)sleep_ms,
+         (long)until_reading);
+  reboot(1, sleep_ms, 0);
+}
+
+/* main.cpp's loop() for `ms` of virtual time awake, each pass's wait advancing the clock
+ * (a reboot or a sleep on the way starts the clock again, not the count). */
+static void run(uint32_t ms) {
+  while (scheduler_ok && ms > 0) {
+    app_status_pass(&book, now());
+    uint32_t due = tickretry_loop_pass(&uploads);
+    if (tickretry_loop_fault(&uploads) != 0) {
+      printf("%lu fault %ld\n", (unsigned long)now(), (long)tickretry_loop_fault(&uploads));
+      scheduler_ok = 0;
+    }
+    /* What the page asked for, after its answer has left (main.cpp's loop). */
+    app_power_request power = app_requests_power_due(&requests, now());
+    if (power == APP_POWER_RESTART) reboot(0, 0, 0);
+    if (power == APP_POWER_SLEEP) deep_sleep_for(requests.sleep_ms);
+    uint32_t wait = tickretry_loop_sleep(due, PASS_MAX_WAIT_MS);
+    wait = wait == 0 ? 1 : wait < ms ? wait : ms;
+    host_hal_advance(wait);
+    ms -= wait;
+  }
+}
+
+static int fate_of(const char *name, host_fate *fate) {
+  static const char *const names[] = {"ok", "503", "down", "hang"};
+  for (int i = 0; i < 4; i++)
+    if (strcmp(name, names[i]) == 0) return *fate = (host_fate)i, 1;
+  return 0;
+}
+
+/* One script line; 0 when it is not understood. */
+static int command(const char *line) {
+  char word[16], arg[16];
+  unsigned long ms = 0;
+  int n = sscanf(line, "%15s %15s %lu", word, arg, &ms);
+  host_fate fate;
+  if (n < 1 || word[0] == '#') return 1;
+  if (strcmp(word, "net") == 0 && n == 3 && fate_of(arg, &fate)) host_hal_script(fate, (uint32_t)ms);
+  else if (strcmp(word, "fallback") == 0 && n == 3 && fate_of(arg, &fate)) host_hal_fallback(fate, (uint32_t)ms);
+  else if (strcmp(word, "run") == 0 && n == 2) run((uint32_t)strtoul(arg, NULL, 10));
+  else if (strcmp(word, "sleep") == 0 && n == 2) deep_sleep_for((uint32_t)strtoul(arg, NULL, 10));
+  else if (strcmp(word, "upload") == 0) app_requests_upload(&requests);
+  else if (strcmp(word, "ask-restart") == 0) app_requests_restart(&requests, now());
+  else if (strcmp(word, "ask-sleep") == 0 && n == 2) app_requests_sleep(&requests, (uint32_t)strtoul(arg, NULL, 10), now());
+  else if (strcmp(word, "reboot") == 0) reboot(0, 0, 0);
+  else if (strcmp(word, "powercut") == 0) reboot(0, 0, 1);
+  else return 0;
+  return 1;
+}
+
+int main(void) {
+  char line[128];
+  host_hal_power_on();
+  boot("power-on");
+  while (fgets(line, sizeof line, stdin)) {
+    if (!command(line)) {
+      fprintf(stderr, "not a command: %s", line);
+      return 2;
+    }
+  }
+  printf("%lu summary live %lu dropped %lu seq %lu nvs_writes %lu\n", (unsigned long)now(),
+         (unsigned long)tickretry_loop_live(&uploads), (unsigned long)readings.dropped,
+         (unsigned long)keeper.kept->upload_seq, (unsigned long)keeper.writes);
+  tickretry_close();
+  return scheduler_ok ? 0 : 1;
+}

@@ -1,7 +1,10 @@
 /* See app_broker.h. */
 #include "broker.h"
 
+#include <ctype.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Every byte within [low, 0x7e], and at most `most` of them. */
@@ -41,9 +44,11 @@ app_broker_problem app_broker_check(const app_broker_form *f) {
   if (!ascii_within(f->client_id, f->client_id_len, 0x21, APP_BROKER_NAME_MAX)) return APP_BROKER_CLIENT_ID;
   if (!ascii_within(f->username, f->username_len, 0x20, APP_BROKER_NAME_MAX)) return APP_BROKER_USERNAME;
   if (!ascii_within(f->password, f->password_len, 0x20, APP_BROKER_NAME_MAX)) return APP_BROKER_PASSWORD;
+  /* A broker acknowledges a publish to its own $ topics and drops it (mosquitto denies $SYS/
+   * writes yet sends the PUBACK): readings would end SUCCEEDED and vanish. */
   int topic_ok = f->topic_len >= 1 && ascii_within(f->topic, f->topic_len, 0x20, APP_BROKER_TOPIC_MAX) &&
                  memchr(f->topic, '+', f->topic_len) == NULL && memchr(f->topic, '#', f->topic_len) == NULL &&
-                 f->topic[0] != '$'; /* $SYS and the like are the broker's own */
+                 f->topic[0] != '$';
   return topic_ok ? APP_BROKER_OK : APP_BROKER_TOPIC;
 }
 
@@ -67,7 +72,33 @@ const char *app_broker_meaning(app_broker_problem problem) {
     case APP_BROKER_PASSWORD:
       return "Broker password must be at most 63 printable ASCII characters.";
     default:
-      return "Topic must be 1 to 95 printable ASCII characters, without the wildcards + and #, and not begin with $ "
-             "(the broker's own topics).";
+      return "Topic must be 1 to 95 printable ASCII characters, without the wildcards + and #, not starting with $ "
+             "(the broker's own topics, such as $SYS/).";
   }
+}
+
+/* The authority an acceptable URL names as "scheme://host:port", the host in lower case and
+ * the port spelled out; any other text (empty: the broker the device started with) as itself.
+ * `out` holds APP_BROKER_URL_MAX + 8 bytes: an acceptable URL is at most APP_BROKER_URL_MAX. */
+static int authority_of(const char *url, size_t n, char *out, size_t size) {
+  if (n > APP_BROKER_URL_MAX || !url_acceptable(url, n)) return snprintf(out, size, "%.*s", (int)n, url) < (int)size;
+  if (n == 0) return snprintf(out, size, "%s", "") >= 0;
+  size_t host = url[4] == 's' ? 8 : 7, end = host; /* after "mqtts://" or "mqtt://" */
+  while (end < n && host_char(url[end])) end++;
+  unsigned long port = host == 7 ? 1883 : 8883;
+  if (end < n && url[end] == ':') port = strtoul(url + end + 1, NULL, 10);
+  size_t w = 0;
+  for (size_t i = 0; i < end; i++) out[w++] = i < host ? url[i] : (char)tolower((unsigned char)url[i]);
+  return snprintf(out + w, size - w, ":%lu", port) < (int)(size - w);
+}
+
+int app_broker_same_broker(const char *stored, size_t stored_len, const char *given, size_t given_len) {
+  char a[APP_BROKER_URL_MAX + 8], b[APP_BROKER_URL_MAX + 8];
+  if (!authority_of(stored, stored_len, a, sizeof a) || !authority_of(given, given_len, b, sizeof b)) return 0;
+  return strcmp(a, b) == 0;
+}
+
+const char *app_broker_password_cleared(void) {
+  return "Broker password cleared: the stored one was typed for another scheme, host or port; type it again for "
+         "this broker.";
 }

@@ -1,6 +1,6 @@
 /* The device password as the firmware keeps it: never the password, only a salted
  * PBKDF2-HMAC-SHA256 hash in the stored form "pbkdf2-sha256$<iterations>$<salt hex>$<hash hex>",
- * the same form the simulator keeps (host/tools/src/device/security.ts). mbedTLS computes it: the
+ * the same form the simulator keeps (host/tools/src/device/app/password.ts). mbedTLS computes it: the
  * ESP32's frameworks ship it (with the SHA hardware): 2.28 in arduino-esp32 2.x (ESP-IDF 4.4),
  * as Debian's libmbedtls-dev for the native tests; 3.x in ESP-IDF 5 and arduino-esp32 3.x,
  * whose PBKDF2 call differs (password.c picks it by MBEDTLS_VERSION_NUMBER). */
@@ -26,7 +26,7 @@ int app_password_hash(const char *password, const uint8_t salt[APP_PASSWORD_SALT
 /* 1 when password matches the stored form (compared in constant time), 0 otherwise. */
 int app_password_check(const char *stored, const char *password);
 
-/* The brute-force limit, as the simulator's (host/tools/src/device/guess-limit.ts): after
+/* The brute-force limit, as the simulator's (host/tools/src/device/app/password.ts): after
  * APP_PASSWORD_GUESS_MAX wrong guesses within APP_PASSWORD_GUESS_WINDOW_MS every check is refused
  * without computing PBKDF2 (which runs on the loop task) until the oldest ages out. */
 #define APP_PASSWORD_GUESS_MAX 5

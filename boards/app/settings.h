@@ -1,4 +1,4 @@
-/* The setup form's checks, as the simulator has them (host/tools/src/device/settings.ts): what the
+/* The setup form's checks, as the simulator has them (host/tools/src/device/app/settings.ts): what the
  * firmware accepts before it writes Wi-Fi and upload settings to NVS. A form with any bad
  * field stores nothing. Board-free, so test/boards/page-native.test.ts runs it beside the
  * simulator's checks on the same inputs. */

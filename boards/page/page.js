@@ -172,7 +172,7 @@ function simulatorCards(s) {
     list.push([
       "upstream",
       s.faults.scenario,
-      `${up.requests} requests, ${up.stored} stored, ${up.replays} replays`,
+      `${up.requests} requests, ${up.stored} stored (${up.evicted} oldest evicted), ${up.replays} replays`,
     ]);
   }
   return list;
@@ -395,9 +395,19 @@ function storedBroker(settings) {
   $("stored-broker-topic").textContent = settings.brokerTopic;
 }
 
+/** The status; a kept-alive connection the device closed (a reset) is tried once more at once, on a new one. */
+async function fetchStatus() {
+  const url = `/status.json?since=${lastSeq}`;
+  try {
+    return await fetch(url, { cache: "no-store" });
+  } catch {
+    return fetch(url, { cache: "no-store" });
+  }
+}
+
 async function poll(again = true) {
   try {
-    const res = await fetch(`/status.json?since=${lastSeq}`, { cache: "no-store" });
+    const res = await fetchStatus();
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
     render(merge(await res.json()));
     polls++;

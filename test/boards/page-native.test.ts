@@ -20,7 +20,12 @@ import {
   HTTPS_REFUSED,
   OTHER_HOST,
 } from "../../host/tools/src/device/app/settings.js";
-import { BROKER_MEANINGS, checkBroker, DEFAULT_BROKER } from "../../host/tools/src/device/app/broker.js";
+import {
+  BROKER_MEANINGS,
+  BROKER_PASSWORD_CLEARED,
+  checkBroker,
+  DEFAULT_BROKER,
+} from "../../host/tools/src/device/app/broker.js";
 import { WASM_PATH } from "../../host/library/src/tickretry.js";
 import { makeBoards, ROOT } from "../helpers/command.js";
 
@@ -179,14 +184,15 @@ describe("the broker settings checks in C agree with the simulator's, field and 
     ["a space in the client id", with_(1, "board 7")],
     ["64-character client id", with_(1, "c".repeat(64))],
     ["non-ASCII user", with_(2, "bördé")],
-    ["a topic beginning with $", with_(4, "$SYS/readings")],
-    ["a $ inside the topic", with_(4, "site/$readings")],
     ["a NUL in the password", with_(3, "sec\x00ret")],
     ["63-character password", with_(3, "p".repeat(63))],
     ["no topic", with_(4, "")],
     ["a + in the topic", with_(4, "tickretry/+/readings")],
     ["a # in the topic", with_(4, "tickretry/#")],
     ["96-character topic", with_(4, "t".repeat(96))],
+    ["a $SYS topic (issue 34, item 6)", with_(4, "$SYS/broker/readings")],
+    ["a $ topic of another kind", with_(4, "$share/readings")],
+    ["a $ later in the topic", with_(4, "site/$readings")],
   ];
 
   it.each(cases)("%s", (_, values) => {
@@ -199,14 +205,10 @@ describe("the broker settings checks in C agree with the simulator's, field and 
     );
   });
 
-  it("refuse a topic beginning with $ (the broker's own), naming the field", () => {
-    const values = with_(4, "$SYS/readings");
-    const c = run("broker", ...values.map((v) => Buffer.from(v).toString("hex")));
-    expect(c.out.trim()).toBe(`brokerTopic: ${BROKER_MEANINGS.brokerTopic}`);
-    expect(BROKER_MEANINGS.brokerTopic).toContain("not begin with $");
-    expect(run("broker", ...with_(4, "site/$readings").map((v) => Buffer.from(v).toString("hex"))).out).toBe(
-      "ok",
-    );
+  it("refuse a topic under $ by name (issue 34, item 6)", () => {
+    const c = run("broker", ...with_(4, "$SYS/broker/readings").map((v) => Buffer.from(v).toString("hex")));
+    expect(c).toEqual({ code: 1, out: `brokerTopic: ${BROKER_MEANINGS.brokerTopic}` });
+    expect(BROKER_MEANINGS.brokerTopic).toMatch(/not starting with \$/);
   });
 
   it("keep what a form does not carry, and refuse a bad field without storing any", () => {
@@ -258,6 +260,40 @@ describe("https upstream URLs (issue 33, item 7), in C and in the simulator", ()
     );
     expect(ts).toEqual({ ok: false, errors: { upstreamUrl: HTTPS_REFUSED } });
     expect(HTTPS_REFUSED).toMatch(/8 KiB/);
+  });
+});
+
+describe("a stored broker password goes only to the broker it was typed for (issue 34, item 1), in C and in the simulator", () => {
+  const cases: [string, string, boolean][] = [
+    ["mqtt://h:1883", "mqtt://h:1883", true],
+    ["mqtt://h:1883", "mqtt://h", true],
+    ["mqtt://H.example:1883/", "mqtt://h.example:1883", true],
+    ["mqtts://h", "mqtts://h:8883", true],
+    ["", "", true],
+    ["mqtt://h:1883", "mqtt://h:1884", false],
+    ["mqtt://h:1883", "mqtts://h:1883", false],
+    ["mqtt://h:1883", "mqtt://capture.example:1883", false],
+    ["", "mqtt://h:1883", false],
+    ["mqtt://h:1883", "", false],
+  ];
+  it.each(cases)("%s, then %s", (storedUrl, given, same) => {
+    const c = run("same-broker", storedUrl, given);
+    const stored = {
+      ...defaultSettings("http://127.0.0.1/"),
+      brokerUrl: storedUrl,
+      brokerPassword: "devpass",
+    };
+    const ts = checkSettings(
+      new URLSearchParams({ ssid: "home", upstreamUrl: "http://127.0.0.1/", brokerUrl: given }),
+      stored,
+    );
+    expect(ts.ok).toBe(true);
+    if (!ts.ok) return;
+    expect(c).toEqual(
+      same ? { code: 0, out: "same" } : { code: 1, out: `cleared: ${BROKER_PASSWORD_CLEARED}` },
+    );
+    expect(ts.settings.brokerPassword).toBe(same ? "devpass" : "");
+    expect(ts.cleared).toEqual(same ? {} : { brokerPassword: BROKER_PASSWORD_CLEARED });
   });
 });
 

@@ -138,54 +138,83 @@ static int broker(char **hex) {
   return 1;
 }
 
+/* guesses W:t ... C:t: a wrong guess at t, or the wait a check meets at t */
+static int guesses(int n, char **steps) {
+  app_password_guess_limit limit = {{0}, 0};
+  for (int i = 0; i < n; i++) {
+    uint32_t t = (uint32_t)strtoul(steps[i] + 2, NULL, 10);
+    if (steps[i][0] == 'W') app_password_guess_wrong(&limit, t);
+    else printf("%s%lu", i > 0 ? " " : "", (unsigned long)app_password_guess_wait_ms(&limit, t));
+  }
+  printf("\n");
+  return 0;
+}
+
+static int hash(char **argv) {
+  uint8_t salt[APP_PASSWORD_SALT_BYTES];
+  size_t n = 0;
+  if (sodium_hex2bin(salt, sizeof salt, argv[1], strlen(argv[1]), NULL, &n, NULL) != 0 || n != sizeof salt) return 2;
+  char stored[APP_PASSWORD_STORED_MAX];
+  if (app_password_hash(argv[0], salt, stored, sizeof stored) != 0) return 2;
+  puts(stored);
+  return 0;
+}
+
+static int check(char **argv) {
+  int ok = app_password_check(argv[0], argv[1]);
+  puts(ok ? "match" : "no match");
+  return ok ? 0 : 1;
+}
+
+static int version(char **argv) {
+  FILE *f = fopen(argv[0], "rb");
+  static uint8_t bytes[256 * 1024];
+  size_t n = f ? fread(bytes, 1, sizeof bytes, f) : 0;
+  if (f) fclose(f);
+  printf("%lld\n", (long long)module_version(bytes, n));
+  return 0;
+}
+
+static int crc(char **argv) {
+  printf("%08lx\n", (unsigned long)app_kept_crc32(argv[0], strlen(argv[0])));
+  return 0;
+}
+
+static int credentials(char **argv) {
+  char out[160];
+  app_settings_credentials_result r = app_settings_credentials(argv[0], argv[1], out, sizeof out);
+  printf("%s\n", r == APP_SETTINGS_CREDENTIALS_OK ? out : r == APP_SETTINGS_CREDENTIALS_OTHER_HOST ? "other host" : "too long");
+  return r == APP_SETTINGS_CREDENTIALS_OK ? 0 : 1;
+}
+
+/* same-broker STORED GIVEN: "same", or "cleared: why" when a stored password would be dropped. */
+static int same_broker(char **argv) {
+  if (app_broker_same_broker(argv[0], strlen(argv[0]), argv[1], strlen(argv[1]))) {
+    puts("same");
+    return 0;
+  }
+  printf("cleared: %s\n", app_broker_password_cleared());
+  return 1;
+}
+
+/* Each command with its argument count (-1: any), after the command's name. */
+static const struct {
+  const char *name;
+  int args;
+  int (*run)(char **argv);
+} COMMANDS[] = {
+    {"hash", 2, hash},     {"check", 2, check},         {"version", 1, version},
+    {"crc32", 1, crc},   {"credentials", 2, credentials}, {"same-broker", 2, same_broker},
+    {"broker", 5, broker},
+};
+
 int main(int argc, char **argv) {
   if (argc == 5 && strcmp(argv[1], "settings") == 0) return settings(argv[2], argv[3], argv[4]);
-  if (argc == 7 && strcmp(argv[1], "broker") == 0) return broker(argv + 2);
   if (argc >= 3 && strcmp(argv[1], "verify") == 0) return verify(argv[2], argc > 3 ? argv[3] : NULL);
-  if (argc == 4 && strcmp(argv[1], "hash") == 0) {
-    uint8_t salt[APP_PASSWORD_SALT_BYTES];
-    size_t n = 0;
-    if (sodium_hex2bin(salt, sizeof salt, argv[3], strlen(argv[3]), NULL, &n, NULL) != 0 || n != sizeof salt) return 2;
-    char stored[APP_PASSWORD_STORED_MAX];
-    if (app_password_hash(argv[2], salt, stored, sizeof stored) != 0) return 2;
-    puts(stored);
-    return 0;
-  }
-  if (argc == 4 && strcmp(argv[1], "check") == 0) {
-    int ok = app_password_check(argv[2], argv[3]);
-    puts(ok ? "match" : "no match");
-    return ok ? 0 : 1;
-  }
   if (argc == 2 && strcmp(argv[1], "status") == 0) return status();
-  if (argc == 3 && strcmp(argv[1], "version") == 0) {
-    FILE *f = fopen(argv[2], "rb");
-    static uint8_t bytes[256 * 1024];
-    size_t n = f ? fread(bytes, 1, sizeof bytes, f) : 0;
-    if (f) fclose(f);
-    printf("%lld\n", (long long)module_version(bytes, n));
-    return 0;
-  }
-  if (argc == 3 && strcmp(argv[1], "crc32") == 0) {
-    printf("%08lx\n", (unsigned long)app_kept_crc32(argv[2], strlen(argv[2])));
-    return 0;
-  }
-  if (argc >= 2 && strcmp(argv[1], "guesses") == 0) {
-    /* guesses W:t ... C:t: a wrong guess at t, or the wait a check meets at t */
-    app_password_guess_limit limit = {{0}, 0};
-    for (int i = 2; i < argc; i++) {
-      uint32_t t = (uint32_t)strtoul(argv[i] + 2, NULL, 10);
-      if (argv[i][0] == 'W') app_password_guess_wrong(&limit, t);
-      else printf("%s%lu", i > 2 ? " " : "", (unsigned long)app_password_guess_wait_ms(&limit, t));
-    }
-    printf("\n");
-    return 0;
-  }
-  if (argc == 4 && strcmp(argv[1], "credentials") == 0) {
-    char out[160];
-    app_settings_credentials_result r = app_settings_credentials(argv[2], argv[3], out, sizeof out);
-    printf("%s\n", r == APP_SETTINGS_CREDENTIALS_OK ? out : r == APP_SETTINGS_CREDENTIALS_OTHER_HOST ? "other host" : "too long");
-    return r == APP_SETTINGS_CREDENTIALS_OK ? 0 : 1;
-  }
-  fprintf(stderr, "usage: page_check verify|hash|check|status ...\n");
+  if (argc >= 2 && strcmp(argv[1], "guesses") == 0) return guesses(argc - 2, argv + 2);
+  for (size_t i = 0; argc >= 2 && i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
+    if (strcmp(argv[1], COMMANDS[i].name) == 0 && argc - 2 == COMMANDS[i].args) return COMMANDS[i].run(argv + 2);
+  fprintf(stderr, "usage: page_check verify|hash|check|status|settings|broker|guesses|credentials|same-broker ...\n");
   return 2;
 }

@@ -8,15 +8,6 @@ import { join, relative } from "node:path";
 import { expect, test } from "vitest";
 import { ROOT, docFiles } from "./snippets.js";
 
-// Comments in host/tools/src/device/ that name the firmware's files by their old names: that
-// folder is being split into app/, page/ and link/ (branch moves-ts), whose move fixes them.
-// Each entry is one exact line and path, so a new stale path there still fails.
-const MOVING = new Set([
-  "host/tools/src/device/broker-settings.ts:2: boards/esp32/src/device_broker.c",
-  "host/tools/src/device/settings.ts:71: boards/esp32/src/device_settings.c",
-  "host/tools/src/device/status-delta.ts:2: boards/esp32/src/device_status.c",
-]);
-
 /** Whether git ignores `path`: an output a command makes (a signed module, a key), not a file
  * the repository holds. */
 function ignored(path: string): boolean {
@@ -71,5 +62,5 @@ test("every repository path named in the docs and in comments exists", () => {
   const missing = names
     .filter((n) => !existsSync(join(ROOT, n.path)) && !ignored(n.path))
     .map((n) => `${n.where}: ${n.path}`);
-  expect(missing.filter((m) => !MOVING.has(m))).toEqual([]);
+  expect(missing).toEqual([]);
 });

@@ -95,6 +95,7 @@
 #define STATUS_KEY_UPSTREAM "\"upstream\":"
 #define STATUS_KEY_UPSTREAM_REQUESTS "\"requests\":"
 #define STATUS_KEY_UPSTREAM_STORED "\"stored\":"
+#define STATUS_KEY_UPSTREAM_EVICTED "\"evicted\":"
 #define STATUS_KEY_UPSTREAM_REPLAYS "\"replays\":"
 #define STATUS_KEY_UPSTREAM_RESETS "\"resets\":"
 #define STATUS_KEY_UPSTREAM_HOLDING "\"holding\":"

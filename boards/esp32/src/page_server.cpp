@@ -233,7 +233,7 @@ static bool store_broker(const app_broker_settings *b) {
 }
 
 // The same checks as the simulator's (app_settings.c, tested beside
-// host/tools/src/device/settings.ts); a form with any bad field stores nothing. Hidden
+// host/tools/src/device/app/settings.ts); a form with any bad field stores nothing. Hidden
 // credentials in the URL ("***") are put back only for their own scheme, host and port.
 static void handle_settings() {
   String ssid = server.arg("ssid"), pass = server.arg("password"), url = server.arg("upstreamUrl");

@@ -10,7 +10,7 @@
 // (so no reading was lost or stored twice) and the records agree. A replay (the same key
 // again) is not a duplicate: the upstream stored it once.
 import type { StoredUpload } from "../upstream/server.js";
-import type { LogEvent } from "../device/app/readings.js";
+import { READINGS_PER_EPOCH, type LogEvent } from "../device/app/readings.js";
 
 export interface ChaosTally {
   taken: number;
@@ -101,6 +101,25 @@ function storedKeys(stored: readonly StoredUpload[], f: Fates, problems: string[
   return keysOf;
 }
 
+/**
+ * Numbers missing between the lowest and the highest of each epoch's readings. A boot
+ * numbers its readings in order and each state write holds every one numbered before it,
+ * so a number the records skip was taken (durable) and then forgotten: lost.
+ */
+function gaps(readings: Iterable<number>): number[] {
+  const byEpoch = new Map<number, Set<number>>();
+  for (const r of readings) {
+    const epoch = Math.floor(r / READINGS_PER_EPOCH);
+    byEpoch.set(epoch, (byEpoch.get(epoch) ?? new Set()).add(r));
+  }
+  const missing: number[] = [];
+  for (const numbers of byEpoch.values()) {
+    const sorted = [...numbers].sort((a, b) => a - b);
+    for (let r = sorted[0] + 1; r < sorted[sorted.length - 1]; r++) if (!numbers.has(r)) missing.push(r);
+  }
+  return missing;
+}
+
 export function tally(
   log: readonly LogEvent[],
   stored: readonly StoredUpload[],
@@ -120,6 +139,14 @@ export function tally(
     dropped: 0,
     pending: 0,
   };
+  const seen = new Set([...f.taken, ...f.operationOf.keys(), ...keysOf.keys(), ...f.dropped, ...owes]);
+  for (const reading of gaps(seen)) {
+    problems.push(
+      `reading ${reading} is missing from every record: its epoch numbered the readings around it`,
+    );
+    t.taken++;
+    t.lost++;
+  }
   for (const reading of new Set([...f.taken, ...f.operationOf.keys(), ...keysOf.keys()])) {
     t.taken++;
     if (f.operationOf.has(reading) || keysOf.has(reading)) t.began++;
@@ -135,6 +162,23 @@ export function tally(
     else t.lost++;
   }
   return { tally: t, problems };
+}
+
+/**
+ * Why a run fails (none: it passes): a reading lost or stored twice, records that
+ * contradict each other, or more readings dropped from the full queue than `allowDrops`
+ * (a scenario that expects drops says how many; by default none may be).
+ */
+export function failures(result: TallyResult, allowDrops = 0): string[] {
+  const t = result.tally;
+  const why = [...result.problems];
+  if (!identityHolds(t)) why.push("taken is not delivered + endedOther + dropped + pending");
+  if (t.lost > 0) why.push(`${t.lost} reading(s) lost`);
+  if (t.duplicates > 0) why.push(`${t.duplicates} reading(s) stored twice`);
+  if (t.dropped > allowDrops) {
+    why.push(`${t.dropped} reading(s) dropped from the full queue, more than --allow-drops ${allowDrops}`);
+  }
+  return why;
 }
 
 /** Every reading taken is accounted for: delivered once, ended otherwise, dropped from a full queue, or still owed. */

@@ -163,6 +163,7 @@ function printBanner(sim: Simulation): void {
       `${p.maxDelay} ms, deadline ${p.deadline} ms, worst case ${device.running.api.worstCase(UPLOAD_POLICY)} ms; ` +
       `budget ${device.kept.budget}`,
   );
+  if (device.settings.refused !== undefined) console.log(`REFUSED ${device.settings.refused}`);
   console.log("First setup: choose the device password on the page's Setup view; every change needs it.");
   console.log("Ctrl-C stops it.");
 }

@@ -10,10 +10,13 @@ import type { StoredUpload } from "../upstream/server.js";
 import type { BrokerCredentials } from "./broker.js";
 import { TOPIC, parseReading } from "./payload.js";
 
+/** The consumer's client id unless told otherwise: the device's own clients never take it (app/broker.ts). */
+export const CONSUMER_CLIENT_ID = "tickretry-consumer";
+
 export interface ConsumerOptions {
   url: string;
   credentials?: BrokerCredentials;
-  /** The persistent session's client id (default tickretry-consumer). */
+  /** The persistent session's client id (default CONSUMER_CLIENT_ID). */
   clientId?: string;
   topic?: string;
 }
@@ -80,7 +83,7 @@ export async function startConsumer(options: ConsumerOptions): Promise<Consumer>
   };
 
   const client: MqttClient = mqtt.connect(options.url, {
-    clientId: options.clientId ?? "tickretry-consumer",
+    clientId: options.clientId ?? CONSUMER_CLIENT_ID,
     clean: false,
     reconnectPeriod: RECONNECT_MS,
     username: options.credentials?.username,

@@ -34,8 +34,10 @@ export interface Seen {
 export interface UpstreamStats {
   scenario: ScenarioName;
   requests: number;
-  /** Uploads stored (distinct Idempotency-Keys that ran). */
+  /** Uploads stored now (distinct Idempotency-Keys that ran, the newest that fit). */
   stored: number;
+  /** Uploads the bounded store evicted, oldest first, to make room for newer ones. */
+  evicted: number;
   /** Requests whose key had already run: answered as a replay, stored once. */
   replays: number;
   resets: number;
@@ -132,6 +134,7 @@ class UpstreamServer {
       scenario: this.scenario,
       requests: this.requests,
       stored: this.store.size,
+      evicted: this.store.evicted,
       replays: this.replays,
       resets: this.resets,
       holding: this.timers.size,
@@ -200,12 +203,6 @@ class UpstreamServer {
     const body: Record<string, unknown> = { status };
     if (status >= 200 && status < 300 && key !== "") {
       const ran = this.store.run(key, upload);
-      if (ran === "full") {
-        res
-          .writeHead(503, { ...headers, "retry-after": "60" })
-          .end(JSON.stringify({ status: 503, full: true }));
-        return;
-      }
       body.key = key;
       body.replay = ran === "replay";
       if (body.replay) {

@@ -2,7 +2,7 @@
 // (same key) never a duplicate, a reading under two keys a duplicate, and records that
 // contradict each other reported as problems.
 import { describe, expect, it } from "vitest";
-import { identityHolds, tally } from "../../../../host/tools/src/chaos/tally.js";
+import { failures, identityHolds, tally } from "../../../../host/tools/src/chaos/tally.js";
 import type { LogEvent } from "../../../../host/tools/src/device/app/readings.js";
 
 const taken = (...readings: number[]): LogEvent[] => readings.map((reading) => ({ event: "taken", reading }));
@@ -92,7 +92,8 @@ describe("the chaos tally", () => {
       ],
       [upload(300, 3), { key: "7", body: "not json" }],
     );
-    expect(r.problems).toEqual([
+    // (Readings 4 to 8 are missing too: counted lost, tested below.)
+    expect(r.problems.filter((p) => !p.includes("missing from every record"))).toEqual([
       "reading 9 ended (EXHAUSTED) but never began",
       "reading 2 ended twice: EXHAUSTED, then DEADLINE",
       "reading 3 stored under key 300 but never began",
@@ -100,5 +101,29 @@ describe("the chaos tally", () => {
     ]);
     // What was stored counts as begun and delivered all the same.
     expect(r.tally.delivered).toBe(1);
+  });
+
+  it("counts a number its epoch skipped as lost: taken, then missing from every record (issue 34, item 2)", () => {
+    const log = [...taken(1, 2, 4), began(1, 101), began(2, 102), began(4, 104)];
+    const r = tally(log, [upload(101, 1), upload(102, 2), upload(104, 4)]);
+    expect(r.tally).toMatchObject({ taken: 4, delivered: 3, lost: 1 });
+    expect(r.problems).toEqual([
+      "reading 3 is missing from every record: its epoch numbered the readings around it",
+    ]);
+    // Another epoch's numbers are not this one's gap.
+    const twoEpochs = tally([...taken(5, 2 ** 21 + 9)], [], { pending: [], queued: [5, 2 ** 21 + 9] });
+    expect(twoEpochs.tally).toMatchObject({ taken: 2, pending: 2, lost: 0 });
+  });
+
+  it("fails a run that dropped readings unless --allow-drops allows as many (issue 34, item 2)", () => {
+    const log = [...taken(1, 2, 3), began(1, 101), { event: "dropped", reading: 2 } as LogEvent];
+    const r = tally(log, [upload(101, 1)], { pending: [], queued: [3] });
+    expect(identityHolds(r.tally)).toBe(true);
+    expect(failures(r)).toEqual(["1 reading(s) dropped from the full queue, more than --allow-drops 0"]);
+    expect(failures(r, 1)).toEqual([]);
+    expect(failures(tally(taken(7), []), 5)).toEqual([
+      "taken is not delivered + endedOther + dropped + pending",
+      "1 reading(s) lost",
+    ]);
   });
 });

@@ -105,6 +105,30 @@ describe("one client holding every slot", () => {
   });
 });
 
+describe("a connection whose request is in progress (issue 34, item 11)", () => {
+  it("is never the one a newcomer evicts: its answer comes whatever the churn", async () => {
+    const s = await boot();
+    const host = new URL(s.url).host;
+    const busy = open(s);
+    const answer = received(busy, 10_000);
+    // A complete request head, its body still coming (the first setup reads it): the request is in progress.
+    const body = "password=correct+horse+battery";
+    busy.write(
+      `POST /password HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\npassword`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    for (let i = 0; i < MAX_CONNECTIONS + 8; i++) open(s);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(busy.destroyed).toBe(false);
+    busy.write(body.slice("password".length));
+    const { text } = await answer;
+    expect(text).toMatch(/^HTTP\/1\.1 200 /);
+    // The newcomers took the idle slots: a new client still gets the page.
+    for (const socket of sockets.splice(1)) socket.destroy();
+    expect((await fetch(s.url, { signal: AbortSignal.timeout(5000) })).status).toBe(200);
+  });
+});
+
 describe("a kept-alive connection", () => {
   it("gets the page and the status with a Content-Length, not chunked, on one socket", async () => {
     const s = await boot();

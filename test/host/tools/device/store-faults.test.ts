@@ -3,7 +3,18 @@
 // after a restart; a full disk (writes to /dev/full, which the kernel answers ENOSPC) is
 // counted, shown and retried while the device runs on and sends nothing it has not
 // stored; and a state whose pending list does not match its image is refused in words.
-import { existsSync, mkdtempSync, rmSync, statSync, symlinkSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -11,6 +22,8 @@ import { DEFAULT_BROKER } from "../../../../host/tools/src/device/app/broker.js"
 import { Device } from "../../../../host/tools/src/device/device.js";
 import { startSimulation, type Simulation } from "../../../../host/tools/src/device/simulation.js";
 import { fileStore, StateFileError } from "../../../../host/tools/src/device/app/kept.js";
+import { defaultSettings } from "../../../../host/tools/src/device/app/settings.js";
+import { fileLog } from "../../../../host/tools/src/device/app/readings.js";
 import { QUICK, waitFor } from "../../../helpers/device.js";
 import { post, setUp } from "../../../helpers/page.js";
 
@@ -34,15 +47,32 @@ async function boot(path: string, options = {}) {
 }
 
 describe("the state store", () => {
-  it("creates the state, password and settings files for their owner only (0600)", async () => {
+  it("creates every file it writes for its owner only (0600): state, password, settings, lock, readings log", async () => {
     const path = join(dir, "modes", "state.json");
-    const s = await boot(path, { uploadEveryMs: 50 });
+    const logPath = join(dir, "modes", "readings.log");
+    const s = await boot(path, { uploadEveryMs: 50, log: fileLog(logPath) });
     await setUp(s);
     expect((await post(s, "/settings", GOOD)).status).toBe(200);
-    await waitFor("a state write", () => existsSync(path));
-    for (const file of [path, `${path}.password`, `${path}.settings`]) {
-      expect([file, statSync(file).mode & 0o777]).toEqual([file, 0o600]);
+    await waitFor("a state write and a log line", () => existsSync(path) && existsSync(logPath));
+    expect(readdirSync(join(dir, "modes")).sort()).toEqual(
+      ["readings.log", "state.json", "state.json.lock", "state.json.password", "state.json.settings"].concat(
+        existsSync(`${path}.tmp`) ? ["state.json.tmp"] : [],
+      ),
+    );
+    for (const file of readdirSync(join(dir, "modes"))) {
+      expect([file, statSync(join(dir, "modes", file)).mode & 0o777]).toEqual([file, 0o600]);
     }
+  });
+
+  it("tightens a readings log an older device left readable to all (issue 34, item 12)", async () => {
+    const logPath = join(dir, "old-log", "readings.log");
+    mkdirSync(join(dir, "old-log"));
+    writeFileSync(logPath, "", { mode: 0o644 });
+    chmodSync(logPath, 0o644);
+    const s = await boot(join(dir, "old-log", "state.json"), { uploadEveryMs: 50, log: fileLog(logPath) });
+    await setUp(s);
+    await waitFor("a log line", () => statSync(logPath).size > 0);
+    expect(statSync(logPath).mode & 0o777).toBe(0o600);
   });
 
   it("keeps saved settings across a process restart", async () => {
@@ -55,6 +85,65 @@ describe("the state store", () => {
     expect(again.device.settings.current).toEqual({ ...DEFAULT_BROKER, ...GOOD });
     const status = await (await fetch(new URL("/status.json", again.url))).json();
     expect(status.settings).toMatchObject({ ssid: "home", passwordSet: true, upstreamUrl: GOOD.upstreamUrl });
+  });
+
+  it("never pins the embedded upstream's random port: saved as shown, the next start uploads to its new upstream (issue 34, item 4)", async () => {
+    const path = join(dir, "pinned", "state.json");
+    const s = await boot(path, { uploadEveryMs: 0, scenario: "healthy" });
+    await setUp(s);
+    const shown = s.upstream!.url;
+    expect((await post(s, "/settings", { ...GOOD, upstreamUrl: shown })).status).toBe(200);
+    await s.close();
+    const again = await boot(path, { uploadEveryMs: 50, scenario: "healthy" });
+    expect(again.upstream!.url).not.toBe(shown);
+    expect(again.device.settings.current).toMatchObject({ ssid: "home", upstreamUrl: again.upstream!.url });
+    await waitFor("uploads at the new upstream", () => again.upstream!.stats().stored > 2);
+    // A URL typed for another upstream stays pinned, as the owner chose it.
+    expect((await post(again, "/settings", GOOD)).status).toBe(200);
+    await again.close();
+    expect((await boot(path, { uploadEveryMs: 0 })).device.settings.current.upstreamUrl).toBe(
+      GOOD.upstreamUrl,
+    );
+  });
+
+  it("refuses a settings file with a flipped bit, whichever, and runs on its defaults saying why (issue 34, item 8)", async () => {
+    const path = join(dir, "flips", "state.json");
+    const s = await boot(path, { uploadEveryMs: 0 });
+    await setUp(s);
+    const broker = { brokerUrl: "mqtt://127.0.0.1:1883", brokerUsername: "dev", brokerPassword: "devpass" };
+    expect((await post(s, "/settings", { ...GOOD, ...broker })).status).toBe(200);
+    await s.close();
+    const file = `${path}.settings`;
+    const good = readFileSync(file);
+    const store = fileStore(path);
+    const saved = store.settings.load();
+    let refused = 0;
+    for (let bit = 0; bit < good.length * 8; bit++) {
+      const flipped = Buffer.from(good);
+      flipped[bit >> 3] ^= 1 << (bit & 7);
+      writeFileSync(file, flipped);
+      try {
+        // Only a flip in the trailing newline's whitespace may read back, and then as it was.
+        expect([bit, store.settings.load()]).toEqual([bit, saved]);
+      } catch (err) {
+        if (!(err instanceof StateFileError)) throw err;
+        refused++;
+      }
+    }
+    expect(refused).toBeGreaterThanOrEqual((good.length - 1) * 8);
+    const damaged = Buffer.from(good);
+    damaged[good.indexOf("devpass")] ^= 0x01;
+    writeFileSync(file, damaged);
+    const again = await boot(path, { uploadEveryMs: 0 });
+    expect(again.device.settings.refused).toBe(
+      `settings file ${file}: its checksum does not match its content (damaged); ` +
+        "the device runs on its defaults until the form saves new settings",
+    );
+    expect(again.device.settings.current).toEqual({
+      ...DEFAULT_BROKER,
+      ...defaultSettings(again.upstream!.url),
+    });
+    expect(readFileSync(file)).toEqual(damaged); // left as it was
   });
 
   it("runs on through a full disk: counts the refused writes, sends nothing unstored, retries", async () => {

@@ -124,29 +124,34 @@ describe("the dedup store and the control routes", () => {
 });
 
 describe("the dedup store's limits (issue 20, defect 16)", () => {
-  it("refuses new keys once full, with 503 and Retry-After, and keeps every key it took", async () => {
+  it("keeps the newest uploads in a bounded ring and counts what it evicted, on /control/stats too (issue 34, item 10)", async () => {
     upstream = await startUpstream({
       scenario: "healthy",
       timing: { latencyMs: 0 },
       storeLimitBytes: 64 * 1024,
+      control: true,
     });
     const body = "x".repeat(16 * 1024);
+    const send = (key: string, text: string) =>
+      fetch(upstream.url, { method: "POST", headers: { "idempotency-key": key }, body: text });
     const statuses: number[] = [];
     for (let i = 0; i < 12; i++) {
-      const res = await fetch(upstream.url, {
-        method: "POST",
-        headers: { "idempotency-key": `k${i}` },
-        body,
-      });
+      const res = await send(`k${i}`, body);
       statuses.push(res.status);
-      if (res.status === 503) expect(res.headers.get("retry-after")).toBe("60");
       await res.arrayBuffer();
     }
-    expect(statuses.slice(0, 3)).toEqual([200, 200, 200]);
-    expect(statuses.slice(4)).toEqual(Array(8).fill(503));
-    expect(upstream.stats().stored).toBeLessThanOrEqual(4);
-    // A key it took is still answered as a replay.
-    expect((await (await upload("k0")).json()).replay).toBe(true);
+    // Never full: every upload is taken (it used to answer 503 for good once full).
+    expect(statuses).toEqual(Array(12).fill(200));
+    const stats = upstream.stats();
+    expect(stats.stored).toBe(3);
+    expect(stats.evicted).toBe(9);
+    expect(upstream.stored().map((s) => s.key)).toEqual(["k9", "k10", "k11"]);
+    const control = await (await fetch(new URL("/control/stats", upstream.url))).json();
+    expect(control).toMatchObject({ stored: 3, evicted: 9 });
+    // The newest are still answered as replays; an evicted key runs again.
+    expect((await (await send("k11", body)).json()).replay).toBe(true);
+    expect((await (await send("k0", body)).json()).replay).toBe(false);
+    expect(upstream.stats().evicted).toBe(10);
   });
 
   it("refuses a key over KEY_LIMIT_BYTES with 400 and stores nothing", async () => {

@@ -1,5 +1,5 @@
 // The setup form's broker settings and their checks, as the firmware has them
-// (boards/esp32/src/device_broker.c, run beside these by test/boards/page-native.test.ts):
+// (boards/app/broker.c, run beside these by test/boards/page-native.test.ts):
 // the broker an MQTT build connects to and what it publishes under. The password is never
 // shown again: the status says only whether one is set. Below them, the broker
 // connection's session.
@@ -49,8 +49,8 @@ export const BROKER_MEANINGS: Record<BrokerField, string> = {
   brokerUsername: "Broker user name must be at most 63 printable ASCII characters.",
   brokerPassword: "Broker password must be at most 63 printable ASCII characters.",
   brokerTopic:
-    "Topic must be 1 to 95 printable ASCII characters, without the wildcards + and #, and not begin with $ " +
-    "(the broker's own topics).",
+    "Topic must be 1 to 95 printable ASCII characters, without the wildcards + and #, not starting with $ " +
+    "(the broker's own topics, such as $SYS/).",
 };
 
 const URL_FORM = /^mqtts?:\/\/[A-Za-z0-9.-]+(?::(\d{1,5}))?\/?$/;
@@ -70,27 +70,67 @@ const CHECKS: Record<BrokerField, (value: string) => boolean> = {
   brokerClientId: (v) => asciiWithin(v, 0x21, 63),
   brokerUsername: (v) => asciiWithin(v, 0x20, 63),
   brokerPassword: (v) => asciiWithin(v, 0x20, 63),
+  // A broker acknowledges a publish to its own $ topics and drops it (mosquitto denies
+  // $SYS/ writes yet sends the PUBACK): readings would end SUCCEEDED and vanish.
   brokerTopic: (v) => v.length >= 1 && asciiWithin(v, 0x20, 95) && !/[+#]/.test(v) && !v.startsWith("$"),
 };
+
+/** A client id another of the device's own clients holds: a broker would keep only one of the two connected. */
+export const clientIdTaken = (id: string): string =>
+  `Client id ${id} is taken by another of the device's own clients (the consumer); choose another, or leave it empty for the device's own.`;
+
+/** As the firmware says it (app_broker_password_cleared), word for word. */
+export const BROKER_PASSWORD_CLEARED =
+  "Broker password cleared: the stored one was typed for another scheme, host or port; type it again for this broker.";
+
+/**
+ * The scheme, host and port a broker URL names, the port spelled out (1883 for mqtt, 8883
+ * for mqtts) and the host in lower case; "" for none (the broker the device started with).
+ */
+export function brokerAuthority(url: string): string {
+  const m = /^(mqtts?):\/\/([A-Za-z0-9.-]+)(?::(\d{1,5}))?\/?$/.exec(url);
+  if (m === null || !urlAcceptable(url)) return url;
+  const port = m[3] === undefined ? (m[1] === "mqtt" ? 1883 : 8883) : Number(m[3]);
+  return `${m[1]}://${m[2].toLowerCase()}:${port}`;
+}
+
+/** Broker fields checked: the settings, the problem of each bad field, and what was cleared and why. */
+export interface CheckedBroker {
+  settings: BrokerSettings;
+  errors: Partial<Record<BrokerField, string>>;
+  cleared: Partial<Record<BrokerField, string>>;
+}
 
 /**
  * The broker fields of a setup form: the settings, and the problem of each bad field. A
  * field the form does not carry keeps its `stored` value (a form of the Wi-Fi fields only
- * changes no broker setting). `notUtf8` names fields whose bytes were not UTF-8 (never
- * printable ASCII).
+ * changes no broker setting), except the password when the URL moves to another scheme,
+ * host or port: a stored secret goes only to the broker it was typed for, so it is
+ * cleared (and `cleared` says why) unless the form carries one again. `notUtf8` names
+ * fields whose bytes were not UTF-8 (never printable ASCII).
  */
 export function checkBroker(
   form: URLSearchParams,
   stored: BrokerSettings,
   notUtf8 = new Set<string>(),
-): { settings: BrokerSettings; errors: Partial<Record<BrokerField, string>> } {
+  takenClientIds: readonly string[] = [],
+): CheckedBroker {
   const settings = { ...stored };
   const errors: Partial<Record<BrokerField, string>> = {};
   for (const field of Object.keys(CHECKS) as BrokerField[]) {
     settings[field] = form.get(field) ?? stored[field];
     if (notUtf8.has(field) || !CHECKS[field](settings[field])) errors[field] = BROKER_MEANINGS[field];
   }
-  return { settings, errors };
+  if (errors.brokerClientId === undefined && takenClientIds.includes(settings.brokerClientId)) {
+    errors.brokerClientId = clientIdTaken(settings.brokerClientId);
+  }
+  const moved = brokerAuthority(settings.brokerUrl) !== brokerAuthority(stored.brokerUrl);
+  const cleared: CheckedBroker["cleared"] = {};
+  if (moved && stored.brokerPassword !== "" && !form.get("brokerPassword")) {
+    settings.brokerPassword = "";
+    cleared.brokerPassword = BROKER_PASSWORD_CLEARED;
+  }
+  return { settings, errors, cleared };
 }
 
 /** The broker settings as the status shows them: the password only as set or not. */

@@ -229,7 +229,8 @@ function claim(path: string): void {
   const lock = `${path}.lock`;
   for (;;) {
     try {
-      writeFileSync(lock, String(process.pid), { flag: "wx" });
+      // Owner only, as every file the device writes: nobody else's business which process holds it.
+      writeFileSync(lock, String(process.pid), { flag: "wx", mode: 0o600 });
       if (held.size === 0) process.once("exit", () => held.forEach((l) => rmSync(l, { force: true })));
       held.add(lock);
       return;
@@ -295,17 +296,35 @@ const isSettings = (v: unknown): v is Settings =>
   v !== null &&
   ["ssid", "password", "upstreamUrl"].every((k) => typeof (v as Record<string, unknown>)[k] === "string");
 
-/** The settings in the file `path` (absent until the form saved them). */
+/** The settings' JSON object inside its sealed envelope, once its checksum holds. */
+function unsealSettings(text: string, path: string): unknown {
+  const fail = (what: string): never => {
+    throw new StateFileError(
+      `settings file ${path}: ${what}; the device runs on its defaults until the form saves new settings`,
+    );
+  };
+  const sealed = SEALED.exec(text.trimEnd());
+  if (sealed === null) return fail("no checksum (damaged, or not a settings file of this device)");
+  if (createHash("sha256").update(sealed[2]).digest("hex") !== sealed[1]) {
+    return fail("its checksum does not match its content (damaged)");
+  }
+  try {
+    return JSON.parse(sealed[2]);
+  } catch (err) {
+    return fail(`not JSON (${(err as Error).message})`);
+  }
+}
+
+/**
+ * The settings in the file `path` (absent until the form saved them), sealed with a
+ * SHA-256 as the state file is: a flipped bit would otherwise load as another URL, broker
+ * password or topic, and send readings (and credentials) where nobody chose.
+ */
 function settingsFile(path: string): SettingsKeeper {
   return {
     load() {
       if (!existsSync(path)) return undefined;
-      let v: unknown;
-      try {
-        v = JSON.parse(readFileSync(path, "utf8"));
-      } catch (err) {
-        throw new StateFileError(`settings file ${path}: not JSON (${(err as Error).message}); move it away`);
-      }
+      const v = unsealSettings(readFileSync(path, "utf8"), path);
       if (!isSettings(v))
         throw new StateFileError(`settings file ${path}: not ssid, password and upstreamUrl; move it away`);
       // A file saved before the broker settings existed has their defaults.
@@ -320,7 +339,7 @@ function settingsFile(path: string): SettingsKeeper {
         upstreamUrl: v.upstreamUrl,
       };
     },
-    save: (s) => writeDurably(path, Buffer.from(JSON.stringify(s) + "\n")),
+    save: (s) => writeDurably(path, Buffer.from(seal(JSON.stringify(s)) + "\n")),
   };
 }
 

@@ -7,6 +7,8 @@ import {
   appendFileSync,
   closeSync,
   existsSync,
+  fchmodSync,
+  fstatSync,
   fsyncSync,
   openSync,
   readFileSync,
@@ -128,8 +130,10 @@ export function fileLog(path: string): ReadingsLog {
   return {
     append(events) {
       if (events.length === 0) return;
-      const fd = openSync(path, "a");
+      // Owner only: what the device did is its owner's record (a log made before this rule is tightened too).
+      const fd = openSync(path, "a", 0o600);
       try {
+        if (fstatSync(fd).isFile()) fchmodSync(fd, 0o600);
         appendFileSync(fd, events.map((e) => JSON.stringify(e) + "\n").join(""));
         fsyncSync(fd);
       } finally {

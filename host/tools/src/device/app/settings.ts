@@ -29,19 +29,39 @@ export interface SettingsKeeper {
   save(settings: Settings): void;
 }
 
-/** The settings in force, and where they are kept. Saved settings win over the command line's URL, as NVS does on a board. */
+/** What the kept settings hold for "the upstream the device started with". */
+const STARTED_UPSTREAM = "";
+
+/**
+ * The settings in force, and where they are kept. Saved settings win over the command
+ * line's URL, as NVS does on a board; but an upstream URL saved as the one the device
+ * started with is kept as "that one", not its address: the embedded upstream takes a new
+ * random port at every start, and a pinned one would send every reading to a dead port.
+ */
 export class DeviceSettings {
   current: Settings;
+  /** Why the kept settings were refused (a damaged file), if they were: the device runs on its defaults. */
+  readonly refused: string | undefined;
 
   constructor(
     private readonly keeper: SettingsKeeper,
-    upstreamUrl: string,
+    private readonly startedUrl: string,
     /** The MQTT transport whose broker the settings name (MQTT only). */
     private readonly mqtt?: MqttTransport,
     /** Called when a save changed a broker field: a session the broker refused begins again. */
     private readonly brokerChanged?: () => void,
   ) {
-    this.current = keeper.load() ?? defaultSettings(upstreamUrl);
+    let kept: Settings | undefined;
+    try {
+      kept = keeper.load();
+    } catch (err) {
+      // Safe to run on: the defaults send nothing anywhere the owner did not start it with.
+      this.refused = (err as Error).message;
+    }
+    this.current =
+      kept === undefined
+        ? defaultSettings(startedUrl)
+        : { ...kept, upstreamUrl: kept.upstreamUrl === STARTED_UPSTREAM ? startedUrl : kept.upstreamUrl };
     if (mqtt) useBrokerSettings(mqtt, this.current);
   }
 
@@ -50,9 +70,15 @@ export class DeviceSettings {
    * the page showed), then puts them in force; over MQTT its broker's apply from the next
    * connect attempt. Throws when they could not be stored: nothing changed then.
    */
+  /** Client ids the device's other clients hold (none without MQTT): the form may not take them. */
+  get takenClientIds(): readonly string[] {
+    return this.mqtt?.takenClientIds ?? [];
+  }
+
   save(settings: Settings): void {
-    this.keeper.save(settings);
     const changed = BROKER_FIELDS.some((f) => settings[f] !== this.current[f]);
+    const started = settings.upstreamUrl === this.startedUrl;
+    this.keeper.save(started ? { ...settings, upstreamUrl: STARTED_UPSTREAM } : settings);
     this.current = settings;
     if (this.mqtt) useBrokerSettings(this.mqtt, settings);
     if (changed) this.brokerChanged?.();
@@ -61,7 +87,9 @@ export class DeviceSettings {
 
 export type SettingsErrors = Partial<Record<keyof Settings, string>>;
 
-export type Checked = { ok: true; settings: Settings } | { ok: false; errors: SettingsErrors };
+/** A good form's settings, and the stored secrets it cleared with why (the page shows it by the field). */
+export type Checked =
+  { ok: true; settings: Settings; cleared: SettingsErrors } | { ok: false; errors: SettingsErrors };
 
 /** What the page and the status show for userinfo in the upstream URL: never the credentials. */
 export const HIDDEN_CREDENTIALS = "***";
@@ -97,7 +125,12 @@ export function withoutCredentials(url: string): string {
  * UTF-8. An upstream URL whose userinfo is HIDDEN_CREDENTIALS (the page sends back what it
  * was shown) keeps the stored credentials.
  */
-export function checkSettings(form: URLSearchParams, stored: Settings, notUtf8 = new Set<string>()): Checked {
+export function checkSettings(
+  form: URLSearchParams,
+  stored: Settings,
+  notUtf8 = new Set<string>(),
+  takenClientIds: readonly string[] = [],
+): Checked {
   const ssid = form.get("ssid") ?? "";
   const password = form.get("password") ?? "";
   const upstreamUrl = (form.get("upstreamUrl") ?? "").trim();
@@ -138,10 +171,14 @@ export function checkSettings(form: URLSearchParams, stored: Settings, notUtf8 =
     }
   }
 
-  const broker = checkBroker(form, stored, notUtf8);
+  const broker = checkBroker(form, stored, notUtf8, takenClientIds);
   Object.assign(errors, broker.errors);
   if (Object.keys(errors).length > 0) return { ok: false, errors };
-  return { ok: true, settings: { ...broker.settings, ssid, password, upstreamUrl: url!.href } };
+  return {
+    ok: true,
+    settings: { ...broker.settings, ssid, password, upstreamUrl: url!.href },
+    cleared: broker.cleared,
+  };
 }
 
 /** The settings as the status shows them: no password, no credentials. */

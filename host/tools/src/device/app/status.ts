@@ -87,7 +87,14 @@ export interface DeviceStatus extends MqttStatus {
   settings: ReturnType<typeof settingsStatus>;
   security: { devicePasswordSet: boolean; moduleUpload: boolean };
   faults: { scenarios: string[]; scenario: string };
-  upstream: { requests: number; stored: number; replays: number; resets: number; holding: number } | null;
+  upstream: {
+    requests: number;
+    stored: number;
+    evicted: number;
+    replays: number;
+    resets: number;
+    holding: number;
+  } | null;
 }
 
 export interface StatusContext {
@@ -168,6 +175,7 @@ function upstreamOf(upstream?: Upstream): Pick<DeviceStatus, "faults" | "upstrea
       ? {
           requests: up.requests,
           stored: up.stored,
+          evicted: up.evicted,
           replays: up.replays,
           resets: up.resets,
           holding: up.holding,

@@ -6,7 +6,7 @@ import type { PolicyFields } from "tickretry";
 import { startAedes } from "../../mqtt/aedes.js";
 import type { Broker } from "../../mqtt/broker.js";
 import { parseBrokerUrl } from "../../mqtt/broker-url.js";
-import { startConsumer, type Consumer } from "../../mqtt/consumer.js";
+import { CONSUMER_CLIENT_ID, startConsumer, type Consumer } from "../../mqtt/consumer.js";
 import { MqttLink } from "./mqtt-link.js";
 import type { MqttTransport } from "./mqtt-transport.js";
 import { BROKER } from "../policies.js";
@@ -37,14 +37,21 @@ export async function startMqtt(options: MqttOptions): Promise<MqttSide> {
     await broker?.close();
     throw err;
   }
-  const url = named?.url ?? broker!.url;
-  const link = new MqttLink({
-    url,
+  const own = {
+    url: named?.url ?? broker!.url,
     credentials: named?.credentials,
     clientId: `tickretry-device-${process.pid}`,
-  });
+  };
+  const link = new MqttLink(own);
   return {
-    transport: { link, policy: options.policy ?? BROKER, brokerUrl: url },
+    transport: {
+      link,
+      own,
+      // The project's consumer takes this id wherever it runs (npx tickretry consumer).
+      takenClientIds: [CONSUMER_CLIENT_ID],
+      policy: options.policy ?? BROKER,
+      brokerUrl: own.url,
+    },
     broker,
     consumer,
     async close() {

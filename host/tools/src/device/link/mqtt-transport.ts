@@ -4,6 +4,7 @@
 // timeout ends an attempt whose PUBACK does not come. The connection under it is the
 // broker session's (app/broker.ts, BrokerSession).
 import type { PolicyFields } from "tickretry";
+import type { BrokerCredentials } from "../../mqtt/broker.js";
 import { parseBrokerUrl } from "../../mqtt/broker-url.js";
 import { TOPIC, readingPayload } from "../../mqtt/payload.js";
 import type { BrokerSettings } from "../app/broker.js";
@@ -12,6 +13,10 @@ import type { MqttLink } from "./mqtt-link.js";
 
 export interface MqttTransport {
   link: MqttLink;
+  /** What the device started with: an emptied field of the page goes back to it at once. */
+  own: { url: string; credentials?: BrokerCredentials; clientId: string };
+  /** Client ids the device's other clients hold (the consumer's): a broker drops one of two clients under one id. */
+  takenClientIds: readonly string[];
   /** The broker policy a new scheduler gets (policies.ts BROKER, scaled). */
   policy: PolicyFields;
   /** Where the broker is, for people (no credentials). */
@@ -21,16 +26,18 @@ export interface MqttTransport {
 
 /**
  * The setup page's broker settings, from the next connect attempt on (a board takes them at
- * its restart): the broker, its user and password, the client id (empty keeps the device's)
- * and the topic. An empty broker URL keeps the broker the device started with.
+ * its restart): the broker, its user and password, the client id and the topic. An empty
+ * broker URL is the broker the device started with (and its credentials), an empty client
+ * id the device's own.
  */
 export function useBrokerSettings(t: MqttTransport, b: BrokerSettings): void {
-  if (b.brokerUrl === "") return;
-  const { url } = parseBrokerUrl(b.brokerUrl); // checked on the form: it parses
   const credentials =
     b.brokerUsername === "" ? undefined : { username: b.brokerUsername, password: b.brokerPassword };
-  t.link.retarget({ url, credentials, ...(b.brokerClientId === "" ? {} : { clientId: b.brokerClientId }) });
-  t.brokerUrl = url;
+  // Checked on the form: it parses.
+  const broker = b.brokerUrl === "" ? t.own : { url: parseBrokerUrl(b.brokerUrl).url, credentials };
+  const clientId = b.brokerClientId === "" ? t.own.clientId : b.brokerClientId;
+  t.link.retarget({ url: broker.url, credentials: broker.credentials, clientId });
+  t.brokerUrl = broker.url;
   t.topic = b.brokerTopic;
 }
 

@@ -9,8 +9,9 @@
 //
 // The slots are few, so one client must not hold them all: when every slot is taken, a
 // new connection takes the slot of the one that has gone longest without starting a
-// request (a trickling or idle one first), rather than being refused. A new client
-// therefore always reaches the page; a flood only churns its own connections.
+// request (a trickling or idle one first), rather than being refused; a connection whose
+// request is being answered is never the one (only when all are is the newcomer closed).
+// A new client therefore reaches the page; a flood only churns its own connections.
 import { createServer as createTcpServer, type Server as TcpServer, type Socket } from "node:net";
 import { Duplex } from "node:stream";
 import type { Server as HttpServer } from "node:http";
@@ -32,6 +33,8 @@ function requestLines(chunk: Buffer, limit: number): number {
 class GuardedConnection extends Duplex {
   /** When it was accepted or last started a request (performance.now): the eviction order. */
   lastRequestAt = performance.now();
+  /** Requests it has started and not yet been answered: such a connection is never evicted. */
+  inProgress = 0;
 
   constructor(
     private readonly socket: Socket,
@@ -87,10 +90,15 @@ class GuardedConnection extends Duplex {
   }
 }
 
-/** The connection that has gone longest without starting a request. */
+/**
+ * The connection that has gone longest without starting a request, of those with none in
+ * progress: evicting one mid-request reset a kept-alive poll under 200 connects a second.
+ */
 function stalest(live: Set<GuardedConnection>): GuardedConnection | undefined {
   let oldest: GuardedConnection | undefined;
-  for (const c of live) if (oldest === undefined || c.lastRequestAt < oldest.lastRequestAt) oldest = c;
+  for (const c of live) {
+    if (c.inProgress === 0 && (oldest === undefined || c.lastRequestAt < oldest.lastRequestAt)) oldest = c;
+  }
   return oldest;
 }
 
@@ -101,14 +109,23 @@ function stalest(live: Set<GuardedConnection>): GuardedConnection | undefined {
 export function guardedServer(http: HttpServer, maxConnections: number, maxPipelined: number): TcpServer {
   const live = new Set<GuardedConnection>();
   const tcp = createTcpServer({ noDelay: true }, (socket) => {
-    if (live.size >= maxConnections) stalest(live)?.destroy();
+    if (live.size >= maxConnections) {
+      const idle = stalest(live);
+      // Every slot is answering a request: the newcomer waits its turn by trying again.
+      if (idle === undefined) return socket.destroy();
+      idle.destroy();
+    }
     const connection = new GuardedConnection(socket, maxPipelined);
     live.add(connection);
     connection.once("close", () => live.delete(connection));
     http.emit("connection", connection);
   });
-  http.on("request", (req) => {
-    if (req.socket instanceof GuardedConnection) req.socket.lastRequestAt = performance.now();
+  http.on("request", (req, res) => {
+    const c = req.socket;
+    if (!(c instanceof GuardedConnection)) return;
+    c.lastRequestAt = performance.now();
+    c.inProgress++;
+    res.once("close", () => c.inProgress--);
   });
   // The HTTP server checks its header and request timeouts from 'listening' on.
   tcp.on("listening", () => http.emit("listening"));

@@ -61,14 +61,17 @@ async function password(ctx: SetupContext, { form, firstSetup }: Input): Promise
 }
 
 function settings(ctx: SetupContext, { form, notUtf8 }: Input): Answer {
-  const checked = checkSettings(form, ctx.device.settings.current, notUtf8);
+  const { current, takenClientIds } = ctx.device.settings;
+  const checked = checkSettings(form, current, notUtf8, takenClientIds);
   if (!checked.ok) return refuseText(400, message("settingsRefused"), checked.errors);
   try {
     ctx.device.settings.save(checked.settings);
   } catch (err) {
     return refuseText(507, `${message("storeFailed")} (${(err as Error).message})`);
   }
-  return ok("settingsSaved");
+  // A secret the new URL may not have is cleared: the page shows why beside its field.
+  const cleared = Object.keys(checked.cleared).length > 0 ? { fields: checked.cleared } : {};
+  return { status: 200, body: { ok: true, message: message("settingsSaved"), ...cleared } };
 }
 
 function scenario(ctx: SetupContext, { form }: Input): Answer {

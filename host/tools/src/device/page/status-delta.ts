@@ -1,5 +1,5 @@
 // /status.json after the page's first poll, the protocol the sketch's writer follows too
-// (boards/esp32/src/device_status.c): a poll ?since=SEQ, SEQ the newest event seq the page
+// (boards/app/status.c): a poll ?since=SEQ, SEQ the newest event seq the page
 // holds, gets the tick, the events and ended operations after SEQ, and only the groups
 // that changed at SEQ or after. The memo is one for every client: each group's last JSON
 // and the newest seq when it last changed, so it keeps no client's state. A SEQ past the

@@ -4,42 +4,20 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "generated/app_config.h"
 #include "tickretry.h"
 #include "tickretry_ticks.h"
 
-/* Idempotent because the server deduplicates on Idempotency-Key, so a timed-out or
- * ambiguous attempt may be retried. 6 attempts of 10 s, backoff 1 s doubling to 30 s with
- * full jitter, 5 s after a 429/503, all within 2 minutes. KICK: when the station gets its
- * IP back (or the broker session comes up), a waiting upload falls due within 1 s instead
- * of at the end of its backoff. Over MQTT also a breaker: after 2 failed attempts in a
- * row (a broker gone away fails every publish at once) no upload starts until a probe
- * gets through, so uploads wait instead of spending their attempts; link_up ends the break. */
-static const tickretry_policy UPLOAD_POLICY = {
-    .max_attempts = 6,
-    .attempt_timeout = 10000,
-    .base_delay = 1000,
-    .max_delay = 30000,
-    .throttle_base_delay = 5000,
-    .deadline = 120000,
-    .flags = TICKRETRY_JITTER_FULL | TICKRETRY_POLICY_FLAG_IDEMPOTENT | TICKRETRY_POLICY_FLAG_KICK,
-    .stable_after = 0, /* a request policy: no session */
-    .spread = 1000,
-    .break_after = UPLOAD_MQTT ? 2u : 0u,
-    .break_base = 30000,
-    .break_cap = 120000,
-};
-/* The SRE / Finagle 10% budget of docs/ABI.md: retries may add at most a tenth to the load. */
-static const tickretry_budget RETRY_BUDGET = {
-    .capacity = 10000,
-    .initial = 10000,
-    .retry_cost = 1000,
-    .timeout_retry_cost = 1000,
-    .threshold = 0,
-    .failure_cost = 0,
-    .first_attempt_deposit = 100,
-    .success_deposit = 0,
-    .flags = 0,
-};
+/* The values are boards/app/config.json's (generated/app_config.h), the simulator's too.
+ * Idempotent because the server deduplicates on Idempotency-Key, so a timed-out or ambiguous
+ * attempt may be retried. KICK: when the station gets its IP back (or the broker session
+ * comes up), a waiting upload falls due within the spread instead of at the end of its
+ * backoff. Over MQTT also a breaker: a broker gone away fails every publish at once, so after
+ * a few failed attempts no upload starts until a probe gets through, and uploads wait instead
+ * of spending their attempts. The budget is docs/ABI.md's 10% one: retries may add at most a
+ * tenth to the load. */
+static const tickretry_policy UPLOAD_POLICY = APP_CONFIG_UPLOAD_POLICY(UPLOAD_MQTT);
+static const tickretry_budget RETRY_BUDGET = APP_CONFIG_RETRY_BUDGET;
 /* Named as the page's playground writes them ("Copy as C"), so a policy pastes in as it is. */
 const tickretry_policy *const app_upload_policy = &UPLOAD_POLICY;
 const tickretry_budget *const app_retry_budget = &RETRY_BUDGET;
@@ -118,12 +96,12 @@ static void begin_upload(app_readings *r, uint32_t now) {
   fix_body(r, handle, now);
 }
 
-/* A board has no readings queue, so an outage longer than APP_UPLOAD_EVERY_MS takes one
+/* A board has no readings queue, so an outage longer than APP_READINGS_EVERY_MS takes one
  * reading, not one per period. The station may be on beside the setup access point. */
 void app_readings_begin_due(app_readings *r, uint32_t now, int asked) {
   if (r->hal->station_on(r->hal->ctx) && tickretry_tick_reached(now, r->next_at)) {
-    uint32_t next = tickretry_tick_after(r->next_at, APP_UPLOAD_EVERY_MS);
-    r->next_at = tickretry_tick_reached(now, next) ? tickretry_tick_after(now, APP_UPLOAD_EVERY_MS) : next;
+    uint32_t next = tickretry_tick_after(r->next_at, APP_READINGS_EVERY_MS);
+    r->next_at = tickretry_tick_reached(now, next) ? tickretry_tick_after(now, APP_READINGS_EVERY_MS) : next;
     begin_upload(r, now);
   }
   if (asked) begin_upload(r, now);

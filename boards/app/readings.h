@@ -14,7 +14,6 @@
 extern "C" {
 #endif
 
-#define APP_UPLOAD_EVERY_MS 60000u
 #define APP_UPLOAD_POLICY 0
 
 /* The upload policy (number APP_UPLOAD_POLICY) and the retry budget (readings.c). */

@@ -82,7 +82,7 @@ function cView(): string {
 #include "tickretry.h"
 
 /* The upload policy; \`mqtt\` nonzero adds its breaker (uploads over MQTT). */
-#define APP_UPLOAD_POLICY(mqtt) \\
+#define APP_CONFIG_UPLOAD_POLICY(mqtt) \\
   ${initializer("policy", upload, {
     breakAfter: mqtt(breaker.breakAfter as number),
     breakBase: mqtt(maxDelay * (breaker.breakBaseInMaxDelays as number)),
@@ -90,15 +90,15 @@ function cView(): string {
   })}
 
 /* The Wi-Fi station's session policy. */
-#define APP_WIFI_POLICY \\
+#define APP_CONFIG_WIFI_POLICY \\
   ${initializer("policy", sessions.wifi)}
 
 /* The broker connection's session policy. */
-#define APP_BROKER_POLICY \\
+#define APP_CONFIG_BROKER_POLICY \\
   ${initializer("policy", sessions.broker)}
 
 /* The retry budget, in milli-tokens. */
-#define APP_RETRY_BUDGET \\
+#define APP_CONFIG_RETRY_BUDGET \\
   ${initializer("budget", budget)}
 
 /* The readings: how often one is taken (ms), and the kept queue of those waiting for a slot. */

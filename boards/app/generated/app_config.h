@@ -5,7 +5,7 @@
 #include "tickretry.h"
 
 /* The upload policy; `mqtt` nonzero adds its breaker (uploads over MQTT). */
-#define APP_UPLOAD_POLICY(mqtt) \
+#define APP_CONFIG_UPLOAD_POLICY(mqtt) \
   { .max_attempts = 6u, \
     .attempt_timeout = 10000u, \
     .base_delay = 1000u, \
@@ -21,7 +21,7 @@
     .max_retry_after = 0u }
 
 /* The Wi-Fi station's session policy. */
-#define APP_WIFI_POLICY \
+#define APP_CONFIG_WIFI_POLICY \
   { .max_attempts = 0u, \
     .attempt_timeout = 30000u, \
     .base_delay = 1000u, \
@@ -37,7 +37,7 @@
     .max_retry_after = 0u }
 
 /* The broker connection's session policy. */
-#define APP_BROKER_POLICY \
+#define APP_CONFIG_BROKER_POLICY \
   { .max_attempts = 0u, \
     .attempt_timeout = 10000u, \
     .base_delay = 1000u, \
@@ -53,7 +53,7 @@
     .max_retry_after = 0u }
 
 /* The retry budget, in milli-tokens. */
-#define APP_RETRY_BUDGET \
+#define APP_CONFIG_RETRY_BUDGET \
   { .capacity = 10000u, \
     .initial = 10000u, \
     .retry_cost = 1000u, \

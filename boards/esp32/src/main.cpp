@@ -1,4 +1,4 @@
-// tickretry on an ESP32: every APP_UPLOAD_EVERY_MS the device uploads a small JSON reading
+// tickretry on an ESP32: every reading period (boards/app/config.json) the device uploads a JSON reading
 // over HTTP (or, built with -DUPLOAD_MQTT=1, publishes it with QoS 1 over MQTT), retried
 // by the scheduler module through boards/tickretry/tickretry_loop.c, with the operation id as
 // Idempotency-Key (over MQTT: the payload's "op"). The Wi-Fi station, and over MQTT the

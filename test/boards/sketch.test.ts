@@ -26,19 +26,16 @@ const PAGE_SERVER = readFileSync(`${BOARD}/page_server.cpp`, "utf8");
 const BOARD_FILES = readdirSync(BOARD).filter((f) => f.endsWith(".cpp"));
 const APP_FILES = readdirSync(APP).filter((f) => f.endsWith(".c"));
 const code = (text: string) => text.replace(/\/\/.*$|\/\*[\s\S]*?\*\//gm, "");
+/** Every check here: a syntax check that fails on any warning. */
+const STRICT = ["-fsyntax-only", "-Wall", "-Wextra", "-Wshadow", "-Werror"];
+/** The sketch and the examples name only the policy fields they set; the rest are 0 by design. */
+const SKETCH_FLAGS = ["-std=gnu++17", ...STRICT, "-Wno-missing-field-initializers"];
 
 function typeCheck(backend: string, extra: string[] = [], file = "main.cpp") {
   return spawnSync(
     "g++",
     [
-      "-std=gnu++17",
-      "-fsyntax-only",
-      "-Wall",
-      "-Wextra",
-      "-Wshadow",
-      "-Werror",
-      // The sketch names only the policy fields it sets; the rest are 0 by design.
-      "-Wno-missing-field-initializers",
+      ...SKETCH_FLAGS,
       `-DTICKRETRY_BACKEND_${backend}=1`,
       "-Itest/boards/arduino-shim",
       "-Itest/boards/wasm3-shim",
@@ -167,11 +164,7 @@ describe("the application's rooms (boards/app)", () => {
         "gcc",
         [
           "-std=c11",
-          "-fsyntax-only",
-          "-Wall",
-          "-Wextra",
-          "-Wshadow",
-          "-Werror",
+          ...STRICT,
           `-DUPLOAD_MQTT=${mqtt}`,
           "-Iboards/tickretry",
           "-Iboards/app",
@@ -257,13 +250,7 @@ describe("the library's Arduino examples", () => {
       const r = spawnSync(
         "g++",
         [
-          "-std=gnu++17",
-          "-fsyntax-only",
-          "-Wall",
-          "-Wextra",
-          "-Wshadow",
-          "-Werror",
-          "-Wno-missing-field-initializers", // a policy names only the fields it sets
+          ...SKETCH_FLAGS,
           `-DTICKRETRY_BACKEND_${backend}=1`,
           "-Itest/boards/arduino-shim",
           "-Itest/boards/wasm3-shim",

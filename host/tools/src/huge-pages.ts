@@ -30,14 +30,16 @@ export function inHugePages(devices: number): Promise<number> | undefined {
   const tunables = process.env.GLIBC_TUNABLES;
   if (devices < HUGE_PAGES_FROM || process.platform !== "linux" || tunables?.includes(TUNABLE)) return;
   const env = { ...process.env, GLIBC_TUNABLES: withHugePages(tunables) };
+  // A signal for this process is the child's: it ends the run, and this one then answers
+  // as the child ended. The handlers go in before the spawn: the child is running (and
+  // visible) before spawn returns, and a signal in between would end this process instead.
+  // A listener runs from the event loop, after the spawn below has assigned the child.
+  const forward = (signal: NodeJS.Signals) => child.kill(signal);
+  for (const s of FORWARDED) process.on(s, forward);
   const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
     stdio: "inherit",
     env,
   });
-  // A signal for this process is the child's: it ends the run, and this one then answers
-  // as the child ended.
-  const forward = (signal: NodeJS.Signals) => child.kill(signal);
-  for (const s of FORWARDED) process.on(s, forward);
   return new Promise((resolve, reject) => {
     child.on("error", reject);
     child.on("exit", (code, signal) => {

@@ -75,8 +75,9 @@ export function runOperation(api: TickRetryApi, outcomes: readonly number[], sta
     now = api.nextAttemptAt(h);
   }
   const run = { api, waits, attempts, endReason: api.endReason(h), state: api.state(h) };
-  if (run.state === State.DONE) api.release(h);
-  else api.cancel(h, now);
+  // One still WAITING is cancelled: an instance can run more operations than its slots.
+  if (run.state !== State.DONE) api.cancel(h, now);
+  api.release(h);
   return run;
 }
 

@@ -132,11 +132,12 @@ describe("aws-sdk-js-v3 packages/util-retry/src/defaultRetryToken.spec.ts", () =
   test("releaseRetryToken adds capacityReleaseAmount if passed: drained, a retried success gives 5 back", () => {
     const api = strategy();
     for (let i = 0; i < 99; i++) runOperation(api, [THROTTLED]);
-    const last = api.begin(0, 0);
-    api.poll(0);
-    api.report(last, 1, THROTTLED, 0, 0);
+    const t = 1_000_000; // after the others
+    const last = api.begin(0, t);
+    api.poll(t);
+    api.report(last, 1, THROTTLED, 0, t);
     expect(api.tokens()).toBe(0);
-    expect(runOperation(api, [THROTTLED]).endReason).toBe(EndReason.BUDGET);
+    expect(runOperation(api, [THROTTLED], t).endReason).toBe(EndReason.BUDGET);
     const at = api.nextAttemptAt(last);
     api.poll(at);
     api.report(last, 2, SUCCESS, 0, at);

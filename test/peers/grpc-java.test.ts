@@ -51,7 +51,7 @@ describe("grpc-java core/src/test/java/io/grpc/internal/RetriableStreamTest.java
   test("throttledStream_FailWithRetriableStatusCode_WithRetriablePushback: a 123 ms pushback is throttled too", () => {
     const api = throttled();
     qualifiedFailure(api);
-    expect(runOperation(api, [TRANSIENT], 0, 123).endReason).toBe(EndReason.BUDGET);
+    expect(runOperation(api, [TRANSIENT], undefined, 123).endReason).toBe(EndReason.BUDGET);
     expect(api.tokens()).toBe(2000);
   });
 
@@ -60,7 +60,7 @@ describe("grpc-java core/src/test/java/io/grpc/internal/RetriableStreamTest.java
     // ends a PERMANENT answer at once, whatever Retry-After came with it.
     const api = throttled();
     qualifiedFailure(api);
-    const run = runOperation(api, [PERMANENT, SUCCESS], 0, 123);
+    const run = runOperation(api, [PERMANENT, SUCCESS], undefined, 123);
     expect([run.attempts, run.endReason, api.tokens()]).toEqual([1, EndReason.PERMANENT, 3000]);
   });
 

@@ -60,8 +60,18 @@ export function configured(policy: PolicyFields, budget?: BudgetFields, api = cr
   return api;
 }
 
-/** Runs one operation under policy 0 of `api`, its attempts meeting `outcomes` in turn. */
-export function runOperation(api: TickRetryApi, outcomes: readonly number[], start = 0, retryAfter = 0): Run {
+/** Where each instance's last runOperation left its clock: the next one begins there, so
+ * that a wait is measured from the module's own clock rather than from an earlier tick. */
+const clocks = new WeakMap<TickRetryApi, number>();
+
+/** Runs one operation under policy 0 of `api`, its attempts meeting `outcomes` in turn; it
+ * begins at `start`, by default where the instance's last operation ended. */
+export function runOperation(
+  api: TickRetryApi,
+  outcomes: readonly number[],
+  start = clocks.get(api) ?? 0,
+  retryAfter = 0,
+): Run {
   let now = start;
   const h = api.begin(0, now);
   const waits: number[] = [];
@@ -78,6 +88,7 @@ export function runOperation(api: TickRetryApi, outcomes: readonly number[], sta
   // One still WAITING is cancelled: an instance can run more operations than its slots.
   if (run.state !== State.DONE) api.cancel(h, now);
   api.release(h);
+  clocks.set(api, now);
   return run;
 }
 

@@ -15,7 +15,13 @@ const http = (status: number) => classifyHttp(status, 0);
 const THROTTLING = Outcome.THROTTLED; // a 400 with the error code "Throttling": the host reads the code
 
 /** newRetry2026Retryer: 3 attempts, 50 ms base (1 s after throttling), 20 s cap, 500 tokens. */
-function retryer(o: { maxAttempts?: number; maxBackoff?: number; base?: number; tokens?: number; cost?: number }) {
+function retryer(o: {
+  maxAttempts?: number;
+  maxBackoff?: number;
+  base?: number;
+  tokens?: number;
+  cost?: number;
+}) {
   const policy = peerPolicy({
     maxAttempts: o.maxAttempts ?? 3,
     baseDelay: o.base ?? 50,
@@ -24,7 +30,10 @@ function retryer(o: { maxAttempts?: number; maxBackoff?: number; base?: number; 
     jitter: "NONE",
   });
   const cost = (o.cost ?? 14) * 1000;
-  return configured(policy, quota(o.tokens ?? 500, { retryCost: cost, timeoutRetryCost: cost, successDeposit: 1000 }));
+  return configured(
+    policy,
+    quota(o.tokens ?? 500, { retryCost: cost, timeoutRetryCost: cost, successDeposit: 1000 }),
+  );
 }
 
 describe("aws-sdk-go-v2 aws/retry/retry2026_test.go (TestRetry2026StandardMode)", () => {
@@ -161,7 +170,9 @@ describe("aws-sdk-go-v2 aws/retry/retry2026_test.go (TestRetry2026StandardMode)"
   test("x-amz-retry-after maximum is 5+exponential backoff duration: the module's bound is fixed (documented)", () => {
     // The SDK clamps 10 s to 50 ms + 5 s; the module to maxRetryAfter (0: maxDelay, 20 s).
     expect(decide(retryer({}), [[http(500), 10_000]])[0]).toEqual(["retry", 486, 10_000]);
-    const api = configured(peerPolicy({ maxAttempts: 3, baseDelay: 50, maxDelay: 20_000, jitter: "NONE", maxRetryAfter: 5050 }));
+    const api = configured(
+      peerPolicy({ maxAttempts: 3, baseDelay: 50, maxDelay: 20_000, jitter: "NONE", maxRetryAfter: 5050 }),
+    );
     expect(runOperation(api, [http(500)], 0, 10_000).waits).toEqual([5050]);
   });
 });
@@ -187,7 +198,10 @@ describe("aws-sdk-go-v2 aws/ratelimit/token_rate_limit_test.go (TestTokenRateLim
 describe("aws-sdk-go-v2 aws/retry/standard_test.go (TestStandard_MaxAttempts)", () => {
   test("defaults 3, custom 10: the attempts made, the first one counted", () => {
     for (const max of [3, 10]) {
-      const run = runOperation(configured(peerPolicy({ maxAttempts: max })), Array(20).fill(Outcome.TRANSIENT));
+      const run = runOperation(
+        configured(peerPolicy({ maxAttempts: max })),
+        Array(20).fill(Outcome.TRANSIENT),
+      );
       expect([run.attempts, run.endReason]).toEqual([max, EndReason.EXHAUSTED]);
     }
   });
@@ -197,7 +211,11 @@ describe("aws-sdk-go-v2 aws/retry/jitter_backoff_test.go (TestExponentialJitterB
   // The legacy backoff waits random() * 2^attempt s: a 2 s base in the module's terms.
   const waits = (jitter: "FULL" | "NONE", failures: number, seed: bigint) =>
     runOperation(
-      configured(peerPolicy({ maxAttempts: 0, baseDelay: 2000, maxDelay: 20_000, jitter }), undefined, create(seed)),
+      configured(
+        peerPolicy({ maxAttempts: 0, baseDelay: 2000, maxDelay: 20_000, jitter }),
+        undefined,
+        create(seed),
+      ),
       Array(failures).fill(Outcome.TRANSIENT),
     ).waits;
 

@@ -7,7 +7,13 @@
 // here an attempt the module timed out, whose retry costs timeoutRetryCost. `Math.random`
 // mocked to 1 is jitter NONE. docs/peers.md, aws-sdk-js-v3, says where the two part and why.
 import { describe, expect, test } from "vitest";
-import { Counter, EndReason, Error as AbiError, Outcome, State } from "../../host/library/src/generated/abi.js";
+import {
+  Counter,
+  EndReason,
+  Error as AbiError,
+  Outcome,
+  State,
+} from "../../host/library/src/generated/abi.js";
 import { AWS_STANDARD_BUDGET, policyArgs, type PolicyFields } from "../../host/library/src/policy.js";
 import { create, type TickRetryApi } from "../../host/library/src/tickretry.js";
 import { ticksUntil } from "../../host/library/src/ticks.js";
@@ -197,7 +203,10 @@ describe("aws-sdk-js-v3 packages/util-retry/src/defaultRetryBackoffStrategy.spec
 
 describe("aws-sdk-js-v3 packages/util-retry/src/StandardRetryStrategy.spec.ts", () => {
   test("refreshRetryTokenForRetry throws when attempts exceeds maxAttempts: maxAttempts 1 retries nothing", () => {
-    expect(timingOut(strategy(500, { maxAttempts: 1 }), 3)).toEqual({ waits: [], endReason: EndReason.EXHAUSTED });
+    expect(timingOut(strategy(500, { maxAttempts: 1 }), 3)).toEqual({
+      waits: [],
+      endReason: EndReason.EXHAUSTED,
+    });
   });
 
   test("refreshRetryTokenForRetry throws when no tokens are available", () => {

@@ -24,8 +24,15 @@ const waits = (jitter: JitterName, failures: number, baseDelay = 2 * BASE, seed 
 
 /** The wait before retry `n` of `count` operations, one instance. */
 function samples(jitter: JitterName, n: number, count: number): number[] {
-  const api = configured(peerPolicy({ maxAttempts: 0, baseDelay: 2 * BASE, maxDelay: CAP, jitter }), undefined, create(3n));
-  return Array.from({ length: count }, () => runOperation(api, Array(n).fill(Outcome.TRANSIENT)).waits[n - 1]);
+  const api = configured(
+    peerPolicy({ maxAttempts: 0, baseDelay: 2 * BASE, maxDelay: CAP, jitter }),
+    undefined,
+    create(3n),
+  );
+  return Array.from(
+    { length: count },
+    () => runOperation(api, Array(n).fill(Outcome.TRANSIENT)).waits[n - 1],
+  );
 }
 const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 

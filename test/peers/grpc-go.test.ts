@@ -13,7 +13,12 @@ import { configured, peerPolicy, quota, runOperation } from "./peer-run.js";
 const { SUCCESS, TRANSIENT, PERMANENT } = Outcome;
 const RETRY_POLICY = peerPolicy({ maxAttempts: 4, baseDelay: 10, maxDelay: 10 }); // full jitter
 /** retryThrottling {maxTokens: 10, tokenRatio: 0.5} in milli-tokens. */
-const THROTTLING = quota(10, { threshold: 5001, failureCost: 1000, successDeposit: 500, refundOnSuccess: false });
+const THROTTLING = quota(10, {
+  threshold: 5001,
+  failureCost: 1000,
+  successDeposit: 500,
+  refundOnSuccess: false,
+});
 
 /** A stub server: its i-th call's answer. */
 type Server = (i: number) => number;
@@ -41,7 +46,8 @@ function emptyCall(api: TickRetryApi, server: Server, calls: Calls, waits: numbe
 
 describe("grpc-go test/retry_test.go", () => {
   test("TestRetryUnary: OK at calls 0, 2, 5; Internal at 6, 8, 11; AlreadyExists after 4 attempts at 15", () => {
-    const server: Server = (i) => ([0, 2, 5].includes(i) ? SUCCESS : [6, 8, 11].includes(i) ? PERMANENT : TRANSIENT);
+    const server: Server = (i) =>
+      [0, 2, 5].includes(i) ? SUCCESS : [6, 8, 11].includes(i) ? PERMANENT : TRANSIENT;
     const api = configured(RETRY_POLICY);
     const calls = { i: -1, now: 0 };
     const waits: number[] = [];
@@ -64,7 +70,11 @@ describe("grpc-go test/retry_test.go", () => {
     const server: Server = (i) => (ok.includes(i) ? SUCCESS : TRANSIENT);
     const api = configured(RETRY_POLICY, THROTTLING);
     const calls = { i: -1, now: 0 };
-    const seen = Array.from({ length: 12 }, () => [emptyCall(api, server, calls), calls.i, api.tokens() / 1000]);
+    const seen = Array.from({ length: 12 }, () => [
+      emptyCall(api, server, calls),
+      calls.i,
+      api.tokens() / 1000,
+    ]);
     const { SUCCEEDED: OK, BUDGET: UNAVAILABLE } = EndReason;
     // The source's comments give 6 after the third call and 5.5, 4.5 after the last two; its
     // own rule (-1 a failure, +0.5 a success) gives 7, 6 and 5, as here.
@@ -98,7 +108,9 @@ describe("grpc-go test/retry_test.go", () => {
     // grpc-retry-pushback-ms replaces gRPC's backoff outright; the module bounds it by
     // maxRetryAfter, 0 meaning maxDelay (here 10 ms).
     expect(runOperation(configured(RETRY_POLICY), [TRANSIENT, SUCCESS], 0, 1000).waits).toEqual([10]);
-    const loose = configured(peerPolicy({ maxAttempts: 4, baseDelay: 10, maxDelay: 10, maxRetryAfter: 60_000 }));
+    const loose = configured(
+      peerPolicy({ maxAttempts: 4, baseDelay: 10, maxDelay: 10, maxRetryAfter: 60_000 }),
+    );
     const run = runOperation(loose, [TRANSIENT, SUCCESS], 0, 1000);
     expect([run.waits, run.endReason]).toEqual([[1000], EndReason.SUCCEEDED]);
   });

@@ -10,7 +10,12 @@ import type { TickRetryApi } from "../../host/library/src/tickretry.js";
 import { configured, peerPolicy, quota, runOperation } from "./peer-run.js";
 
 const { SUCCESS, TRANSIENT, PERMANENT } = Outcome;
-const THROTTLE = quota(4, { threshold: 2001, failureCost: 1000, successDeposit: 800, refundOnSuccess: false });
+const THROTTLE = quota(4, {
+  threshold: 2001,
+  failureCost: 1000,
+  successDeposit: 800,
+  refundOnSuccess: false,
+});
 const throttled = () => configured(peerPolicy({ maxAttempts: 6, baseDelay: 100, maxDelay: 700 }), THROTTLE);
 
 /** onQualifiedFailureThenCheckIsAboveThreshold: another call fails; was its retry allowed? */
@@ -24,7 +29,14 @@ describe("grpc-java core/src/test/java/io/grpc/internal/RetriableStreamTest.java
   test("throttle: 4 tokens, ratio 0.8; failures stop at 0, successes at 4", () => {
     const api = throttled();
     expect(aboveThreshold(api)).toBe(true);
-    expect([1, 2, 3, 4, 5, 6].map(() => qualifiedFailure(api))).toEqual([true, false, false, false, false, false]);
+    expect([1, 2, 3, 4, 5, 6].map(() => qualifiedFailure(api))).toEqual([
+      true,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
     expect(api.tokens()).toBe(0);
     const above = [1, 2, 3, 4, 5, 6].map(() => (success(api), aboveThreshold(api)));
     expect(above).toEqual([false, false, true, true, true, true]); // 0.8, 1.6, 2.4, 3.2, 4, 4
@@ -92,7 +104,9 @@ describe("grpc-java core/src/test/java/io/grpc/internal/RetriableStreamTest.java
   test("expBackoff_maxBackoff_maxRetryAttempts: 100, 200, 400, 700, 700 s ceilings, none a tick early; 6 attempts", () => {
     // RetriableStream's jitter is random() * the ceiling (FAKE_RANDOM 0.5 there): with jitter
     // NONE (random 1) the waits are the ceilings themselves.
-    const api = configured(peerPolicy({ maxAttempts: 6, baseDelay: 100_000, maxDelay: 700_000, jitter: "NONE" }));
+    const api = configured(
+      peerPolicy({ maxAttempts: 6, baseDelay: 100_000, maxDelay: 700_000, jitter: "NONE" }),
+    );
     let now = 0;
     const h = api.begin(0, now);
     const waits = [];

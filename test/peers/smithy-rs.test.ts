@@ -37,7 +37,10 @@ function standard(o: Options = {}) {
     maxRetryAfter: o.maxRetryAfter,
   });
   const cost = (o.cost ?? (o.v21 ? 14 : 5)) * 1000;
-  return configured(policy, quota(o.tokens ?? 500, { retryCost: cost, timeoutRetryCost: cost, successDeposit: 1000 }));
+  return configured(
+    policy,
+    quota(o.tokens ?? 500, { retryCost: cost, timeoutRetryCost: cost, successDeposit: 1000 }),
+  );
 }
 
 const failing = (n: number, outcome = SERVER_ERROR): Response[] => Array(n).fill([outcome]);
@@ -126,7 +129,10 @@ describe("smithy-rs rust-runtime/aws-smithy-runtime/src/client/retries/strategy/
   });
 
   test("max_backoff_time: 1 s initial, 3 s max: 1, 2, 3, 3 s", () => {
-    const waits = runOperation(standard({ maxAttempts: 5, maxBackoff: 3000 }), Array(5).fill(SERVER_ERROR)).waits;
+    const waits = runOperation(
+      standard({ maxAttempts: 5, maxBackoff: 3000 }),
+      Array(5).fill(SERVER_ERROR),
+    ).waits;
     expect(waits).toEqual([1000, 2000, 3000, 3000]);
   });
 
@@ -142,7 +148,10 @@ describe("smithy-rs rust-runtime/aws-smithy-runtime/src/client/retries/strategy/
   });
 
   test("calculate_backoff_overflow_should_gracefully_fallback_to_max_backoff: base 10 s, the 300th retry", () => {
-    const run = runOperation(standard({ maxAttempts: 0, initialBackoff: 10_000 }), Array(300).fill(TRANSIENT));
+    const run = runOperation(
+      standard({ maxAttempts: 0, initialBackoff: 10_000 }),
+      Array(300).fill(TRANSIENT),
+    );
     expect(run.waits.at(-1)).toBe(20_000);
   });
 
@@ -166,7 +175,9 @@ describe("smithy-rs rust-runtime/aws-smithy-runtime/src/client/retries/strategy/
   test("v2_1_retry_after_above_t_i_plus_5s_capped: 10 s is not cut to 5.05 s; the bound is fixed (documented)", () => {
     expect(runOperation(standard({ v21: true }), [SERVER_ERROR], 0, 10_000).waits).toEqual([10_000]);
     // The first retry's t_i + 5 s, set as the fixed bound, gives smithy's number for that retry.
-    expect(runOperation(standard({ v21: true, maxRetryAfter: 5050 }), [SERVER_ERROR], 0, 10_000).waits).toEqual([5050]);
+    expect(
+      runOperation(standard({ v21: true, maxRetryAfter: 5050 }), [SERVER_ERROR], 0, 10_000).waits,
+    ).toEqual([5050]);
   });
 
   test("v2_0_retry_after_capped_at_max_backoff: 30 s waits 20 s", () => {
@@ -296,7 +307,10 @@ describe("smithy-rs rust-runtime/aws-smithy-runtime/src/client/retries/token_buc
   });
 
   test("test_fractional_tokens_respect_max_capacity: 20 rewards of 2.0 stop at 10", () => {
-    const api = configured(peerPolicy({ maxAttempts: 2 }), quota(10, { successDeposit: 2000, refundOnSuccess: false }));
+    const api = configured(
+      peerPolicy({ maxAttempts: 2 }),
+      quota(10, { successDeposit: 2000, refundOnSuccess: false }),
+    );
     for (let i = 0; i < 20; i++) runOperation(api, [SUCCESS]);
     expect(api.tokens()).toBe(10_000);
   });

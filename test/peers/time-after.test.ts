@@ -71,7 +71,15 @@ describe("Linux include/linux/jiffies.h", () => {
     const inOpen = (a: number) => afterEq(a, b) && ticksUntil(a, c) > 0; // time_before(a, c)
     const rows = [0xffffffef, b, 0xffffffff, 0, 9, c, 11].map((a) => [inRange(a), inOpen(a)]);
     const [f, t] = [false, true];
-    expect(rows).toEqual([[f, f], [t, t], [t, t], [t, t], [t, t], [t, f], [f, f]]);
+    expect(rows).toEqual([
+      [f, f],
+      [t, t],
+      [t, t],
+      [t, t],
+      [t, t],
+      [t, f],
+      [f, f],
+    ]);
   });
 
   test("exactly 2^31 apart: jiffies.h has each after the other and neither after_eq; tickReached has each reached (documented)", () => {
@@ -85,7 +93,16 @@ describe("Linux include/linux/jiffies.h", () => {
 
   test("boards/tickretry/tickretry_ticks.h gives the TypeScript helpers' answers on every row", () => {
     const exe = join(work, "ticks_check");
-    run("gcc", ["-std=c11", "-Wall", "-Wextra", "-Werror", "-Iboards/tickretry", "test/peers/ticks_check.c", "-o", exe]);
+    run("gcc", [
+      "-std=c11",
+      "-Wall",
+      "-Wextra",
+      "-Werror",
+      "-Iboards/tickretry",
+      "test/peers/ticks_check.c",
+      "-o",
+      exe,
+    ]);
     const pairs = [...WRAP_TABLE.map(([a, b]) => [a, b]), ...HALF_WAY];
     const input = pairs.map(([a, b]) => `${a} ${b}\n`).join("");
     const lines = execFileSync(exe, { input, cwd: ROOT, encoding: "utf8" }).trim().split("\n");
@@ -95,7 +112,13 @@ describe("Linux include/linux/jiffies.h", () => {
   test("INITIAL_JIFFIES: a clock that wraps five minutes after boot retries and ends as one started at 0", () => {
     // Waits of 100 and 200 s and a 10 min deadline: the second retry falls on the wrap, the
     // deadline after it, before a third could; a retry is due at its tick, not one before.
-    const policy = peerPolicy({ maxAttempts: 0, baseDelay: 100_000, maxDelay: 1_000_000, deadline: 600_000, jitter: "NONE" });
+    const policy = peerPolicy({
+      maxAttempts: 0,
+      baseDelay: 100_000,
+      maxDelay: 1_000_000,
+      deadline: 600_000,
+      jitter: "NONE",
+    });
     const fromZero = runOperation(configured(policy), Array(5).fill(Outcome.TRANSIENT), 0);
     const api = configured(policy);
     const wrapped = runOperation(api, Array(5).fill(Outcome.TRANSIENT), INITIAL_JIFFIES);
@@ -111,7 +134,8 @@ describe("Linux include/linux/jiffies.h", () => {
 
   test("MAX_JIFFY_OFFSET: the kernel caps a timeout at 2^30 - 2 ticks; the module takes 2^31 - 1 and refuses 2^31 (documented)", () => {
     const api = configured(peerPolicy({ maxAttempts: 3 }));
-    const withTimeout = (attemptTimeout: number) => api.setPolicy(0, ...policyArgs(peerPolicy({ attemptTimeout })));
+    const withTimeout = (attemptTimeout: number) =>
+      api.setPolicy(0, ...policyArgs(peerPolicy({ attemptTimeout })));
     expect(withTimeout(2 ** 30)).toBe(0);
     expect(withTimeout(Limit.MAX_SPAN)).toBe(0);
     expect(withTimeout(2 ** 31)).toBe(AbiError.SPAN_TOO_LARGE);

@@ -9,7 +9,7 @@ import { describe, expect, test } from "vitest";
 import { classifyHttp, EndReason, Outcome } from "../../host/library/src/generated/abi.js";
 import { create } from "../../host/library/src/tickretry.js";
 import { configured, peerPolicy, quota, runOperation } from "./peer-run.js";
-import { decide } from "./steps.js";
+import { decide, type Response } from "./steps.js";
 
 const http = (status: number) => classifyHttp(status, 0);
 const THROTTLING = Outcome.THROTTLED; // a 400 with the error code "Throttling": the host reads the code
@@ -92,7 +92,7 @@ describe("aws-sdk-go-v2 aws/retry/retry2026_test.go (TestRetry2026StandardMode)"
   });
 
   test("retry quota recovery after successful responses: 30, 16, 2, 16, 2, 16", () => {
-    const responses = [[http(500)], [http(502)], [http(200)], [http(500)], [http(200)]] as const;
+    const responses: Response[] = [[http(500)], [http(502)], [http(200)], [http(500)], [http(200)]];
     expect(decide(retryer({ maxAttempts: 5, tokens: 30 }), responses)).toEqual([
       ["retry", 16, 50],
       ["retry", 2, 100],

@@ -17,7 +17,7 @@ import {
 import { AWS_STANDARD_BUDGET, policyArgs, type PolicyFields } from "../../host/library/src/policy.js";
 import { create, type TickRetryApi } from "../../host/library/src/tickretry.js";
 import { ticksUntil } from "../../host/library/src/ticks.js";
-import { configured, peerPolicy, quota, runOperation } from "./peer-run.js";
+import { configured, peerPolicy, runOperation } from "./peer-run.js";
 
 const { SUCCESS, THROTTLED, PERMANENT } = Outcome;
 const TIMEOUT = 1000;
@@ -54,7 +54,7 @@ function timingOut(api: TickRetryApi, attempts: number): { waits: number[]; endR
 }
 
 /** Retries granted to operations that each fail once with `fail`, until one is refused. */
-function grantedUntilRefused(api: TickRetryApi, fail: () => { endReason: number }): number {
+function grantedUntilRefused(fail: () => { endReason: number }): number {
   let granted = 0;
   while (fail().endReason !== EndReason.BUDGET && granted < 1000) granted++;
   return granted;
@@ -74,12 +74,12 @@ describe("aws-sdk-js-v3 packages/util-retry/src/defaultRetryToken.spec.ts", () =
 
   test("hasRetryTokens returns false if capacity is not available when it's transient error: 50 retries of 10", () => {
     const api = strategy();
-    expect(grantedUntilRefused(api, timedOutOnce(api))).toBe(50);
+    expect(grantedUntilRefused(timedOutOnce(api))).toBe(50);
   });
 
   test("hasRetryTokens returns false if capacity is not available when it's not transient error: 100 retries of 5", () => {
     const api = strategy();
-    expect(grantedUntilRefused(api, throttledOnce(api))).toBe(100);
+    expect(grantedUntilRefused(throttledOnce(api))).toBe(100);
   });
 
   test("retrieveRetryToken returns retry tokens amount if available: 10 when transient, 5 when not", () => {
@@ -148,12 +148,12 @@ describe("aws-sdk-js-v3 packages/util-retry/src/defaultRetryToken.spec.ts", () =
     api.poll(at);
     api.report(last, 2, SUCCESS, 0, at);
     expect(api.tokens()).toBe(5000);
-    expect(grantedUntilRefused(api, throttledOnce(api))).toBe(1);
+    expect(grantedUntilRefused(throttledOnce(api))).toBe(1);
   });
 
   test("releaseRetryToken adds NO_RETRY_INCREMENT if capacityReleaseAmount not passed: five successes make a retry", () => {
     const api = strategy();
-    grantedUntilRefused(api, throttledOnce(api));
+    grantedUntilRefused(throttledOnce(api));
     for (let i = 0; i < 5; i++) {
       expect(runOperation(api, [THROTTLED]).endReason).toBe(EndReason.BUDGET);
       runOperation(api, [SUCCESS]);
@@ -164,7 +164,7 @@ describe("aws-sdk-js-v3 packages/util-retry/src/defaultRetryToken.spec.ts", () =
   test("releaseRetryToken ensures availableCapacity is maxed at INITIAL_RETRY_TOKENS", () => {
     const api = strategy();
     for (let i = 0; i < 100; i++) runOperation(api, [SUCCESS]);
-    expect(grantedUntilRefused(api, throttledOnce(api))).toBe(100);
+    expect(grantedUntilRefused(throttledOnce(api))).toBe(100);
   });
 });
 

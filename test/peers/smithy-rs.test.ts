@@ -43,7 +43,7 @@ function standard(o: Options = {}) {
   );
 }
 
-const failing = (n: number, outcome = SERVER_ERROR): Response[] => Array(n).fill([outcome]);
+const failing = (n: number, outcome: number = SERVER_ERROR): Response[] => Array(n).fill([outcome]);
 
 describe("smithy-rs rust-runtime/aws-smithy-runtime/src/client/retries/strategy/standard.rs", () => {
   test("no_retry_necessary_for_ok_result", () => {

@@ -7,6 +7,7 @@ import { parseArgs } from "node:util";
 import { measureInstructions } from "./callgrind.js";
 import type { DeviceBench } from "./device.js";
 import type { FleetBench } from "./fleet.js";
+import { measureFlashLife } from "./flash-life.js";
 import { measureModule, type ModuleFigures } from "./module.js";
 import { writePerformanceDoc } from "./performance-doc.js";
 import { formatConsole, type Figures } from "./rows.js";
@@ -45,9 +46,12 @@ progress("the fleet simulator (bench:fleet)");
 // The million-device run takes minutes: bench:fleet alone runs it.
 const fleet = child<FleetBench>([], "bench/fleet.ts", "--quick");
 
+const flash = measureFlashLife(progress);
+
 const figures: Figures = {
   ...module,
   ...instructions,
+  ...flash,
   crossing: {
     noopCallNs: crossing.noopCallNs,
     idlePollNs: crossing.idlePollNs,

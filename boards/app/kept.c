@@ -24,16 +24,32 @@ static uint32_t kept_crc(const app_kept *kept) {
 
 static int kept_valid(const app_kept *kept) { return kept->magic == APP_KEPT_MAGIC && kept->crc == kept_crc(kept); }
 
+/* A new boot epoch from NVS: every key begun under it differs from every older one. */
+static void claim_epoch(app_keeper *k) {
+  const app_hal *hal = k->hal;
+  uint32_t epoch = hal->nvs_get_u32(hal->ctx, APP_EPOCH_KEY, 0) + 1;
+  k->boot_epoch = 0;
+  k->epoch_from_sleep = 0;
+  if (epoch != 0 && hal->nvs_put_u32(hal->ctx, APP_EPOCH_KEY, epoch) == sizeof epoch) k->boot_epoch = epoch;
+  else app_say(hal, "NVS refused the boot epoch: no upload begins this boot\r\n");
+}
+
 void app_keeper_init(app_keeper *k, const app_hal *hal, int nvs_ok) {
   memset(k, 0, sizeof *k);
   k->hal = hal;
   k->kept = (app_kept *)hal->rtc_memory;
   k->nvs_ok = nvs_ok;
+  k->nvs_due_at = hal->ticks(hal->ctx);
   k->boot_kind = "power-on";
   if (!nvs_ok) return;
-  uint32_t epoch = hal->nvs_get_u32(hal->ctx, APP_EPOCH_KEY, 0) + 1;
-  if (epoch != 0 && hal->nvs_put_u32(hal->ctx, APP_EPOCH_KEY, epoch) == sizeof epoch) k->boot_epoch = epoch;
-  else app_say(hal, "NVS refused the boot epoch: no upload begins this boot\r\n");
+  /* A timed wake takes up RTC memory's state, whose operation ids go on from where they
+   * were: its epoch still keeps their keys apart, and an NVS write per wake is saved. */
+  if (hal->woke_by_timer(hal->ctx) && kept_valid(k->kept) && k->kept->boot_epoch != 0) {
+    k->boot_epoch = k->kept->boot_epoch;
+    k->epoch_from_sleep = 1;
+    return;
+  }
+  claim_epoch(k);
 }
 
 /* Writes the kept state to NVS when RTC memory holds one NVS lacks and NVS is due. A
@@ -71,6 +87,9 @@ void app_keeper_keep(app_keeper *k, const tickretry_loop *loop, int always, uint
     kept->magic = APP_KEPT_MAGIC;
     kept->sleep_ms = 0; /* app_keeper_before_sleep sets these two, and the CRC again */
     kept->next_upload_in = 0;
+    kept->nvs_due_in = 0;
+    kept->nvs_dirty = 0;
+    kept->boot_epoch = k->boot_epoch;
     kept->crc = kept_crc(kept);
     k->nvs_dirty = k->nvs_dirty || moved;
     k->changes = tickretry_changes();
@@ -115,7 +134,9 @@ int app_keeper_resume(app_keeper *k, tickretry_loop *loop, const tickretry_loop_
   tickretry_loop_resume(loop, hal, &kept->slots, 1);
   *next_reading_in = kept->next_upload_in > kept->sleep_ms ? kept->next_upload_in - kept->sleep_ms : 0;
   k->changes = tickretry_changes();
-  k->nvs_dirty = from_rtc; /* NVS may be older than what RTC memory kept */
+  /* After a reset NVS may be older than what RTC memory kept; a timed wake knows. */
+  k->nvs_dirty = woke ? (int)kept->nvs_dirty : from_rtc;
+  if (woke) k->nvs_due_at = tickretry_tick_after(now, kept->nvs_due_in > kept->sleep_ms ? kept->nvs_due_in - kept->sleep_ms : 0);
   app_say(k->hal, "resumed after %s: %lu uploads live\n", woke ? "a deep sleep" : "a reset",
           (unsigned long)tickretry_loop_live(loop));
   k->boot_kind = woke ? "deep sleep" : "restart";
@@ -124,7 +145,11 @@ int app_keeper_resume(app_keeper *k, tickretry_loop *loop, const tickretry_loop_
   return 1;
 }
 
-void app_keeper_forget(app_keeper *k) { memset(k->kept, 0, sizeof *k->kept); }
+/* Operation ids start again: under the epoch of a sleep they could repeat its keys. */
+void app_keeper_forget(app_keeper *k) {
+  memset(k->kept, 0, sizeof *k->kept);
+  if (k->epoch_from_sleep) claim_epoch(k);
+}
 
 /* Attempts still out are lost with their connections: the restore counts them AMBIGUOUS
  * and the idempotent upload retries them. */
@@ -132,9 +157,12 @@ void app_keeper_before_sleep(app_keeper *k, const tickretry_loop *loop, uint32_t
                              uint32_t next_reading_in) {
   app_keeper_keep(k, loop, 1, now);
   if (!kept_valid(k->kept)) return; /* a refused save: nothing to note the sleep in */
+  int32_t nvs_due_in = tickretry_ticks_until(now, k->nvs_due_at);
   k->kept->sleep_ms = sleep_ms;
   k->kept->next_upload_in = next_reading_in;
-  /* The CRC covers these two: without it again the wake refuses RTC memory's copy and
+  k->kept->nvs_due_in = nvs_due_in > 0 ? (uint32_t)nvs_due_in : 0;
+  k->kept->nvs_dirty = (uint32_t)k->nvs_dirty;
+  /* The CRC covers these: without it again the wake refuses RTC memory's copy and
    * takes up NVS's older one (test/boards/app-host.test.ts, the deep sleep). */
   k->kept->crc = kept_crc(k->kept);
 }

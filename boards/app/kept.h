@@ -7,10 +7,13 @@
  * Flash wear (docs/device.md has the figures): the ~3.1 KB of it change at every begin,
  * answer and end, and NVS wears out at about 100,000 erases a page. So RTC memory, which
  * survives a deep sleep and every software reset (panic, watchdog, a restart), takes every
- * change, and NVS takes the state at most every APP_KEPT_NVS_EVERY_MS (20 min). What that
- * costs is a power cut's only: the readings begun since the last NVS write, and those then
- * come back under older operation ids, which the boot epoch in each key keeps apart from
- * the new ones (readings.c). A write NVS refuses is counted, shown, and retried.
+ * change, and NVS takes the state at most every APP_KEPT_NVS_EVERY_MS (20 min) of time
+ * awake or asleep: the limit, and whether NVS lags RTC memory, are kept in RTC memory
+ * through a deep sleep, and a timed wake goes on under the boot epoch it slept in, so a
+ * board that wakes every 10 s writes NVS no more often than one that never sleeps. What
+ * that costs is a power cut's only: the readings begun since the last NVS write, and those
+ * then come back under older operation ids, which the boot epoch in each key keeps apart
+ * from the new ones (readings.c). A write NVS refuses is counted, shown, and retried.
  *
  * A CRC-32 (the IEEE polynomial, as zlib's crc32) guards every byte of it, so a torn or
  * corrupt copy is refused whole rather than taken up in part (bodies and slots included,
@@ -21,6 +24,7 @@
 #include <stdint.h>
 
 #include "app_hal.h"
+#include "generated/app_config.h"
 #include "sessions.h"
 #include "tickretry_loop.h"
 #ifdef __cplusplus
@@ -40,6 +44,9 @@ typedef struct app_kept {
   uint32_t upload_seq;
   uint32_t sleep_ms;            /* the deep sleep the board went into */
   uint32_t next_upload_in;      /* ms from the start of that sleep to the next reading */
+  uint32_t nvs_due_in;          /* ms from the start of that sleep until NVS may be written */
+  uint32_t nvs_dirty;           /* NVS lags this copy */
+  uint32_t boot_epoch;          /* the epoch new operations are begun under (kept through a sleep) */
   app_session_handles sessions; /* the Wi-Fi and broker sessions in the image */
 } app_kept;
 #ifdef KEPT_BYTES_EXPECTED
@@ -52,10 +59,7 @@ _Static_assert(sizeof(app_kept) == KEPT_BYTES_EXPECTED, "nvs-wear.ts's KEPT_BYTE
 #define APP_KEPT_MAGIC 0x6b747232u
 #define APP_KEPT_KEY "kept"
 #define APP_EPOCH_KEY "epoch"
-/* At most one NVS write of the kept state this often; a refused one is tried again after
- * APP_KEPT_NVS_RETRY_MS. */
-#define APP_KEPT_NVS_EVERY_MS 1200000u
-#define APP_KEPT_NVS_RETRY_MS 5000u
+/* APP_KEPT_NVS_EVERY_MS and APP_KEPT_NVS_RETRY_MS come from config.json. */
 
 /* The owner of the kept state: RTC memory's copy (the HAL's rtc_memory), when NVS takes
  * it, and what the status shows of both and of this boot. */
@@ -64,6 +68,7 @@ typedef struct app_keeper {
   app_kept *kept;      /* in RTC memory: power-on garbage until a CRC says otherwise */
   int nvs_ok;          /* NVS opened: without it nothing is claimed or begun */
   uint32_t boot_epoch; /* this boot's, kept in NVS before any upload begins; 0: none */
+  int epoch_from_sleep; /* boot_epoch is the one the board slept in, not a new one */
   uint32_t changes;    /* tickretry_changes() right after the last save */
   int nvs_dirty;       /* RTC memory holds a state NVS does not */
   uint32_t nvs_due_at; /* when NVS may be written next */

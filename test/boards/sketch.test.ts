@@ -68,6 +68,7 @@ describe("the sketch", () => {
     ["HTTP", ["-DUPLOAD_MQTT=0"]],
     ["MQTT, IDF 4.4", ["-DUPLOAD_MQTT=1"]],
     ["MQTT, IDF 5", ["-DUPLOAD_MQTT=1", "-DESP_IDF_VERSION_MAJOR=5"]],
+    ["HTTP, DEEP_SLEEP=1", ["-DUPLOAD_MQTT=0", "-DDEEP_SLEEP=1"]],
   ];
   it.each(BOARD_FILES.flatMap((file) => UPLOADS.map(([name, flags]) => [file, name, flags])))(
     "%s type-checks without a warning with %s uploads",

@@ -68,6 +68,10 @@
 #define APP_READINGS_EVERY_MS 60000u
 #define APP_READINGS_QUEUE_LIMIT 32u
 
+/* The kept state's NVS writes: at most one this often, and a refused one again after. */
+#define APP_KEPT_NVS_EVERY_MS 1200000u
+#define APP_KEPT_NVS_RETRY_MS 5000u
+
 /* The setup page's limits. */
 #define APP_PAGE_MAX_CONNECTIONS 32u
 #define APP_PAGE_MAX_PIPELINED 4u

@@ -26,6 +26,7 @@
 #include "board_hal.h"
 #include "broker.h"
 #include "http_upload.h"
+#include "idle_sleep.h"
 #include "kept.h"
 #include "page_server.h"
 #include "readings.h"
@@ -49,15 +50,12 @@
 // The longest the main loop waits between passes: how late an answer or a page request
 // may be noticed.
 #define PASS_MAX_WAIT_MS 10
-// Deep sleep while nothing is in flight, until the next due time or reading; off by
-// default (-DDEEP_SLEEP=1), since the setup page is unreachable while the board sleeps.
+// Deep sleep while nothing is in flight, until the next due time or reading (the rule is
+// ../app/idle_sleep.h's); off by default (-DDEEP_SLEEP=1), since the setup page is
+// unreachable while the board sleeps.
 #ifndef DEEP_SLEEP
 #define DEEP_SLEEP 0
 #endif
-// Shorter waits are not worth a sleep (Wi-Fi takes a few seconds to come back); longer
-// ones are cut, so that the board wakes at least hourly.
-#define SLEEP_MIN_MS 10000u
-#define SLEEP_MAX_MS 3600000u
 
 // wasm3 interprets on the loop task's stack (the module's calls are shallow, but wasm3
 // compiles each function on its first call, which wants a few KiB more than the default).
@@ -247,18 +245,11 @@ static void deep_sleep_for(uint32_t sleep_ms) {
 }
 
 #if DEEP_SLEEP
-// Sleeps until the module has work or the next reading is due, when that is far enough
-// away and no attempt is out (an answer would be lost with the connection).
+// Not while the station is down or the page asked for a reboot (idle_sleep.h says when).
 static void sleep_if_idle(uint32_t due) {
   if (!scheduler_ok || WiFi.getMode() != WIFI_STA || requests.restart) return;
-  for (uint32_t s = 0; s < TICKRETRY_LIMIT_OPERATIONS; s++) {
-    if (uploads.slots.outstanding[s] > 0) return;
-  }
-  int32_t until_reading = tickretry_ticks_until(millis(), readings.next_at);
-  uint32_t sleep_ms = tickretry_loop_sleep(due, until_reading > 0 ? uint32_t(until_reading) : 0);
-  sleep_ms = tickretry_loop_sleep(sleep_ms, SLEEP_MAX_MS);
-  if (sleep_ms < SLEEP_MIN_MS) return;
-  deep_sleep_for(sleep_ms);
+  uint32_t sleep_ms = app_idle_sleep_ms(&uploads, due, millis(), readings.next_at, APP_SLEEP_MAX_MS);
+  if (sleep_ms > 0) deep_sleep_for(sleep_ms);
 }
 #endif
 

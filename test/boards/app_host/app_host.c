@@ -8,6 +8,9 @@
  *               sleep, which the loop carries out APP_REQUEST_POWER_AFTER_MS later
  *   reboot      a software reset (RTC memory kept); powercut: RTC memory lost
  *   sleep MS    a deep sleep as main.cpp's deep_sleep_for, then its timed wake
+ *   idle-sleep [MAX_MS]   from here on, the DEEP_SLEEP=1 build: after a pass, sleep as
+ *               idle_sleep.h says, each sleep cut at MAX_MS (APP_SLEEP_MAX_MS when not
+ *               given; 0: awake again); the time asleep counts towards `run`
  * It prints a line-based trace (loop events, readings, kept-state writes with a hash of
  * their bytes, NVS writes, the server's stores) and a summary line at the end. */
 #include <stdio.h>
@@ -15,6 +18,7 @@
 #include <string.h>
 
 #include "host_hal.h"
+#include "idle_sleep.h"
 #include "kept.h"
 #include "readings.h"
 #include "requests.h"
@@ -33,6 +37,7 @@ static app_readings readings;
 static app_status_book book;
 static app_requests requests;
 static int scheduler_ok;
+static uint32_t idle_sleep_max_ms; /* the DEEP_SLEEP=1 build's cut on a sleep; 0: never sleeps */
 static uint32_t rtc_hash;
 
 static uint32_t now(void) { return board->ticks(board->ctx); }
@@ -171,8 +176,16 @@ static void deep_sleep_for(uint32_t sleep_ms) {
   reboot(1, sleep_ms, 0);
 }
 
-/* main.cpp's loop() for `ms` of virtual time awake, each pass's wait advancing the clock
- * (a reboot or a sleep on the way starts the clock again, not the count). */
+/* The DEEP_SLEEP=1 build's sleep after a pass, if one is due: the ms it slept, else 0. */
+static uint32_t sleep_if_idle(uint32_t due) {
+  if (!scheduler_ok || idle_sleep_max_ms == 0 || requests.restart) return 0;
+  uint32_t sleep_ms = app_idle_sleep_ms(&uploads, due, now(), readings.next_at, idle_sleep_max_ms);
+  if (sleep_ms > 0) deep_sleep_for(sleep_ms);
+  return sleep_ms;
+}
+
+/* main.cpp's loop() for `ms` of virtual time, each pass's wait (or sleep) advancing the
+ * clock (a reboot or a sleep on the way starts the clock again, not the count). */
 static void run(uint32_t ms) {
   while (scheduler_ok && ms > 0) {
     app_status_pass(&book, now());
@@ -185,10 +198,13 @@ static void run(uint32_t ms) {
     app_power_request power = app_requests_power_due(&requests, now());
     if (power == APP_POWER_RESTART) reboot(0, 0, 0);
     if (power == APP_POWER_SLEEP) deep_sleep_for(requests.sleep_ms);
-    uint32_t wait = tickretry_loop_sleep(due, PASS_MAX_WAIT_MS);
-    wait = wait == 0 ? 1 : wait < ms ? wait : ms;
-    host_hal_advance(wait);
-    ms -= wait;
+    uint32_t wait = sleep_if_idle(due);
+    if (wait == 0) {
+      wait = tickretry_loop_sleep(due, PASS_MAX_WAIT_MS);
+      wait = wait == 0 ? 1 : wait;
+      host_hal_advance(wait < ms ? wait : ms);
+    }
+    ms -= wait < ms ? wait : ms;
   }
 }
 
@@ -210,6 +226,7 @@ static int command(const char *line) {
   else if (strcmp(word, "fallback") == 0 && n == 3 && fate_of(arg, &fate)) host_hal_fallback(fate, (uint32_t)ms);
   else if (strcmp(word, "run") == 0 && n == 2) run((uint32_t)strtoul(arg, NULL, 10));
   else if (strcmp(word, "sleep") == 0 && n == 2) deep_sleep_for((uint32_t)strtoul(arg, NULL, 10));
+  else if (strcmp(word, "idle-sleep") == 0) idle_sleep_max_ms = n == 2 ? (uint32_t)strtoul(arg, NULL, 10) : APP_SLEEP_MAX_MS;
   else if (strcmp(word, "upload") == 0) app_requests_upload(&requests);
   else if (strcmp(word, "ask-restart") == 0) app_requests_restart(&requests, now());
   else if (strcmp(word, "ask-sleep") == 0 && n == 2) app_requests_sleep(&requests, (uint32_t)strtoul(arg, NULL, 10), now());

@@ -11,7 +11,7 @@
 #define NVS_VALUE_BYTES (sizeof(app_kept) + 16)
 #define SCRIPT_FATES 64
 #define ANSWERS_OUT 16
-#define SERVER_KEYS 256
+#define SERVER_KEYS 4096 /* a day of readings, one a minute */
 
 typedef enum { NVS_NONE, NVS_STRING, NVS_U32, NVS_BLOB } nvs_type;
 typedef struct nvs_entry {

@@ -4,9 +4,10 @@
 // on into fresh pages when it does not fit); the version it replaces is marked erased.
 // When only the spare page is left, the full page with the most erased entries gives up
 // its live entries to the spare and is erased: one erase cycle of that page. A page lasts
-// ERASE_CYCLES cycles. The sketch's kept state (boards/esp32/src/main.cpp, struct Kept)
-// is the blob; its small keys (the boot epoch, the Wi-Fi fail count) take one entry each.
+// ERASE_CYCLES cycles. The firmware's kept state (boards/app/kept.h, struct app_kept) is
+// the blob; its small keys (the boot epoch, the Wi-Fi fail count) take one entry each.
 import { Image, Limit } from "tickretry";
+import { KEPT } from "./generated/app-config.js";
 
 export const PAGE_ENTRIES = 126;
 export const ENTRY_BYTES = 32;
@@ -14,21 +15,21 @@ export const ENTRY_BYTES = 32;
 export const PARTITION_PAGES = 5;
 /** Erase cycles a page of the ESP32's SPI flash is rated for. */
 export const ERASE_CYCLES = 100_000;
-/** At most one NVS write of the kept state this often (main.cpp, NVS_EVERY_MS). */
-export const SKETCH_NVS_EVERY_MS = 1_200_000;
+/** At most one NVS write of the kept state this often (boards/app/config.json). */
+export const SKETCH_NVS_EVERY_MS = KEPT.nvsEveryMs;
 
 /**
- * sizeof(Kept) in main.cpp: crc, magic, length, the image area, the loop's slots (a
- * handle and an attempt count per slot, and a count), a 128-byte body and an epoch per
- * slot, three u32s, and the two sessions' handles (test/boards/sketch.test.ts holds the
- * sketch to it).
+ * sizeof(app_kept) in boards/app/kept.h: crc, magic, length, the image area, the loop's
+ * slots (a handle and an attempt count per slot, and a count), a 128-byte body and an
+ * epoch per slot, six u32s (the reading count, the sleep's notes, the boot epoch), and the
+ * two sessions' handles (test/boards/sketch.test.ts holds the firmware to it).
  */
 export const KEPT_BYTES =
   12 +
   Image.AREA_BYTES +
   (4 * Limit.OPERATIONS + 2 * Limit.OPERATIONS + 4) +
   (128 + 4) * Limit.OPERATIONS +
-  12 +
+  24 +
   8;
 
 interface Page {
@@ -97,35 +98,57 @@ export class NvsModel {
   }
 }
 
-/** erasesPerBlobWrite's answers, by "blobBytes:writes". */
-const erasesPerWrite = new Map<string, number>();
-
-/** The most-erased page's erase cycles per write, over `writes` writes of a `blobBytes`
- * blob through the model (with the boot epoch beside it). Computed once per pair: the
- * status the setup page polls asks for it every time, and 20,000 writes took some 7 ms. */
-function erasesPerBlobWrite(blobBytes: number, writes: number): number {
-  const key = `${blobBytes}:${writes}`;
-  const known = erasesPerWrite.get(key);
-  if (known !== undefined) return known;
-  const nvs = new NvsModel();
-  nvs.write("epoch", 1);
-  nvs.write("wififails", 1);
-  for (let i = 0; i < writes; i++) nvs.write("kept", blobEntries(blobBytes));
-  const value = nvs.maxErases() / writes;
-  erasesPerWrite.set(key, value);
-  return value;
-}
+/** flashLifeYears's answers, by "blobBytes:writesPerDay". */
+const yearsByRate = new Map<string, number>();
 
 /**
  * Years until the most-erased page of the partition reaches ERASE_CYCLES, when the kept
- * state (KEPT_BYTES) is written `writesPerDay` times a day, from `writes` writes through
- * the model.
+ * state (KEPT_BYTES) is written `writesPerDay` times a day, the boot epoch beside it once
+ * a day: flashLifeYearsOfDay over that day, for some 30,000 writes (rounded to whole
+ * writes a day, then scaled). Computed once per rate: the status the page polls asks for
+ * it every time.
  */
-export function flashLifeYears(writesPerDay: number, blobBytes = KEPT_BYTES, writes = 20_000): number {
+export function flashLifeYears(writesPerDay: number, blobBytes = KEPT_BYTES): number {
   if (writesPerDay <= 0) return Infinity;
-  return ERASE_CYCLES / erasesPerBlobWrite(blobBytes, writes) / writesPerDay / 365.25;
+  const n = Math.max(1, Math.round(writesPerDay));
+  const key = `${blobBytes}:${n}`;
+  let years = yearsByRate.get(key);
+  if (years === undefined) {
+    const day = [
+      { key: "epoch", entries: 1 },
+      ...Array(n).fill({ key: "kept", entries: blobEntries(blobBytes) }),
+    ];
+    const days = Math.max(10, Math.ceil(30_000 / n));
+    years = flashLifeYearsOfDay(day, days, Math.ceil(days / 10));
+    yearsByRate.set(key, years);
+  }
+  return (years * n) / writesPerDay;
 }
 
 /** The kept state's NVS writes a day under the sketch's rule, for `changesPerDay` changes of it. */
 export const sketchNvsWritesPerDay = (changesPerDay: number): number =>
   Math.min(changesPerDay, 86_400_000 / SKETCH_NVS_EVERY_MS);
+
+/** One NVS write of a day's pattern: the key and the entries it takes. */
+export interface NvsWrite {
+  key: string;
+  entries: number;
+}
+
+/**
+ * Years until the most-erased page reaches ERASE_CYCLES when `day` (one day's NVS writes,
+ * in order, as a build really makes them) repeats day after day: replayed through the
+ * model for `warmUpDays` (the pages fill from empty first, erasing nothing) and then for
+ * `days`, whose erases the figure extrapolates.
+ */
+export function flashLifeYearsOfDay(day: readonly NvsWrite[], days = 365, warmUpDays = 30): number {
+  const nvs = new NvsModel();
+  const replay = (n: number) => {
+    for (let d = 0; d < n; d++) for (const w of day) nvs.write(w.key, w.entries);
+  };
+  replay(warmUpDays);
+  const before = nvs.pages.map((p) => p.erases);
+  replay(days);
+  const erasesPerDay = Math.max(...nvs.pages.map((p, i) => p.erases - before[i])) / days;
+  return erasesPerDay === 0 ? Infinity : ERASE_CYCLES / erasesPerDay / 365.25;
+}

@@ -71,6 +71,12 @@ export const READINGS = {
   "queueLimit": 32
 };
 
+/** The kept state's NVS writes: at most one every nvsEveryMs, a refused one again after nvsRetryMs. */
+export const KEPT = {
+  "nvsEveryMs": 1200000,
+  "nvsRetryMs": 5000
+};
+
 /** The setup page's limits. */
 export const PAGE = {
   "maxConnections": 32,

@@ -14,7 +14,9 @@
 // (counted failed), and an IP that comes after it kicks the next attempt, which succeeds
 // at once, without another WiFi.begin; a publish timed out likewise is forgotten, so its
 // late PUBACK reports nothing (no stale report). The sessions never call the module's drop
-// or linkUp themselves: their objects leave both to the loop.
+// or linkUp themselves: their objects leave both to the loop. A refused login (CONNACK 4)
+// ends the session PERMANENT and no connect goes out until the hold is over (issue 33,
+// item 6); then a new session begins on the same client.
 import { execFileSync } from "node:child_process";
 import { expect, it } from "vitest";
 import { EndReason, Outcome, State } from "../../host/library/src/generated/abi.js";
@@ -34,6 +36,10 @@ it("runs esp-mqtt's and the Wi-Fi events through the tickretry loop's collect, d
     `wifi dropped state=${State.WAITING} drops=1 reason=8`,
     `late ip timed out=1 forgot=1 failed=1 then state=${State.UP} failed=0 begins=1`,
     `late puback up=1 timed out=1 forgot=1 stale reports=0`,
+    // Issue 33 item 6: refused (CONNACK 4), ended PERMANENT, silent through the hold of
+    // boards/app/config.json (1 h: the ms before it, none is begun), then a new session on
+    // the same client (a reconnect, no second start) that comes up.
+    `refused held end=${EndReason.PERMANENT} ended=1 begun early=0 left=1 quiet=1 begun after=1 state=${State.IN_FLIGHT} reconnects=1 starts=0 up=1`,
   ]);
 }, 120_000);
 

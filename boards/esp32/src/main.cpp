@@ -108,9 +108,11 @@ static int hal_collect(void *, uint32_t, tickretry_loop_result *out) {
 // the upload's first attempt leaves in this pass, after persist. Over MQTT a reading
 // begins only while the broker session is UP (the gate of docs/device.md): while it is
 // down the due reading waits, spending no attempt and no budget, and begins in the pass
-// after the session comes up.
-static void hal_begin_due(void *, tickretry_loop *, uint32_t now) {
+// after the session comes up. While the broker refuses the device's login (a held session,
+// for an hour), the readings that fall due are counted dropped.
+static void hal_begin_due(void *, [[maybe_unused]] tickretry_loop *loop, uint32_t now) {
 #if UPLOAD_MQTT
+  if (sessions_broker_held(loop, now)) return app_readings_drop_due(&readings, now);
   if (!sessions_broker_up()) return;
 #endif
   app_readings_begin_due(&readings, now, app_requests_take_upload(&requests));

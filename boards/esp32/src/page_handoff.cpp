@@ -1,7 +1,7 @@
 // See page_handoff.h.
 #include "page_handoff.h"
 
-#include <Arduino.h>
+#include <freertos/FreeRTOS.h>
 #include <freertos/semphr.h>
 #include <stdlib.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * signature. */
 #ifndef FREERTOS_SEMPHR_SHIM_H
 #define FREERTOS_SEMPHR_SHIM_H
-#include "../Arduino.h"
+#include "FreeRTOS.h"
 typedef QueueHandle_t SemaphoreHandle_t;
 SemaphoreHandle_t xSemaphoreCreateMutex(void);
 SemaphoreHandle_t xSemaphoreCreateBinary(void);

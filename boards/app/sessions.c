@@ -194,12 +194,13 @@ static void iso_time(uint64_t ms, char *out, size_t size) {
  * ever): the page says when, and what begins it again (the simulator's words). */
 static void broker_ended(app_sessions *s, uint32_t now) {
   mqtt_session_ended(&s->broker, now);
-  char at[32], detail[APP_SESSION_DETAIL_BYTES];
+  char at[48];
   iso_time(s->hal->wall_ms(s->hal->ctx), at, sizeof at);
-  snprintf(detail, sizeof detail,
-           "%s; refused at %s: a new session begins when the broker settings change, or %lu min later",
-           s->broker_view.detail, at, (unsigned long)(APP_BROKER_SESSION_REFUSED_HOLD_MS / 60000u));
-  note(&s->broker_view, detail);
+  app_session_view *v = &s->broker_view;
+  size_t used = strlen(v->detail);
+  snprintf(v->detail + used, sizeof v->detail - used,
+           "; refused at %s: a new session begins when the broker settings change, or %lu min later", at,
+           (unsigned long)(APP_BROKER_SESSION_REFUSED_HOLD_MS / 60000u));
 }
 
 int32_t app_sessions_broker_resume(app_sessions *s, tickretry_loop *loop, uint32_t now) {

@@ -20,6 +20,7 @@
 import { execFileSync } from "node:child_process";
 import { expect, it } from "vitest";
 import { EndReason, Outcome, State } from "../../host/library/src/generated/abi.js";
+import { BROKER_SESSION } from "../../host/tools/src/device/generated/app-config.js";
 import { makeBoards, ROOT } from "../helpers/command.js";
 
 it("runs esp-mqtt's and the Wi-Fi events through the tickretry loop's collect, dropped and link_up", () => {
@@ -55,4 +56,23 @@ it("leaves drop and linkUp to the tickretry loop: the session objects do not ref
     expect(nm("mqtt_check")).toMatch(new RegExp(` T ${name}\n`));
     expect(nm("tickretry_loop.o", "-u")).toMatch(new RegExp(` ${name}\n`));
   }
+}, 120_000);
+
+// The sessions room (boards/app/sessions.c, test/boards/sessions_check.c) shows a refused
+// login as the simulator's BrokerSession.status() does: ended, PERMANENT, the hold left as
+// nextTryInMs, and when it was refused (the HAL's system time, as Date.toISOString writes it)
+// and what begins it again; a new session begins once the hold is over, not a second before.
+it("shows a refused broker session held, then begins a new one after the hold (issue 33, item 6)", () => {
+  makeBoards("mqtt");
+  const out = execFileSync(`${ROOT}build/native/sessions_check`, { encoding: "utf8" }).trim().split("\n");
+  const hold = BROKER_SESSION.refusedHoldMs;
+  const detail = `CONNACK refused: code 5; refused at ${new Date(1764672000123 + 3010).toISOString()}: a new session begins when the broker settings change, or ${hold / 60_000} min later`;
+  expect(out).toEqual([
+    `refused state=ended endReason=PERMANENT nextTryInMs=${hold} held=1 detail=${detail}`,
+    "a second later: resumed=0",
+    `held state=ended endReason=PERMANENT nextTryInMs=${hold - 1000} held=1 detail=${detail}`,
+    "after the hold: resumed=1 starts=1",
+    "up again state=up endReason=NONE nextTryInMs=null:0 held=0 detail=CONNACK accepted",
+    "reconnects=1 starts=1",
+  ]);
 }, 120_000);

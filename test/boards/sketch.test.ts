@@ -170,7 +170,7 @@ describe("the sketch", () => {
     for (const file of BOARD_FILES) {
       const text = readFileSync(`${BOARD}/${file}`, "utf8");
       expect(text).not.toMatch(/(send_json|send_text|answer)\((req, )?\d+, "/);
-      expect(text).not.toMatch(/send\(req, \d+, "[^"]+", "/);
+      expect(text).not.toMatch(/respond\(req, \d+, "[^"]+", "/);
     }
   });
 });

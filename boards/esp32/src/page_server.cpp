@@ -63,7 +63,7 @@ static const char *status_line(int status) {
 }
 
 // A refusal closes its connection (ESP_FAIL), so that a body left unread is not read.
-static esp_err_t send(httpd_req_t *req, int status, const char *type, const char *body, size_t length) {
+static esp_err_t respond(httpd_req_t *req, int status, const char *type, const char *body, size_t length) {
   httpd_resp_set_status(req, status_line(status));
   httpd_resp_set_type(req, type);
   if (status >= 400) httpd_resp_set_hdr(req, "Connection", "close");
@@ -74,14 +74,14 @@ static esp_err_t send(httpd_req_t *req, int status, const char *type, const char
 static esp_err_t send_text(httpd_req_t *req, int status, const char *text) {
   static char line[APP_PAGE_ANSWER_BYTES];
   snprintf(line, sizeof line, "%s\n", text);
-  return send(req, status, "text/plain", line, strlen(line));
+  return respond(req, status, "text/plain", line, strlen(line));
 }
 
 static esp_err_t send_json(httpd_req_t *req, int status, const char *text) {
   static char body[APP_PAGE_ANSWER_BYTES];
   size_t length = app_page_answer_json(status, text, body, sizeof body);
   httpd_resp_set_hdr(req, "Cache-Control", "no-store");
-  return send(req, status, "application/json", body, length);
+  return respond(req, status, "application/json", body, length);
 }
 
 // A header's value into `out`; "" when absent, false when longer than `out` (which no
@@ -178,7 +178,7 @@ static esp_err_t handle_file(httpd_req_t *req) {
     if (strlen(a.path) != path_length || strncmp(req->uri, a.path, path_length) != 0) continue;
     security_headers(req);
     httpd_resp_set_hdr(req, "Content-Encoding", "gzip");
-    return send(req, 200, a.type, reinterpret_cast<const char *>(a.gzip), a.length);
+    return respond(req, 200, a.type, reinterpret_cast<const char *>(a.gzip), a.length);
   }
   return send_text(req, 404, PAGE_MSG_NOT_FOUND);
 }
@@ -204,7 +204,7 @@ static esp_err_t handle_status(httpd_req_t *req) {
   }
   if (status != 200) return send_text(req, status, text);
   httpd_resp_set_hdr(req, "Cache-Control", "no-store");
-  return send(req, 200, "application/json", json, strlen(json));
+  return respond(req, 200, "application/json", json, strlen(json));
 }
 
 // The module the playground runs: a copy, since the loop may swap it meanwhile.
@@ -213,7 +213,7 @@ static esp_err_t handle_module_bytes(httpd_req_t *req) {
   uint8_t *bytes = page_handoff_module(&size);
   if (!bytes) return send_text(req, 503, PAGE_MSG_LOOP_BUSY);
   security_headers(req);
-  esp_err_t sent = send(req, 200, "application/wasm", reinterpret_cast<const char *>(bytes), size);
+  esp_err_t sent = respond(req, 200, "application/wasm", reinterpret_cast<const char *>(bytes), size);
   free(bytes);
   return sent;
 }

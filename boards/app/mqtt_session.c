@@ -5,6 +5,9 @@
 
 #include <string.h>
 
+#include "generated/app_config.h"
+#include "tickretry_ticks.h"
+
 int32_t mqtt_connack_outcome(int code) {
   switch (code) {
     case MQTT_CONNACK_REFUSED_PROTOCOL:
@@ -21,6 +24,32 @@ void mqtt_session_init(mqtt_session *s, const app_hal *hal, int32_t handle) {
   memset(s, 0, sizeof *s);
   s->hal = hal;
   s->handle = handle;
+}
+
+void mqtt_session_ended(mqtt_session *s, uint32_t now) {
+  s->ended = 1;
+  s->ended_at = now;
+  s->connect_attempt = 0;
+  s->hal->mqtt_disconnect(s->hal->ctx);
+}
+
+uint32_t mqtt_session_hold_left(const mqtt_session *s, uint32_t now) {
+  int32_t left = tickretry_ticks_until(now, tickretry_tick_after(s->ended_at, APP_BROKER_SESSION_REFUSED_HOLD_MS));
+  return s->ended && left > 0 ? (uint32_t)left : 0;
+}
+
+int mqtt_session_resume_due(const mqtt_session *s, uint32_t now) {
+  return s->ended && mqtt_session_hold_left(s, now) == 0;
+}
+
+void mqtt_session_rebind(mqtt_session *s, int32_t handle) {
+  s->handle = handle;
+  s->connect_attempt = 0;
+  s->up = 0;
+  s->refused = 0;
+  s->ended = 0;
+  memset(s->publishes, 0, sizeof s->publishes);
+  s->news = (session_news){0, 0};
 }
 
 void mqtt_session_seen(mqtt_session *s, enum mqtt_seen_kind kind, int32_t value) {

@@ -53,6 +53,8 @@ typedef struct mqtt_session {
   uint8_t up, started;     /* the connection is up; esp_mqtt_client_start has run */
   int32_t refused;         /* the last CONNACK refusal code; 0: none */
   uint32_t drops, reconnects;
+  uint8_t ended;     /* the session ended (the broker refused the login): no connect until it begins again */
+  uint32_t ended_at; /* the tick it ended */
   mqtt_publish publishes[TICKRETRY_LIMIT_OPERATIONS];
   session_news news; /* a drop and a CONNECTED, for the HAL's `dropped` and `link_up` */
   session_ring ring;
@@ -80,6 +82,19 @@ int mqtt_session_forget(mqtt_session *s, int32_t handle, int32_t attempt);
 
 /* From the HAL's collect: applies everything the handler queued since the last call. */
 void mqtt_session_apply(mqtt_session *s, session_finished_fn finished, void *ctx);
+
+/* A refused login is not the end of the device: the session ends PERMANENT (the loop's END
+ * for its handle), the client stops, and a new session begins on the same client once
+ * APP_BROKER_SESSION_REFUSED_HOLD_MS (boards/app/config.json) passed; on a board, new
+ * broker settings restart it, which begins one at once. */
+void mqtt_session_ended(mqtt_session *s, uint32_t now);
+/* ms until an ended session may begin again (0 once the hold is over, or while none ended). */
+uint32_t mqtt_session_hold_left(const mqtt_session *s, uint32_t now);
+/* 1 when the session ended and its hold is over: begin a new one and rebind. */
+int mqtt_session_resume_due(const mqtt_session *s, uint32_t now);
+/* The new session `handle` on the same client: whether the client was started, the drops
+ * and reconnects, and the events queued, carry over. */
+void mqtt_session_rebind(mqtt_session *s, int32_t handle);
 
 /* A refused CONNACK code as an outcome: PERMANENT when no retry can cure it. */
 int32_t mqtt_connack_outcome(int code);

@@ -24,8 +24,8 @@ int app_page_same_origin(const char *host, const char *fetch_site, const char *o
                      (strncmp(referer, own, (size_t)own_len) == 0 && referer[own_len] == '/'));
 }
 
-int app_page_password_given(const app_hal *hal, app_password_guess_limit *guesses, const char *stored,
-                            const char *given, app_page_refusal *refusal) {
+int app_page_password_given(app_password_guess_limit *guesses, uint32_t now, const char *stored, const char *given,
+                            app_page_refusal *refusal) {
   *refusal = (app_page_refusal){0, NULL, 0};
   if (stored[0] == '\0') {
     *refusal = (app_page_refusal){403, PAGE_MSG_SET_PASSWORD_FIRST, 0};
@@ -35,13 +35,13 @@ int app_page_password_given(const app_hal *hal, app_password_guess_limit *guesse
     *refusal = (app_page_refusal){401, PAGE_MSG_WRONG_PASSWORD, 0};
     return 0;
   }
-  uint32_t wait_ms = app_password_guess_wait_ms(guesses, hal->ticks(hal->ctx));
+  uint32_t wait_ms = app_password_guess_wait_ms(guesses, now);
   if (wait_ms > 0) {
     *refusal = (app_page_refusal){429, PAGE_MSG_TOO_MANY_GUESSES, (wait_ms + 999) / 1000};
     return 0;
   }
   if (!app_password_check(stored, given)) {
-    app_password_guess_wrong(guesses, hal->ticks(hal->ctx)); /* after the PBKDF2: its time counts */
+    app_password_guess_wrong(guesses, now); /* after the PBKDF2: its time counts */
     *refusal = (app_page_refusal){401, PAGE_MSG_WRONG_PASSWORD, 0};
     return 0;
   }
@@ -49,6 +49,56 @@ int app_page_password_given(const app_hal *hal, app_password_guess_limit *guesse
 }
 
 int app_page_module_fits(size_t have, size_t more) { return have + more <= APP_PAGE_MODULE_LIMIT; }
+
+static int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+/* Decodes text[0..length) in place: a '%' without two hex digits stays as it is (as the
+ * simulator's parseForm has it). Its decoded length. */
+static size_t form_decode(char *text, size_t length) {
+  size_t out = 0;
+  for (size_t i = 0; i < length; i++) {
+    int high = text[i] == '%' && i + 2 < length ? hex_digit(text[i + 1]) : -1;
+    int low = high >= 0 ? hex_digit(text[i + 2]) : -1;
+    if (low >= 0) {
+      text[out++] = (char)(high * 16 + low);
+      i += 2;
+    } else {
+      text[out++] = text[i] == '+' ? ' ' : text[i];
+    }
+  }
+  return out;
+}
+
+void app_page_form_parse(char *body, size_t length, app_page_form *form) {
+  form->count = 0;
+  body[length] = '\0';
+  for (char *pair = body; pair < body + length && form->count < APP_PAGE_FORM_FIELDS;) {
+    char *end = memchr(pair, '&', (size_t)(body + length - pair));
+    if (!end) end = body + length;
+    char *eq = memchr(pair, '=', (size_t)(end - pair));
+    char *value = eq ? eq + 1 : end;
+    char *name_end = eq ? eq : end;
+    if (end > pair) {
+      size_t value_len = form_decode(value, (size_t)(end - value));
+      value[value_len] = '\0';
+      pair[form_decode(pair, (size_t)(name_end - pair))] = '\0';
+      form->fields[form->count++] = (app_page_field){pair, value, value_len};
+    }
+    pair = end + 1;
+  }
+}
+
+const app_page_field *app_page_form_get(const app_page_form *form, const char *name) {
+  for (size_t i = 0; i < form->count; i++) {
+    if (strcmp(form->fields[i].name, name) == 0) return &form->fields[i];
+  }
+  return NULL;
+}
 
 uint32_t app_page_sleep_seconds(const char *text, size_t length) {
   if (length < 1 || length > 4 || strspn(text, "0123456789") != length) return 0;

@@ -7,7 +7,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "app_hal.h"
 #include "password.h"
 #ifdef __cplusplus
 extern "C" {
@@ -30,13 +29,28 @@ typedef struct app_page_refusal {
   uint32_t retry_after_s; /* 0: no header */
 } app_page_refusal;
 
-/* The device password of a post, under the brute-force limit: a check the limit refuses
- * costs no PBKDF2, so a flood of guesses does not hold up the loop. 1 when it passes,
- * else 0 and why in `refusal`. */
-int app_page_password_given(const app_hal *hal, app_password_guess_limit *guesses, const char *stored,
-                            const char *given, app_page_refusal *refusal);
+/* The device password of a post, under the brute-force limit at `now` (ms): a check the
+ * limit refuses costs no PBKDF2, so a flood of guesses does not hold up the server. 1 when
+ * it passes, else 0 and why in `refusal`. */
+int app_page_password_given(app_password_guess_limit *guesses, uint32_t now, const char *stored, const char *given,
+                            app_page_refusal *refusal);
 /* A module upload's size, as its pieces arrive: 1 while `have` + `more` fits the limit. */
 int app_page_module_fits(size_t have, size_t more);
+/* A field of an application/x-www-form-urlencoded body, decoded ('+' a space, %XX a byte;
+ * the value may hold NUL bytes, hence its length). */
+typedef struct app_page_field {
+  const char *name, *value;
+  size_t value_len;
+} app_page_field;
+#define APP_PAGE_FORM_FIELDS 16
+typedef struct app_page_form {
+  app_page_field fields[APP_PAGE_FORM_FIELDS]; /* in the body's order; more are not read */
+  size_t count;
+} app_page_form;
+/* Decodes `body` (`length` bytes, with room for one more) in place into `form`. */
+void app_page_form_parse(char *body, size_t length, app_page_form *form);
+/* The first field named `name`, or NULL (URLSearchParams.get). */
+const app_page_field *app_page_form_get(const app_page_form *form, const char *name);
 /* "Deep sleep for N s": N when the field (`length` bytes, NULs included) is 1 to 3600 in
  * plain decimal digits, else 0. */
 uint32_t app_page_sleep_seconds(const char *text, size_t length);

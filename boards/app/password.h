@@ -28,7 +28,7 @@ int app_password_check(const char *stored, const char *password);
 
 /* The brute-force limit, as the simulator's (host/tools/src/device/app/password.ts): after
  * APP_PASSWORD_GUESS_MAX wrong guesses within APP_PASSWORD_GUESS_WINDOW_MS every check is refused
- * without computing PBKDF2 (which runs on the loop task) until the oldest ages out. */
+ * without computing PBKDF2 (on a board, on the page server's task) until the oldest ages out. */
 #define APP_PASSWORD_GUESS_MAX 5
 #define APP_PASSWORD_GUESS_WINDOW_MS 60000u
 typedef struct app_password_guess_limit {

@@ -98,13 +98,20 @@ static void begin_upload(app_readings *r, uint32_t now) {
 
 /* A board has no readings queue, so an outage longer than APP_READINGS_EVERY_MS takes one
  * reading, not one per period. The station may be on beside the setup access point. */
+static int timer_due(app_readings *r, uint32_t now) {
+  if (!r->hal->station_on(r->hal->ctx) || !tickretry_tick_reached(now, r->next_at)) return 0;
+  uint32_t next = tickretry_tick_after(r->next_at, APP_READINGS_EVERY_MS);
+  r->next_at = tickretry_tick_reached(now, next) ? tickretry_tick_after(now, APP_READINGS_EVERY_MS) : next;
+  return 1;
+}
+
 void app_readings_begin_due(app_readings *r, uint32_t now, int asked) {
-  if (r->hal->station_on(r->hal->ctx) && tickretry_tick_reached(now, r->next_at)) {
-    uint32_t next = tickretry_tick_after(r->next_at, APP_READINGS_EVERY_MS);
-    r->next_at = tickretry_tick_reached(now, next) ? tickretry_tick_after(now, APP_READINGS_EVERY_MS) : next;
-    begin_upload(r, now);
-  }
+  if (timer_due(r, now)) begin_upload(r, now);
   if (asked) begin_upload(r, now);
+}
+
+void app_readings_drop_due(app_readings *r, uint32_t now) {
+  if (timer_due(r, now)) r->dropped++;
 }
 
 void app_readings_http_attempt(app_readings *r, int32_t handle, int32_t attempt, int32_t operation_id,

@@ -45,6 +45,9 @@ void app_readings_init(app_readings *r, const app_hal *hal, app_keeper *keeper, 
 void app_readings_due_in(app_readings *r, uint32_t now, uint32_t in_ms);
 /* The HAL's begin_due: the timer's reading, and one the page asked for. */
 void app_readings_begin_due(app_readings *r, uint32_t now, int asked);
+/* The timer's reading while no upload can begin for long (the broker refused the device):
+ * counted dropped, as a full slot table drops one. */
+void app_readings_drop_due(app_readings *r, uint32_t now);
 /* The upload body of a live handle (a scratch buffer for any other). */
 char *app_readings_body(app_readings *r, int32_t handle);
 /* One attempt of the HTTP build, as the board's client takes it. */

@@ -3,6 +3,7 @@
  * between passes, after the answer has left (never a delay() in a handler). */
 #ifndef APP_REQUESTS_H
 #define APP_REQUESTS_H
+#include <stddef.h>
 #include <stdint.h>
 #ifdef __cplusplus
 extern "C" {
@@ -27,6 +28,48 @@ void app_requests_restart(app_requests *r, uint32_t now);
 void app_requests_sleep(app_requests *r, uint32_t sleep_ms, uint32_t now);
 /* What falls due at `now`: a reboot before a sleep. */
 app_power_request app_requests_power_due(const app_requests *r, uint32_t now);
+
+/* One ask of the page on its way to the loop. A board whose page server runs its handlers
+ * in a task of its own (boards/esp32/src/page_server.cpp) keeps them off the module, the
+ * store and the clock: a handler posts an ask here and waits; the loop takes it between
+ * passes, does it and answers; the handler sends that answer. The server runs one handler
+ * at a time, so one slot serves. The board holds its lock around every call below. */
+typedef enum app_ask_kind {
+  APP_ASK_STATUS,     /* the status JSON into `data` (`size` bytes), events after `number` */
+  APP_ASK_UPLOAD,     /* "Upload now" */
+  APP_ASK_LOOP_RESET, /* the loop's maxima */
+  APP_ASK_RESTART,    /* a reboot */
+  APP_ASK_SLEEP,      /* a deep sleep of `number` ms */
+  APP_ASK_PASSWORD,   /* store `data`, a device password's stored form; `number` 1: the first */
+  APP_ASK_SETTINGS,   /* store `data`, the board's checked settings */
+  APP_ASK_MODULE      /* swap in `data`, a checked module of `size` bytes: the loop's once taken */
+} app_ask_kind;
+
+typedef enum app_ask_state { APP_ASK_EMPTY, APP_ASK_POSTED, APP_ASK_TAKEN, APP_ASK_ANSWERED } app_ask_state;
+
+#define APP_ASK_TEXT_BYTES 256
+
+typedef struct app_ask {
+  app_ask_state state;
+  app_ask_kind kind;
+  uint32_t number;
+  void *data; /* the asker's, which waits while the loop has it */
+  size_t size;
+  int status; /* the answer: an HTTP status and its message */
+  char text[APP_ASK_TEXT_BYTES];
+} app_ask;
+
+/* The asker: 1 once posted, 0 while the slot holds another ask. */
+int app_ask_post(app_ask *slot, app_ask_kind kind, uint32_t number, void *data, size_t size);
+/* The loop: 1 and the posted ask into `out`, the slot's now TAKEN; 0 when none is posted. */
+int app_ask_take(app_ask *slot, app_ask *out);
+/* The loop, once it did the ask taken. */
+void app_ask_answer(app_ask *slot, int status, const char *text);
+/* The asker: 1 and the answer once there is one (the slot is free again), else 0. */
+int app_ask_answered(app_ask *slot, int *status, char *text, size_t size);
+/* The asker gave up waiting: 1 when the loop had not taken the ask (nothing was done and
+ * the slot is free), 0 when it has it (its answer comes). */
+int app_ask_withdraw(app_ask *slot);
 
 #ifdef __cplusplus
 }

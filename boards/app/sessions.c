@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "tickretry.h"
+#include "generated/app_config.h"
 #include "tickretry_ticks.h"
 
 /* Both sessions: backoff 1 s doubling to 60 s with full jitter, for as long as it takes
@@ -175,6 +176,45 @@ static void note_answer(app_sessions *s, app_session_view *v, const tickretry_lo
   }
 }
 
+#if UPLOAD_MQTT
+/* `ms` since 1970 as ISO 8601 in UTC, as the simulator's Date.toISOString writes it (days
+ * to a civil date: the proleptic Gregorian calendar in 400-year eras). */
+static void iso_time(uint64_t ms, char *out, size_t size) {
+  uint64_t days = ms / 86400000u, in_day = ms % 86400000u;
+  uint64_t z = days + 719468u, era = z / 146097u, doe = z - era * 146097u;
+  uint64_t yoe = (doe - doe / 1460u + doe / 36524u - doe / 146096u) / 365u;
+  uint64_t doy = doe - (365u * yoe + yoe / 4u - yoe / 100u), mp = (5u * doy + 2u) / 153u;
+  unsigned day = (unsigned)(doy - (153u * mp + 2u) / 5u + 1u), month = (unsigned)(mp < 10u ? mp + 3u : mp - 9u);
+  unsigned long year = (unsigned long)(yoe + era * 400u + (month <= 2u));
+  snprintf(out, size, "%04lu-%02u-%02uT%02u:%02u:%02u.%03uZ", year, month, day, (unsigned)(in_day / 3600000u),
+           (unsigned)(in_day / 60000u % 60u), (unsigned)(in_day / 1000u % 60u), (unsigned)(in_day % 1000u));
+}
+
+/* The broker refused the session's login (the only end of a session that retries for
+ * ever): the page says when, and what begins it again (the simulator's words). */
+static void broker_ended(app_sessions *s, uint32_t now) {
+  mqtt_session_ended(&s->broker, now);
+  char at[48];
+  iso_time(s->hal->wall_ms(s->hal->ctx), at, sizeof at);
+  app_session_view *v = &s->broker_view;
+  size_t used = strlen(v->detail);
+  snprintf(v->detail + used, sizeof v->detail - used,
+           "; refused at %s: a new session begins when the broker settings change, or %lu min later", at,
+           (unsigned long)(APP_BROKER_SESSION_REFUSED_HOLD_MS / 60000u));
+}
+
+int32_t app_sessions_broker_resume(app_sessions *s, tickretry_loop *loop, uint32_t now) {
+  if (!mqtt_session_resume_due(&s->broker, now)) return 0;
+  int32_t handle = app_sessions_begin(s, loop, &s->broker_view, 0, APP_BROKER_POLICY, now);
+  if (handle == 0) return 0;
+  mqtt_session_rebind(&s->broker, handle);
+  s->broker_view.end_reason = TICKRETRY_END_REASON_NONE;
+  return handle;
+}
+
+int app_sessions_broker_held(const app_sessions *s) { return s->broker.ended; }
+#endif
+
 void app_sessions_see(app_sessions *s, tickretry_loop *loop, const tickretry_loop_event *e) {
   if (e->kind == TICKRETRY_LOOP_EVENT_TIMEOUT) {
     forget_timed_out(s, loop, e);
@@ -187,12 +227,17 @@ void app_sessions_see(app_sessions *s, tickretry_loop *loop, const tickretry_loo
   v->end_reason = e->reason;
   v->last_outcome = tickretry_last_outcome(e->handle);
   v->handle = 0; /* the loop releases it now */
+#if UPLOAD_MQTT
+  if (v == &s->broker_view) broker_ended(s, e->t);
+#endif
 }
 
 int app_sessions_wifi_up(const app_sessions *s) { return s->wifi_view.handle != 0 && s->wifi.up; }
 int app_sessions_broker_up(const app_sessions *s) { return s->broker_view.handle != 0 && s->broker.up; }
 
-static status_session status_of(const app_session_view *v, uint32_t drops, uint32_t reconnects, uint32_t now) {
+/* `hold_left`: ms until an ended session begins again by itself (the broker's). */
+static status_session status_of(const app_session_view *v, uint32_t drops, uint32_t reconnects, uint32_t hold_left,
+                                uint32_t now) {
   int32_t h = v->handle, state = h ? tickretry_state(h) : -1;
   const char *name = state == TICKRETRY_STATE_UP          ? "up"
                      : state == TICKRETRY_STATE_IN_FLIGHT ? "connecting"
@@ -207,7 +252,8 @@ static status_session status_of(const app_session_view *v, uint32_t drops, uint3
                           drops,
                           reconnects,
                           {state == TICKRETRY_STATE_UP, tickretry_ticks_until(next_at, now)},
-                          {state == TICKRETRY_STATE_WAITING, tickretry_ticks_until(now, next_at)},
+                          {state == TICKRETRY_STATE_WAITING || hold_left > 0,
+                           hold_left > 0 ? (int32_t)hold_left : tickretry_ticks_until(now, next_at)},
                           app_status_end_reason_name(v->end_reason),
                           app_status_outcome_name(outcome),
                           v->detail};
@@ -215,10 +261,11 @@ static status_session status_of(const app_session_view *v, uint32_t drops, uint3
 
 uint32_t app_sessions_status(const app_sessions *s, status_session *out, uint32_t now) {
   uint32_t n = 0;
-  if (s->wifi_view.operation_id != 0) out[n++] = status_of(&s->wifi_view, s->wifi.drops, s->wifi.reconnects, now);
+  if (s->wifi_view.operation_id != 0) out[n++] = status_of(&s->wifi_view, s->wifi.drops, s->wifi.reconnects, 0, now);
 #if UPLOAD_MQTT
   if (s->broker_view.operation_id != 0 || s->broker_view.detail[0])
-    out[n++] = status_of(&s->broker_view, s->broker.drops, s->broker.reconnects, now);
+    out[n++] = status_of(&s->broker_view, s->broker.drops, s->broker.reconnects,
+                         mqtt_session_hold_left(&s->broker, now), now);
 #endif
   return n;
 }

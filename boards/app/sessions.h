@@ -23,6 +23,7 @@ extern "C" {
 #define APP_BROKER_POLICY 2
 #define APP_SESSION_COUNT 2
 #define APP_SESSION_ANSWERS (2 * TICKRETRY_LIMIT_OPERATIONS)
+#define APP_SESSION_DETAIL_BYTES 160
 
 /* The sessions' handles, kept beside the image (kept.h's app_kept): 0 for none. */
 typedef struct app_session_handles {
@@ -36,7 +37,7 @@ typedef struct app_session_view {
   int32_t handle, operation_id;
   uint32_t attempts;
   int32_t end_reason, last_outcome;
-  char detail[48];
+  char detail[APP_SESSION_DETAIL_BYTES];
 } app_session_view;
 
 typedef struct app_sessions {
@@ -85,6 +86,11 @@ int app_sessions_link_up(app_sessions *s);
 void app_sessions_see(app_sessions *s, tickretry_loop *loop, const tickretry_loop_event *event);
 int app_sessions_wifi_up(const app_sessions *s);
 int app_sessions_broker_up(const app_sessions *s);
+/* From the pass, in an MQTT build: a broker session the broker refused begins again once its
+ * hold is over (mqtt_session.h); its new handle, or 0 while it is held or none ended. */
+int32_t app_sessions_broker_resume(app_sessions *s, tickretry_loop *loop, uint32_t now);
+/* 1 while a refused broker session is held: no upload can begin. */
+int app_sessions_broker_held(const app_sessions *s);
 /* The sessions as the status shows them, into `out` (APP_SESSION_COUNT long); how many. */
 uint32_t app_sessions_status(const app_sessions *s, status_session *out, uint32_t now);
 

@@ -14,6 +14,7 @@ type Fields = Record<string, number | string | boolean>;
 interface Config {
   upload: Fields & { mqttBreaker: Fields };
   sessions: { wifi: Fields; broker: Fields };
+  brokerSession: Fields;
   budget: Fields;
   readings: Fields;
   kept: Fields;
@@ -102,6 +103,8 @@ function cView(): string {
 #define APP_CONFIG_RETRY_BUDGET \\
   ${initializer("budget", budget)}
 
+/* The broker session: how long one the broker refused stays ended (ms). */
+${defines("BROKER_SESSION", config.brokerSession)}
 /* The readings: how often one is taken (ms), and the kept queue of those waiting for a slot. */
 ${defines("READINGS", readings)}
 /* The kept state's NVS writes: at most one this often, and a refused one again after. */
@@ -130,6 +133,9 @@ export const WIFI: PolicyFields = ${json(withoutComment(sessions.wifi))};
 
 /** The broker connection's session policy. */
 export const BROKER: PolicyFields = ${json(withoutComment(sessions.broker))};
+
+/** The broker session: how long one the broker refused stays ended (ms). */
+export const BROKER_SESSION = ${json(withoutComment(config.brokerSession))};
 
 /** The retry budget, in milli-tokens. */
 export const BUDGET: BudgetFields = ${json(withoutComment(budget))};

@@ -14,10 +14,13 @@
 // (counted failed), and an IP that comes after it kicks the next attempt, which succeeds
 // at once, without another WiFi.begin; a publish timed out likewise is forgotten, so its
 // late PUBACK reports nothing (no stale report). The sessions never call the module's drop
-// or linkUp themselves: their objects leave both to the loop.
+// or linkUp themselves: their objects leave both to the loop. A refused login (CONNACK 4)
+// ends the session PERMANENT and no connect goes out until the hold is over (issue 33,
+// item 6); then a new session begins on the same client.
 import { execFileSync } from "node:child_process";
 import { expect, it } from "vitest";
 import { EndReason, Outcome, State } from "../../host/library/src/generated/abi.js";
+import { BROKER_SESSION } from "../../host/tools/src/device/generated/app-config.js";
 import { makeBoards, ROOT } from "../helpers/command.js";
 
 it("runs esp-mqtt's and the Wi-Fi events through the tickretry loop's collect, dropped and link_up", () => {
@@ -34,6 +37,10 @@ it("runs esp-mqtt's and the Wi-Fi events through the tickretry loop's collect, d
     `wifi dropped state=${State.WAITING} drops=1 reason=8`,
     `late ip timed out=1 forgot=1 failed=1 then state=${State.UP} failed=0 begins=1`,
     `late puback up=1 timed out=1 forgot=1 stale reports=0`,
+    // Issue 33 item 6: refused (CONNACK 4), ended PERMANENT, silent through the hold of
+    // boards/app/config.json (1 h: the ms before it, none is begun), then a new session on
+    // the same client (a reconnect, no second start) that comes up.
+    `refused held end=${EndReason.PERMANENT} ended=1 begun early=0 left=1 quiet=1 begun after=1 state=${State.IN_FLIGHT} reconnects=1 starts=0 up=1`,
   ]);
 }, 120_000);
 
@@ -49,4 +56,23 @@ it("leaves drop and linkUp to the tickretry loop: the session objects do not ref
     expect(nm("mqtt_check")).toMatch(new RegExp(` T ${name}\n`));
     expect(nm("tickretry_loop.o", "-u")).toMatch(new RegExp(` ${name}\n`));
   }
+}, 120_000);
+
+// The sessions room (boards/app/sessions.c, test/boards/sessions_check.c) shows a refused
+// login as the simulator's BrokerSession.status() does: ended, PERMANENT, the hold left as
+// nextTryInMs, and when it was refused (the HAL's system time, as Date.toISOString writes it)
+// and what begins it again; a new session begins once the hold is over, not a second before.
+it("shows a refused broker session held, then begins a new one after the hold (issue 33, item 6)", () => {
+  makeBoards("mqtt");
+  const out = execFileSync(`${ROOT}build/native/sessions_check`, { encoding: "utf8" }).trim().split("\n");
+  const hold = BROKER_SESSION.refusedHoldMs;
+  const detail = `CONNACK refused: code 5; refused at ${new Date(1764672000123 + 3010).toISOString()}: a new session begins when the broker settings change, or ${hold / 60_000} min later`;
+  expect(out).toEqual([
+    `refused state=ended endReason=PERMANENT nextTryInMs=${hold} held=1 detail=${detail}`,
+    "a second later: resumed=0",
+    `held state=ended endReason=PERMANENT nextTryInMs=${hold - 1000} held=1 detail=${detail}`,
+    "after the hold: resumed=1 starts=1",
+    "up again state=up endReason=NONE nextTryInMs=null:0 held=0 detail=CONNACK accepted",
+    "reconnects=1 starts=1",
+  ]);
 }, 120_000);

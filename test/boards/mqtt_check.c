@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "generated/app_config.h"
 #include "tickretry_loop.h"
 #include "mqtt_link.h"
 #include "mqtt_session.h"
@@ -104,6 +105,7 @@ static void hal_start_attempt(void *ctx, int32_t h, int32_t attempt, int32_t ope
 static void hal_on_event(void *ctx, const tickretry_loop_event *e) {
   (void)ctx;
   if (e->kind == TICKRETRY_LOOP_EVENT_END && e->handle == watched.handle) watched.end_reason = e->reason;
+  if (e->kind == TICKRETRY_LOOP_EVENT_END && e->handle == s.handle) mqtt_session_ended(&s, e->t);
   if (e->kind != TICKRETRY_LOOP_EVENT_TIMEOUT) return;
   int forgot = (e->handle == w.handle && wifi_session_forget(&w, e->attempt)) ||
                mqtt_session_forget(&s, e->handle, e->attempt);
@@ -131,6 +133,43 @@ static void event(int32_t id, int msg_id, esp_mqtt_error_codes_t *error) {
   mqtt_link_event(&s, "MQTT_EVENTS", id, &e);
 }
 
+/* A new broker session once the hold is over, as sessions.c begins it from the pass. */
+static int resumed_at(uint32_t t) {
+  pass_at(t);
+  if (!mqtt_session_resume_due(&s, t)) return 0;
+  mqtt_session_rebind(&s, tickretry_loop_begin(&loop, 1, t));
+  pass_at(t); /* its first connect attempt, on the client already started */
+  return 1;
+}
+
+/* Issue 33 item 6: a refused login ends the session PERMANENT, the client stops, and no
+ * connect goes out until the hold of boards/app/config.json is over; then a new session
+ * begins on the same client and comes up. */
+static int refused_hold_steps(uint32_t t) {
+  event(MQTT_EVENT_DISCONNECTED, 0, NULL);
+  pass_at(t + 10);
+  pass_at(t + 10 + 1700); /* past the longest wait after the drop: a reconnect attempt */
+  esp_mqtt_error_codes_t refused = {.error_type = MQTT_ERROR_TYPE_CONNECTION_REFUSED,
+                                    .connect_return_code = MQTT_CONNECTION_REFUSE_BAD_USERNAME};
+  watch(s.handle);
+  event(MQTT_EVENT_ERROR, 0, &refused);
+  pass_at(now + 10);
+  uint32_t ended_at = now;
+  int reconnects = fake.reconnects, starts = fake.starts;
+  int early = resumed_at(ended_at + APP_BROKER_SESSION_REFUSED_HOLD_MS - 1);
+  uint32_t left = mqtt_session_hold_left(&s, now);
+  int quiet = fake.reconnects == reconnects && fake.starts == starts;
+  int resumed = resumed_at(ended_at + APP_BROKER_SESSION_REFUSED_HOLD_MS);
+  int32_t state = tickretry_state(s.handle);
+  event(MQTT_EVENT_CONNECTED, 0, NULL);
+  pass_at(now + 10);
+  printf("refused held end=%" PRId32 " ended=%d begun early=%d left=%" PRIu32 " quiet=%d begun after=%d state=%" PRId32
+         " reconnects=%d starts=%d up=%d\n",
+         watched.end_reason, s.ended || resumed, early, left, quiet, resumed, state, fake.reconnects - reconnects,
+         fake.starts - starts, s.up);
+  return 0;
+}
+
 /* A publish whose PUBACK does not come within the attempt timeout is forgotten on the
  * loop's TIMEOUT event: its late PUBACK reports nothing. */
 static int late_puback_steps(uint32_t t) {
@@ -148,7 +187,7 @@ static int late_puback_steps(uint32_t t) {
   pass_at(now);
   printf("late puback up=%d timed out=%d forgot=%d stale reports=%" PRId32 "\n", s.up, watched.timed_out,
          watched.forgot, tickretry_counter(TICKRETRY_COUNTER_STALE_REPORTS) - stale);
-  return 0;
+  return refused_hold_steps(now);
 }
 
 /* A connect attempt the module times out is forgotten on the loop's TIMEOUT event; the IP

@@ -340,3 +340,51 @@ describe("a module's version for anti-rollback (issue 20, defect 6), in C and in
     expect(() => new WebAssembly.Module(new Uint8Array(withVersion(plain, 7)))).not.toThrow();
   });
 });
+
+describe("the board's form reader (page.c), beside the simulator's parseForm", () => {
+  it("finds the same fields with the same bytes", () => {
+    const bodies = [
+      "ssid=home&password=correct+horse",
+      "a=%41%42%zz%4&b&=empty&c=x%00y&a=second",
+      "brokerTopic=%24SYS%2Freadings&&s=60",
+      "name=%E2%82%AC+%2B",
+    ];
+    for (const body of bodies) {
+      const { form } = parseForm(Buffer.from(body, "latin1"));
+      const ts = [...form.entries()].map(([k, v]) => `${k}=${Buffer.from(v, "latin1").toString("hex")}`);
+      const c = run("form", Buffer.from(body, "latin1").toString("hex")).out.split("\n");
+      // parseForm decodes UTF-8; the board keeps bytes: compare bytes for the ASCII cases.
+      if (/%E2/.test(body)) expect(c).toEqual(["name=e282ac202b"]);
+      else expect(c).toEqual(ts);
+    }
+  });
+});
+
+describe("the page's ask slot (requests.h), the hand-off from the server's task to the loop", () => {
+  it("holds one ask; one the loop has not taken is withdrawn unseen, one it took is answered", () => {
+    const steps = [
+      "post",
+      "post",
+      "withdraw",
+      "take",
+      "post",
+      "take",
+      "withdraw",
+      "answer",
+      "answered",
+      "answered",
+    ];
+    expect(run("asks", ...steps).out.split("\n")).toEqual([
+      "post 1",
+      "post 0", // one at a time
+      "withdraw 1", // not taken: nothing was done
+      "take 0 -1",
+      "post 1",
+      "take 1 4",
+      "withdraw 0", // taken: the handler must wait for its answer
+      "answered by the loop",
+      "answered 1 answer 7",
+      "answered 0 -",
+    ]);
+  });
+});

@@ -10,6 +10,10 @@
  *                                            its message (exit 1)
  *   page_check broker URL_HEX ID_HEX USER_HEX PASSWORD_HEX TOPIC_HEX
  *                                            the same for the broker fields
+ *   page_check form BODY_HEX                 a form body's fields, "name=value hex" a line
+ *   page_check asks STEP...                  the page's ask slot (requests.h) through steps
+ *                                            post|take|answer|answered|withdraw: each one's
+ *                                            result, a line
  */
 #include <sodium.h>
 #include <stdio.h>
@@ -18,10 +22,13 @@
 
 #include "broker.h"
 #include "kept.h"
+#include "page.h"
 #include "password.h"
+#include "requests.h"
 #include "settings.h"
 #include "status.h"
 #include "module_signature.h"
+#include "generated/app_config.h"
 #include "generated/tickretry_build_key.h"
 
 static int verify(const char *path, const char *key_hex) {
@@ -197,6 +204,47 @@ static int same_broker(char **argv) {
   return 1;
 }
 
+static int form(char **argv) {
+  static char body[APP_PAGE_FORM_BYTES + 1];
+  size_t length = 0;
+  if (sodium_hex2bin((unsigned char *)body, sizeof body - 1, argv[0], strlen(argv[0]), NULL, &length, NULL) != 0)
+    return 2;
+  app_page_form parsed;
+  app_page_form_parse(body, length, &parsed);
+  for (size_t i = 0; i < parsed.count; i++) {
+    char hex[2 * APP_PAGE_FORM_BYTES + 1];
+    sodium_bin2hex(hex, sizeof hex, (const unsigned char *)parsed.fields[i].value, parsed.fields[i].value_len);
+    printf("%s=%s\n", parsed.fields[i].name, hex);
+  }
+  return 0;
+}
+
+/* The handler's and the loop's calls in the order given; the answer is the step's count. */
+static int asks(int argc, char **argv) {
+  app_ask slot = {0}, taken;
+  char text[APP_ASK_TEXT_BYTES];
+  int status = 0;
+  for (int i = 0; i < argc; i++) {
+    const char *step = argv[i];
+    if (strcmp(step, "post") == 0) printf("post %d\n", app_ask_post(&slot, APP_ASK_UPLOAD, (uint32_t)i, NULL, 0));
+    if (strcmp(step, "take") == 0) {
+      int got = app_ask_take(&slot, &taken);
+      printf("take %d %d\n", got, got ? (int)taken.number : -1);
+    }
+    if (strcmp(step, "answer") == 0) {
+      snprintf(text, sizeof text, "answer %d", i);
+      app_ask_answer(&slot, 200, text);
+      printf("answered by the loop\n");
+    }
+    if (strcmp(step, "answered") == 0) {
+      int got = app_ask_answered(&slot, &status, text, sizeof text);
+      printf("answered %d %s\n", got, got ? text : "-");
+    }
+    if (strcmp(step, "withdraw") == 0) printf("withdraw %d\n", app_ask_withdraw(&slot));
+  }
+  return 0;
+}
+
 /* Each command with its argument count (-1: any), after the command's name. */
 static const struct {
   const char *name;
@@ -205,7 +253,7 @@ static const struct {
 } COMMANDS[] = {
     {"hash", 2, hash},     {"check", 2, check},         {"version", 1, version},
     {"crc32", 1, crc},   {"credentials", 2, credentials}, {"same-broker", 2, same_broker},
-    {"broker", 5, broker},
+    {"broker", 5, broker}, {"form", 1, form},
 };
 
 int main(int argc, char **argv) {
@@ -213,6 +261,7 @@ int main(int argc, char **argv) {
   if (argc >= 3 && strcmp(argv[1], "verify") == 0) return verify(argv[2], argc > 3 ? argv[3] : NULL);
   if (argc == 2 && strcmp(argv[1], "status") == 0) return status();
   if (argc >= 2 && strcmp(argv[1], "guesses") == 0) return guesses(argc - 2, argv + 2);
+  if (argc >= 2 && strcmp(argv[1], "asks") == 0) return asks(argc - 2, argv + 2);
   for (size_t i = 0; argc >= 2 && i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
     if (strcmp(argv[1], COMMANDS[i].name) == 0 && argc - 2 == COMMANDS[i].args) return COMMANDS[i].run(argv + 2);
   fprintf(stderr, "usage: page_check verify|hash|check|status|settings|broker|guesses|credentials|same-broker ...\n");

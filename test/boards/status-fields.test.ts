@@ -92,7 +92,7 @@ describe("the status fields", () => {
   });
 
   it("the sketch writes its status through that writer", () => {
-    const sketch = readFileSync(`${ROOT}boards/esp32/src/page_server.cpp`, "utf8");
+    const sketch = readFileSync(`${ROOT}boards/esp32/src/page_status.cpp`, "utf8");
     expect(sketch).toContain("app_status_json(");
     // No key is spelled out by hand there.
     for (const [path] of statusKeys()) expect(sketch).not.toContain(`"\\"${path.at(-1)}\\":`);

@@ -64,6 +64,9 @@
     .success_deposit = 0u, \
     .flags = 0u }
 
+/* The broker session: how long one the broker refused stays ended (ms). */
+#define APP_BROKER_SESSION_REFUSED_HOLD_MS 3600000u
+
 /* The readings: how often one is taken (ms), and the kept queue of those waiting for a slot. */
 #define APP_READINGS_EVERY_MS 60000u
 #define APP_READINGS_QUEUE_LIMIT 32u

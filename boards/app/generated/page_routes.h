@@ -57,6 +57,8 @@
 #define PAGE_MSG_MODULE_ROLLED_BACK "Module refused: its version is older than the running one's."
 #define PAGE_MSG_MODULE_REPLACED "Module replaced."
 #define PAGE_MSG_STATUS_TOO_LARGE "status larger than its buffer"
+#define PAGE_MSG_FORM_TOO_LARGE "The form is larger than the device takes; nothing was stored."
+#define PAGE_MSG_LOOP_BUSY "The device's main loop did not take the request in time; nothing was changed. Try again."
 #define PAGE_MSG_NO_BROKER "No broker started here to restart."
 #define PAGE_MSG_BROKER_RESTARTED "Broker restarted: every client dropped; the device's session reconnects."
 

@@ -4,10 +4,10 @@
 // Idempotency-Key (over MQTT: the payload's "op"). The Wi-Fi station, and over MQTT the
 // broker connection, are sessions of the module (sketch_sessions.cpp): it decides every
 // reconnect, and no retry waits in a delay(). The loop never blocks: the HTTP attempt runs
-// in its own FreeRTOS task (http_upload.cpp), esp-mqtt runs in its own, and the setup page
-// (page_server.cpp) is served on every pass. The scheduler's image is kept in RTC memory
-// and NVS, so uploads go on after a deep sleep (DEEP_SLEEP=1 sleeps whenever nothing is in
-// flight) or a reset.
+// in its own FreeRTOS task (http_upload.cpp), esp-mqtt runs in its own, and so does the setup
+// page's server (page_server.cpp), whose asks the loop does between passes (page_loop.cpp).
+// The scheduler's image is kept in RTC memory and NVS, so uploads go on after a deep sleep
+// (DEEP_SLEEP=1 sleeps whenever nothing is in flight) or a reset.
 // Without saved Wi-Fi credentials the board opens an access point with the setup page at
 // http://192.168.4.1/ (access_point.cpp). The application is board-free, in ../app, one
 // room per owner of state (kept, readings, status, requests, settings, password, broker,
@@ -28,6 +28,7 @@
 #include "http_upload.h"
 #include "idle_sleep.h"
 #include "kept.h"
+#include "page_loop.h"
 #include "page_server.h"
 #include "readings.h"
 #include "requests.h"
@@ -105,9 +106,11 @@ static int hal_collect(void *, uint32_t, tickretry_loop_result *out) {
 // the upload's first attempt leaves in this pass, after persist. Over MQTT a reading
 // begins only while the broker session is UP (the gate of docs/device.md): while it is
 // down the due reading waits, spending no attempt and no budget, and begins in the pass
-// after the session comes up.
-static void hal_begin_due(void *, tickretry_loop *, uint32_t now) {
+// after the session comes up. While the broker refuses the device's login (a held session,
+// for an hour), the readings that fall due are counted dropped.
+static void hal_begin_due(void *, [[maybe_unused]] tickretry_loop *loop, uint32_t now) {
 #if UPLOAD_MQTT
+  if (sessions_broker_held(loop, now)) return app_readings_drop_due(&readings, now);
   if (!sessions_broker_up()) return;
 #endif
   app_readings_begin_due(&readings, now, app_requests_take_upload(&requests));
@@ -121,7 +124,7 @@ static int hal_link_up(void *, uint32_t) { return sessions_link_up(); }
 // Before any attempt of the pass leaves (the persist-before-send rule).
 static void hal_persist(void *, uint32_t now) { app_keeper_keep(&keeper, &uploads, 0, now); }
 
-static void hal_serve(void *) { page_server_serve(); }
+static void hal_serve(void *) { page_loop_serve(); }
 
 static void hal_on_event(void *, const tickretry_loop_event *event) {
   static char line[96];
@@ -227,8 +230,9 @@ void setup() {
 #else
   Serial.println("backend: wasm2c");
 #endif
-  page_server_begin({&keeper, &readings, &book, &requests, &broker_settings, upload_url, device_id, &scheduler_ok,
-                     start_scheduler, boot_count});
+  page_loop_begin({&keeper, &readings, &book, &requests, &broker_settings, upload_url, device_id, &scheduler_ok,
+                   start_scheduler, boot_count});
+  if (!page_server_begin()) Serial.println("the setup page's server would not start");
 
   app_readings_init(&readings, &board_hal, &keeper, &book, &uploads, device_id);
   start_scheduler();  // after WiFi.mode(): esp_random() is truly random once the radio runs
@@ -258,14 +262,14 @@ void loop() {
   uint32_t due = 0;
   app_status_pass(&book, millis());
   if (scheduler_ok) {
-    due = tickretry_loop_pass(&uploads);  // applies what the event tasks queued; serves the page too
+    due = tickretry_loop_pass(&uploads);  // applies what the event tasks queued and the page asked
     if (tickretry_loop_fault(&uploads) != 0) {
       scheduler_ok = false;
       Serial.println(tickretry_error() ? tickretry_error() : "scheduler stopped");
-      page_server_module_failed();
+      page_loop_module_failed();
     }
   } else {
-    page_server_serve();
+    page_loop_serve();
   }
   access_point_watch();
   // What the page asked for, after its answer has left.

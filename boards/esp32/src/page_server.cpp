@@ -1,421 +1,369 @@
 // See page_server.h.
 #include "page_server.h"
 
-#include <Arduino.h>
-#include <WebServer.h>
-#include <WiFi.h>
+#include <esp_http_server.h>
+#include <esp_system.h>
+#if __has_include(<esp_random.h>)  // ESP-IDF 5 moved it out of esp_system.h
+#include <esp_random.h>
+#endif
+#include <stdlib.h>
+#include <string.h>
 
-#include "access_point.h"
-#include "board_hal.h"
+#include "broker.h"
+#include "generated/app_config.h"
 #include "generated/page_routes.h"
 #include "generated/setup_page.h"
 #include "generated/tickretry_build_key.h"
-#include "generated/tickretry_module.h"
 #include "module_signature.h"
 #include "page.h"
+#include "page_handoff.h"
 #include "password.h"
 #include "settings.h"
-#include "sketch_sessions.h"
-#include "tickretry.h"
-#include "tickretry_ticks.h"
-#include "watchdog.h"
-#if TICKRETRY_BACKEND_WASM3
-#include "tickretry_wasm3.h"
-#endif
+#include "status.h"
 
-static WebServer server(80);
-static PageRooms rooms;
+// The server's limits. A slow client holds its own connection for at most the receive
+// timeout per read, and at most PAGE_SOCKETS connections are open (a new one closes the
+// least recently used). PBKDF2 and the Ed25519 check run on this task, at the loop task's
+// priority, so they share the CPU with the loop instead of preempting it.
+#define PAGE_SOCKETS 4
+#define PAGE_TIMEOUT_S 5
+#define PAGE_TASK_STACK_BYTES 8192
+#define PAGE_TASK_PRIORITY 1  // the Arduino loop task's
+
+// One server task, one handler at a time: these are its alone.
+static httpd_handle_t server;
 static app_password_guess_limit guesses;
+static PageView view;  // this request's copy of the loop's
+static char form_body[APP_PAGE_FORM_BYTES + 1];
+static app_page_form form;
 
-// Headers the handlers read; WebServer keeps only those it is told of.
-static const char *COLLECTED[] = {"Origin", "Referer", "Sec-Fetch-Site", "X-Device-Password"};
+// What a route is, from the contract's table.
+struct Route {
+  esp_err_t (*handler)(httpd_req_t *req);
+  int guard, body;
+};
 
-static const app_hal &hal = board_hal;
-static uint32_t now() { return hal.ticks(hal.ctx); }
-static size_t nvs_length(const char *key) { return hal.nvs_get_string(hal.ctx, key, "", nullptr, 0); }
-static bool nvs_stored(const char *key, const char *value) {
-  return hal.nvs_put_string(hal.ctx, key, value) == strlen(value);
+static const char *status_line(int status) {
+  switch (status) {
+    case 200: return "200 OK";
+    case 400: return "400 Bad Request";
+    case 401: return "401 Unauthorized";
+    case 403: return "403 Forbidden";
+    case 404: return "404 Not Found";
+    case 405: return "405 Method Not Allowed";
+    case 409: return "409 Conflict";
+    case 413: return "413 Payload Too Large";
+    case 421: return "421 Misdirected Request";
+    case 422: return "422 Unprocessable Entity";
+    case 429: return "429 Too Many Requests";
+    case 503: return "503 Service Unavailable";
+    case 507: return "507 Insufficient Storage";
+    default: return "500 Internal Server Error";
+  }
 }
 
-static void send_json(int status, const char *text) {
+// A refusal closes its connection (ESP_FAIL), so that a body left unread is not read.
+static esp_err_t respond(httpd_req_t *req, int status, const char *type, const char *body, size_t length) {
+  httpd_resp_set_status(req, status_line(status));
+  httpd_resp_set_type(req, type);
+  if (status >= 400) httpd_resp_set_hdr(req, "Connection", "close");
+  bool sent = httpd_resp_send(req, body, ssize_t(length)) == ESP_OK;
+  return sent && status < 400 ? ESP_OK : ESP_FAIL;
+}
+
+static esp_err_t send_text(httpd_req_t *req, int status, const char *text) {
+  static char line[APP_PAGE_ANSWER_BYTES];
+  snprintf(line, sizeof line, "%s\n", text);
+  return respond(req, status, "text/plain", line, strlen(line));
+}
+
+static esp_err_t send_json(httpd_req_t *req, int status, const char *text) {
   static char body[APP_PAGE_ANSWER_BYTES];
-  app_page_answer_json(status, text, body, sizeof body);
-  server.sendHeader("Cache-Control", "no-store");
-  if (status >= 400) server.sendHeader("Connection", "close");
-  server.send(status, "application/json", body);
-}
-static void answer_ok(const char *message) { send_json(200, message); }
-static void refuse(int status, const char *error) { send_json(status, error); }
-
-static bool host_allowed() {
-  return app_page_host_allowed(server.hostHeader().c_str(), WiFi.softAPIP().toString().c_str(),
-                               WiFi.localIP().toString().c_str());
+  size_t length = app_page_answer_json(status, text, body, sizeof body);
+  httpd_resp_set_hdr(req, "Cache-Control", "no-store");
+  return respond(req, status, "application/json", body, length);
 }
 
-static bool password_given() {
-  char stored[APP_PASSWORD_STORED_MAX];
-  hal.nvs_get_string(hal.ctx, "devpw", "", stored, sizeof stored);
+// A header's value into `out`; "" when absent, false when longer than `out` (which no
+// guard then accepts).
+template <size_t size>
+static bool header(httpd_req_t *req, const char *name, char (&out)[size]) {
+  esp_err_t got = httpd_req_get_hdr_value_str(req, name, out, size);
+  if (got != ESP_OK) out[0] = '\0';
+  return got != ESP_ERR_HTTPD_RESULT_TRUNC;
+}
+
+static bool same_origin(httpd_req_t *req, const char *host) {
+  static char site[32], origin[160], referer[256];
+  return header(req, "Sec-Fetch-Site", site) && header(req, "Origin", origin) && header(req, "Referer", referer) &&
+         app_page_same_origin(host, site, origin, referer);
+}
+
+// The password runs through PBKDF2 here, on the server's task; the guess limit's clock is
+// the loop's tick as of its last pass.
+static esp_err_t refused_password(httpd_req_t *req) {
+  static char given[APP_PASSWORD_STORED_MAX];
+  if (!header(req, "X-Device-Password", given)) given[0] = '\0';
   app_page_refusal refusal;
-  if (app_page_password_given(&hal, &guesses, stored, server.header("X-Device-Password").c_str(), &refusal)) {
-    return true;
+  if (app_page_password_given(&guesses, view.now, view.stored_password, given, &refusal)) return ESP_OK;
+  static char retry_after[12];
+  if (refusal.retry_after_s > 0) {
+    snprintf(retry_after, sizeof retry_after, "%lu", (unsigned long)refusal.retry_after_s);
+    httpd_resp_set_hdr(req, "Retry-After", retry_after);
   }
-  if (refusal.retry_after_s > 0) server.sendHeader("Retry-After", String((unsigned long)refusal.retry_after_s));
-  refuse(refusal.status, refusal.error);
-  return false;
+  send_json(req, refusal.status, refusal.error);
+  return ESP_FAIL;
 }
 
-// What every route of the contract passes before its handler: the Host (every route, not
-// only the files), for a post its origin, then its guard.
-template <void (*handler)(), int guard>
-static void routed() {
-  if (!host_allowed()) return server.send(421, "text/plain", PAGE_MSG_WRONG_HOST "\n");
-  if (server.method() == HTTP_POST &&
-      !app_page_same_origin(server.hostHeader().c_str(), server.header("Sec-Fetch-Site").c_str(),
-                            server.header("Origin").c_str(), server.header("Referer").c_str())) {
-    return refuse(403, PAGE_MSG_CROSS_SITE);
-  }
-  if (guard != PAGE_GUARD_OPEN && !rooms.keeper->nvs_ok) return refuse(503, PAGE_MSG_STORE_FAILED);
-  bool first_setup = guard == PAGE_GUARD_FIRST_SETUP && nvs_length("devpw") == 0;
-  if (guard != PAGE_GUARD_OPEN && !first_setup && !password_given()) return;
-  handler();
-}
-
-static const uint8_t *active_module();
-static size_t active_module_size();
-
-static void security_headers() {
-  server.sendHeader("Content-Security-Policy",
-                    "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'; style-src 'self'; "
-                    "img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
-  server.sendHeader("X-Content-Type-Options", "nosniff");
-}
-
-// The module the playground runs, straight from flash (or RAM, an uploaded one).
-static void handle_module_bytes() {
-  security_headers();
-  server.send_P(200, "application/wasm", reinterpret_cast<const char *>(active_module()), active_module_size());
-}
-
-// Every file of the page, straight from flash: what no route of the contract names.
-static void handle_file() {
-  if (server.method() != HTTP_GET) return server.send(405, "text/plain", PAGE_MSG_WRONG_METHOD "\n");
-  const String uri = server.uri();
-  security_headers();
-  for (const page_asset &a : PAGE_ASSETS) {
-    if (uri != a.path) continue;
-    server.sendHeader("Content-Encoding", "gzip");
-    server.send_P(200, a.type, reinterpret_cast<const char *>(a.gzip), a.length);
-    return;
-  }
-  server.send(404, "text/plain", PAGE_MSG_NOT_FOUND "\n");
-}
-
-// The store and power groups.
-static void status_store(app_status *s) {
-  const app_keeper *k = rooms.keeper;
-  uint32_t ended = rooms.book->operations_ended;
-  s->readings_dropped = rooms.readings->dropped;  // a board takes no reading it cannot begin: no queue
-  s->store_where = k->nvs_ok ? "NVS" : "NVS (would not open)";
-  s->store_writes = k->writes;
-  s->store_write_failures = k->write_failures;
-  s->store_operations_ended = ended;
-  s->store_writes_per_operation = {ended > 0, ended ? double(k->writes) / ended : 0};
-  s->store_flash_life_years = {false, 0};  // the simulator's NVS model computes it (docs/device.md)
-  s->store_bytes = sizeof *k->kept;
-  s->store_image_bytes = k->kept->length;
-  s->store_max_write_ms = k->max_write_ms;
-  s->power_kind = k->boot_kind;
-  s->power_count = rooms.boots();
-  s->power_elapsed_ms = k->boot_elapsed_ms;
-  s->power_restored_operations = k->boot_restored;
-}
-
-// The module's own figures, when it runs.
-static void status_module(app_status *s, uint32_t at) {
-  static status_operation ops[TICKRETRY_LIMIT_OPERATIONS];
-  s->abi_version = *rooms.scheduler_ok ? tickretry_abi_version() : 0;
-  s->budget_on = app_retry_budget->capacity > 0;
-  if (*rooms.scheduler_ok) {
-    s->tokens_milli = tickretry_tokens();
-    for (int i = 0; i < TICKRETRY_COUNTER_COUNT; i++) s->counters[i] = tickretry_counter(i);
-    s->operation_count = app_readings_status(rooms.readings, ops, at);
-  }
-  s->operations = ops;
-}
-
-// The settings, the sessions and the broker settings (passwords only as set).
-static void status_connections(app_status *s, uint32_t at) {
-  static status_session sessions[APP_SESSION_COUNT];
-  static char ssid[33], shown_url[160];
-  hal.nvs_get_string(hal.ctx, "ssid", "", ssid, sizeof ssid);
-  app_page_without_credentials(rooms.upload_url, shown_url, sizeof shown_url);
-  s->ssid = ssid;
-  s->upstream_url = shown_url;
-  s->password_set = nvs_length("pass") > 0;
-  s->app_password_set = nvs_length("devpw") > 0;
-  s->sessions = sessions;
-  s->session_count = *rooms.scheduler_ok ? sessions_status(sessions, at) : 0;
-  s->broker_url = rooms.broker->url;
-  s->broker_client_id = rooms.broker->client_id;
-  s->broker_username = rooms.broker->username;
-  s->broker_password_set = rooms.broker->password[0] != '\0';
-  s->broker_topic = rooms.broker->topic;
-}
-
-static void handle_status() {
-  static char json[12 * 1024];
-  static status_memo memo;  // what the last answer wrote of each group: a poll gets what changed
-  app_status s = {};
-  s.name = rooms.device_id;
-#if TICKRETRY_BACKEND_WASM3
-  s.backend = "wasm3";
-  s.module_upload = 1;
-#else
-  s.backend = "wasm2c";  // the module is compiled in: no upload
-#endif
-  uint32_t at = now();
-  s.now = at;
-  s.wall_ms = hal.wall_ms(hal.ctx);
-  s.events_since = app_status_since(server.arg("since").c_str());
-  s.memo = &memo;
-  status_module(&s, at);
-  app_status_history(rooms.book, &s);
-  status_store(&s);
-  status_connections(&s, at);
-  if (app_status_json(&s, json, sizeof json) == 0) return server.send(500, "text/plain", PAGE_MSG_STATUS_TOO_LARGE "\n");
-  server.sendHeader("Cache-Control", "no-store");
-  server.send(200, "application/json", json);
-}
-
-// The first setup sets the device password without one (routed() let it through only
-// while none is stored; WebServer runs one request at a time, so two first setups cannot
-// interleave); changing it needs the current one.
-static void handle_password() {
-  bool first = nvs_length("devpw") == 0;
-  String password = server.arg("password");
-  if (!app_password_acceptable(password.c_str()) || strlen(password.c_str()) != password.length()) {
-    return refuse(400, PAGE_MSG_PASSWORD_RULE);
-  }
-  uint8_t salt[APP_PASSWORD_SALT_BYTES];
-  hal.random_bytes(hal.ctx, salt, sizeof salt);
-  char stored[APP_PASSWORD_STORED_MAX];
-  if (app_password_hash(password.c_str(), salt, stored, sizeof stored) != 0) {
-    return refuse(500, PAGE_MSG_PASSWORD_HASH_FAILED);
-  }
-  if (!nvs_stored("devpw", stored)) return refuse(507, PAGE_MSG_STORE_FAILED);
-  answer_ok(first ? PAGE_MSG_PASSWORD_SET : PAGE_MSG_PASSWORD_CHANGED);
-}
-
-// The broker fields of the form (a field it does not carry keeps its stored value), checked
-// as the simulator checks them (app_broker.c); into `out` when they pass.
-static app_broker_problem broker_form(app_broker_settings *out) {
-  const app_broker_settings *b = rooms.broker;
-  const char *const stored[] = {b->url, b->client_id, b->username, b->password, b->topic};
-  static const char *const names[] = {"brokerUrl", "brokerClientId", "brokerUsername", "brokerPassword",
-                                      "brokerTopic"};
-  String v[5];
-  for (int i = 0; i < 5; i++) v[i] = server.hasArg(names[i]) ? server.arg(names[i]) : String(stored[i]);
-  app_broker_form form = {v[0].c_str(),  v[1].c_str(),  v[2].c_str(),  v[3].c_str(),  v[4].c_str(),
-                          v[0].length(), v[1].length(), v[2].length(), v[3].length(), v[4].length()};
-  app_broker_problem problem = app_broker_check(&form);
-  if (problem != APP_BROKER_OK) return problem;
-  strlcpy(out->url, v[0].c_str(), sizeof out->url);
-  strlcpy(out->client_id, v[1].c_str(), sizeof out->client_id);
-  strlcpy(out->username, v[2].c_str(), sizeof out->username);
-  strlcpy(out->password, v[3].c_str(), sizeof out->password);
-  strlcpy(out->topic, v[4].c_str(), sizeof out->topic);
-  return APP_BROKER_OK;
-}
-
-static bool store_broker(const app_broker_settings *b) {
-  return nvs_stored("mqurl", b->url) && nvs_stored("mqid", b->client_id) && nvs_stored("mquser", b->username) &&
-         nvs_stored("mqpass", b->password) && nvs_stored("mqtopic", b->topic);
-}
-
-// The same checks as the simulator's (app_settings.c, tested beside
-// host/tools/src/device/app/settings.ts); a form with any bad field stores nothing. Hidden
-// credentials in the URL ("***") are put back only for their own scheme, host and port.
-static void handle_settings() {
-  String ssid = server.arg("ssid"), pass = server.arg("password"), url = server.arg("upstreamUrl");
-  app_settings_problem problem =
-      app_settings_check(ssid.c_str(), ssid.length(), pass.c_str(), pass.length(), url.c_str(), url.length());
-  if (problem != APP_SETTINGS_OK) return refuse(400, app_settings_meaning(problem));
-  app_broker_settings broker;
-  app_broker_problem broker_problem = broker_form(&broker);
-  if (broker_problem != APP_BROKER_OK) return refuse(400, app_broker_meaning(broker_problem));
-  char merged[160];
-  app_settings_credentials_result credentials =
-      app_settings_credentials(rooms.upload_url, url.c_str(), merged, sizeof merged);
-  if (credentials != APP_SETTINGS_CREDENTIALS_OK) return refuse(400, app_settings_credentials_meaning(credentials));
-  bool stored = hal.nvs_put_string(hal.ctx, "ssid", ssid.c_str()) == ssid.length() &&
-                hal.nvs_put_string(hal.ctx, "pass", pass.c_str()) == pass.length() && nvs_stored("url", merged) &&
-                store_broker(&broker);
-  if (!stored) return refuse(507, PAGE_MSG_STORE_FAILED);
-  hal.nvs_put_u32(hal.ctx, WIFI_FAILS_KEY, 0);  // new settings get their own tries (access_point.cpp)
-  answer_ok(PAGE_MSG_SETTINGS_SAVED_RESTARTING);
-  app_requests_restart(rooms.requests, now());
-}
-
-static void handle_upload() {
-  app_requests_upload(rooms.requests);
-  answer_ok(PAGE_MSG_UPLOAD_BEGUN);
-}
-
-// "Reboot" and "Deep sleep for N s", as the simulator has them: after the answer has left,
-// the board restarts (and resumes from RTC memory) or sleeps (and resumes from it).
-static void handle_reboot() {
-  answer_ok(PAGE_MSG_REBOOT);
-  app_requests_restart(rooms.requests, now());
-}
-
-static void handle_sleep() {
-  String text = server.arg("s");
-  uint32_t seconds = app_page_sleep_seconds(text.c_str(), text.length());
-  if (seconds == 0) return refuse(400, PAGE_MSG_SLEEP_RULE);
-  answer_ok(PAGE_MSG_SLEEP);
-  app_requests_sleep(rooms.requests, seconds * 1000, now());
-}
-
-static void handle_loop_reset() {
-  app_status_reset_gaps(rooms.book);
-  answer_ok(PAGE_MSG_LOOP_RESET);
-}
-
-#if TICKRETRY_BACKEND_WASM3
-// Replacing the module over the air: the upload (the module, then the build key's
-// Ed25519 signature over it, `npm run sign`) arrives as a raw application/octet-stream
-// body into RAM (wasm3 parses it in place, so it must outlive the runtime). Its signature
-// is checked with libsodium before wasm3 sees a byte of it; then it is swapped in between
-// two passes. tickretry_wasm3_open carries the whole state across (save, open, restore),
-// so uploads in flight go on and their answers count; a module that fails to load or
-// refuses the image is refused, and the embedded one runs on with the state.
-#define MODULE_VERSION_KEY "modver"  // the highest module version accepted
-static uint8_t *incoming;
-static size_t incoming_size;
-static bool incoming_too_large;
-static uint8_t *active;  // the replaced module's bytes, kept while it runs
-static size_t active_size;
-
-static void drop_incoming() {
-  free(incoming);
-  incoming = nullptr;
-  incoming_size = 0;
-}
-
-// The raw body as it arrives, before routed() runs: nothing is kept for a request whose
-// Host is not this device's, and an aborted upload frees what it had.
-static void receive_module() {
-  HTTPRaw &raw = server.raw();
-  if (raw.status == RAW_START) {
-    drop_incoming();
-    incoming_too_large = !host_allowed();
-  } else if (raw.status == RAW_ABORTED) {
-    drop_incoming();
-  } else if (raw.status == RAW_WRITE && !incoming_too_large) {
-    if (!app_page_module_fits(incoming_size, raw.currentSize)) {
-      incoming_too_large = true;
-      return;
-    }
-    uint8_t *grown = static_cast<uint8_t *>(realloc(incoming, incoming_size + raw.currentSize));
-    if (!grown) return;
-    memcpy(grown + incoming_size, raw.buf, raw.currentSize);
-    incoming = grown;
-    incoming_size += raw.currentSize;
-  }
-}
-
-// The signature and the anti-rollback floor (module_signature.h); its length without the
-// signature into `size`, or false once refused.
-static bool module_acceptable(size_t *size, int64_t *version) {
-  module_signature_result signature = module_signature_check(incoming, incoming_size, tickretry_build_key, size);
-  if (signature != MODULE_SIGNATURE_OK) {
-    char text[APP_PAGE_ANSWER_BYTES / 2];
-    snprintf(text, sizeof text, "%s%s.", PAGE_MSG_MODULE_REFUSED, module_signature_meaning(signature));
-    refuse(422, text);
-    return false;
-  }
-  *version = module_version(incoming, *size);
-  if (*version < int64_t(hal.nvs_get_u32(hal.ctx, MODULE_VERSION_KEY, 0))) {
-    refuse(422, PAGE_MSG_MODULE_ROLLED_BACK);
-    return false;
+// A body of `length` bytes into `out`; false when the client closed or sent nothing within
+// the receive timeout.
+static bool receive(httpd_req_t *req, char *out, size_t length) {
+  for (size_t have = 0; have < length;) {
+    int got = httpd_req_recv(req, out + have, length - have);
+    if (got <= 0) return false;
+    have += size_t(got);
   }
   return true;
 }
 
-static void handle_module() {
-  if (!incoming || incoming_too_large) {
-    drop_incoming();
-    return refuse(incoming_too_large ? 413 : 400, incoming_too_large ? PAGE_MSG_MODULE_TOO_LARGE : PAGE_MSG_NO_MODULE);
+// A form post's body, at most APP_PAGE_FORM_BYTES, decoded into `form`.
+static esp_err_t read_form(httpd_req_t *req) {
+  form.count = 0;
+  if (req->content_len > APP_PAGE_FORM_BYTES) return send_json(req, 413, PAGE_MSG_FORM_TOO_LARGE);
+  if (!receive(req, form_body, req->content_len)) return ESP_FAIL;
+  app_page_form_parse(form_body, req->content_len, &form);
+  return ESP_OK;
+}
+
+// What every route passes before its handler: the Host (every route, not only the files),
+// for a post its origin, then its guard, then its body's size.
+static esp_err_t guarded(httpd_req_t *req, const Route &route) {
+  static char host[64];
+  page_handoff_view(&view);
+  if (!header(req, "Host", host) || !app_page_host_allowed(host, view.ap_ip, view.local_ip)) {
+    return send_text(req, 421, PAGE_MSG_WRONG_HOST);
+  }
+  if (req->method == HTTP_POST && !same_origin(req, host)) return send_json(req, 403, PAGE_MSG_CROSS_SITE);
+  if (route.guard != PAGE_GUARD_OPEN && !view.nvs_ok) return send_json(req, 503, PAGE_MSG_STORE_FAILED);
+  bool first_setup = route.guard == PAGE_GUARD_FIRST_SETUP && view.stored_password[0] == '\0';
+  if (route.guard != PAGE_GUARD_OPEN && !first_setup && refused_password(req) != ESP_OK) return ESP_FAIL;
+  if (route.body == PAGE_BODY_FORM && read_form(req) != ESP_OK) return ESP_FAIL;
+  return route.handler(req);
+}
+
+static esp_err_t routed(httpd_req_t *req) { return guarded(req, *static_cast<const Route *>(req->user_ctx)); }
+
+// The loop's answer to an ask, or 503 when the loop did not take it in time.
+static esp_err_t ask(httpd_req_t *req, app_ask_kind kind, uint32_t number = 0, void *data = nullptr, size_t size = 0) {
+  static char text[APP_ASK_TEXT_BYTES];
+  int status = 0;
+  if (!page_handoff_ask(kind, number, data, size, &status, text, sizeof text)) {
+    return send_json(req, 503, PAGE_MSG_LOOP_BUSY);
+  }
+  return send_json(req, status, text);
+}
+
+static void security_headers(httpd_req_t *req) {
+  httpd_resp_set_hdr(req, "Content-Security-Policy",
+                     "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'; style-src 'self'; "
+                     "img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+  httpd_resp_set_hdr(req, "X-Content-Type-Options", "nosniff");
+}
+
+// Every file of the page, straight from flash: what no route of the contract names.
+static esp_err_t handle_file(httpd_req_t *req) {
+  if (req->method != HTTP_GET) return send_text(req, 405, PAGE_MSG_WRONG_METHOD);
+  size_t path_length = strcspn(req->uri, "?");
+  for (const page_asset &a : PAGE_ASSETS) {
+    if (strlen(a.path) != path_length || strncmp(req->uri, a.path, path_length) != 0) continue;
+    security_headers(req);
+    httpd_resp_set_hdr(req, "Content-Encoding", "gzip");
+    return respond(req, 200, a.type, reinterpret_cast<const char *>(a.gzip), a.length);
+  }
+  return send_text(req, 404, PAGE_MSG_NOT_FOUND);
+}
+static const Route FILES = {handle_file, PAGE_GUARD_OPEN, PAGE_BODY_NONE};
+
+// No route for the path and method: the files' guard and answers (a 404 or a 405).
+static esp_err_t unrouted(httpd_req_t *req, httpd_err_code_t) { return guarded(req, FILES); }
+
+// The loop makes the status into this buffer while the handler waits for it.
+static esp_err_t handle_status(httpd_req_t *req) {
+  static char json[12 * 1024];
+  static char query[64];
+  uint32_t since = 0;
+  if (httpd_req_get_url_query_str(req, query, sizeof query) == ESP_OK) {
+    app_page_form_parse(query, strlen(query), &form);
+    const app_page_field *field = app_page_form_get(&form, "since");
+    if (field) since = app_status_since(field->value);
+  }
+  static char text[APP_ASK_TEXT_BYTES];
+  int status = 0;
+  if (!page_handoff_ask(APP_ASK_STATUS, since, json, sizeof json, &status, text, sizeof text)) {
+    return send_json(req, 503, PAGE_MSG_LOOP_BUSY);
+  }
+  if (status != 200) return send_text(req, status, text);
+  httpd_resp_set_hdr(req, "Cache-Control", "no-store");
+  return respond(req, 200, "application/json", json, strlen(json));
+}
+
+// The module the playground runs: a copy, since the loop may swap it meanwhile.
+static esp_err_t handle_module_bytes(httpd_req_t *req) {
+  size_t size = 0;
+  uint8_t *bytes = page_handoff_module(&size);
+  if (!bytes) return send_text(req, 503, PAGE_MSG_LOOP_BUSY);
+  security_headers(req);
+  esp_err_t sent = respond(req, 200, "application/wasm", reinterpret_cast<const char *>(bytes), size);
+  free(bytes);
+  return sent;
+}
+
+// The first setup sets the device password without one (the guard let it through only
+// while none was stored; the loop refuses it if one was stored meanwhile); changing it
+// needs the current one.
+static esp_err_t handle_password(httpd_req_t *req) {
+  bool first = view.stored_password[0] == '\0';
+  const app_page_field *password = app_page_form_get(&form, "password");
+  if (!password || !app_password_acceptable(password->value) || strlen(password->value) != password->value_len) {
+    return send_json(req, 400, PAGE_MSG_PASSWORD_RULE);
+  }
+  uint8_t salt[APP_PASSWORD_SALT_BYTES];
+  esp_fill_random(salt, sizeof salt);
+  static char stored[APP_PASSWORD_STORED_MAX];
+  if (app_password_hash(password->value, salt, stored, sizeof stored) != 0) {
+    return send_json(req, 500, PAGE_MSG_PASSWORD_HASH_FAILED);
+  }
+  return ask(req, APP_ASK_PASSWORD, first ? 1 : 0, stored, sizeof stored);
+}
+
+// A field of the form, or `fallback` (a stored value) when the form does not carry it.
+static app_page_field field_or(const char *name, const char *fallback) {
+  const app_page_field *field = app_page_form_get(&form, name);
+  return field ? *field : app_page_field{name, fallback, strlen(fallback)};
+}
+
+// The broker fields of the form (a field it does not carry keeps its stored value), checked
+// as the simulator checks them (broker.c); into `out` when they pass.
+static app_broker_problem broker_form(app_broker_settings *out) {
+  const app_broker_settings &b = view.broker;
+  const app_page_field v[] = {field_or("brokerUrl", b.url), field_or("brokerClientId", b.client_id),
+                              field_or("brokerUsername", b.username), field_or("brokerPassword", b.password),
+                              field_or("brokerTopic", b.topic)};
+  app_broker_form checked = {v[0].value,     v[1].value,     v[2].value,     v[3].value,     v[4].value,
+                             v[0].value_len, v[1].value_len, v[2].value_len, v[3].value_len, v[4].value_len};
+  app_broker_problem problem = app_broker_check(&checked);
+  if (problem != APP_BROKER_OK) return problem;
+  strlcpy(out->url, v[0].value, sizeof out->url);
+  strlcpy(out->client_id, v[1].value, sizeof out->client_id);
+  strlcpy(out->username, v[2].value, sizeof out->username);
+  strlcpy(out->password, v[3].value, sizeof out->password);
+  strlcpy(out->topic, v[4].value, sizeof out->topic);
+  return APP_BROKER_OK;
+}
+
+// The same checks as the simulator's (settings.c, tested beside
+// host/tools/src/device/app/settings.ts); a form with any bad field stores nothing. Hidden
+// credentials in the URL ("***") are put back only for their own scheme, host and port.
+static esp_err_t handle_settings(httpd_req_t *req) {
+  app_page_field ssid = field_or("ssid", ""), pass = field_or("password", ""), url = field_or("upstreamUrl", "");
+  app_settings_problem problem =
+      app_settings_check(ssid.value, ssid.value_len, pass.value, pass.value_len, url.value, url.value_len);
+  if (problem != APP_SETTINGS_OK) return send_json(req, 400, app_settings_meaning(problem));
+  static PageSettings settings;
+  app_broker_problem broker_problem = broker_form(&settings.broker);
+  if (broker_problem != APP_BROKER_OK) return send_json(req, 400, app_broker_meaning(broker_problem));
+  app_settings_credentials_result credentials =
+      app_settings_credentials(view.upload_url, url.value, settings.url, sizeof settings.url);
+  if (credentials != APP_SETTINGS_CREDENTIALS_OK) {
+    return send_json(req, 400, app_settings_credentials_meaning(credentials));
+  }
+  strlcpy(settings.ssid, ssid.value, sizeof settings.ssid);
+  strlcpy(settings.pass, pass.value, sizeof settings.pass);
+  return ask(req, APP_ASK_SETTINGS, 0, &settings, sizeof settings);
+}
+
+static esp_err_t handle_upload(httpd_req_t *req) { return ask(req, APP_ASK_UPLOAD); }
+static esp_err_t handle_loop_reset(httpd_req_t *req) { return ask(req, APP_ASK_LOOP_RESET); }
+
+// "Reboot" and "Deep sleep for N s", as the simulator has them: after the answer has left,
+// the board restarts (and resumes from RTC memory) or sleeps (and resumes from it).
+static esp_err_t handle_reboot(httpd_req_t *req) { return ask(req, APP_ASK_RESTART); }
+
+static esp_err_t handle_sleep(httpd_req_t *req) {
+  const app_page_field *field = app_page_form_get(&form, "s");
+  uint32_t seconds = field ? app_page_sleep_seconds(field->value, field->value_len) : 0;
+  if (seconds == 0) return send_json(req, 400, PAGE_MSG_SLEEP_RULE);
+  return ask(req, APP_ASK_SLEEP, seconds * 1000);
+}
+
+#if TICKRETRY_BACKEND_WASM3
+// Replacing the module over the air (page_loop.cpp swaps it in): the upload, the module
+// then the build key's Ed25519 signature over it (`npm run sign`), is read into RAM only
+// once the guard passed, and its signature checked here before the loop sees a byte of it.
+static esp_err_t handle_module(httpd_req_t *req) {
+  if (!app_page_module_fits(0, req->content_len)) return send_json(req, 413, PAGE_MSG_MODULE_TOO_LARGE);
+  uint8_t *incoming = static_cast<uint8_t *>(req->content_len > 0 ? malloc(req->content_len) : nullptr);
+  if (!incoming) return send_json(req, 400, PAGE_MSG_NO_MODULE);
+  if (!receive(req, reinterpret_cast<char *>(incoming), req->content_len)) {
+    free(incoming);
+    return ESP_FAIL;
   }
   size_t module_size = 0;
-  int64_t version = 0;
-  if (!module_acceptable(&module_size, &version)) return drop_incoming();
-  int32_t result = tickretry_wasm3_open(incoming, module_size, now());
-  if (result == TICKRETRY_RESULT_OK || result == TICKRETRY_ERROR_NOT_INITIALIZED) {
-    free(active);
-    active = incoming;
-    active_size = module_size;
-    if (version > int64_t(hal.nvs_get_u32(hal.ctx, MODULE_VERSION_KEY, 0)) &&
-        hal.nvs_put_u32(hal.ctx, MODULE_VERSION_KEY, uint32_t(version)) != sizeof(uint32_t)) {
-      rooms.keeper->write_failures++;  // shown with the state's: the floor did not reach NVS
-    }
-    watchdog_trial(true);
-    answer_ok(PAGE_MSG_MODULE_REPLACED);
-    // No state to carry (the old engine had failed): start the new module afresh.
-    if (result == TICKRETRY_ERROR_NOT_INITIALIZED) rooms.start_scheduler();
-  } else {
-    // Refused: the embedded module runs now (tickretry_wasm3_open fell back to it), so the
-    // playground must get those bytes, not the last module that was replaced.
+  module_signature_result signature =
+      module_signature_check(incoming, req->content_len, tickretry_build_key, &module_size);
+  static char text[APP_ASK_TEXT_BYTES];
+  if (signature != MODULE_SIGNATURE_OK) {
     free(incoming);
-    free(active);
-    active = nullptr;
-    watchdog_trial(false);
-    char text[APP_PAGE_ANSWER_BYTES / 2];
-    snprintf(text, sizeof text, "%s%s", PAGE_MSG_MODULE_REFUSED, tickretry_wasm3_refusal());
-    refuse(422, text);
+    snprintf(text, sizeof text, "%s%s.", PAGE_MSG_MODULE_REFUSED, module_signature_meaning(signature));
+    return send_json(req, 422, text);
   }
-  incoming = nullptr;
-  incoming_size = 0;
-  *rooms.scheduler_ok = tickretry_error() == nullptr;
+  int status = 0;
+  if (!page_handoff_ask(APP_ASK_MODULE, 0, incoming, module_size, &status, text, sizeof text)) {
+    free(incoming);  // the loop never took it
+    return send_json(req, 503, PAGE_MSG_LOOP_BUSY);
+  }
+  return send_json(req, status, text);
 }
-
-// An uploaded module that traps (wasm3 reports it as the call's error) is dropped for the
-// embedded one, which takes up the state RTC memory kept at the last pass, as a reset
-// would. One that loops never returns to here: the task watchdog resets the board, and
-// the reset leaves the upload behind (it lived in RAM), so the embedded module resumes
-// and the page's power card says why (watchdog.h).
-void page_server_module_failed() {
-  if (!active) return;
-  Serial.println("the uploaded module failed: back to the embedded one");
-  watchdog_trial(false);
-  tickretry_close();
-  free(active);
-  active = nullptr;
-  rooms.start_scheduler();
-}
-
-static const uint8_t *active_module() { return active ? active : tickretry_wasm; }
-static size_t active_module_size() { return active ? active_size : TICKRETRY_WASM_LEN; }
-#else
-void page_server_module_failed() {}  // the module is compiled in: nothing to fall back to
-static const uint8_t *active_module() { return tickretry_wasm; }
-static size_t active_module_size() { return TICKRETRY_WASM_LEN; }
 #endif
 
-void page_server_begin(const PageRooms &page_rooms) {
-  rooms = page_rooms;
-  server.collectHeaders(COLLECTED, sizeof COLLECTED / sizeof COLLECTED[0]);
-  // The contract's table, every route through routed(): none can skip the Host check.
-#define ROUTE(path, method, handler, guard, body) server.on(path, method, routed<handler, guard>);
-  PAGE_ROUTES(ROUTE)
-#undef ROUTE
-  server.onNotFound(routed<handle_file, PAGE_GUARD_OPEN>);  // the page's files, from flash
+// The contract's table: every route through routed(), so none can skip the guard.
+struct Registered {
+  const char *path;
+  httpd_method_t method;
+  Route route;
+};
+#define ROUTE(path, method, handler, guard, body) {path, method, {handler, guard, body}},
+static const Registered ROUTES[] = {PAGE_ROUTES(ROUTE)
 #if TICKRETRY_BACKEND_WASM3
-#define ROUTE(path, method, handler, guard, body) server.on(path, method, routed<handler, guard>, receive_module);
-  PAGE_ROUTES_WASM3(ROUTE)
-#undef ROUTE
+                                        PAGE_ROUTES_WASM3(ROUTE)
 #endif
-  server.begin();
+};
+#undef ROUTE
+static const Registered FILE_ROUTE = {"/*", HTTP_GET, FILES};
+
+static void register_route(const Registered &r) {
+  httpd_uri_t uri = {};
+  uri.uri = r.path;
+  uri.method = r.method;
+  uri.handler = routed;
+  uri.user_ctx = const_cast<Route *>(&r.route);
+  httpd_register_uri_handler(server, &uri);
 }
 
-void page_server_serve() { server.handleClient(); }
+bool page_server_begin() {
+  httpd_config_t config = HTTPD_DEFAULT_CONFIG();
+  config.task_priority = PAGE_TASK_PRIORITY;
+  config.stack_size = PAGE_TASK_STACK_BYTES;
+  config.max_open_sockets = PAGE_SOCKETS;
+  config.lru_purge_enable = true;
+  config.recv_wait_timeout = PAGE_TIMEOUT_S;
+  config.send_wait_timeout = PAGE_TIMEOUT_S;
+  config.max_uri_handlers = sizeof ROUTES / sizeof ROUTES[0] + 1;
+  config.uri_match_fn = httpd_uri_match_wildcard;  // for the files' "/*"
+  if (httpd_start(&server, &config) != ESP_OK) return false;
+  for (const Registered &r : ROUTES) register_route(r);
+  register_route(FILE_ROUTE);  // after the contract's: the first route that matches serves
+  httpd_register_err_handler(server, HTTPD_404_NOT_FOUND, unrouted);
+  httpd_register_err_handler(server, HTTPD_405_METHOD_NOT_ALLOWED, unrouted);
+  return true;
+}

@@ -1,34 +1,15 @@
-// The setup page over Arduino's WebServer: every route of the contract
-// (generated/page_routes.h) through one guard, the page's files from flash, and the
-// handlers, which read the request's fields, ask the application's rooms and answer. The
-// decisions are the application's (boards/app/page.c); this file only carries them.
+// The setup page's server: ESP-IDF's esp_http_server, which serves from a task of its own
+// with a receive and a send timeout on every connection and a cap on connections (the
+// least recently used one is closed for a new one), so no client, however slow, holds up
+// the loop. Every route of the contract (generated/page_routes.h) passes one guard (the
+// Host, a post's origin, the device password under the guess limit, the body's size);
+// the page's files come from flash. The handlers never touch the module, the store or the
+// clock: they read the loop's view and ask the loop (page_handoff.h), which does the asks
+// between passes (page_loop.h).
 #ifndef PAGE_SERVER_H
 #define PAGE_SERVER_H
 
-#include "broker.h"
-#include "kept.h"
-#include "readings.h"
-#include "requests.h"
-#include "status.h"
-
-// What the page reads and asks: the rooms main.cpp composes.
-struct PageRooms {
-  app_keeper *keeper;
-  app_readings *readings;
-  app_status_book *book;
-  app_requests *requests;
-  const app_broker_settings *broker;
-  const char *upload_url;  // as stored (the status shows it without credentials)
-  const char *device_id;
-  bool *scheduler_ok;
-  void (*start_scheduler)();  // a module swap with no state to carry starts afresh
-  uint32_t (*boots)();
-};
-
-void page_server_begin(const PageRooms &rooms);
-// Answers the clients waiting, one request each.
-void page_server_serve();
-// An uploaded module failed in a pass: back to the embedded one.
-void page_server_module_failed();
+// Starts the server's task, after page_loop_begin(); false when it would not start.
+bool page_server_begin();
 
 #endif

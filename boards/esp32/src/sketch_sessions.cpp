@@ -66,8 +66,11 @@ static esp_mqtt_client_handle_t broker_client(const app_broker_settings *b) {
   return esp_mqtt_client_init(&cfg);
 }
 
+static app_session_handles *kept_handles;  // the kept state's, for a session begun again
+
 static void broker_start(tickretry_loop *loop, app_session_handles *kept, const app_broker_settings *b, uint32_t now) {
   static esp_mqtt_client_handle_t client;  // one for the boot: a second start reuses it
+  kept_handles = kept;
   app_session_view *view = &sessions.broker_view;
   if (client == nullptr) {
     broker_settings = *b;
@@ -88,6 +91,12 @@ static void broker_start(tickretry_loop *loop, app_session_handles *kept, const 
 }
 
 bool sessions_broker_up() { return app_sessions_broker_up(&sessions); }
+
+bool sessions_broker_held(tickretry_loop *loop, uint32_t now) {
+  int32_t handle = app_sessions_broker_resume(&sessions, loop, now);
+  if (handle > 0) kept_handles->broker = handle;
+  return app_sessions_broker_held(&sessions);
+}
 
 void sessions_publish(int32_t handle, int32_t attempt, const char *payload) {
   app_sessions_publish(&sessions, handle, attempt, broker_settings.topic, payload);

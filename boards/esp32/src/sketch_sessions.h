@@ -41,6 +41,9 @@ uint32_t sessions_status(status_session *out, uint32_t now);
 #if UPLOAD_MQTT
 // True while the broker session is UP: uploads begin only then (the gate of docs/device.md).
 bool sessions_broker_up();
+// From the pass: a broker session the broker refused begins again once its hold is over
+// (its handle into the kept state); true while it is still held, so no upload can begin.
+bool sessions_broker_held(tickretry_loop *loop, uint32_t now);
 // One upload attempt: a QoS 1 publish of `payload` on the broker settings' topic.
 void sessions_publish(int32_t handle, int32_t attempt, const char *payload);
 #endif

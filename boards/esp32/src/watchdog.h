@@ -6,8 +6,8 @@
 #ifndef WATCHDOG_H
 #define WATCHDOG_H
 
-// Far above the longest healthy pass: a password check (PBKDF2, 10,000 rounds) or an NVS
-// write with a page erase take well under a second; wasm3 opening a module a few ms.
+// Far above the longest healthy pass: an NVS write with a page erase takes well under a
+// second, wasm3 opening a module a few ms (a password's PBKDF2 runs on the page server's task).
 #define WATCHDOG_TIMEOUT_S 30
 
 // Registers the calling task (setup() runs on the loop task). Returns what the page should

@@ -9,7 +9,7 @@ import {
   type PolicyFields,
   type TickRetryApi,
 } from "tickretry";
-import { BUDGET, UPLOAD_MQTT_BREAKER } from "./generated/app-config.js";
+import { BROKER_SESSION, BUDGET, UPLOAD_MQTT_BREAKER } from "./generated/app-config.js";
 
 export { BROKER, UPLOAD } from "./generated/app-config.js";
 
@@ -47,11 +47,10 @@ export function configureUpload(api: TickRetryApi, policy: PolicyFields, budget:
 
 /**
  * How long a broker session that ended (the broker refused the login: CONNACK 4 or 5) stays
- * ended before a new one begins, ms; new broker settings begin one at once. An hour keeps a
- * board with a wrong password from knocking every few seconds, and a fixed broker in use
- * within the hour.
+ * ended before a new one begins, ms (boards/app/config.json, 1 h); new broker settings begin
+ * one at once.
  */
-export const BROKER_REFUSED_HOLD_MS = 3_600_000;
+export const BROKER_REFUSED_HOLD_MS = BROKER_SESSION.refusedHoldMs;
 
 /** Policy slot of the broker connection (the MQTT transport's session). */
 export const BROKER_POLICY = 1;

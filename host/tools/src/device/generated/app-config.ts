@@ -52,6 +52,11 @@ export const BROKER: PolicyFields = {
   "spread": 2000
 };
 
+/** The broker session: how long one the broker refused stays ended (ms). */
+export const BROKER_SESSION = {
+  "refusedHoldMs": 3600000
+};
+
 /** The retry budget, in milli-tokens. */
 export const BUDGET: BudgetFields = {
   "capacity": 10000,

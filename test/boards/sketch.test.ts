@@ -276,6 +276,13 @@ describe("the library's Arduino examples", () => {
       expect(readdirSync(`${ROOT}boards/tickretry/examples/${name}`)).toEqual([`${name}.ino`]);
   });
 
+  it("serve their page from a server task of its own, never from loop() (no handleClient)", () => {
+    for (const name of EXAMPLES) {
+      const text = code(readFileSync(`${ROOT}boards/tickretry/examples/${name}/${name}.ino`, "utf8"));
+      expect(text).not.toMatch(/handleClient|WebServer\b/);
+    }
+  });
+
   it.each(EXAMPLES.flatMap((name) => ["WASM3", "WASM2C"].map((backend) => [name, backend])))(
     "%s type-checks without a warning on the %s backend, with the library as its only include path",
     (name, backend) => {
@@ -285,6 +292,7 @@ describe("the library's Arduino examples", () => {
           ...SKETCH_FLAGS,
           `-DTICKRETRY_BACKEND_${backend}=1`,
           "-Itest/boards/arduino-shim",
+          "-Itest/boards/esp-mqtt-shim", // the framework's esp_idf_version.h
           "-Itest/boards/wasm3-shim",
           "-Iboards/tickretry",
           "-x",

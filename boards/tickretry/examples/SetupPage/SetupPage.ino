@@ -2,14 +2,18 @@
 //
 // The page asks and reads; it never calls the scheduler. "GET now" sets a request that
 // the next pass's begin_due applies, and the page shows a snapshot the loop wrote (the
-// last event line, the operations live, the GETs begun). loop() serves the page
-// after the pass, one client turn at a time, so a slow client costs the loop one turn,
-// never a retry's timing. Set WIFI_SSID, WIFI_PASS and URL; the page is at the board's
-// address, printed once Wi-Fi is up.
+// last event line, the operations live, the GETs begun). ESP-IDF's esp_http_server serves
+// it from a task of its own, with a receive timeout per connection, so a client that
+// trickles its request holds that connection only, never the loop (Arduino's WebServer,
+// served from loop(), would hold it for as long as the client trickles). The handlers
+// run in the server's task: what they share with the loop goes under one mutex. Set
+// WIFI_SSID, WIFI_PASS and URL; the page is at the board's address, printed once Wi-Fi
+// is up.
 #include <Arduino.h>
 #include <HTTPClient.h>
-#include <WebServer.h>
 #include <WiFi.h>
+#include <esp_http_server.h>
+#include <freertos/semphr.h>
 
 #include <tickretry.h>
 #include <tickretry_loop.h>
@@ -41,11 +45,13 @@ static QueueHandle_t attempts;
 static QueueHandle_t answers;
 static tickretry_loop scheduler;
 static bool running;  // the scheduler opened and has not failed
-static WebServer server(80);
+static httpd_handle_t server;
 
-// What the page may ask: set by a handler, applied and cleared by the next pass.
+// What the page and the loop share, under `shared`: what the page may ask (set by a
+// handler, applied and cleared by the next pass) and what it may read (written by the
+// loop only).
+static SemaphoreHandle_t shared;
 static bool get_asked;
-// What the page may read: written by the loop only.
 static struct {
   char last_event[96];
   uint32_t live, begun;
@@ -80,9 +86,14 @@ static int hal_collect(void *, uint32_t, tickretry_loop_result *out) {
 
 // The page's request, applied between passes' steps where a begin belongs.
 static void hal_begin_due(void *, tickretry_loop *loop, uint32_t now) {
-  if (!get_asked) return;
+  xSemaphoreTake(shared, portMAX_DELAY);
+  bool asked = get_asked;
   get_asked = false;
-  if (tickretry_loop_begin(loop, 0, now) >= 0) snapshot.begun++;
+  xSemaphoreGive(shared);
+  if (!asked || tickretry_loop_begin(loop, 0, now) < 0) return;
+  xSemaphoreTake(shared, portMAX_DELAY);
+  snapshot.begun++;
+  xSemaphoreGive(shared);
 }
 
 static void hal_start_attempt(void *, int32_t handle, int32_t attempt, int32_t, uint32_t) {
@@ -93,8 +104,12 @@ static void hal_start_attempt(void *, int32_t handle, int32_t attempt, int32_t, 
 }
 
 static void hal_on_event(void *, const tickretry_loop_event *event) {
-  tickretry_loop_event_format(event, snapshot.last_event, sizeof snapshot.last_event);
-  Serial.println(snapshot.last_event);
+  char line[sizeof snapshot.last_event];
+  tickretry_loop_event_format(event, line, sizeof line);
+  Serial.println(line);
+  xSemaphoreTake(shared, portMAX_DELAY);
+  memcpy(snapshot.last_event, line, sizeof line);
+  xSemaphoreGive(shared);
 }
 
 static const tickretry_loop_hal hal = {
@@ -108,22 +123,43 @@ static const tickretry_loop_hal hal = {
     .persist = nullptr,
     .start_attempt = hal_start_attempt,
     .on_event = hal_on_event,
-    .serve = nullptr,  // loop() serves after the pass
+    .serve = nullptr,  // the server's own task serves the page
 };
 
-static void handle_page() {
+static esp_err_t handle_page(httpd_req_t *req) {
   char html[384];
+  xSemaphoreTake(shared, portMAX_DELAY);
   snprintf(html, sizeof html,
            "<!doctype html><title>tickretry</title><p>GETs begun %lu, live %lu"
            "<p>last event: %s<form method=post action=/get><button>GET now</button></form>",
            (unsigned long)snapshot.begun, (unsigned long)snapshot.live, snapshot.last_event);
-  server.send(200, "text/html", html);
+  xSemaphoreGive(shared);
+  httpd_resp_set_type(req, "text/html");
+  return httpd_resp_send(req, html, ssize_t(strlen(html)));
 }
 
-static void handle_get() {
+static esp_err_t handle_get(httpd_req_t *req) {
+  xSemaphoreTake(shared, portMAX_DELAY);
   get_asked = true;
-  server.sendHeader("Location", "/");
-  server.send(303);
+  xSemaphoreGive(shared);
+  httpd_resp_set_status(req, "303 See Other");
+  httpd_resp_set_hdr(req, "Location", "/");
+  return httpd_resp_send(req, "", 0);
+}
+
+static void serve_page() {
+  httpd_config_t config = HTTPD_DEFAULT_CONFIG();
+  config.max_open_sockets = 3;     // a few clients at once; the oldest gives way to a new one
+  config.lru_purge_enable = true;
+  config.recv_wait_timeout = 5;    // s per receive: a silent client is dropped
+  const httpd_uri_t page = {"/", HTTP_GET, handle_page, nullptr};
+  const httpd_uri_t get = {"/get", HTTP_POST, handle_get, nullptr};
+  if (httpd_start(&server, &config) != ESP_OK) {
+    Serial.println("the page's server did not start");
+    return;
+  }
+  httpd_register_uri_handler(server, &page);
+  httpd_register_uri_handler(server, &get);
 }
 
 void setup() {
@@ -132,10 +168,9 @@ void setup() {
   WiFi.begin(WIFI_SSID, WIFI_PASS);
   attempts = xQueueCreate(1, sizeof(Attempt));
   answers = xQueueCreate(2, sizeof(Answer));
+  shared = xSemaphoreCreateMutex();
   xTaskCreate(get_task, "get", 8192, nullptr, 1, nullptr);
-  server.on("/", HTTP_GET, handle_page);
-  server.on("/get", HTTP_POST, handle_get);
-  server.begin();
+  serve_page();  // after WiFi.mode(): the server needs the network stack
   if (tickretry_open() != TICKRETRY_RESULT_OK) {
     Serial.println(tickretry_error());
     return;
@@ -155,12 +190,13 @@ void loop() {
   uint32_t due = 10;
   if (running) {
     due = tickretry_loop_pass(&scheduler);
+    xSemaphoreTake(shared, portMAX_DELAY);
     snapshot.live = tickretry_loop_live(&scheduler);
+    xSemaphoreGive(shared);
     if (tickretry_loop_fault(&scheduler) != 0) {
       Serial.println(tickretry_error());
       running = false;
     }
   }
-  server.handleClient();
   delay(tickretry_loop_sleep(due, 10));
 }

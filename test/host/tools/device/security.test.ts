@@ -245,6 +245,46 @@ describe("module upload", () => {
     await waitFor("uploads to go on", () => sim.upstream!.stats().stored > stored + 2);
   });
 
+  it("refuses a module that loops in its start function or in abiVersion(), serving all along (issue 34, item 3)", async () => {
+    await boot(50);
+    await setUp(sim);
+    const api = sim.device.running.api;
+    const spins = "(loop $forever (br $forever))";
+    const cases: [Buffer, string][] = [
+      [
+        stubModule({}, `  (func $spin ${spins})\n  (start $spin)\n`),
+        `its instantiation (a loop in its start function?)`,
+      ],
+      [stubModule({ abiVersion: `${spins} i32.const 0` }), "abiVersion() (a loop?)"],
+    ];
+    for (const [module, step] of cases) {
+      const refused = post(sim, "/module", signed(module));
+      // The page answers while the module under trial spins: its loop is not the device's.
+      let served = 0;
+      const polling = (async () => {
+        for (let done = false; !done; served++) {
+          const res = await fetch(new URL("/status.json", sim.url), { signal: AbortSignal.timeout(1000) });
+          expect(res.status).toBe(200);
+          await res.arrayBuffer();
+          done = await Promise.race([
+            refused.then(() => true),
+            new Promise<boolean>((r) => setTimeout(r, 100, false)),
+          ]);
+        }
+      })();
+      expect(await answer(await refused)).toEqual([
+        422,
+        `Module refused: it was still running after ${TRIAL_LIMIT_MS} ms of ${step}.`,
+      ]);
+      await polling;
+      expect(served).toBeGreaterThan(3);
+    }
+    expect(sim.device.running.api).toBe(api);
+    expect((await fetch(new URL("/status.json", sim.url))).status).toBe(200);
+    const stored = sim.upstream!.stats().stored;
+    await waitFor("uploads to go on", () => sim.upstream!.stats().stored > stored + 2);
+  });
+
   it("drops an uploaded module that traps at run time for the built one, and runs on", async () => {
     await boot(50);
     await setUp(sim);

@@ -56,7 +56,9 @@ static bool password_given() {
   char stored[APP_PASSWORD_STORED_MAX];
   hal.nvs_get_string(hal.ctx, "devpw", "", stored, sizeof stored);
   app_page_refusal refusal;
-  if (app_page_password_given(&hal, &guesses, stored, server.header("X-Device-Password").c_str(), &refusal)) {
+  uint32_t address = (uint32_t)server.client().remoteIP();
+  if (app_page_password_given(&hal, &guesses, address, stored, server.header("X-Device-Password").c_str(),
+                              &refusal)) {
     return true;
   }
   if (refusal.retry_after_s > 0) server.sendHeader("Retry-After", String((unsigned long)refusal.retry_after_s));

@@ -8,6 +8,11 @@
 class IPAddress {
  public:
   String toString() const;
+  operator uint32_t() const;
+};
+class WiFiClient {
+ public:
+  IPAddress remoteIP();
 };
 typedef enum { WIFI_OFF, WIFI_STA, WIFI_AP, WIFI_AP_STA } wifi_mode_t;
 typedef enum { WL_IDLE_STATUS, WL_NO_SSID_AVAIL, WL_CONNECTED = 3, WL_CONNECT_FAILED, WL_CONNECTION_LOST, WL_DISCONNECTED } wl_status_t;

@@ -3,12 +3,14 @@
 import type { CallgrindFigures } from "./callgrind.js";
 import type { DeviceBench } from "./device.js";
 import type { FleetBench } from "./fleet.js";
+import type { HostileFigures } from "./hostile-upstream.js";
 import type { ModuleFigures } from "./module.js";
 import { GROWTH_GOAL } from "./speed-chart.js";
 
 export interface Figures extends ModuleFigures, CallgrindFigures {
   crossing: Pick<ModuleFigures, "noopCallNs" | "idlePollNs" | "idlePoll16Ns">;
   device: DeviceBench;
+  hostile: HostileFigures;
   fleet: FleetBench;
 }
 
@@ -90,6 +92,17 @@ export const ROWS: Row[] = [
     name: "empty loop max gap (ms), same time",
     value: ({ device: d }) => both(d, "baselineMaxGapMs"),
     goal: "(the machine's own)",
+  },
+  { name: "device against an endless upstream (bench/hostile-upstream.ts)" },
+  {
+    name: "device CPU share, every attempt cut off at MAX_ANSWER_BYTES",
+    value: ({ hostile: h }) => `${h.cpuShare} over ${h.seconds} s`,
+    goal: "< 0.5",
+  },
+  {
+    name: "connections; most one read (bytes); upstream sockets took (MB)",
+    value: ({ hostile: h }) => `${h.connections}; ${h.maxReadBytes}; ${h.upstreamMb}`,
+    goal: "(kernel buffers)",
   },
   { name: "fleet" },
   {

@@ -71,12 +71,7 @@ function checkModule(device: Device, signed: Buffer, buildKey: KeyObject | undef
 
 /** The trial passed: the swap itself, in the next pass. */
 function swap(device: Device, module: Buffer, version: number): Reply {
-  let swapped: number;
-  try {
-    swapped = device.module.replace(device.running, module);
-  } catch (err) {
-    return moduleRefused((err as Error).message); // an export missing or of another shape
-  }
+  const swapped = device.module.replace(device.running, module);
   if (swapped !== Result.OK)
     return moduleRefused(`its restore of the running state said ${errorName(swapped)}`);
   device.module.accept(version);

@@ -82,8 +82,11 @@ const step = (name) => parentPort.postMessage({ step: (at = name) });
 try {
   step("instantiation");
   const e = new WebAssembly.Instance(w.module, {}).exports;
+  for (const [name, params] of Object.entries(w.exports)) {
+    if (typeof e[name] !== "function" || e[name].length !== params)
+      throw new Refused("it does not export " + name + " with " + params + " parameter(s)");
+  }
   step("abiVersion");
-  if (typeof e.abiVersion !== "function") throw new Refused("it exports no abiVersion()");
   const abi = e.abiVersion();
   if (abi !== w.abiVersion) throw new Refused("ABI version " + abi + ", this firmware has " + w.abiVersion);
   step("trial");
@@ -111,6 +114,14 @@ export interface Trial {
   abiVersion: number;
 }
 
+/** The built module's functions and their parameter counts: what an upload must export alike. */
+const exportShape = (): Record<string, number> =>
+  Object.fromEntries(
+    Object.entries(new WebAssembly.Instance(new WebAssembly.Module(BUILT_MODULE), {}).exports).flatMap(
+      ([name, v]) => (typeof v === "function" ? [[name, v.length]] : []),
+    ),
+  );
+
 const where = () => Object.fromEntries(Object.entries(STEPS).map(([step, [name]]) => [step, name]));
 
 /** undefined when the module passed its trial, else why it did not. */
@@ -118,7 +129,7 @@ export function trialRun(t: Trial): Promise<string | undefined> {
   return new Promise((resolve) => {
     const worker = new Worker(TRIAL, {
       eval: true,
-      workerData: { ...t, areaBytes: Image.AREA_BYTES, where: where() },
+      workerData: { ...t, areaBytes: Image.AREA_BYTES, where: where(), exports: exportShape() },
     });
     let step: Step = "instantiation";
     const end = (why: string | undefined) => {

@@ -292,7 +292,7 @@ describe("module upload", () => {
     await waitFor("uploads to go on", () => sim.upstream!.stats().stored > stored + 2);
   });
 
-  it("refuses a module that loops in its start function or in abiVersion(), serving all along (issue 34, item 3)", async () => {
+  it("refuses a module that loops in its start function or in abiVersion(), or lacks an export, serving all along (issue 34, item 3)", async () => {
     await boot(50);
     await setUp(sim);
     const api = sim.device.running.api;
@@ -326,6 +326,10 @@ describe("module upload", () => {
       await polling;
       expect(served).toBeGreaterThan(3);
     }
+    expect(await answer(await post(sim, "/module", signed(stubModule({}, "", ["nextDue"]))))).toEqual([
+      422,
+      "Module refused: it does not export nextDue with 1 parameter(s).",
+    ]);
     expect(sim.device.running.api).toBe(api);
     expect((await fetch(new URL("/status.json", sim.url))).status).toBe(200);
     const stored = sim.upstream!.stats().stored;

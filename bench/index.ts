@@ -8,6 +8,7 @@ import { measureInstructions } from "./callgrind.js";
 import type { DeviceBench } from "./device.js";
 import type { FleetBench } from "./fleet.js";
 import { measureFlashLife } from "./flash-life.js";
+import type { HostileFigures } from "./hostile-upstream.js";
 import { measureModule, type ModuleFigures } from "./module.js";
 import { writePerformanceDoc } from "./performance-doc.js";
 import { formatConsole, type Figures } from "./rows.js";
@@ -42,6 +43,8 @@ progress("instructions per call (wasm2c + callgrind)");
 const instructions = measureInstructions();
 progress("the simulated device (bench:device)");
 const device = child<DeviceBench>([], "bench/device.ts", "--seconds", values["device-seconds"]!);
+progress("the device against an endless upstream");
+const hostile = child<HostileFigures>([], "bench/hostile-upstream.ts");
 progress("the fleet simulator (bench:fleet)");
 // The million-device run takes minutes: bench:fleet alone runs it.
 const fleet = child<FleetBench>([], "bench/fleet.ts", "--quick");
@@ -58,6 +61,7 @@ const figures: Figures = {
     idlePoll16Ns: crossing.idlePoll16Ns,
   },
   device,
+  hostile,
   fleet,
 };
 

@@ -4,12 +4,14 @@ import type { CallgrindFigures } from "./callgrind.js";
 import type { DeviceBench } from "./device.js";
 import type { FleetBench } from "./fleet.js";
 import { FLASH_BUILDS, type FlashLifeFigures } from "./flash-life.js";
+import type { HostileFigures } from "./hostile-upstream.js";
 import type { ModuleFigures } from "./module.js";
 import { GROWTH_GOAL } from "./speed-chart.js";
 
 export interface Figures extends ModuleFigures, CallgrindFigures, FlashLifeFigures {
   crossing: Pick<ModuleFigures, "noopCallNs" | "idlePollNs" | "idlePoll16Ns">;
   device: DeviceBench;
+  hostile: HostileFigures;
   fleet: FleetBench;
 }
 
@@ -99,6 +101,17 @@ export const ROWS: Row[] = [
       `${f[i].years.toFixed(1)} (${f[i].wakesPerDay} wakes, ${f[i].nvsWritesPerDay} NVS writes a day)`,
     goal: ">= 10",
   })),
+  { name: "device against an endless upstream (bench/hostile-upstream.ts)" },
+  {
+    name: "device CPU share, every attempt cut off at MAX_ANSWER_BYTES",
+    value: ({ hostile: h }) => `${h.cpuShare} over ${h.seconds} s`,
+    goal: "< 0.5",
+  },
+  {
+    name: "connections; most one read (bytes); upstream sockets took (MB)",
+    value: ({ hostile: h }) => `${h.connections}; ${h.maxReadBytes}; ${h.upstreamMb}`,
+    goal: "(kernel buffers)",
+  },
   { name: "fleet" },
   {
     name: "200 devices, open arrivals, A-D, 30 s, one seed (ms)",

@@ -24,8 +24,8 @@ int app_page_same_origin(const char *host, const char *fetch_site, const char *o
                      (strncmp(referer, own, (size_t)own_len) == 0 && referer[own_len] == '/'));
 }
 
-int app_page_password_given(app_password_guess_limit *guesses, uint32_t now, const char *stored, const char *given,
-                            app_page_refusal *refusal) {
+int app_page_password_given(app_password_guess_limit *guesses, uint32_t address, uint32_t now, const char *stored,
+                            const char *given, app_page_refusal *refusal) {
   *refusal = (app_page_refusal){0, NULL, 0};
   if (stored[0] == '\0') {
     *refusal = (app_page_refusal){403, PAGE_MSG_SET_PASSWORD_FIRST, 0};
@@ -35,16 +35,17 @@ int app_page_password_given(app_password_guess_limit *guesses, uint32_t now, con
     *refusal = (app_page_refusal){401, PAGE_MSG_WRONG_PASSWORD, 0};
     return 0;
   }
-  uint32_t wait_ms = app_password_guess_wait_ms(guesses, now);
+  uint32_t wait_ms = app_password_guess_wait_ms(guesses, address, now);
   if (wait_ms > 0) {
     *refusal = (app_page_refusal){429, PAGE_MSG_TOO_MANY_GUESSES, (wait_ms + 999) / 1000};
     return 0;
   }
   if (!app_password_check(stored, given)) {
-    app_password_guess_wrong(guesses, now); /* after the PBKDF2: its time counts */
+    app_password_guess_wrong(guesses, address, now); /* after the PBKDF2: its time counts */
     *refusal = (app_page_refusal){401, PAGE_MSG_WRONG_PASSWORD, 0};
     return 0;
   }
+  app_password_guess_right(guesses, address);
   return 1;
 }
 

@@ -29,11 +29,11 @@ typedef struct app_page_refusal {
   uint32_t retry_after_s; /* 0: no header */
 } app_page_refusal;
 
-/* The device password of a post, under the brute-force limit at `now` (ms): a check the
- * limit refuses costs no PBKDF2, so a flood of guesses does not hold up the server. 1 when
- * it passes, else 0 and why in `refusal`. */
-int app_page_password_given(app_password_guess_limit *guesses, uint32_t now, const char *stored, const char *given,
-                            app_page_refusal *refusal);
+/* The device password of a post from client `address` (IPv4), under the brute-force limit
+ * at `now` (ms): a check the limit refuses costs no PBKDF2, so a flood of guesses does not
+ * hold up the server. 1 when it passes, else 0 and why in `refusal`. */
+int app_page_password_given(app_password_guess_limit *guesses, uint32_t address, uint32_t now, const char *stored,
+                            const char *given, app_page_refusal *refusal);
 /* A module upload's size, as its pieces arrive: 1 while `have` + `more` fits the limit. */
 int app_page_module_fits(size_t have, size_t more);
 /* A field of an application/x-www-form-urlencoded body, decoded ('+' a space, %XX a byte;

@@ -77,14 +77,65 @@ int app_password_check(const char *stored, const char *password) {
   return sodium_memcmp(got, expected, sizeof got) == 0;
 }
 
-uint32_t app_password_guess_wait_ms(const app_password_guess_limit *limit, uint32_t now) {
-  if (limit->wrong < APP_PASSWORD_GUESS_MAX) return 0;
-  /* The oldest of the last APP_PASSWORD_GUESS_MAX wrong guesses: the ring's next slot. */
-  uint32_t age = now - limit->wrong_at[limit->wrong % APP_PASSWORD_GUESS_MAX];
-  return age >= APP_PASSWORD_GUESS_WINDOW_MS ? 0 : APP_PASSWORD_GUESS_WINDOW_MS - age;
+/* The record of `address` still in force (forgotten ones are cleared), or NULL. */
+static app_password_guesser *guesser(app_password_guess_limit *limit, uint32_t address, uint32_t now) {
+  for (size_t i = 0; i < APP_PAGE_GUESS_ADDRESSES; i++) {
+    app_password_guesser *g = &limit->guessers[i];
+    if (g->address != address || g->wrong == 0) continue;
+    if (now - g->last_wrong_at < 2 * APP_PAGE_GUESS_WINDOW_MS) return g;
+    g->wrong = 0;
+    return NULL;
+  }
+  return NULL;
 }
 
-void app_password_guess_wrong(app_password_guess_limit *limit, uint32_t now) {
-  limit->wrong_at[limit->wrong % APP_PASSWORD_GUESS_MAX] = now;
-  limit->wrong++;
+/* Wrong guesses each address has free: one while the device is flooded. */
+static uint32_t free_guesses(const app_password_guess_limit *limit, uint32_t now) {
+  if (limit->recent < APP_PAGE_DEVICE_WRONG_GUESSES) return APP_PAGE_WRONG_GUESSES;
+  /* The oldest of the last APP_PAGE_DEVICE_WRONG_GUESSES: the ring's next slot. */
+  uint32_t oldest = limit->recent_at[limit->recent % APP_PAGE_DEVICE_WRONG_GUESSES];
+  return now - oldest < APP_PAGE_GUESS_WINDOW_MS ? 1 : APP_PAGE_WRONG_GUESSES;
+}
+
+static uint32_t delay_after(uint32_t wrong, uint32_t free) {
+  if (wrong < free) return 0;
+  uint32_t doublings = wrong - free;
+  if (doublings >= 31 || (APP_PAGE_GUESS_DELAY_MS << doublings) >= APP_PAGE_GUESS_WINDOW_MS)
+    return APP_PAGE_GUESS_WINDOW_MS;
+  return APP_PAGE_GUESS_DELAY_MS << doublings;
+}
+
+uint32_t app_password_guess_wait_ms(app_password_guess_limit *limit, uint32_t address, uint32_t now) {
+  const app_password_guesser *g = guesser(limit, address, now);
+  if (g == NULL) return 0;
+  uint32_t since = now - g->last_wrong_at, delay = delay_after(g->wrong, free_guesses(limit, now));
+  return since >= delay ? 0 : delay - since;
+}
+
+/* The record for a wrong guess of `address`: its own, a free one, or else the one whose last
+ * wrong guess is oldest. */
+static app_password_guesser *record_for(app_password_guess_limit *limit, uint32_t address, uint32_t now) {
+  app_password_guesser *g = guesser(limit, address, now);
+  if (g != NULL) return g;
+  app_password_guesser *oldest = &limit->guessers[0];
+  for (size_t i = 0; i < APP_PAGE_GUESS_ADDRESSES; i++) {
+    app_password_guesser *c = &limit->guessers[i];
+    if (c->wrong == 0) return c;
+    if (now - c->last_wrong_at > now - oldest->last_wrong_at) oldest = c;
+  }
+  return oldest;
+}
+
+void app_password_guess_wrong(app_password_guess_limit *limit, uint32_t address, uint32_t now) {
+  limit->recent_at[limit->recent % APP_PAGE_DEVICE_WRONG_GUESSES] = now;
+  limit->recent++;
+  app_password_guesser *g = record_for(limit, address, now);
+  if (g->address != address || g->wrong == 0) *g = (app_password_guesser){address, 0, now};
+  g->wrong++;
+  g->last_wrong_at = now;
+}
+
+void app_password_guess_right(app_password_guess_limit *limit, uint32_t address) {
+  for (size_t i = 0; i < APP_PAGE_GUESS_ADDRESSES; i++)
+    if (limit->guessers[i].address == address) limit->guessers[i].wrong = 0;
 }

@@ -8,6 +8,8 @@
 #define APP_PASSWORD_H
 #include <stddef.h>
 #include <stdint.h>
+
+#include "generated/app_config.h"
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -26,18 +28,28 @@ int app_password_hash(const char *password, const uint8_t salt[APP_PASSWORD_SALT
 /* 1 when password matches the stored form (compared in constant time), 0 otherwise. */
 int app_password_check(const char *stored, const char *password);
 
-/* The brute-force limit, as the simulator's (host/tools/src/device/app/password.ts): after
- * APP_PASSWORD_GUESS_MAX wrong guesses within APP_PASSWORD_GUESS_WINDOW_MS every check is refused
- * without computing PBKDF2 (on a board, on the page server's task) until the oldest ages out. */
-#define APP_PASSWORD_GUESS_MAX 5
-#define APP_PASSWORD_GUESS_WINDOW_MS 60000u
+/* The brute-force limit per client address (IPv4, as the board serves), the simulator's rule
+ * (host/tools/src/device/app/password.ts, GuessLimit, which states the owner's bound): an
+ * address has APP_PAGE_WRONG_GUESSES wrong guesses free, then waits APP_PAGE_GUESS_DELAY_MS,
+ * doubling with each further one up to APP_PAGE_GUESS_WINDOW_MS, from its last wrong guess; its
+ * record is forgotten two windows after that guess, or by a right guess. A new address takes
+ * the record whose last wrong guess is oldest. Past APP_PAGE_DEVICE_WRONG_GUESSES wrong guesses
+ * device-wide within a window, each address has one free guess. A refused check computes no
+ * PBKDF2 (which runs on the page server's task). Times are ms, wrapping. */
+typedef struct app_password_guesser {
+  uint32_t address;       /* IPv4, as the page server reads it from its socket */
+  uint32_t wrong;         /* its wrong guesses; 0: a free record */
+  uint32_t last_wrong_at; /* ms */
+} app_password_guesser;
 typedef struct app_password_guess_limit {
-  uint32_t wrong_at[APP_PASSWORD_GUESS_MAX]; /* a ring of the last wrong guesses' times, ms */
-  uint32_t wrong;                      /* wrong guesses ever */
+  app_password_guesser guessers[APP_PAGE_GUESS_ADDRESSES];
+  uint32_t recent_at[APP_PAGE_DEVICE_WRONG_GUESSES]; /* a ring of the device's last wrong guesses' times */
+  uint32_t recent;                                   /* wrong guesses ever, device-wide */
 } app_password_guess_limit;
-/* ms until a check may run (0: now), at time `now` (ms, wrapping). */
-uint32_t app_password_guess_wait_ms(const app_password_guess_limit *limit, uint32_t now);
-void app_password_guess_wrong(app_password_guess_limit *limit, uint32_t now);
+/* ms until a check from `address` may run (0: now), at time `now`. */
+uint32_t app_password_guess_wait_ms(app_password_guess_limit *limit, uint32_t address, uint32_t now);
+void app_password_guess_wrong(app_password_guess_limit *limit, uint32_t address, uint32_t now);
+void app_password_guess_right(app_password_guess_limit *limit, uint32_t address);
 
 #ifdef __cplusplus
 }

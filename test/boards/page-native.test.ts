@@ -302,18 +302,40 @@ describe("https upstream URLs (issue 33, item 7), in C and in the simulator", ()
   });
 });
 
-describe("the brute-force limit (issue 20, defect 9), in C and in the simulator", () => {
-  it("refuses checks for the same time after the same wrong guesses", async () => {
-    const steps = ["C:0", "W:10", "W:20", "W:30", "W:40", "C:50", "W:50", "C:60", "C:60009", "C:60010"];
+describe("the brute-force limit (issue 20, defect 9; issue 34, item 7), in C and in the simulator", () => {
+  it("holds each address to its own growing delays, alike", () => {
+    const wrongs = (address: number, from: number, n: number) =>
+      Array.from({ length: n }, (_, i) => `W:${from + i}:${address}`);
+    const steps = [
+      ...wrongs(1, 0, 5), // its free guesses: then 1 s from the last
+      "C:50:1",
+      "C:50:2", // another address is not held
+      "W:1040:1",
+      "C:1040:1", // doubled
+      "R:1041:1",
+      "C:1042:1", // a right guess clears it
+      ...Array.from({ length: 16 }, (_, i) => `W:${2000 + i}:${3 + i}`), // 16 addresses: the oldest evicted
+      "C:2020:18", // 22 wrong in a window device-wide: one free guess each
+      "C:2020:10", // evicted
+      "C:62100:18", // the window passed: five free again
+      ...wrongs(50, 70000, 12),
+      "C:70011:50", // capped at the window
+      "C:130011:50",
+      "C:190012:50",
+      "W:190012:50",
+      "C:190013:50", // forgotten two windows after its last wrong guess: one wrong, free
+    ];
     let now = 0;
     const limit = new GuessLimit(() => now);
     const waits: number[] = [];
     for (const step of steps) {
-      now = Number(step.slice(2));
-      if (step[0] === "W") await limit.run(async () => false);
-      else waits.push(limit.waitMs());
+      const [kind, t, address] = step.split(":");
+      now = Number(t);
+      if (kind === "W") limit.wrong(address);
+      else if (kind === "R") limit.right(address);
+      else waits.push(limit.waitMs(address));
     }
-    expect(waits).toEqual([0, 0, 59950, 1, 0]);
+    expect(waits).toEqual([954, 0, 2000, 0, 995, 0, 0, 60000, 0, 0, 0]);
     expect(run("guesses", ...steps).out).toBe(waits.join(" "));
   });
 });

@@ -145,13 +145,22 @@ static int broker(char **hex) {
   return 1;
 }
 
-/* guesses W:t ... C:t: a wrong guess at t, or the wait a check meets at t */
+/* guesses W:t:a ... R:t:a ... C:t:a: a wrong guess at t from address a, a right one, or the
+ * wait a check from a meets at t */
 static int guesses(int n, char **steps) {
-  app_password_guess_limit limit = {{0}, 0};
+  static app_password_guess_limit limit;
+  memset(&limit, 0, sizeof limit);
+  const char *sep = "";
   for (int i = 0; i < n; i++) {
-    uint32_t t = (uint32_t)strtoul(steps[i] + 2, NULL, 10);
-    if (steps[i][0] == 'W') app_password_guess_wrong(&limit, t);
-    else printf("%s%lu", i > 0 ? " " : "", (unsigned long)app_password_guess_wait_ms(&limit, t));
+    char *end;
+    uint32_t t = (uint32_t)strtoul(steps[i] + 2, &end, 10);
+    uint32_t a = (uint32_t)strtoul(end + 1, NULL, 10);
+    if (steps[i][0] == 'W') app_password_guess_wrong(&limit, a, t);
+    else if (steps[i][0] == 'R') app_password_guess_right(&limit, a);
+    else {
+      printf("%s%lu", sep, (unsigned long)app_password_guess_wait_ms(&limit, a, t));
+      sep = " ";
+    }
   }
   printf("\n");
   return 0;

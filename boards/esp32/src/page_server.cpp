@@ -7,6 +7,8 @@
 #include <esp_random.h>
 #endif
 #include <stdlib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <string.h>
 
 #include "broker.h"
@@ -99,13 +101,26 @@ static bool same_origin(httpd_req_t *req, const char *host) {
          app_page_same_origin(host, site, origin, referer);
 }
 
+// The client's IPv4 address, for the guess limit (0 when unknown). lwIP serves IPv4 clients
+// on an IPv6 socket as mapped addresses, whose last four bytes are the IPv4 one.
+static uint32_t client_address(httpd_req_t *req) {
+  struct sockaddr_storage peer;
+  socklen_t length = sizeof peer;
+  uint32_t address = 0;
+  if (getpeername(httpd_req_to_sockfd(req), reinterpret_cast<struct sockaddr *>(&peer), &length) != 0) return 0;
+  if (peer.ss_family == AF_INET) memcpy(&address, &reinterpret_cast<struct sockaddr_in *>(&peer)->sin_addr, 4);
+  if (peer.ss_family == AF_INET6) memcpy(&address, &reinterpret_cast<struct sockaddr_in6 *>(&peer)->sin6_addr.s6_addr[12], 4);
+  return address;
+}
+
 // The password runs through PBKDF2 here, on the server's task; the guess limit's clock is
 // the loop's tick as of its last pass.
 static esp_err_t refused_password(httpd_req_t *req) {
   static char given[APP_PASSWORD_STORED_MAX];
   if (!header(req, "X-Device-Password", given)) given[0] = '\0';
   app_page_refusal refusal;
-  if (app_page_password_given(&guesses, view.now, view.stored_password, given, &refusal)) return ESP_OK;
+  uint32_t address = client_address(req);
+  if (app_page_password_given(&guesses, address, view.now, view.stored_password, given, &refusal)) return ESP_OK;
   static char retry_after[12];
   if (refusal.retry_after_s > 0) {
     snprintf(retry_after, sizeof retry_after, "%lu", (unsigned long)refusal.retry_after_s);

@@ -2,6 +2,7 @@
 #ifndef WEBSERVER_SHIM_H
 #define WEBSERVER_SHIM_H
 #include "Arduino.h"
+#include "WiFi.h"
 typedef enum { HTTP_ANY, HTTP_GET, HTTP_HEAD, HTTP_POST, HTTP_PUT, HTTP_PATCH, HTTP_DELETE, HTTP_OPTIONS } HTTPMethod;
 enum HTTPRawStatus { RAW_START, RAW_WRITE, RAW_END, RAW_ABORTED };
 struct HTTPRaw {
@@ -22,6 +23,7 @@ class WebServer {
   void collectHeaders(const char *header_keys[], size_t count);
   String header(const char *name);
   String hostHeader();
+  WiFiClient &client();
   String arg(const char *name);
   bool hasArg(const char *name) const;
   String uri();

@@ -116,6 +116,7 @@ esp_err_t httpd_register_uri_handler(httpd_handle_t handle, const httpd_uri_t *u
 esp_err_t httpd_register_err_handler(httpd_handle_t handle, httpd_err_code_t error,
                                      httpd_err_handler_func_t handler_fn);
 int httpd_req_recv(httpd_req_t *r, char *buf, size_t buf_len);
+int httpd_req_to_sockfd(httpd_req_t *r);
 esp_err_t httpd_req_get_hdr_value_str(httpd_req_t *r, const char *field, char *val, size_t val_size);
 esp_err_t httpd_req_get_url_query_str(httpd_req_t *r, char *buf, size_t buf_len);
 bool httpd_uri_match_wildcard(const char *uri_template, const char *uri_to_match, size_t match_upto);

@@ -16,7 +16,8 @@ Kills the simulated device with SIGKILL at seeded random moments while it upload
 upstream in a process of its own (outage, then flaky), restarts it from its state file
 each time, lets the last one end every reading it owes, and prints what became of every
 reading taken: {taken, began, delivered, duplicates, lost, endedOther, dropped, pending,
-identity}; it fails unless taken = delivered + endedOther + dropped + pending, with no
+identity, dropsWhile} (dropsWhile: the dropped readings by what held the full queue then:
+the broker session's state, or every upload slot taken); it fails unless taken = delivered + endedOther + dropped + pending, with no
 reading lost or stored twice and none dropped beyond --allow-drops.
 
 options:
@@ -94,9 +95,10 @@ async function main(): Promise<number> {
   const identity = identityHolds(t);
   console.log(
     parsed.json
-      ? JSON.stringify({ ...t, identity })
+      ? JSON.stringify({ ...t, identity, dropsWhile: result.dropsWhile })
       : `taken ${t.taken}: delivered ${t.delivered}, endedOther ${t.endedOther}, dropped ${t.dropped} ` +
-          `(queue full), pending ${t.pending}; duplicates ${t.duplicates}, lost ${t.lost}; ` +
+          `(queue full: ${JSON.stringify(result.dropsWhile)}), pending ${t.pending}; ` +
+          `duplicates ${t.duplicates}, lost ${t.lost}; ` +
           `taken = delivered + endedOther + dropped + pending: ${identity}`,
   );
   const passed = failed.length === 0;

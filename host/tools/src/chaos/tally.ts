@@ -27,6 +27,8 @@ export interface TallyResult {
   tally: ChaosTally;
   /** Records that contradict each other: each is a bug of the device or of the runner. */
   problems: string[];
+  /** The dropped readings by what held the queue when each was dropped (the log's `while`). */
+  dropsWhile: Record<string, number>;
 }
 
 /** What the last state file still owes: readings begun (live operations) and queued. */
@@ -49,15 +51,16 @@ interface Fates {
   taken: Set<number>;
   operationOf: Map<number, number>;
   endOf: Map<number, string>;
-  dropped: Set<number>;
+  /** Each dropped reading, with what held the queue then ("" when the log does not say). */
+  dropped: Map<number, string>;
 }
 
 /** The log's records by reading; contradictions into `problems`. */
 function readLogEvents(log: readonly LogEvent[], problems: string[]): Fates {
-  const f: Fates = { taken: new Set(), operationOf: new Map(), endOf: new Map(), dropped: new Set() };
+  const f: Fates = { taken: new Set(), operationOf: new Map(), endOf: new Map(), dropped: new Map() };
   for (const e of log) {
     if (e.event === "taken" || e.event === "dropped") {
-      if (e.event === "dropped") f.dropped.add(e.reading);
+      if (e.event === "dropped") f.dropped.set(e.reading, e.while ?? "");
       else f.taken.add(e.reading);
       continue;
     }
@@ -76,7 +79,8 @@ function readLogEvents(log: readonly LogEvent[], problems: string[]): Fates {
       f.endOf.set(e.reading, e.endReason);
     }
   }
-  for (const r of f.dropped) if (!f.taken.has(r)) problems.push(`reading ${r} dropped but was never taken`);
+  for (const r of f.dropped.keys())
+    if (!f.taken.has(r)) problems.push(`reading ${r} dropped but was never taken`);
   return f;
 }
 
@@ -129,6 +133,7 @@ export function tally(
   const f = readLogEvents(log, problems);
   const keysOf = storedKeys(stored, f, problems);
   const owes = new Set([...owed.pending, ...owed.queued]);
+  const dropsWhile: Record<string, number> = {};
   const t: ChaosTally = {
     taken: 0,
     began: 0,
@@ -139,7 +144,7 @@ export function tally(
     dropped: 0,
     pending: 0,
   };
-  const seen = new Set([...f.taken, ...f.operationOf.keys(), ...keysOf.keys(), ...f.dropped, ...owes]);
+  const seen = new Set([...f.taken, ...f.operationOf.keys(), ...keysOf.keys(), ...f.dropped.keys(), ...owes]);
   for (const reading of gaps(seen)) {
     problems.push(
       `reading ${reading} is missing from every record: its epoch numbered the readings around it`,
@@ -156,12 +161,16 @@ export function tally(
     else if (keys === 1) t.delivered++;
     else if (end !== undefined && end !== "SUCCEEDED") t.endedOther++;
     else if (owes.has(reading)) t.pending++;
-    else if (f.dropped.has(reading) && !f.operationOf.has(reading)) t.dropped++;
+    else if (f.dropped.has(reading) && !f.operationOf.has(reading)) {
+      t.dropped++;
+      const why = f.dropped.get(reading)!;
+      if (why !== "") dropsWhile[why] = (dropsWhile[why] ?? 0) + 1;
+    }
     // Begun and never ended, SUCCEEDED yet not stored (a lie about the upstream), or taken
     // and then nowhere: lost.
     else t.lost++;
   }
-  return { tally: t, problems };
+  return { tally: t, problems, dropsWhile };
 }
 
 /**
@@ -176,7 +185,11 @@ export function failures(result: TallyResult, allowDrops = 0): string[] {
   if (t.lost > 0) why.push(`${t.lost} reading(s) lost`);
   if (t.duplicates > 0) why.push(`${t.duplicates} reading(s) stored twice`);
   if (t.dropped > allowDrops) {
-    why.push(`${t.dropped} reading(s) dropped from the full queue, more than --allow-drops ${allowDrops}`);
+    const held = Object.entries(result.dropsWhile).map(([what, n]) => `${n} while ${what}`);
+    const whileHeld = held.length === 0 ? "" : ` (${held.join(", ")})`;
+    why.push(
+      `${t.dropped} reading(s) dropped from the full queue${whileHeld}, more than --allow-drops ${allowDrops}`,
+    );
   }
   return why;
 }

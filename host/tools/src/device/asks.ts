@@ -1,9 +1,10 @@
 // What the page asked, carried out between passes (app/requests.ts): each ask goes to the
 // room that owns what it changes, and its answer back to the page. A module swap takes two
-// passes: the first checks the upload and saves the running state for its trial run (in a
-// worker, while the loop runs on); once the trial passes, the next pass swaps it in.
+// passes: the first checks the upload and saves the running state for its trial (in a
+// worker, under a time limit, while the loop runs on: module.ts, trialRun); once the trial
+// passes, the next pass swaps it in.
 import type { KeyObject } from "node:crypto";
-import { ABI_VERSION, Result, errorName, instantiate, saveImage } from "tickretry";
+import { ABI_VERSION, Result, errorName, saveImage } from "tickretry";
 import type { Ask, Asked, Reply } from "./app/requests.js";
 import type { World } from "./app/status.js";
 import { checkSettings } from "./app/settings.js";
@@ -45,25 +46,27 @@ function password(device: Device, hash: string, first: boolean): Reply {
   return ok(first ? "passwordSet" : "passwordChanged");
 }
 
-/** The upload's checks before its trial: the signature, the ABI, the version floor; then the running state to try it on. */
+/**
+ * The upload's checks before its trial, none of which runs a line of it: the signature, that
+ * it compiles, the version floor; then the running state to try it on. Its instantiation,
+ * abiVersion() and the trial's calls run in the trial's worker, under its time limit.
+ */
 function checkModule(device: Device, signed: Buffer, buildKey: KeyObject | undefined) {
   const checked = verifySignedModule(signed, buildKey);
   if (!checked.ok) return moduleRefused(checked.reason);
-  let abiVersion: number;
+  let module: WebAssembly.Module;
   try {
-    abiVersion = instantiate(new WebAssembly.Module(new Uint8Array(checked.module))).abiVersion();
+    module = new WebAssembly.Module(new Uint8Array(checked.module));
   } catch (err) {
     return moduleRefused((err as Error).message);
   }
-  if (abiVersion !== ABI_VERSION)
-    return moduleRefused(`ABI version ${abiVersion}, this firmware has ${ABI_VERSION}`);
   const version = moduleVersion(checked.module);
   if (version < device.module.versionFloor) return { status: 422, key: "moduleRolledBack" };
   const now = device.running.tick.at(device.running.passMs);
   const image = saveImage(device.running.api, now);
   if (typeof image === "number")
     return moduleRefused(`the running module would not save its state (${errorName(image)})`);
-  return { module: checked.module, version, image, now };
+  return { bytes: checked.module, version, trial: { module, image, now, abiVersion: ABI_VERSION } };
 }
 
 /** The trial passed: the swap itself, in the next pass. */
@@ -83,10 +86,10 @@ function startSwap(
 ) {
   const checked = checkModule(device, signed, buildKey);
   if ("status" in checked) return reply(checked);
-  void trialRun(checked.module, checked.image, checked.now).then((failed) =>
+  void trialRun(checked.trial).then((failed) =>
     failed !== undefined
       ? reply(moduleRefused(failed))
-      : device.requests.ask({ kind: "swap", module: checked.module, version: checked.version }).then(reply),
+      : device.requests.ask({ kind: "swap", module: checked.bytes, version: checked.version }).then(reply),
   );
 }
 

@@ -52,20 +52,44 @@ export function moduleVersion(bytes: Buffer): number {
   return 0;
 }
 
-// A trial run of an uploaded module before it replaces the running one: in a worker
-// thread, with a time limit, the new module takes up the running state (restore) and
-// makes the calls of a few passes over a few seconds of ticks (poll, ended, nextDue,
-// save). A module that traps there is refused with the trap's message; one that is still
-// running when the limit passes (a loop) has its worker terminated and is refused. The
-// device's own thread never runs a line of a module that has not passed.
+// A trial run of an uploaded module before it replaces the running one, in a worker thread
+// with a time limit, as the board runs it under its task watchdog: the module is
+// instantiated there (its start function, if it has one, runs), answers abiVersion(), then
+// takes up the running state (restore) and makes the calls of a few passes over a few
+// seconds of ticks (poll, ended, nextDue, save). A module that traps is refused with the
+// trap's message; one still running when the limit passes (a loop) has its worker
+// terminated and is refused, named by the step it was in. The device's own thread never
+// runs a line of a module that has not passed: the swap instantiates it again there, and a
+// module without imports does the same each time.
 /** How long the trial may take, ms: the real module needs well under one. */
 export const TRIAL_LIMIT_MS = 2000;
 
-// Plain JavaScript, run with eval in the worker: it imports nothing.
+/** The trial's steps, as the worker reports them, and what a loop in each would be. */
+const STEPS = {
+  instantiation: ["its instantiation", "a loop in its start function?"],
+  abiVersion: ["abiVersion()", "a loop?"],
+  trial: ["its trial run", "a loop?"],
+} as const;
+type Step = keyof typeof STEPS;
+
+// Plain JavaScript, run with eval in the worker: it imports nothing. It says which step it
+// enters before it enters it, so a loop is named even though the worker never answers.
 const TRIAL = `
 const { parentPort, workerData: w } = require("node:worker_threads");
+class Refused extends Error {}
+let at;
+const step = (name) => parentPort.postMessage({ step: (at = name) });
 try {
-  const e = new WebAssembly.Instance(new WebAssembly.Module(w.bytes), {}).exports;
+  step("instantiation");
+  const e = new WebAssembly.Instance(w.module, {}).exports;
+  for (const [name, params] of Object.entries(w.exports)) {
+    if (typeof e[name] !== "function" || e[name].length !== params)
+      throw new Refused("it does not export " + name + " with " + params + " parameter(s)");
+  }
+  step("abiVersion");
+  const abi = e.abiVersion();
+  if (abi !== w.abiVersion) throw new Refused("ABI version " + abi + ", this firmware has " + w.abiVersion);
+  step("trial");
   if (w.image.length <= w.areaBytes) new Uint8Array(e.memory.buffer, e.imageAddress(), w.image.length).set(w.image);
   e.restore(w.image.length, w.now, 0, 0);
   for (let pass = 0; pass < 10; pass++) {
@@ -75,31 +99,53 @@ try {
     e.nextDue(tick);
     e.save(tick);
   }
-  parentPort.postMessage("");
+  parentPort.postMessage({ done: "" });
 } catch (err) {
-  parentPort.postMessage("it trapped in its trial run (" + err.message + ")");
+  const how = err instanceof WebAssembly.RuntimeError ? "it trapped in " : "it failed in ";
+  parentPort.postMessage({ done: err instanceof Refused ? err.message : how + w.where[at] + " (" + err.message + ")" });
 }`;
 
-/** undefined when the module passed its trial on `image`, else why it did not. */
-export function trialRun(bytes: Buffer, image: Uint8Array, now: number): Promise<string | undefined> {
+/** What the device expects of an uploaded module before it swaps it in. */
+export interface Trial {
+  module: WebAssembly.Module;
+  /** The running state to try it on, and the tick it was saved at. */
+  image: Uint8Array;
+  now: number;
+  abiVersion: number;
+}
+
+/** The built module's functions and their parameter counts: what an upload must export alike. */
+const exportShape = (): Record<string, number> =>
+  Object.fromEntries(
+    Object.entries(new WebAssembly.Instance(new WebAssembly.Module(BUILT_MODULE), {}).exports).flatMap(
+      ([name, v]) => (typeof v === "function" ? [[name, v.length]] : []),
+    ),
+  );
+
+const where = () => Object.fromEntries(Object.entries(STEPS).map(([step, [name]]) => [step, name]));
+
+/** undefined when the module passed its trial, else why it did not. */
+export function trialRun(t: Trial): Promise<string | undefined> {
   return new Promise((resolve) => {
     const worker = new Worker(TRIAL, {
       eval: true,
-      workerData: { bytes: new Uint8Array(bytes), image, now, areaBytes: Image.AREA_BYTES },
+      workerData: { ...t, areaBytes: Image.AREA_BYTES, where: where(), exports: exportShape() },
     });
-    const timer = setTimeout(() => {
-      void worker.terminate();
-      resolve(`it was still running after ${TRIAL_LIMIT_MS} ms of its trial run (a loop?)`);
-    }, TRIAL_LIMIT_MS);
-    worker.once("message", (why: string) => {
+    let step: Step = "instantiation";
+    const end = (why: string | undefined) => {
       clearTimeout(timer);
       void worker.terminate();
-      resolve(why === "" ? undefined : why);
+      resolve(why);
+    };
+    const timer = setTimeout(
+      () => end(`it was still running after ${TRIAL_LIMIT_MS} ms of ${STEPS[step][0]} (${STEPS[step][1]})`),
+      TRIAL_LIMIT_MS,
+    );
+    worker.on("message", (m: { step: Step } | { done: string }) => {
+      if ("step" in m) step = m.step;
+      else end(m.done === "" ? undefined : m.done);
     });
-    worker.once("error", (err) => {
-      clearTimeout(timer);
-      resolve(`its trial run failed (${err.message})`);
-    });
+    worker.once("error", (err) => end(`its trial run failed (${err.message})`));
   });
 }
 

@@ -121,6 +121,17 @@ describe("the chaos tally", () => {
     expect(identityHolds(r.tally)).toBe(true);
     expect(failures(r)).toEqual(["1 reading(s) dropped from the full queue, more than --allow-drops 0"]);
     expect(failures(r, 1)).toEqual([]);
+    // The device's log says what held the full queue at each drop: counted by it, and named.
+    const held = (reading: number, why: string) => ({ event: "dropped", reading, while: why }) as LogEvent;
+    const backingOff = tally(
+      [...taken(1, 2, 3, 4), held(1, "broker session backing off"), held(2, "broker session backing off")],
+      [],
+      { pending: [], queued: [3, 4] },
+    );
+    expect(backingOff.dropsWhile).toEqual({ "broker session backing off": 2 });
+    expect(failures(backingOff, 1)).toEqual([
+      "2 reading(s) dropped from the full queue (2 while broker session backing off), more than --allow-drops 1",
+    ]);
     expect(failures(tally(taken(7), []), 5)).toEqual([
       "taken is not delivered + endedOther + dropped + pending",
       "1 reading(s) lost",

@@ -206,6 +206,11 @@ describe("the queue of readings", () => {
     // Readings are numbered within the boot's epoch (app/readings.ts, readingId).
     const seq = (reading: number) => reading % READINGS_PER_EPOCH;
     expect(log.filter((e) => e.event === "dropped").map((e) => seq(e.reading))).toEqual([16, 17]);
+    // Each drop says what held the queue (the chaos run counts drops by it).
+    expect(log.flatMap((e) => (e.event === "dropped" ? [e.while] : []))).toEqual([
+      "every upload slot taken",
+      "every upload slot taken",
+    ]);
     await until("every reading to end", () => ended.length === 20);
     expect(ended.map((e) => seq(e.reading)).sort((a, b) => a - b)).toEqual([
       ...Array.from({ length: 16 }, (_, i) => i),

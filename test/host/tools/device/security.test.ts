@@ -6,10 +6,13 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { request } from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
 import {
+  FREE_WRONG_GUESSES,
   GUESS_WINDOW_MS,
   GuessLimit,
-  MAX_WRONG_GUESSES,
+  OWNER_BOUND_MS,
 } from "../../../../host/tools/src/device/app/password.js";
 import { checkPassword } from "../../../../host/tools/src/device/app/password.js";
 import { startSimulation, type Simulation } from "../../../../host/tools/src/device/simulation.js";
@@ -44,6 +47,20 @@ afterEach(() => sim?.close());
 
 const signed = (module: Buffer, key = buildKey.privateKey) =>
   Buffer.concat([module, sign(null, module, key)]);
+/** A post of /upload from the loopback address `from` with `password`: its status and Retry-After, s. */
+function postFrom(from: string, password: string): Promise<{ status: number; retryAfter: number }> {
+  const url = new URL("/upload", sim.url);
+  const headers = { origin: url.origin, "x-device-password": password, "content-length": "0" };
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: "POST", localAddress: from, headers, agent: false }, (res) => {
+      res.resume();
+      const retryAfter = Number(res.headers["retry-after"] ?? 0);
+      res.on("end", () => resolve({ status: res.statusCode!, retryAfter }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
 const answer = async (res: Response) => [res.status, (await res.json()).error ?? "ok"];
 
 describe("the device password", () => {
@@ -119,7 +136,7 @@ describe("the device password", () => {
     expect([await sim.password.check(winner), await sim.password.check(loser)]).toEqual([true, false]);
   });
 
-  it("is guessed at most MAX_WRONG_GUESSES times a window; past that even the right one waits", async () => {
+  it("is guessed FREE_WRONG_GUESSES times from one address; past that even the right one from it waits", async () => {
     await boot();
     await setUp(sim);
     clock += GUESS_WINDOW_MS;
@@ -128,9 +145,9 @@ describe("the device password", () => {
       Array.from({ length: 20 }, () => post(sim, "/upload", {}, { "x-device-password": "wrong guess 1" })),
     );
     const statuses = flood.map((r) => r.status);
-    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(MAX_WRONG_GUESSES);
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(FREE_WRONG_GUESSES);
     expect(statuses.every((s) => s === 401 || s === 429)).toBe(true);
-    for (let i = 0; i < MAX_WRONG_GUESSES; i++)
+    for (let i = 0; i < FREE_WRONG_GUESSES; i++)
       await post(sim, "/upload", {}, { "x-device-password": "wrong" });
     const locked = await post(sim, "/settings", { ...GOOD, ssid: "locked out" });
     expect(await answer(locked)).toEqual([
@@ -141,6 +158,36 @@ describe("the device password", () => {
     expect(sim.device.settings.current.ssid).not.toBe("locked out");
     clock += GUESS_WINDOW_MS;
     expect((await post(sim, "/settings", { ...GOOD, ssid: "after the window" })).status).toBe(200);
+  });
+
+  it("lets the owner in within OWNER_BOUND_MS while another address trickles wrong guesses (issue 34, item 7)", async () => {
+    // The real clock: the delays pass as they do on a device.
+    sim = await startSimulation({ port: 0, scenario: "healthy", policy: QUICK, uploadEveryMs: 0 });
+    await setUp(sim);
+    let trickling = true;
+    const guesser = (async () => {
+      const statuses: number[] = [];
+      for (; trickling; await sleep(200)) statuses.push((await postFrom("127.0.0.2", "wrong guess")).status);
+      return statuses;
+    })();
+    await sleep(1500); // past the guesser's free guesses: the device-wide limit locked everyone out here
+    const owner: { status: number; retryAfter: number }[] = [];
+    for (let waited = 0; owner.length < 5;) {
+      owner.push(await postFrom("127.0.0.1", DEVICE_PASSWORD));
+      const last = owner[owner.length - 1];
+      if (last.status !== 429) break;
+      waited += last.retryAfter * 1000;
+      if (waited > OWNER_BOUND_MS) break;
+      await sleep(last.retryAfter * 1000);
+    }
+    trickling = false;
+    const guessed = await guesser;
+    expect(owner.at(-1)!.status).toBe(200);
+    expect(owner.reduce((ms, o) => ms + o.retryAfter * 1000, 0)).toBeLessThanOrEqual(OWNER_BOUND_MS);
+    // The guesser had its free guesses and was then held to its delays.
+    expect(guessed.filter((s) => s === 401).length).toBeGreaterThanOrEqual(FREE_WRONG_GUESSES);
+    expect(guessed.filter((s) => s === 401).length).toBeLessThan(FREE_WRONG_GUESSES + 3);
+    expect(guessed.filter((s) => s === 429).length).toBeGreaterThan(0);
   });
 
   it("changes only with the current one, and the old one stops working", async () => {
@@ -241,6 +288,50 @@ describe("module upload", () => {
       `Module refused: it was still running after ${TRIAL_LIMIT_MS} ms of its trial run (a loop?).`,
     ]);
     expect(sim.device.running.api).toBe(api);
+    const stored = sim.upstream!.stats().stored;
+    await waitFor("uploads to go on", () => sim.upstream!.stats().stored > stored + 2);
+  });
+
+  it("refuses a module that loops in its start function or in abiVersion(), or lacks an export, serving all along (issue 34, item 3)", async () => {
+    await boot(50);
+    await setUp(sim);
+    const api = sim.device.running.api;
+    const spins = "(loop $forever (br $forever))";
+    const cases: [Buffer, string][] = [
+      [
+        stubModule({}, `  (func $spin ${spins})\n  (start $spin)\n`),
+        `its instantiation (a loop in its start function?)`,
+      ],
+      [stubModule({ abiVersion: `${spins} i32.const 0` }), "abiVersion() (a loop?)"],
+    ];
+    for (const [module, step] of cases) {
+      const refused = post(sim, "/module", signed(module));
+      // The page answers while the module under trial spins: its loop is not the device's.
+      let served = 0;
+      const polling = (async () => {
+        for (let done = false; !done; served++) {
+          const res = await fetch(new URL("/status.json", sim.url), { signal: AbortSignal.timeout(1000) });
+          expect(res.status).toBe(200);
+          await res.arrayBuffer();
+          done = await Promise.race([
+            refused.then(() => true),
+            new Promise<boolean>((r) => setTimeout(r, 100, false)),
+          ]);
+        }
+      })();
+      expect(await answer(await refused)).toEqual([
+        422,
+        `Module refused: it was still running after ${TRIAL_LIMIT_MS} ms of ${step}.`,
+      ]);
+      await polling;
+      expect(served).toBeGreaterThan(3);
+    }
+    expect(await answer(await post(sim, "/module", signed(stubModule({}, "", ["nextDue"]))))).toEqual([
+      422,
+      "Module refused: it does not export nextDue with 1 parameter(s).",
+    ]);
+    expect(sim.device.running.api).toBe(api);
+    expect((await fetch(new URL("/status.json", sim.url))).status).toBe(200);
     const stored = sim.upstream!.stats().stored;
     await waitFor("uploads to go on", () => sim.upstream!.stats().stored > stored + 2);
   });

@@ -111,8 +111,8 @@ export type LogEvent =
   | { event: "began"; reading: number; operationId: number }
   /** Its operation ended (and was released) with this end reason. */
   | { event: "ended"; reading: number; operationId: number; endReason: string; attempts: number }
-  /** The queue was full: the reading never began. */
-  | { event: "dropped"; reading: number };
+  /** The queue was full: the reading never began; `while` says what held the queue then. */
+  | { event: "dropped"; reading: number; while?: string };
 
 export interface ReadingsLog {
   append(events: readonly LogEvent[]): void;
@@ -233,9 +233,10 @@ export class Readings {
   /**
    * Takes the readings due and asked for. A free slot takes the oldest queued reading
    * (`beginQueued`) before a new one joins the queue, so a reading is dropped only when
-   * every slot is taken and the queue is full.
+   * every slot is taken and the queue is full; `holding` says why no slot took it, for
+   * the log (a drop the chaos run counts by its reason).
    */
-  take(now: number, requests: Requests, beginQueued: () => void): void {
+  take(now: number, requests: Requests, beginQueued: () => void, holding: () => string): void {
     if (this.everyMs > 0 && (this.nextUploadAt === undefined || tickReached(now, this.nextUploadAt))) {
       requests.upload();
       this.nextUploadAt = tickAfter(now, this.everyMs);
@@ -248,7 +249,7 @@ export class Readings {
       const dropped = this.queue.push(reading);
       if (dropped !== undefined) {
         this.dropped++;
-        this.recorder.record({ event: "dropped", reading: dropped.id });
+        this.recorder.record({ event: "dropped", reading: dropped.id, while: holding() });
       }
     }
     beginQueued();

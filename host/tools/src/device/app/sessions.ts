@@ -31,6 +31,12 @@ function beginQueued(r: PassRooms, now: number): void {
   r.uploads.beginQueued(r.readings.queue, now);
 }
 
+/** Why the queue is full: the broker session not up, or every upload slot taken. */
+function holding(r: PassRooms, now: number): string {
+  if (r.session !== undefined && !r.session.up) return `broker session ${r.session.status(now).state}`;
+  return "every upload slot taken";
+}
+
 export function loopHal(r: PassRooms): LoopHal {
   const { running, kept, readings, uploads, session } = r;
   return {
@@ -41,7 +47,12 @@ export function loopHal(r: PassRooms): LoopHal {
     beginDue: (now) => {
       if (!r.live()) return;
       session?.resume(now);
-      readings.take(now, r.requests, () => beginQueued(r, now));
+      readings.take(
+        now,
+        r.requests,
+        () => beginQueued(r, now),
+        () => holding(r, now),
+      );
     },
     persist: (now) => {
       uploads.dropStale(now);

@@ -92,5 +92,8 @@ export const PAGE = {
   "maxStallMs": 60000,
   "maxSleepS": 3600,
   "wrongGuesses": 5,
-  "guessWindowMs": 60000
+  "guessWindowMs": 60000,
+  "guessDelayMs": 1000,
+  "guessAddresses": 8,
+  "deviceWrongGuesses": 20
 };

@@ -3,8 +3,8 @@
 // handler table is generated from. Every request first passes the Host check (DNS
 // rebinding); every post comes from the page itself (Origin/Referer) and carries the
 // device password (X-Device-Password), set on first setup and stored hashed, and checked
-// under a brute-force limit (app/password.ts, GuessLimit). The handlers (handlers.ts) run in the
-// event loop between main-loop passes.
+// under a brute-force limit per client address (app/password.ts, GuessLimit). The handlers
+// (handlers.ts) run in the event loop between main-loop passes.
 import { StatusMemo } from "./status-delta.js";
 import { PAGE } from "../generated/app-config.js";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -49,9 +49,12 @@ async function admit(route: Route, req: IncomingMessage, ctx: SetupContext, limi
   const given = req.headers["x-device-password"];
   // No password given is no guess: nothing to hash, nothing to count.
   if (typeof given !== "string" || given === "") return refuse(401, "wrongPassword");
-  const right = await limit.run(() => ctx.password.check(given));
+  const address = req.socket.remoteAddress ?? "";
+  const right = await limit.run(address, () => ctx.password.check(given));
   if (right === undefined) {
-    return refuse(429, "tooManyGuesses", { "retry-after": String(Math.ceil(limit.waitMs() / 1000)) });
+    return refuse(429, "tooManyGuesses", {
+      "retry-after": String(Math.ceil(limit.waitMs(address) / 1000)),
+    });
   }
   return right ? undefined : refuse(401, "wrongPassword");
 }

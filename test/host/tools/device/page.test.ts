@@ -134,11 +134,12 @@ describe("the breaker control", () => {
       const res = await post("/breaker", fields);
       return [res.status, (await res.json()).error];
     };
-    for (const fields of [
+    const bad: Record<string, string>[] = [
       { policy: "x", action: "hold" },
       { policy: "0", action: "open" },
       { action: "hold" },
-    ]) {
+    ];
+    for (const fields of bad) {
       expect(await answer(fields)).toEqual([400, "Choose a policy id (one digit) and hold or release."]);
     }
     expect(await answer({ policy: "7", action: "hold" })).toEqual([400, "No such policy on this device."]);

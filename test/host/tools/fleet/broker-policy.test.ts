@@ -7,6 +7,7 @@ import { runBrokerRestart, type BrokerRow } from "../../../../host/tools/src/fle
 import { DEFAULT_BROKER_SETTINGS as SETTINGS } from "../../../../host/tools/src/fleet/broker/settings.js";
 import {
   BROKER_STRATEGIES,
+  OPERATOR_WINDOW_MS,
   OVERLOAD_AWARE,
   type BrokerStrategy,
 } from "../../../../host/tools/src/fleet/broker/strategies.js";
@@ -31,6 +32,8 @@ describe("the broker's limit", () => {
     // 990 handshakes: 5 in the return's first bucket, 4 in each of 247 more, the last
     // connected 150 ms after its bucket begins.
     expect(LIMIT).toBe(247 * 100 + 150);
+    // The operator's window: 1,000 handshakes at 4 a bucket, and the 10 s restart.
+    expect(OPERATOR_WINDOW_MS).toBe(25_000 + 10_000);
   });
 
   it("is beaten by no strategy (seed 42)", () => {

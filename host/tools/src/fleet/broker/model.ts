@@ -106,8 +106,14 @@ export class Broker {
 export function reconnectFloorMs(p: BrokerParams, devices: number): number {
   const needed = Math.ceil(0.99 * devices);
   const first = Math.floor(p.cpuPerBucketMs / p.connectCostMs);
-  const publishes = (p.publishCostMs * BUCKET_MS) / p.publishEveryMs;
-  const later = Math.floor((p.cpuPerBucketMs - publishes) / p.connectCostMs);
+  const later = handshakesPerBucket(p);
   const buckets = needed <= first ? 1 : 1 + Math.ceil((needed - first) / later);
   return (buckets - 1) * BUCKET_MS + p.handshakeMs;
+}
+
+/** The handshakes a bucket holds once some device is connected: its CPU less one device's
+ * publishes, in whole handshakes (the 1,000-device broker's 4). */
+export function handshakesPerBucket(p: BrokerParams): number {
+  const publishes = (p.publishCostMs * BUCKET_MS) / p.publishEveryMs;
+  return Math.floor((p.cpuPerBucketMs - publishes) / p.connectCostMs);
 }

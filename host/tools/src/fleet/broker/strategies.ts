@@ -19,6 +19,8 @@
 // policy (OVERLOAD_AWARE), without and with the operator's spread on the drop, whose
 // parameters scripts/docs/broker-sweep.ts found (docs/fleet.md, A broker restart).
 import type { PolicySpec } from "../strategies.js";
+import { BUCKET_MS, handshakesPerBucket } from "./model.js";
+import { DEFAULT_BROKER_SETTINGS, type BrokerSettings } from "./settings.js";
 
 export interface FormulaStrategy {
   kind: "formula";
@@ -81,15 +83,23 @@ export const OVERLOAD_AWARE: ModuleStrategy = {
   handshakeTimeout: "THROTTLED",
 };
 
-/** The operator's spread window for the dropped sessions' first reconnects, for N devices
- * and a broker serving `perSecond` handshakes a second that restarts in `restartMs`: the
- * time the broker needs for the whole fleet, plus its restart. */
-export function operatorWindowMs(devices: number, perSecond: number, restartMs: number): number {
-  return Math.round((devices / perSecond) * 1000 + restartMs);
+/** The operator's spread window for the dropped sessions' first reconnects: the time the
+ * broker needs to serve the whole fleet (at handshakesPerBucket a bucket), plus its restart. */
+export function operatorWindowMs(s: BrokerSettings): number {
+  return Math.round((s.devices / handshakesPerBucket(s.broker)) * BUCKET_MS + s.downMs);
 }
 
-/** The 1,000-device broker's handshakes a second (4 a bucket beside the publishes) and restart. */
-export const OPERATOR_WINDOW_MS = operatorWindowMs(1000, 40, 10_000);
+/** The default fleet's: 1,000 devices at 4 a bucket (25 s) and a 10 s restart. */
+export const OPERATOR_WINDOW_MS = operatorWindowMs(DEFAULT_BROKER_SETTINGS);
+
+/** Brooker's published decorrelated jitter, min(cap, uniform(base, 3 * sleep)), sleep the
+ * wait before (base at first). */
+export function publishedDecorrelated(base: number, cap: number): FormulaStrategy["wait"] {
+  return (_n, random, _p, previous) => {
+    const sleep = previous === 0 ? base : previous;
+    return Math.min(cap, Math.floor(base + random() * (sleep * 3 - base)));
+  };
+}
 
 export const BROKER_STRATEGIES: BrokerStrategy[] = [
   { kind: "formula", name: "esp-mqtt fixed 10 s", wait: () => ESP_MQTT_RECONNECT_MS },
@@ -111,11 +121,7 @@ export const BROKER_STRATEGIES: BrokerStrategy[] = [
   {
     kind: "formula",
     name: "decorrelated jitter, published formula",
-    wait: (_n, random, _p, previous) => {
-      const sleep = previous === 0 ? DECORRELATED_BASE_MS : previous;
-      const draw = DECORRELATED_BASE_MS + random() * (sleep * 3 - DECORRELATED_BASE_MS);
-      return Math.min(DECORRELATED_CAP_MS, Math.floor(draw));
-    },
+    wait: publishedDecorrelated(DECORRELATED_BASE_MS, DECORRELATED_CAP_MS),
   },
   { kind: "module", name: "tickretry session, full jitter", policy: SESSION },
   {

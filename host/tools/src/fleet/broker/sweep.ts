@@ -5,7 +5,12 @@
 import type { PolicySpec } from "../strategies.js";
 import { runBrokerRestart } from "./run.js";
 import type { BrokerSettings } from "./settings.js";
-import { OVERLOAD_AWARE, type BrokerStrategy, type ModuleStrategy } from "./strategies.js";
+import {
+  OVERLOAD_AWARE,
+  publishedDecorrelated,
+  type BrokerStrategy,
+  type ModuleStrategy,
+} from "./strategies.js";
 
 /** Where scripts/docs/broker-sweep.ts writes the points, and the seeds it runs. */
 export const SWEEP_DATA = "docs/fleet-broker-sweep.json";
@@ -40,16 +45,6 @@ function module(
   return { kind: "module", name, policy, handshakeTimeout: timeout };
 }
 
-/** The published decorrelated formula (strategies.ts has its row) at base and cap. */
-function published(base: number, cap: number): BrokerStrategy {
-  return {
-    kind: "formula",
-    name: `${base}/${cap}`,
-    wait: (_n, random, _p, previous) =>
-      Math.min(cap, Math.floor(base + random() * (3 * (previous || base) - base))),
-  };
-}
-
 /** Every family's strategies, each named by its parameters. */
 export function sweepFamilies(operatorWindowMs: number): Record<string, BrokerStrategy[]> {
   const aware = (spread: number) =>
@@ -69,7 +64,11 @@ export function sweepFamilies(operatorWindowMs: number): Record<string, BrokerSt
     [`overload-aware + spread on drop ${operatorWindowMs / 1000} s`]: aware(operatorWindowMs),
     "full jitter": grid((b, c) => module(`${b}/${c}`, b, c, { jitter: "FULL" })),
     "decorrelated, module's formula": grid((b, c) => module(`${b}/${c}`, b, c, {})),
-    "decorrelated, published formula": grid(published),
+    "decorrelated, published formula": grid((b, c) => ({
+      kind: "formula",
+      name: `${b}/${c}`,
+      wait: publishedDecorrelated(b, c),
+    })),
   };
 }
 

@@ -111,14 +111,10 @@ const MILLION_DATA = "docs/fleet-million.json";
 const million = await millionData(path(MILLION_DATA), process.argv);
 const { runs: c200 } = openOne.results.find((r) => r.strategy.name === "C")!;
 const reference: SizeRow = { devices: open.devices, row: c200[0] };
-// The strategies fleet-million.json holds at every size: one added since it was written
-// shows at 1,000 devices only, until --million=broker runs it at the others.
-const atScale = (strategy: string) =>
-  million.broker.every((s) => s.rows.some((r) => r.strategy === strategy));
 const brokerReference: BrokerSizeRow = {
   devices: DEFAULT_BROKER_SETTINGS.devices,
   cpuPerBucketMs: DEFAULT_BROKER_SETTINGS.broker.cpuPerBucketMs,
-  rows: brokerOne.map(([row]) => row).filter((row) => atScale(row.strategy)),
+  rows: brokerOne.map(([row]) => row),
 };
 
 const CONTENTION_SEED = 1;

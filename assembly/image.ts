@@ -75,8 +75,7 @@ const U32: u8 = 0; // any u32
 const SPAN: u8 = 1; // MAX_SPAN
 const U16: u8 = 16; // generations
 const U8: u8 = 24; // LIMIT_MAX_ATTEMPTS, breakAfter, the breaker's counts, the level
-const U7: u8 = 25; // opFlags
-const U6: u8 = 26; // policy flags
+const U7: u8 = 25; // opFlags, policy flags
 const U3: u8 = 29; // states, POLICIES - 1, end reasons, outcomes, breaker states (checked below)
 const U2: u8 = 30; // the budget's flags
 const U1: u8 = 31; // isSet
@@ -91,7 +90,7 @@ const KINDS = memory.data<u8>([
   U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32, U32,
   // A policy: isSet, maxAttempts, flags, attemptTimeout, the nine other spans (breakAfter
   // between them), then its breaker: state, failures, opens, breakEnds.
-  U1 | LEAD, U8, U6, SPAN | NONZERO, SPAN, SPAN, SPAN, SPAN, SPAN, SPAN, U8, SPAN, SPAN, SPAN,
+  U1 | LEAD, U8, U7, SPAN | NONZERO, SPAN, SPAN, SPAN, SPAN, SPAN, SPAN, U8, SPAN, SPAN, SPAN,
   U3, U8, U8, U32 | TICK,
   // A slot: generation, state, policy, attempt, lastOutcome, endReason, opFlags,
   // operationId, nextAttemptAt, attemptDeadline, deadline, previousWait, lastRetryCost, level.

@@ -14,6 +14,7 @@ import {
   POLICY_FLAG_JITTER_MASK,
   POLICY_FLAG_KICK,
   POLICY_FLAG_SESSION,
+  POLICY_FLAG_SPREAD_DROP,
   POLICY_FLAG_SPREAD_FIRST,
   RESULT_OK,
 } from "./generated/constants";
@@ -30,7 +31,8 @@ const FLAGS: u32 =
   POLICY_FLAG_IDEMPOTENT |
   POLICY_FLAG_SESSION |
   POLICY_FLAG_KICK |
-  POLICY_FLAG_SPREAD_FIRST;
+  POLICY_FLAG_SPREAD_FIRST |
+  POLICY_FLAG_SPREAD_DROP;
 
 /** Validates and sets policy slot id; a refused call leaves the slot as it was. */
 export function setPolicy(

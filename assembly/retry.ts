@@ -21,6 +21,7 @@ import {
   OUTCOME_PERMANENT,
   OUTCOME_THROTTLED,
   OUTCOME_TIMEOUT,
+  POLICY_FLAG_SPREAD_DROP,
 } from "./generated/constants";
 import { jitteredDelay } from "./backoff";
 import { onAttemptEnd, startAt } from "./breaker";
@@ -29,6 +30,7 @@ import { count } from "./counters";
 import { end, move } from "./machine";
 import { boundRetryAfter, isIdempotent, jitterOf } from "./policy";
 import { policyOf } from "./policy-table";
+import { spreadDraw } from "./spread";
 import { Operation, Policy } from "./state";
 import { clock, ticksUntil } from "./ticks";
 
@@ -87,12 +89,17 @@ function retryOrEnd(op: Operation, p: Policy, outcome: i32, retryAfter: u32, fau
   return END_REASON_NONE;
 }
 
-/** An UP session's connection went down: it waits for its next connect at a raised level. */
+/**
+ * An UP session's connection went down: it waits for its next connect at a raised level,
+ * the backoff's wait or, under SPREAD_DROP, a point of the spread window: a whole fleet
+ * loses its broker at once, and its reconnects should not all fall in the backoff's
+ * first, shortest ceiling.
+ */
 export function dropSession(op: Operation): void {
   const p = policyOf(op);
   move(op, EVENT_DROP);
   op.flags |= OP_FLAG_DROPPED;
   raiseLevel(op);
-  startAt(op, p, drawWait(op, p, false));
+  startAt(op, p, p.flags & POLICY_FLAG_SPREAD_DROP ? spreadDraw(p) : drawWait(op, p, false));
   count(COUNTER_DROPS);
 }

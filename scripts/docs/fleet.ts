@@ -2,7 +2,9 @@
 // the tables between their "<!-- NAME: start -->" and "<!-- NAME: end -->" markers,
 // and the charts docs/fleet-burst.svg (requests per 100 ms, seed 42), fleet-compare.svg
 // (the strategies over five seeds), fleet-power-cut.svg (requests per 100 ms around the
-// power cut, seed 42), contention.svg and fleet-million.svg (the outage's and the broker
+// power cut, seed 42), fleet-broker.svg and fleet-broker-sweep.svg (the broker restart,
+// the sweep's points from docs/fleet-broker-sweep.json, which npm run docs:broker-sweep
+// writes), contention.svg and fleet-million.svg (the outage's and the broker
 // restart's peaks per 100 ms against fleet size, from docs/fleet-million.json, which
 // --million writes: million-data.ts). Nothing in those is typed by hand.
 // `--check` writes nothing and fails when any of them is not what the simulators give
@@ -34,6 +36,9 @@ import { DEFAULT_BROKER_SETTINGS } from "../../host/tools/src/fleet/broker/setti
 import { BROKER_STRATEGIES } from "../../host/tools/src/fleet/broker/strategies.js";
 import { formatBrokerMarkdown } from "../../host/tools/src/fleet/broker/table.js";
 import { brokerMillionMarkdown, type BrokerSizeRow } from "../../host/tools/src/fleet/broker/million.js";
+import { reconnectFloorMs } from "../../host/tools/src/fleet/broker/model.js";
+import { sweepSpec } from "../../host/tools/src/fleet/broker/sweep-chart.js";
+import { SWEEP_DATA, type SweepPoint } from "../../host/tools/src/fleet/broker/sweep.js";
 import { millionMarkdown, referenceSpread, type SizeRow } from "../../host/tools/src/fleet/million.js";
 import { millionSpec } from "../../host/tools/src/fleet/million-chart.js";
 import { millionData } from "./million-data.js";
@@ -97,6 +102,9 @@ const brokerSeries = BROKER_STRATEGIES.map((s, k) => ({
   strategy: s.name,
   attempts: brokerRuns[k][0].attempts,
 }));
+// The sweep's points come from SWEEP_DATA, which npm run docs:broker-sweep writes.
+const sweep = (JSON.parse(readFileSync(path(SWEEP_DATA), "utf8")) as { points: SweepPoint[] }).points;
+const brokerLimitMs = reconnectFloorMs(DEFAULT_BROKER_SETTINGS.broker, DEFAULT_BROKER_SETTINGS.devices);
 // The million-device runs take minutes: their rows come from MILLION_DATA, which --million
 // writes (million-data.ts).
 const MILLION_DATA = "docs/fleet-million.json";
@@ -136,6 +144,10 @@ const outputs = new Map<string, string>([
   ["docs/fleet-power-cut.svg", await renderSvg(powerCutSpec(powerCutOne))],
   ["docs/contention.svg", await renderSvg(contentionSpec(contention, CONTENTION_SEED))],
   ["docs/fleet-broker.svg", await renderSvg(brokerSpec(DEFAULT_BROKER_SETTINGS, brokerSeries, 42))],
+  [
+    "docs/fleet-broker-sweep.svg",
+    await renderSvg(sweepSpec(brokerFive, sweep, brokerLimitMs, DEFAULT_BROKER_SETTINGS.devices)),
+  ],
   [
     "docs/fleet-million.svg",
     await renderSvg(

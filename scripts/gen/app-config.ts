@@ -39,6 +39,7 @@ const POLICY_FLAGS: [string, string][] = [
   ["session", "SESSION"],
   ["kick", "KICK"],
   ["spreadFirst", "SPREAD_FIRST"],
+  ["spreadDrop", "SPREAD_DROP"],
 ];
 
 /** A policy's flags word as C names it. */

@@ -285,7 +285,7 @@ describe("refused images change nothing", () => {
       ["budget flags 4", changed(14, 4)],
       ["isSet 2", changed(policy0, 2)],
       ["maxAttempts 256", changed(policy0 + 1, 256)],
-      ["policy flags 64", changed(policy0 + 2, 64)],
+      ["policy flags 128 (past SPREAD_DROP, the last flag)", changed(policy0 + 2, 128)],
       ["attemptTimeout 0", changed(policy0 + 3, 0)],
       ["a span above MAX_SPAN", changed(policy0 + 5, 2 ** 31)],
       ["spread above MAX_SPAN", changed(policy0 + 9, 2 ** 31)],

@@ -9,6 +9,7 @@ import {
   EndReason,
   OpFlag,
   Outcome,
+  PolicyFlag,
   Result,
   State,
 } from "../../host/library/src/generated/abi.js";
@@ -156,8 +157,11 @@ describe("the spread", () => {
       observe: (e, before) => {
         trace.push(e);
         if (e.fn === "begin" && e.result >= 0) policy.set(e.result, e.args[0]);
-        // A first attempt (spread under SPREAD_FIRST, else at once), and every start linkUp
-        // moved, lie within [0, spread] of the clock.
+        // A first attempt (spread under SPREAD_FIRST, else at once), every start linkUp
+        // moved, and the first reconnect of a session dropped under SPREAD_DROP lie within
+        // [0, spread] of the clock.
+        const spreadsDrop = (h: number) =>
+          (policiesOf(trace).get(policy.get(h)!)![6] & PolicyFlag.SPREAD_DROP) !== 0;
         const moved =
           e.fn === "linkUp"
             ? [...policy.keys()].filter(
@@ -170,7 +174,9 @@ describe("the spread", () => {
               )
             : e.fn === "begin" && e.result >= 0
               ? [e.result]
-              : [];
+              : e.fn === "drop" && e.result === Result.OK && spreadsDrop(e.args[0])
+                ? [e.args[0]]
+                : [];
         for (const h of moved) {
           const spread = policiesOf(trace).get(policy.get(h)!)![8];
           const wait = ticksUntil(model.clock!, e.after[`nextAttemptAt(${h})`]);
@@ -179,5 +185,30 @@ describe("the spread", () => {
         }
       },
     });
+  });
+
+  /** The waits before the first reconnect of sessions dropped once, one per seed, under
+   * a session policy of backoff 10..100 ticks, a spread of 50,000 and `flags`. */
+  function dropWaits(flags: number): number[] {
+    return Array.from({ length: 40 }, (_, seed) => {
+      const api = create(BigInt(seed + 1));
+      const session = PolicyFlag.SESSION | PolicyFlag.IDEMPOTENT | flags;
+      expect(api.setPolicy(0, 0, 1000, 10, 100, 0, 0, session, 0, 50_000)).toBe(Result.OK);
+      const h = api.begin(0, 0);
+      expect(api.poll(0)).toBe(h);
+      expect(api.report(h, 1, Outcome.SUCCESS, 0, 1)).toBe(Result.OK);
+      expect(api.drop(h, 2)).toBe(Result.OK);
+      expect([api.state(h), api.backoffLevel(h)]).toEqual([State.WAITING, 1]);
+      return ticksUntil(2, api.nextAttemptAt(h));
+    });
+  }
+
+  it("SPREAD_DROP draws a dropped session's first reconnect within the spread window, not the backoff's first ceiling", () => {
+    const spread = dropWaits(PolicyFlag.SPREAD_DROP);
+    for (const w of spread) (expect(w).toBeGreaterThanOrEqual(0), expect(w).toBeLessThanOrEqual(50_000));
+    // 40 uniform draws over 50,000 ticks: all within the backoff's 100 has odds of 1e-80.
+    expect(Math.max(...spread)).toBeGreaterThan(100);
+    // Without it the drop waits the backoff's (level 1: at most the base), spread or not.
+    for (const w of dropWaits(0)) expect(w).toBeLessThanOrEqual(10);
   });
 });

@@ -61,5 +61,10 @@
 #define PAGE_MSG_LOOP_BUSY "The device's main loop did not take the request in time; nothing was changed. Try again."
 #define PAGE_MSG_NO_BROKER "No broker started here to restart."
 #define PAGE_MSG_BROKER_RESTARTED "Broker restarted: every client dropped; the device's session reconnects."
+#define PAGE_MSG_BREAKER_RULE "Choose a policy id (one digit) and hold or release."
+#define PAGE_MSG_NO_POLICY "No such policy on this device."
+#define PAGE_MSG_BREAKER_HELD "Breaker held open: no attempt of the policy starts until it is released."
+#define PAGE_MSG_BREAKER_RELEASED "Breaker released: its next attempt is the probe."
+#define PAGE_MSG_BREAKER_NOT_HELD "That breaker is not held; nothing was changed."
 
 #endif

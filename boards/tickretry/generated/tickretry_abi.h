@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#define TICKRETRY_ABI_VERSION 5
+#define TICKRETRY_ABI_VERSION 6
 
 #define TICKRETRY_LIMIT_OPERATIONS 16
 #define TICKRETRY_LIMIT_POLICIES 8
@@ -55,6 +55,7 @@
 #define TICKRETRY_POLICY_FLAG_SESSION 8
 #define TICKRETRY_POLICY_FLAG_KICK 16
 #define TICKRETRY_POLICY_FLAG_SPREAD_FIRST 32
+#define TICKRETRY_POLICY_FLAG_SPREAD_DROP 64
 
 #define TICKRETRY_BUDGET_FLAG_REFUND_ON_SUCCESS 1
 #define TICKRETRY_BUDGET_FLAG_OFF 2
@@ -179,9 +180,9 @@ typedef struct tickretry_policy {
   uint32_t max_delay; /* cap of every wait */
   uint32_t throttle_base_delay; /* base after THROTTLED; 0: Retry-After only */
   uint32_t deadline; /* from begin; 0: none (a session has none) */
-  uint32_t flags; /* jitter mode | IDEMPOTENT | SESSION | KICK | SPREAD_FIRST */
+  uint32_t flags; /* jitter mode | IDEMPOTENT | SESSION | KICK | SPREAD_FIRST | SPREAD_DROP */
   uint32_t stable_after; /* a session UP this long is stable: its backoff level resets */
-  uint32_t spread; /* window of the recovery spread (restore, linkUp, a closing breaker, SPREAD_FIRST) */
+  uint32_t spread; /* window of the recovery spread (restore, linkUp, a closing breaker, SPREAD_FIRST, SPREAD_DROP) */
   uint32_t break_after; /* consecutive failed attempts that open the breaker; 0: no breaker */
   uint32_t break_base; /* ceiling of the first break */
   uint32_t break_cap; /* cap of every break */

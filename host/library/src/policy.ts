@@ -32,6 +32,8 @@ export interface PolicyFields {
   kick?: boolean;
   /** begin draws the first attempt within the spread window. Default false. */
   spreadFirst?: boolean;
+  /** A dropped session draws its first reconnect within the spread window. Default false. */
+  spreadDrop?: boolean;
   /** Ticks a session must stay UP before its backoff level resets. Default 0. */
   stableAfter?: number;
   /** The recovery spread window, in ticks. Default 0 (no spread). */
@@ -121,7 +123,8 @@ export function policyArgs(p: PolicyFields): PolicyArgs {
     (p.idempotent ? PolicyFlag.IDEMPOTENT : 0) |
     (p.session ? PolicyFlag.SESSION : 0) |
     (p.kick ? PolicyFlag.KICK : 0) |
-    (p.spreadFirst ? PolicyFlag.SPREAD_FIRST : 0);
+    (p.spreadFirst ? PolicyFlag.SPREAD_FIRST : 0) |
+    (p.spreadDrop ? PolicyFlag.SPREAD_DROP : 0);
   return inOrder(POLICY_PARAMS, { ...p, flags }) as PolicyArgs;
 }
 

@@ -133,10 +133,11 @@ const validPolicyArb = (id: fc.Arbitrary<number>, breakers = false) =>
       jitter: small(3),
       // Three in four idempotent, so that timeouts and AMBIGUOUS failures mostly retry.
       idempotent: fc.boolean().chain((b) => (b ? fc.constant(true) : fc.boolean())),
-      // One in three a session policy; KICK and SPREAD_FIRST each one in four.
+      // One in three a session policy; KICK, SPREAD_FIRST and SPREAD_DROP each one in four.
       session: fc.nat(2).map((n) => n === 0),
       kick: fc.nat(3).map((n) => n === 0),
       spreadFirst: fc.nat(3).map((n) => n === 0),
+      spreadDrop: fc.nat(3).map((n) => n === 0),
       stableAfter: fc.oneof(fc.constant(0), spanArb(5000)),
       spread: fc.oneof(fc.constant(0), spanArb(3000)),
       // Half with a breaker: few failures open it, breaks comparable to the waits.
@@ -154,7 +155,8 @@ const validPolicyArb = (id: fc.Arbitrary<number>, breakers = false) =>
         (p.idempotent ? PolicyFlag.IDEMPOTENT : 0) |
         (p.session ? PolicyFlag.SESSION : 0) |
         (p.kick ? PolicyFlag.KICK : 0) |
-        (p.spreadFirst ? PolicyFlag.SPREAD_FIRST : 0);
+        (p.spreadFirst ? PolicyFlag.SPREAD_FIRST : 0) |
+        (p.spreadDrop ? PolicyFlag.SPREAD_DROP : 0);
       const deadline = p.session ? 0 : p.deadline;
       const [breakBase, breakCap] = [Math.min(...p.breaks), Math.max(...p.breaks)];
       const fields = [p.id, p.maxAttempts, p.timeout, base, maxDelay, p.throttle, deadline, flags];

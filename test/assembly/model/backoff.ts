@@ -8,7 +8,8 @@ export const ALL_POLICY_FLAGS =
   PolicyFlag.IDEMPOTENT |
   PolicyFlag.SESSION |
   PolicyFlag.KICK |
-  PolicyFlag.SPREAD_FIRST;
+  PolicyFlag.SPREAD_FIRST |
+  PolicyFlag.SPREAD_DROP;
 
 /** A policy slot's fields, exactly as setPolicy accepted them. */
 export interface Policy {

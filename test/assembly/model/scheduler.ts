@@ -300,9 +300,14 @@ export class SchedulerModel {
     op.state = State.WAITING;
     op.dropped = true;
     op.level = Math.min(op.level + 1, 255);
-    const drawn = drawWait(p, Outcome.TRANSIENT, op.level, op.prev, this.prng);
-    op.prev = drawn;
-    this.startAt(op, drawn);
+    // SPREAD_DROP: the first reconnect is a point of the spread window; the backoff's
+    // previous wait stays as it was.
+    if ((p.flags & PolicyFlag.SPREAD_DROP) !== 0) this.startAt(op, this.spreadDraw(op.policy));
+    else {
+      const drawn = drawWait(p, Outcome.TRANSIENT, op.level, op.prev, this.prng);
+      op.prev = drawn;
+      this.startAt(op, drawn);
+    }
     this.count(Counter.DROPS);
   }
 

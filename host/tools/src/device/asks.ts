@@ -4,7 +4,7 @@
 // worker, under a time limit, while the loop runs on: module.ts, trialRun); once the trial
 // passes, the next pass swaps it in.
 import type { KeyObject } from "node:crypto";
-import { ABI_VERSION, Result, errorName, saveImage } from "tickretry";
+import { ABI_VERSION, Result, Error as TickRetryError, errorName, saveImage } from "tickretry";
 import type { Ask, Asked, Reply } from "./app/requests.js";
 import type { World } from "./app/status.js";
 import { checkSettings } from "./app/settings.js";
@@ -93,6 +93,17 @@ function startSwap(
   );
 }
 
+/** holdBreaker or releaseBreaker of a policy, at the pass's clock: a probe follows a release. */
+function breaker(device: Device, policy: number, hold: boolean): Reply {
+  const { api, tick, passMs } = device.running;
+  const now = tick.at(passMs);
+  const result = hold ? api.holdBreaker(policy, now) : api.releaseBreaker(policy, now);
+  if (result === Result.OK) return ok(hold ? "breakerHeld" : "breakerReleased");
+  if (result === TickRetryError.NOT_ISOLATED) return { status: 409, key: "breakerNotHeld" };
+  if (result === TickRetryError.BAD_POLICY) return { status: 400, key: "noPolicy" };
+  return { status: 500, reason: errorName(result) };
+}
+
 /** A control of the simulated world (the upstream, the embedded broker), applied in its turn with the rest. */
 function inWorld(
   world: World,
@@ -121,6 +132,7 @@ export function applyAsks(device: Device, asked: readonly Asked[], options: Devi
     else if (ask.kind === "module") startSwap(device, ask.signed, options.buildKey, reply);
     else if (ask.kind === "swap") reply(swap(device, ask.module, ask.version));
     else if (ask.kind === "loop reset") reply((device.loopStats.reset(), ok("loopReset")));
+    else if (ask.kind === "breaker") reply(breaker(device, ask.policy, ask.hold));
     else inWorld(options.world ?? {}, ask, reply);
   }
 }

@@ -2,13 +2,14 @@
 // upstream is down: it reads well at 390x844 and 1280x800 without console errors, the
 // live timeline gains operations, the first setup sets the device password, the forms
 // refuse a bad SSID and store a good one, the playground runs the device's module and
-// shows a refusal, the copy buttons give the texts docs/device.md shows, and the page
-// keeps answering during the outage. Screenshots go to out/.
+// shows a refusal, the copy buttons give the texts docs/device.md shows, a policy's
+// breaker is held and released from the Status view, and the page keeps answering during
+// the outage. Screenshots go to out/.
 import { mkdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Counter } from "../../../../host/library/src/generated/abi.js";
+import { Breaker, Counter } from "../../../../host/library/src/generated/abi.js";
 import type { Simulation, SimulationOptions } from "../../../../host/tools/src/device/simulation.js";
 import { openDevicePage } from "../../../helpers/browser.js";
 import { NEAR_WRAP, QUICK } from "../../../helpers/device.js";
@@ -150,6 +151,33 @@ describe("the page in Chromium", () => {
     expect(await page.textContent("#notice")).toMatch(
       /^[^:]+: Wrong or missing device password; nothing was changed\.$/,
     );
+  });
+
+  it("holds a policy's breaker open from the Status view and releases it, a probe following, with the device password only", async () => {
+    const api = () => sim.device.running.api;
+    /** Chooses `action` for the uploads' breaker, with `password`, and waits for the banner. */
+    const breaker = async (action: string, password: string) => {
+      await page.goto(sim.url);
+      await view("setup");
+      await page.fill("#device-password", password);
+      await view("status");
+      await page.selectOption("#breaker-policy", "0");
+      await page.selectOption("#breaker-action", action);
+      await page.click("#breaker-control button[type=submit]");
+      await page.locator("#notice").waitFor();
+      return page.textContent("#notice");
+    };
+    expect(await breaker("hold", "not the password")).toMatch(/Wrong or missing device password/);
+    expect(api().breakerState(0)).not.toBe(Breaker.ISOLATED);
+
+    expect(await breaker("hold", "correct horse battery")).toMatch(/Breaker held open/);
+    expect(api().breakerState(0)).toBe(Breaker.ISOLATED);
+    const probes = api().counter(Counter.PROBES);
+    expect(await breaker("release", "correct horse battery")).toMatch(/Breaker released/);
+    expect(api().breakerState(0)).not.toBe(Breaker.ISOLATED);
+    // The uploads that waited: the first to start after the release is the probe.
+    await expect.poll(() => api().counter(Counter.PROBES), { timeout: 10_000 }).toBeGreaterThan(probes);
+    expect(await breaker("release", "correct horse battery")).toMatch(/not held; nothing was changed/);
   });
 
   it("the playground draws the waits of the default policy, computed by the module", async () => {

@@ -1,6 +1,7 @@
-// The setup page's posts over real HTTP: form checks, the body limit, the fault and power
-// controls, and what the page serves (its files from boards/page/, gzip when asked, the module).
+// The setup page's posts over real HTTP: form checks, the body limit, the fault, breaker and
+// power controls, and what the page serves (its files from boards/page/, gzip when asked, the module).
 import { readFileSync } from "node:fs";
+import { Breaker } from "../../../../host/library/src/generated/abi.js";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BROKER_MEANINGS, DEFAULT_BROKER } from "../../../../host/tools/src/device/app/broker.js";
@@ -124,6 +125,29 @@ describe("the fault controls", () => {
     });
     expect(loop.stalls).toBe(1);
     expect(loop.maxStalledGapMs).toBeGreaterThanOrEqual(250);
+  });
+});
+
+describe("the breaker control", () => {
+  it("refuses a bad policy or action, and a policy the device has not, saying which; changes nothing", async () => {
+    const answer = async (fields: Record<string, string>) => {
+      const res = await post("/breaker", fields);
+      return [res.status, (await res.json()).error];
+    };
+    const bad: Record<string, string>[] = [
+      { policy: "x", action: "hold" },
+      { policy: "0", action: "open" },
+      { action: "hold" },
+    ];
+    for (const fields of bad) {
+      expect(await answer(fields)).toEqual([400, "Choose a policy id (one digit) and hold or release."]);
+    }
+    expect(await answer({ policy: "7", action: "hold" })).toEqual([400, "No such policy on this device."]);
+    expect(await answer({ policy: "0", action: "release" })).toEqual([
+      409,
+      "That breaker is not held; nothing was changed.",
+    ]);
+    expect(sim.device.running.api.breakerState(0)).toBe(Breaker.CLOSED);
   });
 });
 

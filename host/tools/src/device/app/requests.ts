@@ -1,7 +1,7 @@
 // What the page and the command line ask of the loop, kept until the next pass carries it
 // out: a reading, a stall, a reboot or a deep sleep, and the asks that want an answer
 // (settings, the device password, a module swap, the upstream's scenario, a broker
-// restart, a reset of the loop's maxima). Asking never touches the module, the store or the clock; the pass does,
+// restart, holding or releasing a breaker, a reset of the loop's maxima). Asking never touches the module, the store or the clock; the pass does,
 // between its own steps, and answers through the promise the asker awaits. While the
 // device sleeps no pass runs, so an ask waits for the wake, as a board that sleeps answers
 // nothing. What the page reads back is the status snapshot the pass produced (Snapshot).
@@ -27,6 +27,8 @@ export type Ask =
   | { kind: "swap"; module: Buffer; version: number }
   | { kind: "scenario"; name: string }
   | { kind: "broker restart" }
+  /** holdBreaker (`hold`) or releaseBreaker of `policy`. */
+  | { kind: "breaker"; policy: number; hold: boolean }
   | { kind: "loop reset" };
 
 /** The pass's answer: a status and a message key of boards/page/routes.json (none: the reason alone), with a reason or the refused fields. */

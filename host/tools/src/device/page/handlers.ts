@@ -70,6 +70,15 @@ function sleep(ctx: SetupContext, { form }: Input): Answer {
   return ok("sleep");
 }
 
+/** Holds a policy's breaker open, or releases it: `policy` one digit (the pass refuses an id
+ * the module has no policy for), `action` hold or release. */
+function breaker(ctx: SetupContext, { form }: Input): Answer | Promise<Answer> {
+  const policy = decimal(form.get("policy") ?? "", 1, 0, 9);
+  const action = form.get("action");
+  if (policy === undefined || (action !== "hold" && action !== "release")) return refuse(400, "breakerRule");
+  return asked(ctx, { kind: "breaker", policy, hold: action === "hold" });
+}
+
 /** /status.json?since=SEQ: what changed since the page's last poll (status-delta.ts), of the pass's snapshot. */
 async function status(ctx: SetupContext, { req }: Input): Promise<Answer> {
   const since = new URL(req.url ?? "/", "http://device").searchParams.get("since");
@@ -96,4 +105,5 @@ export const HANDLERS: Record<string, Handler> = {
   scenario: (ctx, { form }) => asked(ctx, { kind: "scenario", name: form.get("scenario") ?? "" }),
   stall,
   broker_restart: (ctx) => asked(ctx, { kind: "broker restart" }),
+  breaker,
 };

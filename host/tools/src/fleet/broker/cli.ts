@@ -16,8 +16,10 @@ const HELP = `usage: tickretry fleet --scenario broker-restart [options]
 N devices each hold one MQTT-like session to a broker whose connect handshake costs far more
 CPU than a publish (docs/fleet.md, "A broker restart"). At AT ms the broker restarts: every
 session drops, and connects are refused until it is back MS later. Strategies: esp-mqtt's
-fixed 10 s, Tasmota's linear growth to 120 s, FreeRTOS backoffAlgorithm's full jitter, and
-tickretry sessions (full jitter; full jitter + spread + breaker).
+fixed 10 s, Tasmota's linear growth to 120 s, FreeRTOS backoffAlgorithm's full jitter,
+decorrelated jitter by the published formula, and tickretry sessions (full jitter; full
+jitter + spread + breaker; decorrelated jitter; overload-aware, without and with the
+operator's spread on the drop).
 
 options:
   --devices N            devices (default ${D.devices}); up to what this machine holds (a

@@ -25,6 +25,8 @@ export abstract class Devices {
   protected readonly answerAt: Float64Array;
   /** 1 where that answer is a served handshake. */
   protected readonly answerOk: Uint8Array;
+  /** 1 where that answer is a handshake timeout (the broker dropped it, overloaded). */
+  protected readonly answerBusy: Uint8Array;
 
   constructor(
     devices: number,
@@ -33,6 +35,7 @@ export abstract class Devices {
     this.connected = new Uint8Array(devices);
     this.answerAt = new Float64Array(devices).fill(Infinity);
     this.answerOk = new Uint8Array(devices);
+    this.answerBusy = new Uint8Array(devices);
   }
 
   /** Device `i` comes up at `t`, its first wake-up; its own draws of randomness follow the
@@ -53,5 +56,6 @@ export abstract class Devices {
     broker.connect(t, this.host.live());
     this.answerAt[i] = broker.answer.atMs;
     this.answerOk[i] = broker.answer.ok ? 1 : 0;
+    this.answerBusy[i] = broker.answer.busy ? 1 : 0;
   }
 }

@@ -1,6 +1,7 @@
 // Devices that reconnect by a client's own formula (strategies.ts: esp-mqtt, Tasmota,
-// backoffAlgorithm): after the drop or a failed connect, the strategy's wait for the
-// failure's number; a success resets the count.
+// backoffAlgorithm, the published decorrelated jitter): after the drop or a failed
+// connect, the strategy's wait for the failure's number (and the wait before it); a
+// success resets both.
 import { Devices, type DeviceHost } from "./devices.js";
 import type { FormulaStrategy } from "./strategies.js";
 
@@ -11,6 +12,8 @@ export class FormulaDevices extends Devices {
   private readonly attemptAt: Float64Array;
   /** The device's own one-second phase (Tasmota counts on it). */
   private readonly phaseMs: Uint16Array;
+  /** The last wait drawn since the last success, 0 before one (decorrelated grows from it). */
+  private readonly previous: Float64Array;
 
   constructor(
     private readonly s: FormulaStrategy,
@@ -21,6 +24,7 @@ export class FormulaDevices extends Devices {
     this.failures = new Uint32Array(devices);
     this.attemptAt = new Float64Array(devices);
     this.phaseMs = new Uint16Array(devices);
+    this.previous = new Float64Array(devices);
   }
 
   start(i: number, t: number): void {
@@ -32,7 +36,7 @@ export class FormulaDevices extends Devices {
     if (this.answerAt[i] <= t) {
       this.connected[i] = this.answerOk[i];
       this.answerAt[i] = Infinity;
-      if (this.connected[i]) this.failures[i] = 0;
+      if (this.connected[i]) this.failures[i] = this.previous[i] = 0;
       else this.attemptAt[i] = t + this.nextWait(i);
     }
     if (!this.connected[i] && this.answerAt[i] === Infinity && this.attemptAt[i] <= t) this.connect(i, t);
@@ -50,6 +54,8 @@ export class FormulaDevices extends Devices {
 
   /** The wait after one more failure. */
   private nextWait(i: number): number {
-    return this.s.wait(++this.failures[i], this.host.random, this.phaseMs[i]);
+    const wait = this.s.wait(++this.failures[i], this.host.random, this.phaseMs[i], this.previous[i]);
+    this.previous[i] = wait;
+    return wait;
   }
 }

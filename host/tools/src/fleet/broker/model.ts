@@ -36,6 +36,8 @@ export const BUCKET_MS = 100;
 /** What a connect attempt leads to, and when the device learns it. */
 export interface ConnectAnswer {
   ok: boolean;
+  /** A handshake dropped for want of CPU: the device sees its timeout, not a refusal. */
+  busy: boolean;
   atMs: number;
 }
 
@@ -49,7 +51,7 @@ export class Broker {
   /** 1 for a bucket in which some handshake was dropped for want of CPU. */
   readonly overloaded: Uint8Array;
   /** The last connect's answer (connect fills it in): read it before the next connect. */
-  readonly answer: ConnectAnswer = { ok: false, atMs: 0 };
+  readonly answer: ConnectAnswer = { ok: false, busy: false, atMs: 0 };
 
   /** A broker down from `downFromMs` until `downUntilMs`, taking connects until `durationMs`. */
   constructor(
@@ -73,21 +75,45 @@ export class Broker {
     const bucket = Math.floor(t / BUCKET_MS);
     this.attempts[bucket]++;
     const p = this.params;
-    if (this.isDown(t)) return this.answers(false, t + p.refuseMs);
+    if (this.isDown(t)) return this.answers(false, false, t + p.refuseMs);
     // The bucket's publishes come first: the CPU they take is charged on its first served
     // connect (a dropped one charges nothing, and the next connect counts them again).
     const publishes = (connected * p.publishCostMs * BUCKET_MS) / p.publishEveryMs;
     const spent = Number.isNaN(this.spent[bucket]) ? publishes : this.spent[bucket];
     if (spent + p.connectCostMs > p.cpuPerBucketMs) {
       this.overloaded[bucket] = 1;
-      return this.answers(false, t + p.handshakeTimeoutMs);
+      return this.answers(false, true, t + p.handshakeTimeoutMs);
     }
     this.spent[bucket] = spent + p.connectCostMs;
-    this.answers(true, t + p.handshakeMs);
+    this.answers(true, false, t + p.handshakeMs);
   }
 
-  private answers(ok: boolean, atMs: number): void {
+  private answers(ok: boolean, busy: boolean, atMs: number): void {
     this.answer.ok = ok;
+    this.answer.busy = busy;
     this.answer.atMs = atMs;
   }
+}
+
+/**
+ * The soonest 99% of `devices` can be connected again after the broker's return, ms: the
+ * broker serves whole handshakes, as many as its bucket's CPU holds (all of it in the
+ * return's first bucket, when nothing is connected; after that beside the publishes of at
+ * least one connected device, which leaves the 1,000-device broker 4 a bucket, not 5), and
+ * a served one takes handshakeMs. No strategy can beat it; docs/fleet.md draws it as the
+ * limit.
+ */
+export function reconnectFloorMs(p: BrokerParams, devices: number): number {
+  const needed = Math.ceil(0.99 * devices);
+  const first = Math.floor(p.cpuPerBucketMs / p.connectCostMs);
+  const later = handshakesPerBucket(p);
+  const buckets = needed <= first ? 1 : 1 + Math.ceil((needed - first) / later);
+  return (buckets - 1) * BUCKET_MS + p.handshakeMs;
+}
+
+/** The handshakes a bucket holds once some device is connected: its CPU less one device's
+ * publishes, in whole handshakes (the 1,000-device broker's 4). */
+export function handshakesPerBucket(p: BrokerParams): number {
+  const publishes = (p.publishCostMs * BUCKET_MS) / p.publishEveryMs;
+  return Math.floor((p.cpuPerBucketMs - publishes) / p.connectCostMs);
 }

@@ -32,6 +32,8 @@ export class ModuleDevices extends Devices {
   /** Where the device's u32 tick counter stands at time 0. */
   private readonly clockOffset: Uint32Array;
   private readonly hal: LoopHal;
+  /** How a handshake timeout is reported (ModuleStrategy.handshakeTimeout). */
+  private readonly busy: Outcome;
   /** The device whose pass runs, and the time of that pass, ms. */
   private current = 0;
   private t = 0;
@@ -47,6 +49,7 @@ export class ModuleDevices extends Devices {
     this.answerAttempt = new Int32Array(devices);
     this.lost = new Uint8Array(devices);
     this.clockOffset = new Uint32Array(devices);
+    this.busy = Outcome[s.handshakeTimeout ?? "TRANSIENT"];
     this.hal = this.makeHal();
     this.loop = new Loop(instances.api(0), this.hal, new LoopTable(devices));
   }
@@ -79,7 +82,7 @@ export class ModuleDevices extends Devices {
 
   dropped(i: number, t: number): number {
     // A handshake under way fails with the restart; a connection that was UP is lost.
-    if (this.answerAt[i] < Infinity) ((this.answerOk[i] = 0), (this.answerAt[i] = t));
+    if (this.answerAt[i] < Infinity) ((this.answerOk[i] = this.answerBusy[i] = 0), (this.answerAt[i] = t));
     else if (this.connected[i]) this.lost[i] = 1;
     this.connected[i] = 0;
     return this.wake(i, t);
@@ -101,7 +104,11 @@ export class ModuleDevices extends Devices {
         this.answerAt[i] = Infinity;
         answer.handle = this.handle[i];
         answer.attempt = this.answerAttempt[i];
-        answer.outcome = this.answerOk[i] ? Outcome.SUCCESS : Outcome.TRANSIENT;
+        answer.outcome = this.answerOk[i]
+          ? Outcome.SUCCESS
+          : this.answerBusy[i]
+            ? this.busy
+            : Outcome.TRANSIENT;
         return answer;
       },
       dropped: () => {

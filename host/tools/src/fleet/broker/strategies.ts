@@ -12,21 +12,32 @@
 // - FreeRTOS backoffAlgorithm (source/backoff_algorithm.c, BackoffAlgorithm_GetNextBackoff):
 //   wait = rand % (J + 1) with J = min(B * 2^n, M), B = 500 ms, M = 5000 ms as in the
 //   coreMQTT demos; RETRY_FOREVER for a supervised connection.
-// Two more are tickretry sessions running the real module: full jitter, and full jitter
-// with the recovery spread and the circuit breaker.
+// - Decorrelated jitter as published (M. Brooker, "Exponential Backoff And Jitter", 2015):
+//   sleep = min(cap, uniform(base, sleep * 3)), beside the module's range clamp (docs/ABI.md).
+// The others are tickretry sessions running the real module: full jitter; full jitter with
+// the recovery spread and the circuit breaker; decorrelated jitter; and the overload-aware
+// policy (OVERLOAD_AWARE), without and with the operator's spread on the drop, whose
+// parameters scripts/docs/broker-sweep.ts found (docs/fleet.md, A broker restart).
 import type { PolicySpec } from "../strategies.js";
+import { BUCKET_MS, handshakesPerBucket } from "./model.js";
+import { DEFAULT_BROKER_SETTINGS, type BrokerSettings } from "./settings.js";
 
 export interface FormulaStrategy {
   kind: "formula";
   name: string;
-  /** The wait before reconnect attempt n (n = 1 after the drop or first failure), ms. */
-  wait(n: number, random: () => number, phaseMs: number): number;
+  /** The wait before reconnect attempt n (n = 1 after the drop or first failure), ms;
+   * `previous` is the wait before it (0 after a success). */
+  wait(n: number, random: () => number, phaseMs: number, previous: number): number;
 }
 
 export interface ModuleStrategy {
   kind: "module";
   name: string;
   policy: PolicySpec;
+  /** How the device reports a handshake that timed out (the broker, overloaded, dropped
+   * it): TRANSIENT as a refusal (the default), or THROTTLED, an overload whose waits grow
+   * from the policy's throttle base, as an MQTT 5 CONNACK "server busy" would be. */
+  handshakeTimeout?: "TRANSIENT" | "THROTTLED";
 }
 
 export type BrokerStrategy = FormulaStrategy | ModuleStrategy;
@@ -35,6 +46,9 @@ const ESP_MQTT_RECONNECT_MS = 10_000;
 const TASMOTA_RETRY_S = 10;
 const BACKOFF_BASE_MS = 500;
 const BACKOFF_MAX_MS = 5000;
+/** The decorrelated rows' base and cap: OVERLOAD_AWARE's, so that the formula is the difference. */
+const DECORRELATED_BASE_MS = 2500;
+const DECORRELATED_CAP_MS = 4000;
 
 const SESSION: PolicySpec = {
   maxAttempts: 0,
@@ -48,6 +62,44 @@ const SESSION: PolicySpec = {
   session: true,
   stableAfter: 10_000,
 };
+
+/**
+ * The overload-aware session, from what a device observes of its own connects: a refusal
+ * (the broker is down) waits a decorrelated 2.5 to 4 s, a handshake timeout (the broker is
+ * up but dropped the handshake, overloaded) is reported THROTTLED and waits from the
+ * throttle base, 0.5 s: its 2 s timeout already was most of the wait, and a broker that
+ * answers at all is the one to keep busy. Found by scripts/docs/broker-sweep.ts.
+ */
+export const OVERLOAD_AWARE: ModuleStrategy = {
+  kind: "module",
+  name: "tickretry session, overload-aware",
+  policy: {
+    ...SESSION,
+    jitter: "DECORRELATED",
+    baseDelay: DECORRELATED_BASE_MS,
+    maxDelay: DECORRELATED_CAP_MS,
+    throttleBaseDelay: 500,
+  },
+  handshakeTimeout: "THROTTLED",
+};
+
+/** The operator's spread window for the dropped sessions' first reconnects: the time the
+ * broker needs to serve the whole fleet (at handshakesPerBucket a bucket), plus its restart. */
+export function operatorWindowMs(s: BrokerSettings): number {
+  return Math.round((s.devices / handshakesPerBucket(s.broker)) * BUCKET_MS + s.downMs);
+}
+
+/** The default fleet's: 1,000 devices at 4 a bucket (25 s) and a 10 s restart. */
+export const OPERATOR_WINDOW_MS = operatorWindowMs(DEFAULT_BROKER_SETTINGS);
+
+/** Brooker's published decorrelated jitter, min(cap, uniform(base, 3 * sleep)), sleep the
+ * wait before (base at first). */
+export function publishedDecorrelated(base: number, cap: number): FormulaStrategy["wait"] {
+  return (_n, random, _p, previous) => {
+    const sleep = previous === 0 ? base : previous;
+    return Math.min(cap, Math.floor(base + random() * (sleep * 3 - base)));
+  };
+}
 
 export const BROKER_STRATEGIES: BrokerStrategy[] = [
   { kind: "formula", name: "esp-mqtt fixed 10 s", wait: () => ESP_MQTT_RECONNECT_MS },
@@ -66,10 +118,26 @@ export const BROKER_STRATEGIES: BrokerStrategy[] = [
       return Math.floor(random() * (ceiling + 1));
     },
   },
+  {
+    kind: "formula",
+    name: "decorrelated jitter, published formula",
+    wait: publishedDecorrelated(DECORRELATED_BASE_MS, DECORRELATED_CAP_MS),
+  },
   { kind: "module", name: "tickretry session, full jitter", policy: SESSION },
   {
     kind: "module",
     name: "tickretry session, full jitter + spread + breaker",
     policy: { ...SESSION, spread: 5000, breakAfter: 3, breakBase: 2000, breakCap: 10_000 },
+  },
+  {
+    kind: "module",
+    name: "tickretry session, decorrelated jitter",
+    policy: { ...OVERLOAD_AWARE.policy, throttleBaseDelay: 0 },
+  },
+  OVERLOAD_AWARE,
+  {
+    ...OVERLOAD_AWARE,
+    name: `tickretry session, overload-aware + ${OPERATOR_WINDOW_MS / 1000} s spread on drop`,
+    policy: { ...OVERLOAD_AWARE.policy, spread: OPERATOR_WINDOW_MS, spreadDrop: true },
   },
 ];

@@ -67,6 +67,9 @@ void app_keeper_keep(app_keeper *k, const tickretry_loop *loop, int always, uint
       return;
     }
     kept->length = (uint32_t)length;
+    uint64_t wall = k->hal->wall_ms(k->hal->ctx);
+    kept->saved_wall_ms[0] = (uint32_t)wall;
+    kept->saved_wall_ms[1] = (uint32_t)(wall >> 32);
     kept->slots = loop->slots;
     kept->magic = APP_KEPT_MAGIC;
     kept->sleep_ms = 0; /* app_keeper_before_sleep sets these two, and the CRC again */
@@ -95,9 +98,18 @@ static int kept_found(app_keeper *k, int *from_rtc) {
   return 1;
 }
 
-/* After a deep sleep the time asleep is known (sleep_ms); after a reset none is known to
- * have passed. Every connection closed meanwhile, so attempts that were in flight are
- * lost. A refusal is another ABI after a firmware update. */
+/* The time since the image's save by the RTC, which runs on through a reset and a deep
+ * sleep (as the simulator's, host/tools/src/device/boot.ts); after a power cut it may start
+ * again from 0, and an RTC behind the save counts as no time passed. */
+static uint32_t elapsed_since_save(const app_keeper *k) {
+  uint64_t saved = ((uint64_t)k->kept->saved_wall_ms[1] << 32) | k->kept->saved_wall_ms[0];
+  uint64_t wall = k->hal->wall_ms(k->hal->ctx);
+  if (wall <= saved) return 0;
+  return wall - saved > TICKRETRY_LIMIT_MAX_SPAN ? TICKRETRY_LIMIT_MAX_SPAN : (uint32_t)(wall - saved);
+}
+
+/* Every connection closed meanwhile, so attempts that were in flight are lost. A refusal
+ * is another ABI after a firmware update. */
 int app_keeper_resume(app_keeper *k, tickretry_loop *loop, const tickretry_loop_hal *hal, uint32_t now,
                       uint32_t *next_reading_in) {
   app_kept *kept = k->kept;
@@ -106,8 +118,8 @@ int app_keeper_resume(app_keeper *k, tickretry_loop *loop, const tickretry_loop_
   int woke = from_rtc && k->hal->woke_by_timer(k->hal->ctx);
   if (!woke) kept->sleep_ms = kept->next_upload_in = 0;
   for (int i = 0; i < TICKRETRY_LIMIT_OPERATIONS; i++) kept->bodies[i][APP_BODY_BYTES - 1] = '\0'; /* read to a NUL */
-  int32_t restored =
-      tickretry_restore(kept->image, kept->length, now, kept->sleep_ms, TICKRETRY_RESTORE_FLAG_ATTEMPTS_LOST);
+  uint32_t elapsed = elapsed_since_save(k);
+  int32_t restored = tickretry_restore(kept->image, kept->length, now, elapsed, TICKRETRY_RESTORE_FLAG_ATTEMPTS_LOST);
   if (restored != TICKRETRY_RESULT_OK) {
     app_say(k->hal, "kept state refused (%ld): starting afresh\n", (long)restored);
     return 0;
@@ -119,7 +131,7 @@ int app_keeper_resume(app_keeper *k, tickretry_loop *loop, const tickretry_loop_
   app_say(k->hal, "resumed after %s: %lu uploads live\n", woke ? "a deep sleep" : "a reset",
           (unsigned long)tickretry_loop_live(loop));
   k->boot_kind = woke ? "deep sleep" : "restart";
-  k->boot_elapsed_ms = kept->sleep_ms;
+  k->boot_elapsed_ms = elapsed;
   k->boot_restored = tickretry_loop_live(loop);
   return 1;
 }

@@ -40,6 +40,7 @@ typedef struct app_kept {
   uint32_t upload_seq;
   uint32_t sleep_ms;            /* the deep sleep the board went into */
   uint32_t next_upload_in;      /* ms from the start of that sleep to the next reading */
+  uint32_t saved_wall_ms[2];    /* the RTC's reading at the image's save (low, high half) */
   app_session_handles sessions; /* the Wi-Fi and broker sessions in the image */
 } app_kept;
 #ifdef KEPT_BYTES_EXPECTED

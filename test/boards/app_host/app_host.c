@@ -1,19 +1,15 @@
 /* The firmware's application (boards/app) on this machine, over host_hal.c: composed as
  * boards/esp32/src/main.cpp composes it (HTTP build, no Wi-Fi session: the host's station
- * is always on), driven by a script on stdin, one command a line:
- *   net ok|503|down|hang MS   the fate of the next upload attempt (host_hal.h)
- *   fallback ok|503|down|hang MS   the fate of every attempt after the scripted ones
- *   run MS      loop passes for MS of virtual time
- *   upload      the page's "Upload now"; ask-restart, ask-sleep MS: its reboot and deep
- *               sleep, which the loop carries out APP_REQUEST_POWER_AFTER_MS later
- *   reboot      a software reset (RTC memory kept); powercut: RTC memory lost
- *   sleep MS    a deep sleep as main.cpp's deep_sleep_for, then its timed wake
- * It prints a line-based trace (loop events, readings, kept-state writes with a hash of
- * their bytes, NVS writes, the server's stores) and a summary line at the end. */
+ * is always on), driven by a script on stdin in the command language of
+ * test/app-scenarios/README.md, which also specifies the trace it prints (one line each:
+ * loop events, readings, kept-state writes with a hash of their bytes, NVS writes, the
+ * server's stores, a summary at the end). test/app-scenarios/sim.ts is its twin over the
+ * simulator's rooms; the two traces are compared byte for byte. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "generated/app_config.h"
 #include "host_hal.h"
 #include "kept.h"
 #include "readings.h"
@@ -24,7 +20,6 @@
 #include "tickretry_ticks.h"
 #include "tickretry_trace.h"
 
-#define PASS_MAX_WAIT_MS 10 /* main.cpp's */
 
 static const app_hal *const board = &host_hal;
 static tickretry_loop uploads;
@@ -34,6 +29,9 @@ static app_status_book book;
 static app_requests requests;
 static int scheduler_ok;
 static uint32_t rtc_hash;
+/* The script's clock: it runs on through a deep sleep, while the board's tick starts again
+ * at every boot. A pass falls due at next_pass_at of it, across commands. */
+static uint32_t world_ms, next_pass_at;
 
 static uint32_t now(void) { return board->ticks(board->ctx); }
 
@@ -161,35 +159,62 @@ static void reboot(int woke_by_timer, uint32_t slept_ms, int power_cut) {
   boot(power_cut ? "power-on" : woke_by_timer ? "timer wake" : "reset");
 }
 
-/* main.cpp's deep_sleep_for: the kept state with the sleep noted, then the wake. */
+static void advance(uint32_t ms) {
+  host_hal_advance(ms);
+  world_ms += ms;
+}
+
+/* main.cpp's deep_sleep_for: the kept state with the sleep noted, then the timed wake
+ * `sleep_ms` later; the next pass comes at once. */
 static void deep_sleep_for(uint32_t sleep_ms) {
   int32_t until_reading = tickretry_ticks_until(now(), readings.next_at);
   app_keeper_before_sleep(&keeper, &uploads, now(), sleep_ms, until_reading > 0 ? (uint32_t)until_reading : 0);
   trace_rtc();
   printf("%lu deep sleep %lu next reading in %ld\n", (unsigned long)now(), (unsigned long)sleep_ms,
          (long)until_reading);
+  world_ms += sleep_ms;
+  next_pass_at = world_ms;
   reboot(1, sleep_ms, 0);
 }
 
-/* main.cpp's loop() for `ms` of virtual time awake, each pass's wait advancing the clock
- * (a reboot or a sleep on the way starts the clock again, not the count). */
-static void run(uint32_t ms) {
-  while (scheduler_ok && ms > 0) {
-    app_status_pass(&book, now());
-    uint32_t due = tickretry_loop_pass(&uploads);
-    if (tickretry_loop_fault(&uploads) != 0) {
-      printf("%lu fault %ld\n", (unsigned long)now(), (long)tickretry_loop_fault(&uploads));
-      scheduler_ok = 0;
-    }
-    /* What the page asked for, after its answer has left (main.cpp's loop). */
-    app_power_request power = app_requests_power_due(&requests, now());
-    if (power == APP_POWER_RESTART) reboot(0, 0, 0);
-    if (power == APP_POWER_SLEEP) deep_sleep_for(requests.sleep_ms);
-    uint32_t wait = tickretry_loop_sleep(due, PASS_MAX_WAIT_MS);
-    wait = wait == 0 ? 1 : wait < ms ? wait : ms;
-    host_hal_advance(wait);
-    ms -= wait;
+static void reboot_now(int power_cut) {
+  next_pass_at = world_ms;
+  reboot(0, 0, power_cut);
+}
+
+/* One pass of main.cpp's loop(); the wait until the next (at least 1 ms, so that the
+ * script's clock moves; none after a reboot or a wake). */
+static uint32_t pass(void) {
+  app_status_pass(&book, now());
+  uint32_t due = tickretry_loop_pass(&uploads);
+  if (tickretry_loop_fault(&uploads) != 0) {
+    printf("%lu fault %ld\n", (unsigned long)now(), (long)tickretry_loop_fault(&uploads));
+    scheduler_ok = 0;
   }
+  /* What the page asked for, after its answer has left (main.cpp's loop). */
+  app_power_request power = app_requests_power_due(&requests, now());
+  if (power == APP_POWER_RESTART) {
+    reboot(0, 0, 0);
+    return 0;
+  }
+  if (power == APP_POWER_SLEEP) {
+    deep_sleep_for(requests.sleep_ms);
+    return 0;
+  }
+  uint32_t wait = tickretry_loop_sleep(due, APP_LOOP_PASS_MAX_WAIT_MS);
+  return wait == 0 ? 1 : wait;
+}
+
+/* `ms` of the script's clock: every pass that falls due in it, then the clock stands at its
+ * end (the next pass may fall due in the next run). */
+static void run(uint32_t ms) {
+  uint32_t end = world_ms + ms;
+  while (scheduler_ok && (int32_t)(next_pass_at - end) <= 0) {
+    advance(next_pass_at - world_ms);
+    uint32_t wait = pass();
+    next_pass_at = world_ms + wait;
+  }
+  if ((int32_t)(end - world_ms) > 0) advance(end - world_ms);
 }
 
 static int fate_of(const char *name, host_fate *fate) {
@@ -211,10 +236,10 @@ static int command(const char *line) {
   else if (strcmp(word, "run") == 0 && n == 2) run((uint32_t)strtoul(arg, NULL, 10));
   else if (strcmp(word, "sleep") == 0 && n == 2) deep_sleep_for((uint32_t)strtoul(arg, NULL, 10));
   else if (strcmp(word, "upload") == 0) app_requests_upload(&requests);
-  else if (strcmp(word, "ask-restart") == 0) app_requests_restart(&requests, now());
-  else if (strcmp(word, "ask-sleep") == 0 && n == 2) app_requests_sleep(&requests, (uint32_t)strtoul(arg, NULL, 10), now());
-  else if (strcmp(word, "reboot") == 0) reboot(0, 0, 0);
-  else if (strcmp(word, "powercut") == 0) reboot(0, 0, 1);
+  else if (strcmp(word, "ask-restart") == 0) app_requests_ask_restart(&requests);
+  else if (strcmp(word, "ask-sleep") == 0 && n == 2) app_requests_ask_sleep(&requests, (uint32_t)strtoul(arg, NULL, 10));
+  else if (strcmp(word, "reboot") == 0) reboot_now(0);
+  else if (strcmp(word, "powercut") == 0) reboot_now(1);
   else return 0;
   return 1;
 }
@@ -229,9 +254,9 @@ int main(void) {
       return 2;
     }
   }
-  printf("%lu summary live %lu dropped %lu seq %lu nvs_writes %lu\n", (unsigned long)now(),
-         (unsigned long)tickretry_loop_live(&uploads), (unsigned long)readings.dropped,
-         (unsigned long)keeper.kept->upload_seq, (unsigned long)keeper.writes);
+  printf("%lu nvs writes %lu\n", (unsigned long)now(), (unsigned long)keeper.writes);
+  printf("%lu summary live %lu dropped %lu seq %lu\n", (unsigned long)now(), (unsigned long)tickretry_loop_live(&uploads),
+         (unsigned long)readings.dropped, (unsigned long)keeper.kept->upload_seq);
   tickretry_close();
   return scheduler_ok ? 0 : 1;
 }

@@ -20,8 +20,8 @@ export const SKETCH_NVS_EVERY_MS = 1_200_000;
 /**
  * sizeof(Kept) in main.cpp: crc, magic, length, the image area, the loop's slots (a
  * handle and an attempt count per slot, and a count), a 128-byte body and an epoch per
- * slot, three u32s, and the two sessions' handles (test/boards/sketch.test.ts holds the
- * sketch to it).
+ * slot, three u32s, the RTC's reading at the save (a u64 as two u32s) and the two
+ * sessions' handles (test/boards/sketch.test.ts holds the sketch to it).
  */
 export const KEPT_BYTES =
   12 +
@@ -29,6 +29,7 @@ export const KEPT_BYTES =
   (4 * Limit.OPERATIONS + 2 * Limit.OPERATIONS + 4) +
   (128 + 4) * Limit.OPERATIONS +
   12 +
+  8 +
   8;
 
 interface Page {

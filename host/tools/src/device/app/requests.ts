@@ -6,7 +6,7 @@
 // device sleeps no pass runs, so an ask waits for the wake, as a board that sleeps answers
 // nothing. What the page reads back is the status snapshot the pass produced (Snapshot).
 import type { DeviceStatus } from "./status.js";
-import { PAGE } from "../generated/app-config.js";
+import { LOOP, PAGE } from "../generated/app-config.js";
 
 /** The longest main-loop stall the page or the command line may ask for, ms (boards/app/config.json). */
 export const MAX_STALL_MS = PAGE.maxStallMs;
@@ -47,6 +47,8 @@ export class Requests {
   private uploads = 0;
   private stallMs = 0;
   private power: PowerRequest | undefined;
+  /** When the power request falls due: set by the first pass that sees it. */
+  private powerAtMs: number | undefined;
   private asked: Asked[] = [];
   /** What the last pass made for the page to read. */
   readonly snapshot = new Snapshot();
@@ -61,12 +63,12 @@ export class Requests {
     this.stallMs = Math.max(this.stallMs, ms);
   }
 
-  /** At the next pass: a reset; the module comes back from the stored state. */
+  /** A reset LOOP.powerAfterMs after the next pass (its answer has left); the module comes back from the stored state. */
   reboot(): void {
     this.power = { kind: "reboot" };
   }
 
-  /** At the next pass: nothing runs for `ms`, then the module comes back from the stored state. */
+  /** As reboot, a deep sleep: nothing runs for `ms`, then the module comes back from the stored state. */
   deepSleep(ms: number): void {
     this.power = { kind: "deep sleep", ms };
   }
@@ -90,10 +92,13 @@ export class Requests {
     return ms;
   }
 
-  /** The reboot or sleep asked for, once. */
-  takePower(): PowerRequest | undefined {
+  /** The reboot or sleep asked for, once it falls due at the pass at `nowMs` (as requests.c's app_requests_power_due). */
+  takePower(nowMs: number): PowerRequest | undefined {
     const power = this.power;
-    this.power = undefined;
+    if (power === undefined) return undefined;
+    this.powerAtMs ??= nowMs + LOOP.powerAfterMs;
+    if (nowMs < this.powerAtMs) return undefined;
+    this.power = this.powerAtMs = undefined;
     return power;
   }
 

@@ -71,6 +71,12 @@ export const READINGS = {
   "queueLimit": 32
 };
 
+/** The main loop: the longest wait between passes, and how long after the first pass that saw it a reboot or a sleep the page asked for begins (ms). */
+export const LOOP = {
+  "passMaxWaitMs": 10,
+  "powerAfterMs": 1000
+};
+
 /** The setup page's limits. */
 export const PAGE = {
   "maxConnections": 32,

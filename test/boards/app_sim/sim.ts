@@ -1,0 +1,179 @@
+// The simulator's application driven like the firmware's on this machine: the twin of
+// test/boards/app_host/app_host.c over the simulator's own Device (host/tools/src/device/),
+// on a virtual clock with its state in memory and uploads through a scripted upstream. It
+// reads the same scripts (test/app-scenarios/*.txt) and prints the same trace lines
+// (test/app-scenarios/README.md); app-differential.test.ts compares the two.
+import { createHash } from "node:crypto";
+import { formatEvent, type LoopEvent, type TraceEvent } from "../../../host/library/src/index.js";
+import { memoryStore, type StateStore } from "../../../host/tools/src/device/app/kept.js";
+import type { LogEvent } from "../../../host/tools/src/device/app/readings.js";
+import type { BootKind } from "../../../host/tools/src/device/boot.js";
+import { VirtualClock } from "../../../host/tools/src/device/clock.js";
+import { Device } from "../../../host/tools/src/device/device.js";
+import { FATES, ScriptedUpstream, type Fate } from "./scripted-upstream.js";
+
+/** host_hal.c's RTC at power-on. */
+const WALL_AT_POWER_ON = 1_700_000_000_000;
+
+/** The seed app_host.c's first start_afresh takes from host_hal.c's random_bytes (xorshift32, a byte each). */
+export function hostSeed(): bigint {
+  let x = 0x2545f491;
+  const bytes = Array.from({ length: 8 }, () => {
+    x = (x ^ (x << 13)) >>> 0;
+    x = (x ^ (x >>> 17)) >>> 0;
+    x = (x ^ (x << 5)) >>> 0;
+    return BigInt(x & 0xff);
+  });
+  return bytes.reduce((seed, b, i) => seed | (b << BigInt(8 * i)), 0n);
+}
+
+/** The formatter's event from the loop's (an end's attempt is its attempt count). */
+function traceEvent(e: LoopEvent): TraceEvent {
+  if (e.kind === "end") return { ...e, attempts: e.attempt };
+  return { operationId: 0, ...e } as TraceEvent;
+}
+
+const BOOT_WORDS: Record<BootKind, string> = {
+  "power-on": "power-on",
+  restart: "power-on",
+  reboot: "reset",
+  "deep sleep": "timer wake",
+};
+
+/** One run of a script: the device, its upstream, and the trace so far. */
+class Sim {
+  readonly lines: string[] = [];
+  readonly clock = new VirtualClock(WALL_AT_POWER_ON);
+  readonly store: StateStore;
+  readonly upstream: ScriptedUpstream;
+  device!: Device;
+  private readonly seqOf = new Map<number, number>();
+  private seq = 0;
+  private dropped = 0;
+  private writes = 0;
+
+  constructor() {
+    this.upstream = new ScriptedUpstream(
+      this.clock,
+      (line) => this.say(line),
+      (id) => this.seqOf.get(id) ?? 0,
+    );
+    this.store = this.tracedStore(memoryStore());
+    this.powerOn();
+  }
+
+  say(line: string, device = this.device): void {
+    this.lines.push(`${device.running.tick.read()} ${line}`);
+  }
+
+  /** A device on this run's store: at power-on, and again after a power cut. */
+  powerOn(): void {
+    this.device = new Device({
+      upstreamUrl: "http://upstream.invalid/",
+      seed: hostSeed(),
+      tickStart: 0,
+      clock: this.clock,
+      store: this.store,
+      link: this.upstream.link,
+      log: { append: (events) => events.forEach((e) => this.logged(e)) },
+      onLoopEvent: (e) => this.event(e),
+      onBoot: (device, resumed) => this.booted(device, resumed),
+      onSleep: (ms) => this.say(`deep sleep ${ms} next reading in ${this.readingIn()}`),
+    });
+    this.device.start();
+  }
+
+  /** A deep sleep now; the script's clock stands at the wake (its first pass comes with the next run). */
+  sleep(ms: number): void {
+    this.device.deepSleep(ms);
+    while (this.device.asleepForMs() !== undefined && this.clock.step());
+  }
+
+  /** The power goes: the process's device with it; a new one boots on the store. */
+  powerCut(): void {
+    this.device.stop();
+    this.powerOn();
+  }
+
+  summary(): void {
+    this.say(`store writes ${this.writes}`);
+    const d = this.device;
+    this.say(`summary live ${d.uploads.ops.size} dropped ${d.readings.dropped} seq ${this.seq}`);
+  }
+
+  private readingIn(device = this.device): number {
+    return device.readings.dueIn(device.running.tick.read()) ?? 0;
+  }
+
+  /** A boot's lines (a device's first boot is in its constructor, before this.device is it). */
+  private booted(device: Device, resumed: boolean): void {
+    const kind = device.boot.kind;
+    this.say(`boot ${BOOT_WORDS[kind]}`, device);
+    if (!resumed) return this.say("scheduler afresh", device);
+    const how = kind === "deep sleep" ? "deep sleep" : "restart";
+    this.say(`resumed ${how} next reading in ${this.readingIn(device)}`, device);
+  }
+
+  private event(e: LoopEvent): void {
+    this.say(`event ${formatEvent(traceEvent(e))}`);
+    if (e.kind !== "end") return;
+    const reading = this.device.uploads.ops.get(e.handle)?.reading.id;
+    this.say(`ended seq ${reading === undefined ? 0 : this.seqOf.get(reading)} reason ${e.reason}`);
+  }
+
+  /** The readings log's lines; a boot appends the stored state's again (readings.ts), taken once here. */
+  private logged(e: LogEvent): void {
+    if (e.event === "taken" && !this.seqOf.has(e.reading)) {
+      this.seqOf.set(e.reading, ++this.seq);
+      this.say(`reading seq ${this.seq}`);
+    }
+    if (e.event === "dropped") this.say(`reading dropped ${++this.dropped}`);
+  }
+
+  /** The store, each write said with a hash of the image in it. */
+  private tracedStore(inner: StateStore): StateStore {
+    return {
+      where: inner.where,
+      password: inner.password,
+      settings: inner.settings,
+      load: () => inner.load(),
+      save: (state) => {
+        const bytes = inner.save(state);
+        this.writes++;
+        const hash = createHash("sha256").update(state.image).digest("hex").slice(0, 8);
+        this.say(`store write ${bytes} bytes image hash ${hash}`);
+        return bytes;
+      },
+    };
+  }
+}
+
+/** One script line; false when it is not a command (app_host.c's command()). */
+function command(sim: Sim, line: string): boolean {
+  const [word, arg, third] = line.trim().split(/\s+/);
+  const ms = Number(third ?? arg);
+  const fate = FATES.includes(arg as Fate) ? (arg as Fate) : undefined;
+  if (word === "" || word.startsWith("#")) return true;
+  if (word === "net" && fate && third !== undefined) sim.upstream.script(fate, ms);
+  else if (word === "fallback" && fate && third !== undefined) sim.upstream.setFallback(fate, ms);
+  else if (word === "run" && arg !== undefined) sim.clock.advance(ms);
+  else if (word === "sleep" && arg !== undefined) sim.sleep(ms);
+  else if (word === "upload") sim.device.requests.upload();
+  else if (word === "ask-restart") sim.device.requests.reboot();
+  else if (word === "ask-sleep" && arg !== undefined) sim.device.requests.deepSleep(ms);
+  else if (word === "reboot") sim.device.reboot();
+  else if (word === "powercut") sim.powerCut();
+  else return false;
+  return true;
+}
+
+/** Runs `script` (test/app-scenarios/'s command language): the trace, one entry a line. */
+export function runSim(script: string): string[] {
+  const sim = new Sim();
+  for (const line of script.split("\n")) {
+    if (!command(sim, line)) throw new Error(`not a command: ${line}`);
+  }
+  sim.summary();
+  sim.device.stop();
+  return sim.lines;
+}

@@ -1,6 +1,8 @@
 /* See requests.h. */
 #include "requests.h"
 
+#include <string.h>
+
 #include "generated/app_config.h"
 #include "tickretry_ticks.h"
 
@@ -34,4 +36,43 @@ app_power_request app_requests_power_due(app_requests *r, uint32_t now) {
   }
   if (!tickretry_tick_reached(now, r->power_at)) return APP_POWER_NONE;
   return r->restart ? APP_POWER_RESTART : APP_POWER_SLEEP;
+}
+
+static int ask_free(const app_requests *r) { return r->ask.kind == APP_ASK_NONE && r->ask.answer_status == 0; }
+
+/* Copies `length` bytes (NULs too), cut to `size` - 1; the copy's length. */
+static size_t field(char *out, size_t size, const char *text, size_t length) {
+  if (length > size - 1) length = size - 1;
+  memcpy(out, text, length);
+  out[length] = '\0';
+  return length;
+}
+
+int app_requests_ask_settings(app_requests *r, const char *ssid, size_t ssid_len, const char *pass, size_t pass_len,
+                              const char *url, size_t url_len, const app_broker_settings *broker) {
+  if (!ask_free(r)) return 0;
+  app_settings_ask *s = &r->ask.settings;
+  s->ssid_len = field(s->ssid, sizeof s->ssid, ssid, ssid_len);
+  s->pass_len = field(s->pass, sizeof s->pass, pass, pass_len);
+  s->url_len = field(s->url, sizeof s->url, url, url_len);
+  s->broker = *broker;
+  r->ask.kind = APP_ASK_SETTINGS;
+  return 1;
+}
+
+int app_requests_ask_password(app_requests *r, const char *hash, int first_setup) {
+  if (!ask_free(r) || strlen(hash) >= sizeof r->ask.password_hash) return 0;
+  strcpy(r->ask.password_hash, hash);
+  r->ask.first_setup = (uint8_t)(first_setup != 0);
+  r->ask.kind = APP_ASK_PASSWORD;
+  return 1;
+}
+
+int app_requests_answered(app_requests *r, int *status, const char **message, const char **field) {
+  if (r->ask.kind != APP_ASK_NONE || r->ask.answer_status == 0) return 0;
+  *status = r->ask.answer_status;
+  *message = r->ask.answer;
+  *field = r->ask.answer_field;
+  r->ask.answer_status = 0;
+  return 1;
 }

@@ -73,6 +73,18 @@ describe("the application on this machine", () => {
     expect(a.seq).toBe(3);
   });
 
+  it("stores the device password and the settings from the loop, and nothing of a refused form", () => {
+    const trace = runApp(scenario("setup-and-settings"));
+    holdsInvariants(trace);
+    const puts = (key: string) => trace.filter((line) => line.includes(` nvs put ${key} `));
+    expect(puts("devpw")).toHaveLength(2);
+    // Three refused forms, then one stored, each key once; the restart follows it.
+    for (const key of ["ssid", "pass", "url", "wififails"]) expect(puts(key), key).toHaveLength(1);
+    const saved = trace.findIndex((line) => line.endsWith(" page 200 Settings saved; restarting."));
+    expect(trace.slice(saved - 9, saved).every((line) => / nvs put /.test(line))).toBe(true);
+    expect(trace[saved + 1]).toBe("0 boot reset");
+  });
+
   // A power cut takes up NVS's older copy (kept.h: NVS is written at most every 20 min), so
   // a reading that ended after that write ends again on the device: the server, keyed by
   // Idempotency-Key, still stores it once.

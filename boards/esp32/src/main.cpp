@@ -23,6 +23,7 @@
 #endif
 
 #include "access_point.h"
+#include "asks.h"
 #include "board_hal.h"
 #include "broker.h"
 #include "generated/app_config.h"
@@ -266,6 +267,8 @@ static void sleep_if_idle(uint32_t due) {
 void loop() {
   watchdog_feed();
   uint32_t due = 0;
+  // What the page asked (settings, the device password), carried out between passes.
+  app_asks_apply(&requests, &board_hal, upload_url);
   app_status_pass(&book, millis());
   if (scheduler_ok) {
     due = tickretry_loop_pass(&uploads);  // applies what the event tasks queued; serves the page too

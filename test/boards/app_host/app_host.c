@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "generated/app_config.h"
+#include "asks.h"
 #include "host_hal.h"
+#include "host_page.h"
 #include "kept.h"
 #include "readings.h"
 #include "requests.h"
@@ -184,7 +186,21 @@ static void reboot_now(int power_cut) {
 
 /* One pass of main.cpp's loop(); the wait until the next (at least 1 ms, so that the
  * script's clock moves; none after a reboot or a wake). */
+/* What the page asked, carried out at the pass's start (asks.c), and its answer. */
+static void apply_asks(void) {
+  char url[160];
+  board->nvs_get_string(board->ctx, APP_URL_KEY, HOST_UPSTREAM_URL, url, sizeof url);
+  app_asks_apply(&requests, board, url);
+  int status;
+  const char *message, *field;
+  if (!app_requests_answered(&requests, &status, &message, &field)) return;
+  printf("%lu page %d %s", (unsigned long)now(), status, message);
+  if (field) printf(" (%s)", field);
+  printf("\n");
+}
+
 static uint32_t pass(void) {
+  apply_asks();
   app_status_pass(&book, now());
   uint32_t due = tickretry_loop_pass(&uploads);
   if (tickretry_loop_fault(&uploads) != 0) {
@@ -226,11 +242,16 @@ static int fate_of(const char *name, host_fate *fate) {
 
 /* One script line; 0 when it is not understood. */
 static int command(const char *line) {
-  char word[16], arg[16];
+  char word[16], arg[16], field[3][160];
   unsigned long ms = 0;
   int n = sscanf(line, "%15s %15s %lu", word, arg, &ms);
   host_fate fate;
   if (n < 1 || word[0] == '#') return 1;
+  if (strcmp(word, "settings") == 0 && sscanf(line, "%*s %159s %159s %159s", field[0], field[1], field[2]) == 3)
+    host_page_settings(&requests, field[0], field[1], field[2], now());
+  else if (strcmp(word, "password") == 0 && sscanf(line, "%*s %159s", field[0]) == 1)
+    host_page_password(&requests, board, field[0], now());
+  else
   if (strcmp(word, "net") == 0 && n == 3 && fate_of(arg, &fate)) host_hal_script(fate, (uint32_t)ms);
   else if (strcmp(word, "fallback") == 0 && n == 3 && fate_of(arg, &fate)) host_hal_fallback(fate, (uint32_t)ms);
   else if (strcmp(word, "run") == 0 && n == 2) run((uint32_t)strtoul(arg, NULL, 10));

@@ -3,14 +3,20 @@
 // on a virtual clock with its state in memory and uploads through a scripted upstream. It
 // reads the same scripts (test/app-scenarios/*.txt) and prints the same trace lines
 // (test/app-scenarios/README.md); app-differential.test.ts compares the two.
-import { createHash } from "node:crypto";
+import { createHash, pbkdf2Sync, randomBytes } from "node:crypto";
 import { formatEvent, type LoopEvent, type TraceEvent } from "../../../host/library/src/index.js";
 import { memoryStore, type StateStore } from "../../../host/tools/src/device/app/kept.js";
+import { PBKDF2_ITERATIONS, passwordProblem } from "../../../host/tools/src/device/app/password.js";
 import type { LogEvent } from "../../../host/tools/src/device/app/readings.js";
+import type { Ask, Reply } from "../../../host/tools/src/device/app/requests.js";
+import { message } from "../../../host/tools/src/device/page/routes.js";
 import type { BootKind } from "../../../host/tools/src/device/boot.js";
 import { VirtualClock } from "../../../host/tools/src/device/clock.js";
 import { Device } from "../../../host/tools/src/device/device.js";
 import { FATES, ScriptedUpstream, type Fate } from "./scripted-upstream.js";
+
+/** host_hal.h's HOST_UPSTREAM_URL: the upload URL before any settings. */
+const UPSTREAM_URL = "http://upstream.invalid/";
 
 /** host_hal.c's RTC at power-on. */
 const WALL_AT_POWER_ON = 1_700_000_000_000;
@@ -69,7 +75,7 @@ class Sim {
   /** A device on this run's store: at power-on, and again after a power cut. */
   powerOn(): void {
     this.device = new Device({
-      upstreamUrl: "http://upstream.invalid/",
+      upstreamUrl: UPSTREAM_URL,
       seed: hostSeed(),
       tickStart: 0,
       clock: this.clock,
@@ -87,6 +93,31 @@ class Sim {
   sleep(ms: number): void {
     this.device.deepSleep(ms);
     while (this.device.asleepForMs() !== undefined && this.clock.step());
+  }
+
+  /** The page's "password PW" (host_page.c's): the rule and the hash are the page's, the rest the pass's. */
+  password(password: string): void {
+    const problem = passwordProblem(password);
+    if (problem !== undefined) return this.say(`page 400 ${problem}`);
+    const salt = randomBytes(16);
+    const hash = pbkdf2Sync(password, salt, PBKDF2_ITERATIONS, 32, "sha256").toString("hex");
+    const stored = `pbkdf2-sha256$${PBKDF2_ITERATIONS}$${salt.toString("hex")}$${hash}`;
+    this.ask({ kind: "password", hash: stored, first: !this.device.password.isSet });
+  }
+
+  /** The page's "settings SSID PASS URL" ("-": empty), checked by the pass. */
+  settings(ssid: string, pass: string, url: string): void {
+    const field = (text: string) => (text === "-" ? "" : text);
+    const form = new URLSearchParams({ ssid: field(ssid), password: field(pass), upstreamUrl: field(url) });
+    this.ask({ kind: "settings", form, notUtf8: new Set() });
+  }
+
+  /** An ask posted for the next pass; its answer said as the pass gives it. */
+  private ask(ask: Ask): void {
+    this.device.requests.post(ask, (r: Reply) => {
+      const refused = r.status === 400 && r.fields !== undefined ? ` (${Object.keys(r.fields)[0]})` : "";
+      this.say(`page ${r.status} ${r.key === undefined ? r.reason : message(r.key)}${refused}`);
+    });
   }
 
   /** The power goes: the process's device with it; a new one boots on the store. */
@@ -150,7 +181,7 @@ class Sim {
 
 /** One script line; false when it is not a command (app_host.c's command()). */
 function command(sim: Sim, line: string): boolean {
-  const [word, arg, third] = line.trim().split(/\s+/);
+  const [word, arg, third, fourth] = line.trim().split(/\s+/);
   const ms = Number(third ?? arg);
   const fate = FATES.includes(arg as Fate) ? (arg as Fate) : undefined;
   if (word === "" || word.startsWith("#")) return true;
@@ -163,6 +194,8 @@ function command(sim: Sim, line: string): boolean {
   else if (word === "ask-sleep" && arg !== undefined) sim.device.requests.deepSleep(ms);
   else if (word === "reboot") sim.device.reboot();
   else if (word === "powercut") sim.powerCut();
+  else if (word === "password" && arg !== undefined) sim.password(arg);
+  else if (word === "settings" && fourth !== undefined) sim.settings(arg, third, fourth);
   else return false;
   return true;
 }

@@ -75,7 +75,12 @@ export class Requests {
 
   /** `ask` at the next pass; resolves with the pass's answer. */
   ask(ask: Ask): Promise<Reply> {
-    return new Promise((reply) => this.asked.push({ ask, reply }));
+    return new Promise((reply) => this.post(ask, reply));
+  }
+
+  /** `ask` at the next pass, whose answer goes to `reply` as the pass gives it. */
+  post(ask: Ask, reply: (r: Reply) => void): void {
+    this.asked.push({ ask, reply });
   }
 
   /** Takes one asked reading: false when none is left. */

@@ -240,6 +240,9 @@ static int fate_of(const char *name, host_fate *fate) {
   return 0;
 }
 
+/* What the page's status shows: whether a device password is set. */
+static int password_set(void) { return board->nvs_get_string(board->ctx, APP_DEVICE_PASSWORD_KEY, "", NULL, 0) > 0; }
+
 /* One script line; 0 when it is not understood. */
 static int command(const char *line) {
   char word[16], arg[16], field[3][160];
@@ -250,7 +253,7 @@ static int command(const char *line) {
   if (strcmp(word, "settings") == 0 && sscanf(line, "%*s %159s %159s %159s", field[0], field[1], field[2]) == 3)
     host_page_settings(&requests, field[0], field[1], field[2], now());
   else if (strcmp(word, "password") == 0 && sscanf(line, "%*s %159s", field[0]) == 1)
-    host_page_password(&requests, board, field[0], now());
+    host_page_password(&requests, board, field[0], password_set() == 0, now());
   else
   if (strcmp(word, "net") == 0 && n == 3 && fate_of(arg, &fate)) host_hal_script(fate, (uint32_t)ms);
   else if (strcmp(word, "fallback") == 0 && n == 3 && fate_of(arg, &fate)) host_hal_fallback(fate, (uint32_t)ms);

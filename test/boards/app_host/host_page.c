@@ -12,7 +12,7 @@ static void answered_at_once(uint32_t now, int status, const char *message) {
   printf("%lu page %d %s\n", (unsigned long)now, status, message);
 }
 
-void host_page_password(app_requests *r, const app_hal *hal, const char *password, uint32_t now) {
+void host_page_password(app_requests *r, const app_hal *hal, const char *password, int first, uint32_t now) {
   if (!app_password_acceptable(password)) {
     answered_at_once(now, 400, PAGE_MSG_PASSWORD_RULE);
     return;
@@ -24,7 +24,6 @@ void host_page_password(app_requests *r, const app_hal *hal, const char *passwor
     answered_at_once(now, 500, PAGE_MSG_PASSWORD_HASH_FAILED);
     return;
   }
-  int first = hal->nvs_get_string(hal->ctx, "devpw", "", NULL, 0) == 0;
   if (!app_requests_ask_password(r, stored, first)) answered_at_once(now, 503, "busy");
 }
 

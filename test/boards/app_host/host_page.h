@@ -8,8 +8,8 @@
 #include "app_hal.h"
 #include "requests.h"
 
-/* "password PW": a first setup while none is stored, else a change. */
-void host_page_password(app_requests *r, const app_hal *hal, const char *password, uint32_t now);
+/* "password PW": a first setup (`first`: the status said no password is set), else a change. */
+void host_page_password(app_requests *r, const app_hal *hal, const char *password, int first, uint32_t now);
 /* "settings SSID PASS URL" ("-" for an empty field). */
 void host_page_settings(app_requests *r, const char *ssid, const char *pass, const char *url, uint32_t now);
 #endif

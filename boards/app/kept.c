@@ -27,7 +27,8 @@ static int kept_valid(const app_kept *kept) { return kept->magic == APP_KEPT_MAG
 void app_keeper_init(app_keeper *k, const app_hal *hal, int nvs_ok) {
   memset(k, 0, sizeof *k);
   k->hal = hal;
-  k->kept = (app_kept *)hal->rtc_memory;
+  k->kept = &k->ram;
+  k->rtc = (app_kept *)hal->rtc_memory;
   k->nvs_ok = nvs_ok;
   k->boot_kind = "power-on";
   if (!nvs_ok) return;
@@ -75,6 +76,7 @@ void app_keeper_keep(app_keeper *k, const tickretry_loop *loop, int always, uint
     kept->sleep_ms = 0; /* app_keeper_before_sleep sets these two, and the CRC again */
     kept->next_upload_in = 0;
     kept->crc = kept_crc(kept);
+    memcpy(k->rtc, kept, sizeof *kept);
     k->nvs_dirty = k->nvs_dirty || moved;
     k->changes = tickretry_changes();
   }
@@ -86,8 +88,11 @@ void app_keeper_keep(app_keeper *k, const tickretry_loop *loop, int always, uint
  * refused whole and said so. 0 when there is none. */
 static int kept_found(app_keeper *k, int *from_rtc) {
   const app_hal *hal = k->hal;
-  *from_rtc = kept_valid(k->kept);
-  if (*from_rtc) return 1;
+  *from_rtc = kept_valid(k->rtc);
+  if (*from_rtc) {
+    memcpy(k->kept, k->rtc, sizeof *k->kept);
+    return 1;
+  }
   size_t stored = k->nvs_ok ? hal->nvs_blob_length(hal->ctx, APP_KEPT_KEY) : 0;
   if (stored == 0) return 0;
   if (stored != sizeof *k->kept || hal->nvs_get_blob(hal->ctx, APP_KEPT_KEY, k->kept, sizeof *k->kept) != sizeof *k->kept ||
@@ -136,7 +141,10 @@ int app_keeper_resume(app_keeper *k, tickretry_loop *loop, const tickretry_loop_
   return 1;
 }
 
-void app_keeper_forget(app_keeper *k) { memset(k->kept, 0, sizeof *k->kept); }
+void app_keeper_forget(app_keeper *k) {
+  memset(k->kept, 0, sizeof *k->kept);
+  memset(k->rtc, 0, sizeof *k->rtc);
+}
 
 /* Attempts still out are lost with their connections: the restore counts them AMBIGUOUS
  * and the idempotent upload retries them. */
@@ -149,4 +157,5 @@ void app_keeper_before_sleep(app_keeper *k, const tickretry_loop *loop, uint32_t
   /* The CRC covers these two: without it again the wake refuses RTC memory's copy and
    * takes up NVS's older one (test/boards/app-host.test.ts, the deep sleep). */
   k->kept->crc = kept_crc(k->kept);
+  memcpy(k->rtc, k->kept, sizeof *k->kept);
 }

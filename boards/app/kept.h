@@ -58,11 +58,16 @@ _Static_assert(sizeof(app_kept) == KEPT_BYTES_EXPECTED, "nvs-wear.ts's KEPT_BYTE
 #define APP_KEPT_NVS_EVERY_MS 1200000u
 #define APP_KEPT_NVS_RETRY_MS 5000u
 
-/* The owner of the kept state: RTC memory's copy (the HAL's rtc_memory), when NVS takes
- * it, and what the status shows of both and of this boot. */
+/* The owner of the kept state: the working copy the rooms change (bodies, epochs, the
+ * reading count, the sessions' handles), RTC memory's copy (the HAL's rtc_memory), which
+ * each save replaces whole with its CRC, so that a reset between a change and its save
+ * finds the last saved state rather than a copy its CRC refuses (and NVS's older one); when
+ * NVS takes it; what the status shows of all of it and of this boot. */
 typedef struct app_keeper {
   const app_hal *hal;
-  app_kept *kept;      /* in RTC memory: power-on garbage until a CRC says otherwise */
+  app_kept *kept;      /* the working copy: `ram` */
+  app_kept *rtc;       /* in RTC memory: power-on garbage until a CRC says otherwise */
+  app_kept ram;
   int nvs_ok;          /* NVS opened: without it nothing is claimed or begun */
   uint32_t boot_epoch; /* this boot's, kept in NVS before any upload begins; 0: none */
   uint32_t changes;    /* tickretry_changes() right after the last save */

@@ -5,6 +5,7 @@
  * loop events, readings, kept-state writes with a hash of their bytes, NVS writes, the
  * server's stores, a summary at the end). test/app-scenarios/sim.ts is its twin over the
  * simulator's rooms; the two traces are compared byte for byte. */
+#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,14 +35,34 @@ static uint32_t rtc_hash;
 /* The script's clock: it runs on through a deep sleep, while the board's tick starts again
  * at every boot. A pass falls due at next_pass_at of it, across commands. */
 static uint32_t world_ms, next_pass_at;
+/* The readings taken and ended this pass, said once the kept state holds them. */
+static uint32_t seq_said;
+static struct {
+  unsigned long seq;
+  long reason;
+} ends[TICKRETRY_LIMIT_OPERATIONS];
+static int ends_unsaid;
+/* "crash POINT N": the simulator's crash points (host/tools/src/device/app/kept.ts), where a
+ * board's panic resets it (RTC memory kept) and the pass is cut short there. */
+static struct {
+  char point[16];
+  int nth, seen;
+} crash_at;
+static jmp_buf crashed;
 
 static uint32_t now(void) { return board->ticks(board->ctx); }
 
+static void crash_point(const char *point) {
+  if (strcmp(point, crash_at.point) != 0 || ++crash_at.seen != crash_at.nth) return;
+  printf("%lu crash %s\n", (unsigned long)now(), point);
+  longjmp(crashed, 1);
+}
+
 /* FNV-1a of the kept state's bytes: the trace's record of each write to RTC memory. */
 static uint32_t kept_hash(void) {
-  const uint8_t *p = (const uint8_t *)keeper.kept;
+  const uint8_t *p = (const uint8_t *)keeper.rtc;
   uint32_t h = 2166136261u;
-  for (size_t i = 0; i < sizeof *keeper.kept; i++) h = (h ^ p[i]) * 16777619u;
+  for (size_t i = 0; i < sizeof *keeper.rtc; i++) h = (h ^ p[i]) * 16777619u;
   return h;
 }
 
@@ -67,23 +88,33 @@ static void hal_start_attempt(void *ctx, int32_t handle, int32_t attempt, int32_
 static int hal_collect(void *ctx, uint32_t t, tickretry_loop_result *out) {
   (void)ctx;
   (void)t;
-  return app_readings_http_collect(&readings, out);
+  if (!app_readings_http_collect(&readings, out)) return 0;
+  crash_point("answer"); /* the upstream may have stored it; not reported yet */
+  return 1;
 }
 
-/* main.cpp's begin_due, with each reading taken or dropped said in the trace. */
+/* main.cpp's begin_due, with each reading dropped said in the trace. */
 static void hal_begin_due(void *ctx, tickretry_loop *loop, uint32_t t) {
   (void)ctx;
   (void)loop;
-  uint32_t seq = keeper.kept->upload_seq, dropped = readings.dropped;
+  uint32_t dropped = readings.dropped;
+  seq_said = keeper.kept->upload_seq;
   app_readings_begin_due(&readings, t, app_requests_take_upload(&requests));
-  while (seq != keeper.kept->upload_seq) printf("%lu reading seq %lu\n", (unsigned long)t, (unsigned long)++seq);
   while (dropped != readings.dropped) printf("%lu reading dropped %lu\n", (unsigned long)t, (unsigned long)++dropped);
 }
 
+/* The kept state's write, each reading taken said once it holds it (as the simulator says
+ * a reading once its state file does), between the crash points around it. */
 static void hal_persist(void *ctx, uint32_t t) {
   (void)ctx;
+  int writes = tickretry_changes() != keeper.changes;
+  if (writes) crash_point("before-write");
   app_keeper_keep(&keeper, &uploads, 0, t);
   trace_rtc();
+  for (int i = 0; i < ends_unsaid; i++) printf("%lu ended seq %lu reason %ld\n", (unsigned long)t, ends[i].seq, ends[i].reason);
+  ends_unsaid = 0;
+  while (seq_said != keeper.kept->upload_seq) printf("%lu reading seq %lu\n", (unsigned long)t, (unsigned long)++seq_said);
+  if (writes) crash_point("after-write");
 }
 
 static unsigned long body_seq(int32_t handle) {
@@ -96,8 +127,8 @@ static void hal_on_event(void *ctx, const tickretry_loop_event *event) {
   char line[96];
   tickretry_loop_event_format(event, line, sizeof line);
   printf("%lu event %s\n", (unsigned long)now(), line);
-  if (event->kind == TICKRETRY_LOOP_EVENT_END)
-    printf("%lu ended seq %lu reason %ld\n", (unsigned long)now(), body_seq(event->handle), (long)event->reason);
+  if (event->kind == TICKRETRY_LOOP_EVENT_END && ends_unsaid < TICKRETRY_LIMIT_OPERATIONS)
+    ends[ends_unsaid].seq = body_seq(event->handle), ends[ends_unsaid++].reason = (long)event->reason;
   app_readings_see(&readings, event);
 }
 
@@ -131,6 +162,7 @@ static void start_afresh(void) {
 /* main.cpp's setup(), less the board's radio, page server and sessions. */
 static void boot(const char *how) {
   printf("%lu boot %s\n", (unsigned long)now(), how);
+  ends_unsaid = 0; /* ends the kept state never held: they come again */
   memset(&requests, 0, sizeof requests);
   memset(&book, 0, sizeof book);
   app_keeper_init(&keeper, board, 1);
@@ -224,7 +256,9 @@ static uint32_t pass(void) {
 /* `ms` of the script's clock: every pass that falls due in it, then the clock stands at its
  * end (the next pass may fall due in the next run). */
 static void run(uint32_t ms) {
-  uint32_t end = world_ms + ms;
+  static uint32_t end; /* kept across a crash's longjmp */
+  end = world_ms + ms;
+  if (setjmp(crashed)) reboot_now(0);
   while (scheduler_ok && (int32_t)(next_pass_at - end) <= 0) {
     advance(next_pass_at - world_ms);
     uint32_t wait = pass();
@@ -264,6 +298,10 @@ static int command(const char *line) {
   else if (strcmp(word, "ask-sleep") == 0 && n == 2) app_requests_ask_sleep(&requests, (uint32_t)strtoul(arg, NULL, 10));
   else if (strcmp(word, "reboot") == 0) reboot_now(0);
   else if (strcmp(word, "powercut") == 0) reboot_now(1);
+  else if (strcmp(word, "crash") == 0 && n == 3) {
+    snprintf(crash_at.point, sizeof crash_at.point, "%s", arg);
+    crash_at.nth = (int)ms, crash_at.seen = 0;
+  }
   else return 0;
   return 1;
 }

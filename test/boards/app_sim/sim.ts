@@ -4,7 +4,7 @@
 // reads the same scripts (test/app-scenarios/*.txt) and prints the same trace lines
 // (test/app-scenarios/README.md); app-differential.test.ts compares the two.
 import { createHash, pbkdf2Sync, randomBytes } from "node:crypto";
-import { formatEvent, type LoopEvent, type TraceEvent } from "../../../host/library/src/index.js";
+import { EndReason, formatEvent, type LoopEvent, type TraceEvent } from "../../../host/library/src/index.js";
 import { memoryStore, type StateStore } from "../../../host/tools/src/device/app/kept.js";
 import { PBKDF2_ITERATIONS, passwordProblem } from "../../../host/tools/src/device/app/password.js";
 import type { LogEvent } from "../../../host/tools/src/device/app/readings.js";
@@ -81,7 +81,6 @@ class Sim {
       clock: this.clock,
       store: this.store,
       link: this.upstream.link,
-      log: { append: (events) => events.forEach((e) => this.logged(e)) },
       onLoopEvent: (e) => this.event(e),
       onBoot: (device, resumed) => this.booted(device, resumed),
       onSleep: (ms) => this.say(`deep sleep ${ms} next reading in ${this.readingIn()}`),
@@ -147,16 +146,17 @@ class Sim {
 
   private event(e: LoopEvent): void {
     this.say(`event ${formatEvent(traceEvent(e))}`);
-    if (e.kind !== "end") return;
-    const reading = this.device.uploads.ops.get(e.handle)?.reading.id;
-    this.say(`ended seq ${reading === undefined ? 0 : this.seqOf.get(reading)} reason ${e.reason}`);
   }
 
-  /** The readings log's lines; a boot appends the stored state's again (readings.ts), taken once here. */
-  private logged(e: LogEvent): void {
-    if (e.event === "taken" && !this.seqOf.has(e.reading)) {
+  /** What a state write made durable (its outbox): readings taken, ended or dropped. */
+  private held(e: LogEvent): void {
+    if (e.event === "taken") {
       this.seqOf.set(e.reading, ++this.seq);
       this.say(`reading seq ${this.seq}`);
+    }
+    if (e.event === "ended") {
+      const reason = EndReason[e.endReason as keyof typeof EndReason];
+      this.say(`ended seq ${this.seqOf.get(e.reading)} reason ${reason}`);
     }
     if (e.event === "dropped") this.say(`reading dropped ${++this.dropped}`);
   }
@@ -173,6 +173,7 @@ class Sim {
         this.writes++;
         const hash = createHash("sha256").update(state.image).digest("hex").slice(0, 8);
         this.say(`store write ${bytes} bytes image hash ${hash}`);
+        state.outbox.forEach((e) => this.held(e));
         return bytes;
       },
     };

@@ -190,7 +190,7 @@ function command(sim: Sim, line: string): boolean {
   else if (word === "fallback" && fate && third !== undefined) sim.upstream.setFallback(fate, ms);
   else if (word === "run" && arg !== undefined) sim.clock.advance(ms);
   else if (word === "sleep" && arg !== undefined) sim.sleep(ms);
-  else if (word === "upload") sim.device.requests.upload();
+  else if (word === "upload") sim.device.requests.askUpload();
   else if (word === "ask-restart") sim.device.requests.reboot();
   else if (word === "ask-sleep" && arg !== undefined) sim.device.requests.deepSleep(ms);
   else if (word === "reboot") sim.device.reboot();

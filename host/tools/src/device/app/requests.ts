@@ -43,8 +43,10 @@ export interface Asked {
 }
 
 export class Requests {
-  /** Readings asked for and not yet taken (a button press, a test, the periodic timer). */
+  /** Readings asked for and not yet taken (a test, the periodic timer). */
   private uploads = 0;
+  /** The page's "Upload now" since the last pass. */
+  private uploadAsked = false;
   private stallMs = 0;
   private power: PowerRequest | undefined;
   /** When the power request falls due: set by the first pass that sees it. */
@@ -56,6 +58,11 @@ export class Requests {
   /** One more reading at the next pass. */
   upload(): void {
     this.uploads++;
+  }
+
+  /** The page's "Upload now": one reading at the next pass, however often pressed before it (the board's flag, requests.c). */
+  askUpload(): void {
+    this.uploadAsked = true;
   }
 
   /** Blocks the next pass for `ms`, as a slow flash write blocks a firmware loop. */
@@ -85,9 +92,13 @@ export class Requests {
 
   /** Takes one asked reading: false when none is left. */
   takeUpload(): boolean {
-    if (this.uploads === 0) return false;
-    this.uploads--;
-    return true;
+    if (this.uploads > 0) {
+      this.uploads--;
+      return true;
+    }
+    const asked = this.uploadAsked;
+    this.uploadAsked = false;
+    return asked;
   }
 
   /** The stall asked for (0: none), once. */

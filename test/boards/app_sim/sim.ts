@@ -5,7 +5,7 @@
 // (test/app-scenarios/README.md); app-differential.test.ts compares the two.
 import { createHash, pbkdf2Sync, randomBytes } from "node:crypto";
 import { EndReason, formatEvent, type LoopEvent, type TraceEvent } from "../../../host/library/src/index.js";
-import { memoryStore, type StateStore } from "../../../host/tools/src/device/app/kept.js";
+import { memoryStore, type CrashPoint, type StateStore } from "../../../host/tools/src/device/app/kept.js";
 import { PBKDF2_ITERATIONS, passwordProblem } from "../../../host/tools/src/device/app/password.js";
 import type { LogEvent } from "../../../host/tools/src/device/app/readings.js";
 import type { Ask, Reply } from "../../../host/tools/src/device/app/requests.js";
@@ -46,6 +46,9 @@ const BOOT_WORDS: Record<BootKind, string> = {
   "deep sleep": "timer wake",
 };
 
+/** Thrown at an armed crash point: the pass ends there, as a board's panic ends it. */
+class Crash extends Error {}
+
 /** One run of a script: the device, its upstream, and the trace so far. */
 class Sim {
   readonly lines: string[] = [];
@@ -57,6 +60,10 @@ class Sim {
   private seq = 0;
   private dropped = 0;
   private writes = 0;
+  /** "crash POINT N": the point, the time it is to be reached, and how often it was. */
+  private crashAt = { point: "", nth: 0, seen: 0 };
+  /** The next boot is a crash's reset (RTC memory kept: the board's words). */
+  private resetByCrash = false;
 
   constructor() {
     this.upstream = new ScriptedUpstream(
@@ -84,6 +91,7 @@ class Sim {
       onLoopEvent: (e) => this.event(e),
       onBoot: (device, resumed) => this.booted(device, resumed),
       onSleep: (ms) => this.say(`deep sleep ${ms} next reading in ${this.readingIn()}`),
+      crash: (point) => this.crashPoint(point),
     });
     this.device.start();
   }
@@ -119,6 +127,31 @@ class Sim {
     });
   }
 
+  armCrash(point: string, nth: number): void {
+    this.crashAt = { point, nth, seen: 0 };
+  }
+
+  private crashPoint(point: CrashPoint): void {
+    if (point !== this.crashAt.point || ++this.crashAt.seen !== this.crashAt.nth) return;
+    this.say(`crash ${point}`);
+    throw new Crash(point);
+  }
+
+  /** `ms` of the script's clock; a crash on the way restarts the device on its store and runs on. */
+  run(ms: number): void {
+    const end = this.clock.nowMs() + ms;
+    for (;;) {
+      try {
+        return this.clock.advance(end - this.clock.nowMs());
+      } catch (err) {
+        if (!(err instanceof Crash)) throw err;
+        this.resetByCrash = true;
+        this.powerCut();
+        this.resetByCrash = false;
+      }
+    }
+  }
+
   /** The power goes: the process's device with it; a new one boots on the store. */
   powerCut(): void {
     this.device.stop();
@@ -138,7 +171,7 @@ class Sim {
   /** A boot's lines (a device's first boot is in its constructor, before this.device is it). */
   private booted(device: Device, resumed: boolean): void {
     const kind = device.boot.kind;
-    this.say(`boot ${BOOT_WORDS[kind]}`, device);
+    this.say(`boot ${this.resetByCrash ? "reset" : BOOT_WORDS[kind]}`, device);
     if (!resumed) return this.say("scheduler afresh", device);
     const how = kind === "deep sleep" ? "deep sleep" : "restart";
     this.say(`resumed ${how} next reading in ${this.readingIn(device)}`, device);
@@ -188,13 +221,14 @@ function command(sim: Sim, line: string): boolean {
   if (word === "" || word.startsWith("#")) return true;
   if (word === "net" && fate && third !== undefined) sim.upstream.script(fate, ms);
   else if (word === "fallback" && fate && third !== undefined) sim.upstream.setFallback(fate, ms);
-  else if (word === "run" && arg !== undefined) sim.clock.advance(ms);
+  else if (word === "run" && arg !== undefined) sim.run(ms);
   else if (word === "sleep" && arg !== undefined) sim.sleep(ms);
   else if (word === "upload") sim.device.requests.askUpload();
   else if (word === "ask-restart") sim.device.requests.reboot();
   else if (word === "ask-sleep" && arg !== undefined) sim.device.requests.deepSleep(ms);
   else if (word === "reboot") sim.device.reboot();
   else if (word === "powercut") sim.powerCut();
+  else if (word === "crash" && third !== undefined) sim.armCrash(arg, ms);
   else if (word === "password" && arg !== undefined) sim.password(arg);
   else if (word === "settings" && fourth !== undefined) sim.settings(arg, third, fourth);
   else return false;

@@ -60,7 +60,7 @@ export class Device {
       policy: options.mqtt ? mqttUpload(policy) : policy,
       budget: options.budget ?? "firmware",
     };
-    const crash = options.crashAt && crasher(options.crashAt);
+    const crash = options.crash ?? (options.crashAt && crasher(options.crashAt));
     this.kept = new Kept(options.store ?? memoryStore(), this.clock, fresh, options.log, crash);
     const rtcMs = () => this.clock.nowMs() + this.running.rtcOffsetMs;
     this.settings = new DeviceSettings(this.kept.store.settings, options.upstreamUrl, options.mqtt, () =>

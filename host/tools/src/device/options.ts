@@ -1,7 +1,7 @@
 // The simulated device's options: what the command line, the tests and the chaos run set.
 import type { KeyObject } from "node:crypto";
 import type { LoopEvent, PolicyFields } from "tickretry";
-import type { CrashAt, StateStore } from "./app/kept.js";
+import type { CrashAt, CrashPoint, StateStore } from "./app/kept.js";
 import type { EndedOperation, ReadingsLog, UploadLink } from "./app/readings.js";
 import type { World } from "./app/status.js";
 import type { DeviceClock } from "./clock.js";
@@ -32,6 +32,8 @@ export interface DeviceOptions {
   queueLimit?: number;
   /** Fault injection: SIGKILL this process at a point of the pass (the chaos run's). */
   crashAt?: CrashAt;
+  /** Called at each crash point instead (the application differential's, which ends the pass there). */
+  crash?: (point: CrashPoint) => void;
   /** Where time comes from (default: the wall clock). */
   clock?: DeviceClock;
   /** Upload attempts go to this instead of HTTP (the application differential's scripted upstream). */

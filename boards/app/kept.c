@@ -37,15 +37,16 @@ static void claim_epoch(app_keeper *k) {
 void app_keeper_init(app_keeper *k, const app_hal *hal, int nvs_ok) {
   memset(k, 0, sizeof *k);
   k->hal = hal;
-  k->kept = (app_kept *)hal->rtc_memory;
+  k->kept = &k->ram;
+  k->rtc = (app_kept *)hal->rtc_memory;
   k->nvs_ok = nvs_ok;
   k->nvs_due_at = hal->ticks(hal->ctx);
   k->boot_kind = "power-on";
   if (!nvs_ok) return;
   /* A timed wake takes up RTC memory's state, whose operation ids go on from where they
    * were: its epoch still keeps their keys apart, and an NVS write per wake is saved. */
-  if (hal->woke_by_timer(hal->ctx) && kept_valid(k->kept) && k->kept->boot_epoch != 0) {
-    k->boot_epoch = k->kept->boot_epoch;
+  if (hal->woke_by_timer(hal->ctx) && kept_valid(k->rtc) && k->rtc->boot_epoch != 0) {
+    k->boot_epoch = k->rtc->boot_epoch;
     k->epoch_from_sleep = 1;
     return;
   }
@@ -90,7 +91,11 @@ void app_keeper_keep(app_keeper *k, const tickretry_loop *loop, int always, uint
     kept->nvs_due_in = 0;
     kept->nvs_dirty = 0;
     kept->boot_epoch = k->boot_epoch;
+    uint64_t wall = k->hal->wall_ms(k->hal->ctx);
+    kept->saved_wall_ms[0] = (uint32_t)wall;
+    kept->saved_wall_ms[1] = (uint32_t)(wall >> 32);
     kept->crc = kept_crc(kept);
+    memcpy(k->rtc, kept, sizeof *kept);
     k->nvs_dirty = k->nvs_dirty || moved;
     k->changes = tickretry_changes();
   }
@@ -102,8 +107,11 @@ void app_keeper_keep(app_keeper *k, const tickretry_loop *loop, int always, uint
  * refused whole and said so. 0 when there is none. */
 static int kept_found(app_keeper *k, int *from_rtc) {
   const app_hal *hal = k->hal;
-  *from_rtc = kept_valid(k->kept);
-  if (*from_rtc) return 1;
+  *from_rtc = kept_valid(k->rtc);
+  if (*from_rtc) {
+    memcpy(k->kept, k->rtc, sizeof *k->kept);
+    return 1;
+  }
   size_t stored = k->nvs_ok ? hal->nvs_blob_length(hal->ctx, APP_KEPT_KEY) : 0;
   if (stored == 0) return 0;
   if (stored != sizeof *k->kept || hal->nvs_get_blob(hal->ctx, APP_KEPT_KEY, k->kept, sizeof *k->kept) != sizeof *k->kept ||
@@ -114,9 +122,18 @@ static int kept_found(app_keeper *k, int *from_rtc) {
   return 1;
 }
 
-/* After a deep sleep the time asleep is known (sleep_ms); after a reset none is known to
- * have passed. Every connection closed meanwhile, so attempts that were in flight are
- * lost. A refusal is another ABI after a firmware update. */
+/* The time since the image's save by the RTC, which runs on through a reset and a deep
+ * sleep (as the simulator's, host/tools/src/device/boot.ts); after a power cut it may start
+ * again from 0, and an RTC behind the save counts as no time passed. */
+static uint32_t elapsed_since_save(const app_keeper *k) {
+  uint64_t saved = ((uint64_t)k->kept->saved_wall_ms[1] << 32) | k->kept->saved_wall_ms[0];
+  uint64_t wall = k->hal->wall_ms(k->hal->ctx);
+  if (wall <= saved) return 0;
+  return wall - saved > TICKRETRY_LIMIT_MAX_SPAN ? TICKRETRY_LIMIT_MAX_SPAN : (uint32_t)(wall - saved);
+}
+
+/* Every connection closed meanwhile, so attempts that were in flight are lost. A refusal
+ * is another ABI after a firmware update. */
 int app_keeper_resume(app_keeper *k, tickretry_loop *loop, const tickretry_loop_hal *hal, uint32_t now,
                       uint32_t *next_reading_in) {
   app_kept *kept = k->kept;
@@ -125,8 +142,8 @@ int app_keeper_resume(app_keeper *k, tickretry_loop *loop, const tickretry_loop_
   int woke = from_rtc && k->hal->woke_by_timer(k->hal->ctx);
   if (!woke) kept->sleep_ms = kept->next_upload_in = 0;
   for (int i = 0; i < TICKRETRY_LIMIT_OPERATIONS; i++) kept->bodies[i][APP_BODY_BYTES - 1] = '\0'; /* read to a NUL */
-  int32_t restored =
-      tickretry_restore(kept->image, kept->length, now, kept->sleep_ms, TICKRETRY_RESTORE_FLAG_ATTEMPTS_LOST);
+  uint32_t elapsed = elapsed_since_save(k);
+  int32_t restored = tickretry_restore(kept->image, kept->length, now, elapsed, TICKRETRY_RESTORE_FLAG_ATTEMPTS_LOST);
   if (restored != TICKRETRY_RESULT_OK) {
     app_say(k->hal, "kept state refused (%ld): starting afresh\n", (long)restored);
     return 0;
@@ -140,7 +157,7 @@ int app_keeper_resume(app_keeper *k, tickretry_loop *loop, const tickretry_loop_
   app_say(k->hal, "resumed after %s: %lu uploads live\n", woke ? "a deep sleep" : "a reset",
           (unsigned long)tickretry_loop_live(loop));
   k->boot_kind = woke ? "deep sleep" : "restart";
-  k->boot_elapsed_ms = kept->sleep_ms;
+  k->boot_elapsed_ms = elapsed;
   k->boot_restored = tickretry_loop_live(loop);
   return 1;
 }
@@ -148,6 +165,7 @@ int app_keeper_resume(app_keeper *k, tickretry_loop *loop, const tickretry_loop_
 /* Operation ids start again: under the epoch of a sleep they could repeat its keys. */
 void app_keeper_forget(app_keeper *k) {
   memset(k->kept, 0, sizeof *k->kept);
+  memset(k->rtc, 0, sizeof *k->rtc);
   if (k->epoch_from_sleep) claim_epoch(k);
 }
 
@@ -165,4 +183,5 @@ void app_keeper_before_sleep(app_keeper *k, const tickretry_loop *loop, uint32_t
   /* The CRC covers these: without it again the wake refuses RTC memory's copy and
    * takes up NVS's older one (test/boards/app-host.test.ts, the deep sleep). */
   k->kept->crc = kept_crc(k->kept);
+  memcpy(k->rtc, k->kept, sizeof *k->kept);
 }

@@ -47,6 +47,7 @@ typedef struct app_kept {
   uint32_t nvs_due_in;          /* ms from the start of that sleep until NVS may be written */
   uint32_t nvs_dirty;           /* NVS lags this copy */
   uint32_t boot_epoch;          /* the epoch new operations are begun under (kept through a sleep) */
+  uint32_t saved_wall_ms[2];    /* the RTC's reading at the image's save (low, high half) */
   app_session_handles sessions; /* the Wi-Fi and broker sessions in the image */
 } app_kept;
 #ifdef KEPT_BYTES_EXPECTED
@@ -61,11 +62,16 @@ _Static_assert(sizeof(app_kept) == KEPT_BYTES_EXPECTED, "nvs-wear.ts's KEPT_BYTE
 #define APP_EPOCH_KEY "epoch"
 /* APP_KEPT_NVS_EVERY_MS and APP_KEPT_NVS_RETRY_MS come from config.json. */
 
-/* The owner of the kept state: RTC memory's copy (the HAL's rtc_memory), when NVS takes
- * it, and what the status shows of both and of this boot. */
+/* The owner of the kept state: the working copy the rooms change (bodies, epochs, the
+ * reading count, the sessions' handles), RTC memory's copy (the HAL's rtc_memory), which
+ * each save replaces whole with its CRC, so that a reset between a change and its save
+ * finds the last saved state rather than a copy its CRC refuses (and NVS's older one); when
+ * NVS takes it; what the status shows of all of it and of this boot. */
 typedef struct app_keeper {
   const app_hal *hal;
-  app_kept *kept;      /* in RTC memory: power-on garbage until a CRC says otherwise */
+  app_kept *kept;      /* the working copy: `ram` */
+  app_kept *rtc;       /* in RTC memory: power-on garbage until a CRC says otherwise */
+  app_kept ram;
   int nvs_ok;          /* NVS opened: without it nothing is claimed or begun */
   uint32_t boot_epoch; /* this boot's, kept in NVS before any upload begins; 0: none */
   int epoch_from_sleep; /* boot_epoch is the one the board slept in, not a new one */

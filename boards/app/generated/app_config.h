@@ -75,6 +75,11 @@
 #define APP_KEPT_NVS_EVERY_MS 1200000u
 #define APP_KEPT_NVS_RETRY_MS 5000u
 
+/* The main loop: the longest wait between passes, and how long after the first pass that
+ * saw it a reboot or a sleep the page asked for begins (ms). */
+#define APP_LOOP_PASS_MAX_WAIT_MS 10u
+#define APP_LOOP_POWER_AFTER_MS 1000u
+
 /* The setup page's limits. */
 #define APP_PAGE_MAX_CONNECTIONS 32u
 #define APP_PAGE_MAX_PIPELINED 4u

@@ -3,7 +3,9 @@
 #ifndef ACCESS_POINT_H
 #define ACCESS_POINT_H
 
-#define WIFI_FAILS_KEY "wififails"  // failed Wi-Fi connects in a row (access_point_watch)
+#include "asks.h"
+
+#define WIFI_FAILS_KEY APP_WIFI_FAILS_KEY  // failed Wi-Fi connects in a row (access_point_watch; asks.h)
 
 // The radio's mode at boot: the station when it has settings that have not failed
 // WIFI_MAX_FAILED_CONNECTS times, the access point (beside it, with settings) otherwise.

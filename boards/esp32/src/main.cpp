@@ -25,6 +25,7 @@
 #include "access_point.h"
 #include "board_hal.h"
 #include "broker.h"
+#include "generated/app_config.h"
 #include "http_upload.h"
 #include "idle_sleep.h"
 #include "kept.h"
@@ -49,8 +50,8 @@
 // (../app/readings.c); the session policies sketch_sessions.cpp's.
 #define DEFAULT_UPLOAD_URL "http://192.168.1.10:8080/upload"
 // The longest the main loop waits between passes: how late an answer or a page request
-// may be noticed.
-#define PASS_MAX_WAIT_MS 10
+// may be noticed (boards/app/config.json's loop, the simulator's too).
+#define PASS_MAX_WAIT_MS APP_LOOP_PASS_MAX_WAIT_MS
 // Deep sleep while nothing is in flight, until the next due time or reading (the rule is
 // ../app/idle_sleep.h's); off by default (-DDEEP_SLEEP=1), since the setup page is
 // unreachable while the board sleeps.

@@ -47,7 +47,7 @@ static void store_settings(const app_ask &ask) {
   if (!stored) return answer(507, PAGE_MSG_STORE_FAILED);
   hal.nvs_put_u32(hal.ctx, WIFI_FAILS_KEY, 0);  // new settings get their own tries (access_point.cpp)
   answer(200, PAGE_MSG_SETTINGS_SAVED_RESTARTING);
-  app_requests_restart(rooms.requests, now());
+  app_requests_ask_restart(rooms.requests);
 }
 
 #if TICKRETRY_BACKEND_WASM3
@@ -132,12 +132,12 @@ static void do_ask(const app_ask &ask) {
     case APP_ASK_LOOP_RESET:
       app_status_reset_gaps(rooms.book);
       return answer(200, PAGE_MSG_LOOP_RESET);
-    // A reboot or a sleep begins after the answer has left (APP_REQUEST_POWER_AFTER_MS).
+    // A reboot or a sleep begins after the answer has left (APP_LOOP_POWER_AFTER_MS).
     case APP_ASK_RESTART:
-      app_requests_restart(rooms.requests, now());
+      app_requests_ask_restart(rooms.requests);
       return answer(200, PAGE_MSG_REBOOT);
     case APP_ASK_SLEEP:
-      app_requests_sleep(rooms.requests, ask.number, now());
+      app_requests_ask_sleep(rooms.requests, ask.number);
       return answer(200, PAGE_MSG_SLEEP);
     case APP_ASK_PASSWORD: return store_password(ask);
     case APP_ASK_SETTINGS: return store_settings(ask);

@@ -1,23 +1,19 @@
 /* The firmware's application (boards/app) on this machine, over host_hal.c: composed as
  * boards/esp32/src/main.cpp composes it (HTTP build, no Wi-Fi session: the host's station
- * is always on), driven by a script on stdin, one command a line:
- *   net ok|503|down|hang MS   the fate of the next upload attempt (host_hal.h)
- *   fallback ok|503|down|hang MS   the fate of every attempt after the scripted ones
- *   run MS      loop passes for MS of virtual time
- *   upload      the page's "Upload now"; ask-restart, ask-sleep MS: its reboot and deep
- *               sleep, which the loop carries out APP_REQUEST_POWER_AFTER_MS later
- *   reboot      a software reset (RTC memory kept); powercut: RTC memory lost
- *   sleep MS    a deep sleep as main.cpp's deep_sleep_for, then its timed wake
- *   idle-sleep [MAX_MS]   from here on, the DEEP_SLEEP=1 build: after a pass, sleep as
- *               idle_sleep.h says, each sleep cut at MAX_MS (APP_SLEEP_MAX_MS when not
- *               given; 0: awake again); the time asleep counts towards `run`
- * It prints a line-based trace (loop events, readings, kept-state writes with a hash of
- * their bytes, NVS writes, the server's stores) and a summary line at the end. */
+ * is always on), driven by a script on stdin in the command language of
+ * test/app-scenarios/README.md, which also specifies the trace it prints (one line each:
+ * loop events, readings, kept-state writes with a hash of their bytes, NVS writes, the
+ * server's stores, a summary at the end). test/app-scenarios/sim.ts is its twin over the
+ * simulator's rooms; the two traces are compared byte for byte. */
+#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "generated/app_config.h"
+#include "asks.h"
 #include "host_hal.h"
+#include "host_page.h"
 #include "idle_sleep.h"
 #include "kept.h"
 #include "readings.h"
@@ -28,7 +24,6 @@
 #include "tickretry_ticks.h"
 #include "tickretry_trace.h"
 
-#define PASS_MAX_WAIT_MS 10 /* main.cpp's */
 
 static const app_hal *const board = &host_hal;
 static tickretry_loop uploads;
@@ -39,14 +34,37 @@ static app_requests requests;
 static int scheduler_ok;
 static uint32_t idle_sleep_max_ms; /* the DEEP_SLEEP=1 build's cut on a sleep; 0: never sleeps */
 static uint32_t rtc_hash;
+/* The script's clock: it runs on through a deep sleep, while the board's tick starts again
+ * at every boot. A pass falls due at next_pass_at of it, across commands. */
+static uint32_t world_ms, next_pass_at;
+/* The readings taken and ended this pass, said once the kept state holds them. */
+static uint32_t seq_said;
+static struct {
+  unsigned long seq;
+  long reason;
+} ends[TICKRETRY_LIMIT_OPERATIONS];
+static int ends_unsaid;
+/* "crash POINT N": the simulator's crash points (host/tools/src/device/app/kept.ts), where a
+ * board's panic resets it (RTC memory kept) and the pass is cut short there. */
+static struct {
+  char point[16];
+  int nth, seen;
+} crash_at;
+static jmp_buf crashed;
 
 static uint32_t now(void) { return board->ticks(board->ctx); }
 
+static void crash_point(const char *point) {
+  if (strcmp(point, crash_at.point) != 0 || ++crash_at.seen != crash_at.nth) return;
+  printf("%lu crash %s\n", (unsigned long)now(), point);
+  longjmp(crashed, 1);
+}
+
 /* FNV-1a of the kept state's bytes: the trace's record of each write to RTC memory. */
 static uint32_t kept_hash(void) {
-  const uint8_t *p = (const uint8_t *)keeper.kept;
+  const uint8_t *p = (const uint8_t *)keeper.rtc;
   uint32_t h = 2166136261u;
-  for (size_t i = 0; i < sizeof *keeper.kept; i++) h = (h ^ p[i]) * 16777619u;
+  for (size_t i = 0; i < sizeof *keeper.rtc; i++) h = (h ^ p[i]) * 16777619u;
   return h;
 }
 
@@ -72,23 +90,33 @@ static void hal_start_attempt(void *ctx, int32_t handle, int32_t attempt, int32_
 static int hal_collect(void *ctx, uint32_t t, tickretry_loop_result *out) {
   (void)ctx;
   (void)t;
-  return app_readings_http_collect(&readings, out);
+  if (!app_readings_http_collect(&readings, out)) return 0;
+  crash_point("answer"); /* the upstream may have stored it; not reported yet */
+  return 1;
 }
 
-/* main.cpp's begin_due, with each reading taken or dropped said in the trace. */
+/* main.cpp's begin_due, with each reading dropped said in the trace. */
 static void hal_begin_due(void *ctx, tickretry_loop *loop, uint32_t t) {
   (void)ctx;
   (void)loop;
-  uint32_t seq = keeper.kept->upload_seq, dropped = readings.dropped;
+  uint32_t dropped = readings.dropped;
+  seq_said = keeper.kept->upload_seq;
   app_readings_begin_due(&readings, t, app_requests_take_upload(&requests));
-  while (seq != keeper.kept->upload_seq) printf("%lu reading seq %lu\n", (unsigned long)t, (unsigned long)++seq);
   while (dropped != readings.dropped) printf("%lu reading dropped %lu\n", (unsigned long)t, (unsigned long)++dropped);
 }
 
+/* The kept state's write, each reading taken said once it holds it (as the simulator says
+ * a reading once its state file does), between the crash points around it. */
 static void hal_persist(void *ctx, uint32_t t) {
   (void)ctx;
+  int writes = tickretry_changes() != keeper.changes;
+  if (writes) crash_point("before-write");
   app_keeper_keep(&keeper, &uploads, 0, t);
   trace_rtc();
+  for (int i = 0; i < ends_unsaid; i++) printf("%lu ended seq %lu reason %ld\n", (unsigned long)t, ends[i].seq, ends[i].reason);
+  ends_unsaid = 0;
+  while (seq_said != keeper.kept->upload_seq) printf("%lu reading seq %lu\n", (unsigned long)t, (unsigned long)++seq_said);
+  if (writes) crash_point("after-write");
 }
 
 static unsigned long body_seq(int32_t handle) {
@@ -101,8 +129,8 @@ static void hal_on_event(void *ctx, const tickretry_loop_event *event) {
   char line[96];
   tickretry_loop_event_format(event, line, sizeof line);
   printf("%lu event %s\n", (unsigned long)now(), line);
-  if (event->kind == TICKRETRY_LOOP_EVENT_END)
-    printf("%lu ended seq %lu reason %ld\n", (unsigned long)now(), body_seq(event->handle), (long)event->reason);
+  if (event->kind == TICKRETRY_LOOP_EVENT_END && ends_unsaid < TICKRETRY_LIMIT_OPERATIONS)
+    ends[ends_unsaid].seq = body_seq(event->handle), ends[ends_unsaid++].reason = (long)event->reason;
   app_readings_see(&readings, event);
 }
 
@@ -136,6 +164,7 @@ static void start_afresh(void) {
 /* main.cpp's setup(), less the board's radio, page server and sessions. */
 static void boot(const char *how) {
   printf("%lu boot %s\n", (unsigned long)now(), how);
+  ends_unsaid = 0; /* ends the kept state never held: they come again */
   memset(&requests, 0, sizeof requests);
   memset(&book, 0, sizeof book);
   app_keeper_init(&keeper, board, 1);
@@ -166,46 +195,87 @@ static void reboot(int woke_by_timer, uint32_t slept_ms, int power_cut) {
   boot(power_cut ? "power-on" : woke_by_timer ? "timer wake" : "reset");
 }
 
-/* main.cpp's deep_sleep_for: the kept state with the sleep noted, then the wake. */
+static void advance(uint32_t ms) {
+  host_hal_advance(ms);
+  world_ms += ms;
+}
+
+/* main.cpp's deep_sleep_for: the kept state with the sleep noted, then the timed wake
+ * `sleep_ms` later; the next pass comes at once. */
 static void deep_sleep_for(uint32_t sleep_ms) {
   int32_t until_reading = tickretry_ticks_until(now(), readings.next_at);
   app_keeper_before_sleep(&keeper, &uploads, now(), sleep_ms, until_reading > 0 ? (uint32_t)until_reading : 0);
   trace_rtc();
   printf("%lu deep sleep %lu next reading in %ld\n", (unsigned long)now(), (unsigned long)sleep_ms,
          (long)until_reading);
+  world_ms += sleep_ms;
+  next_pass_at = world_ms;
   reboot(1, sleep_ms, 0);
 }
 
-/* The DEEP_SLEEP=1 build's sleep after a pass, if one is due: the ms it slept, else 0. */
-static uint32_t sleep_if_idle(uint32_t due) {
+static void reboot_now(int power_cut) {
+  next_pass_at = world_ms;
+  reboot(0, 0, power_cut);
+}
+
+/* One pass of main.cpp's loop(); the wait until the next (at least 1 ms, so that the
+ * script's clock moves; none after a reboot or a wake). */
+/* What the page asked, carried out at the pass's start (asks.c), and its answer. */
+static void apply_asks(void) {
+  char url[160];
+  board->nvs_get_string(board->ctx, APP_URL_KEY, HOST_UPSTREAM_URL, url, sizeof url);
+  app_asks_apply(&requests, board, url);
+  int status;
+  const char *message, *field;
+  if (!app_requests_answered(&requests, &status, &message, &field)) return;
+  printf("%lu page %d %s", (unsigned long)now(), status, message);
+  if (field) printf(" (%s)", field);
+  printf("\n");
+}
+
+/* The DEEP_SLEEP=1 build's sleep after a pass (main.cpp's sleep_if_idle): 1 when it slept. */
+static int sleep_if_idle(uint32_t due) {
   if (!scheduler_ok || idle_sleep_max_ms == 0 || requests.restart) return 0;
   uint32_t sleep_ms = app_idle_sleep_ms(&uploads, due, now(), readings.next_at, idle_sleep_max_ms);
   if (sleep_ms > 0) deep_sleep_for(sleep_ms);
-  return sleep_ms;
+  return sleep_ms > 0;
 }
 
-/* main.cpp's loop() for `ms` of virtual time, each pass's wait (or sleep) advancing the
- * clock (a reboot or a sleep on the way starts the clock again, not the count). */
-static void run(uint32_t ms) {
-  while (scheduler_ok && ms > 0) {
-    app_status_pass(&book, now());
-    uint32_t due = tickretry_loop_pass(&uploads);
-    if (tickretry_loop_fault(&uploads) != 0) {
-      printf("%lu fault %ld\n", (unsigned long)now(), (long)tickretry_loop_fault(&uploads));
-      scheduler_ok = 0;
-    }
-    /* What the page asked for, after its answer has left (main.cpp's loop). */
-    app_power_request power = app_requests_power_due(&requests, now());
-    if (power == APP_POWER_RESTART) reboot(0, 0, 0);
-    if (power == APP_POWER_SLEEP) deep_sleep_for(requests.sleep_ms);
-    uint32_t wait = sleep_if_idle(due);
-    if (wait == 0) {
-      wait = tickretry_loop_sleep(due, PASS_MAX_WAIT_MS);
-      wait = wait == 0 ? 1 : wait;
-      host_hal_advance(wait < ms ? wait : ms);
-    }
-    ms -= wait < ms ? wait : ms;
+static uint32_t pass(void) {
+  apply_asks();
+  app_status_pass(&book, now());
+  uint32_t due = tickretry_loop_pass(&uploads);
+  if (tickretry_loop_fault(&uploads) != 0) {
+    printf("%lu fault %ld\n", (unsigned long)now(), (long)tickretry_loop_fault(&uploads));
+    scheduler_ok = 0;
   }
+  /* What the page asked for, after its answer has left (main.cpp's loop). */
+  app_power_request power = app_requests_power_due(&requests, now());
+  if (power == APP_POWER_RESTART) {
+    reboot(0, 0, 0);
+    return 0;
+  }
+  if (power == APP_POWER_SLEEP) {
+    deep_sleep_for(requests.sleep_ms);
+    return 0;
+  }
+  if (sleep_if_idle(due)) return 0;
+  uint32_t wait = tickretry_loop_sleep(due, APP_LOOP_PASS_MAX_WAIT_MS);
+  return wait == 0 ? 1 : wait;
+}
+
+/* `ms` of the script's clock: every pass that falls due in it, then the clock stands at its
+ * end (the next pass may fall due in the next run). */
+static void run(uint32_t ms) {
+  static uint32_t end; /* kept across a crash's longjmp */
+  end = world_ms + ms;
+  if (setjmp(crashed)) reboot_now(0);
+  while (scheduler_ok && (int32_t)(next_pass_at - end) <= 0) {
+    advance(next_pass_at - world_ms);
+    uint32_t wait = pass();
+    next_pass_at = world_ms + wait;
+  }
+  if ((int32_t)(end - world_ms) > 0) advance(end - world_ms);
 }
 
 static int fate_of(const char *name, host_fate *fate) {
@@ -215,23 +285,35 @@ static int fate_of(const char *name, host_fate *fate) {
   return 0;
 }
 
+/* What the page's status shows: whether a device password is set. */
+static int password_set(void) { return board->nvs_get_string(board->ctx, APP_DEVICE_PASSWORD_KEY, "", NULL, 0) > 0; }
+
 /* One script line; 0 when it is not understood. */
 static int command(const char *line) {
-  char word[16], arg[16];
+  char word[16], arg[16], field[3][160];
   unsigned long ms = 0;
   int n = sscanf(line, "%15s %15s %lu", word, arg, &ms);
   host_fate fate;
   if (n < 1 || word[0] == '#') return 1;
+  if (strcmp(word, "settings") == 0 && sscanf(line, "%*s %159s %159s %159s", field[0], field[1], field[2]) == 3)
+    host_page_settings(&requests, field[0], field[1], field[2], now());
+  else if (strcmp(word, "password") == 0 && sscanf(line, "%*s %159s", field[0]) == 1)
+    host_page_password(&requests, board, field[0], password_set() == 0, now());
+  else
   if (strcmp(word, "net") == 0 && n == 3 && fate_of(arg, &fate)) host_hal_script(fate, (uint32_t)ms);
   else if (strcmp(word, "fallback") == 0 && n == 3 && fate_of(arg, &fate)) host_hal_fallback(fate, (uint32_t)ms);
   else if (strcmp(word, "run") == 0 && n == 2) run((uint32_t)strtoul(arg, NULL, 10));
   else if (strcmp(word, "sleep") == 0 && n == 2) deep_sleep_for((uint32_t)strtoul(arg, NULL, 10));
   else if (strcmp(word, "idle-sleep") == 0) idle_sleep_max_ms = n == 2 ? (uint32_t)strtoul(arg, NULL, 10) : APP_SLEEP_MAX_MS;
   else if (strcmp(word, "upload") == 0) app_requests_upload(&requests);
-  else if (strcmp(word, "ask-restart") == 0) app_requests_restart(&requests, now());
-  else if (strcmp(word, "ask-sleep") == 0 && n == 2) app_requests_sleep(&requests, (uint32_t)strtoul(arg, NULL, 10), now());
-  else if (strcmp(word, "reboot") == 0) reboot(0, 0, 0);
-  else if (strcmp(word, "powercut") == 0) reboot(0, 0, 1);
+  else if (strcmp(word, "ask-restart") == 0) app_requests_ask_restart(&requests);
+  else if (strcmp(word, "ask-sleep") == 0 && n == 2) app_requests_ask_sleep(&requests, (uint32_t)strtoul(arg, NULL, 10));
+  else if (strcmp(word, "reboot") == 0) reboot_now(0);
+  else if (strcmp(word, "powercut") == 0) reboot_now(1);
+  else if (strcmp(word, "crash") == 0 && n == 3) {
+    snprintf(crash_at.point, sizeof crash_at.point, "%s", arg);
+    crash_at.nth = (int)ms, crash_at.seen = 0;
+  }
   else return 0;
   return 1;
 }
@@ -246,9 +328,9 @@ int main(void) {
       return 2;
     }
   }
-  printf("%lu summary live %lu dropped %lu seq %lu nvs_writes %lu\n", (unsigned long)now(),
-         (unsigned long)tickretry_loop_live(&uploads), (unsigned long)readings.dropped,
-         (unsigned long)keeper.kept->upload_seq, (unsigned long)keeper.writes);
+  printf("%lu nvs writes %lu\n", (unsigned long)now(), (unsigned long)keeper.writes);
+  printf("%lu summary live %lu dropped %lu seq %lu\n", (unsigned long)now(), (unsigned long)tickretry_loop_live(&uploads),
+         (unsigned long)readings.dropped, (unsigned long)keeper.kept->upload_seq);
   tickretry_close();
   return scheduler_ok ? 0 : 1;
 }

@@ -10,6 +10,9 @@
 #include "app_hal.h"
 #include "kept.h"
 
+/* The upload URL before any settings (the simulator's driver starts with the same). */
+#define HOST_UPSTREAM_URL "http://upstream.invalid/"
+
 /* What the upstream does with one attempt. */
 typedef enum host_fate {
   HOST_OK,     /* stored, 200 after `ms` */

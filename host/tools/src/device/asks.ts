@@ -30,9 +30,11 @@ function settings(device: Device, form: URLSearchParams, notUtf8: Set<string>): 
   } catch (err) {
     return storeFailed(err);
   }
+  // The firmware's station takes new settings at boot: a restart follows (boards/app/asks.c).
+  device.requests.reboot();
   // A secret the new URL may not have is cleared: the page shows why beside its field.
   const cleared = Object.keys(checked.cleared).length > 0 ? { fields: checked.cleared } : {};
-  return { ...ok("settingsSaved"), ...cleared };
+  return { ...ok("settingsSavedRestarting"), ...cleared };
 }
 
 /** A first setup that another one beat while its hash was computed changes nothing. */

@@ -24,7 +24,7 @@ import { EventLog } from "./events.js";
 import { LoopStats } from "./loop-stats.js";
 import { BUILT_MODULE, ModuleFault, RunningModule } from "./module.js";
 import { UPLOAD, mqttUpload } from "./policies.js";
-import { READINGS } from "./generated/app-config.js";
+import { LOOP, READINGS } from "./generated/app-config.js";
 import type { Running } from "./running.js";
 import { DeviceTick } from "./tick.js";
 
@@ -52,7 +52,7 @@ export class Device {
 
   constructor(options: DeviceOptions) {
     const seed = options.seed ?? crypto.getRandomValues(new BigUint64Array(1))[0];
-    this.config = { ...options, seed, idleSleepMs: options.idleSleepMs ?? 5 };
+    this.config = { ...options, seed, idleSleepMs: options.idleSleepMs ?? LOOP.passMaxWaitMs };
     this.clock = options.clock ?? wallClock;
     this.events = new EventLog(() => this.clock.wallMs());
     const policy = options.policy ?? UPLOAD;
@@ -60,7 +60,7 @@ export class Device {
       policy: options.mqtt ? mqttUpload(policy) : policy,
       budget: options.budget ?? "firmware",
     };
-    const crash = options.crashAt && crasher(options.crashAt);
+    const crash = options.crash ?? (options.crashAt && crasher(options.crashAt));
     this.kept = new Kept(options.store ?? memoryStore(), this.clock, fresh, options.log, crash);
     const rtcMs = () => this.clock.nowMs() + this.running.rtcOffsetMs;
     this.settings = new DeviceSettings(this.kept.store.settings, options.upstreamUrl, options.mqtt, () =>
@@ -75,6 +75,7 @@ export class Device {
     );
     this.uploads = new Uploads(this.running, this.events, this.kept, {
       mqtt: options.mqtt,
+      link: options.link,
       upstreamUrl: () => this.settings.current.upstreamUrl,
       rtcMs,
       answered: () => crash?.("answer"),
@@ -147,27 +148,41 @@ export class Device {
     }
   }
 
+  /** A pass in main.cpp's order: the page's asks, the loop, then a reboot or sleep that fell due. */
   private runPass(): void {
     const ms = this.clock.nowMs();
     this.loopStats.passStarted(ms);
     applyAsks(this, this.requests.takeAsks(), this.config);
-    const power = this.requests.takePower();
-    if (power !== undefined) return this.cyclePower(power, ms);
     const due = this.runLoop(ms);
     const stall = this.requests.takeStall();
     if (stall > 0) this.clock.block(stall);
     this.loopStats.passEnded(this.clock.nowMs(), stall > 0);
-
+    const power = this.requests.takePower(ms);
+    if (power !== undefined) return this.cyclePower(power, this.clock.nowMs());
+    // Until the module has work, but never long: answers, readings and the page come
+    // sooner than nextDue knows (main.cpp's delay(tickretry_loop_sleep(due, ...))).
     const idle = this.config.idleSleepMs;
-    let sleep = due === NextDue.IDLE ? idle : Math.min(due, idle);
-    const reading = this.readings.dueIn(this.running.tick.at(ms));
-    if (reading !== undefined) sleep = Math.min(sleep, reading);
     this.requests.snapshot.passEnded(() => this.seen());
-    this.schedule(sleep);
+    this.schedule(due === NextDue.IDLE ? idle : Math.min(due, idle));
   }
 
-  /** Loads the stored state into a new module instance (or starts a new one) and every room's own records. */
-  private powerOn(kind: BootKind, count: number): void {
+  /** A reset now, between passes (a driver's; the page asks through requests). */
+  reboot(): void {
+    this.passes.cancelNext?.();
+    this.cyclePower({ kind: "reboot" }, this.clock.nowMs());
+  }
+
+  /** A deep sleep of `ms` from now, between passes (a driver's; the page asks through requests). */
+  deepSleep(ms: number): void {
+    this.passes.cancelNext?.();
+    this.cyclePower({ kind: "deep sleep", ms }, this.clock.nowMs());
+  }
+
+  /**
+   * Loads the stored state into a new module instance (or starts a new one) and every room's
+   * own records; after a deep sleep the next reading falls due `readingInMs` from now.
+   */
+  private powerOn(kind: BootKind, count: number, readingInMs?: number): void {
     const ms = this.clock.nowMs();
     const { running, config } = this;
     running.rtcOffsetMs = this.clock.wallMs() - ms;
@@ -179,7 +194,12 @@ export class Device {
     running.api = booted.api;
     running.loop = new Loop(
       running.api,
-      loopHal({ ...this, live: () => this.passes.live, parts: () => this.parts() }),
+      loopHal({
+        ...this,
+        live: () => this.passes.live,
+        parts: () => this.parts(),
+        onLoopEvent: config.onLoopEvent,
+      }),
     );
     const slots = emptySlots();
     slots.live = (s?.pending.length ?? 0) + (s?.session === undefined ? 0 : 1);
@@ -187,7 +207,8 @@ export class Device {
     const bootKind = kind === "power-on" && s !== undefined ? "restart" : kind;
     this.module.boot(s?.moduleVersion ?? 0);
     this.uploads.boot(s?.pending ?? [], ms, `restored at ${bootKind}`);
-    this.readings.boot(s);
+    this.readings.boot(s, kind === "deep sleep");
+    if (readingInMs !== undefined) this.readings.dueAfter(running.tick.at(ms), readingInMs);
     this.kept.boot(s, running.api);
     this.session?.boot(running.api, running.loop, running.tick.at(ms), s?.session);
     if (s !== undefined) this.kept.restore(s);
@@ -199,6 +220,7 @@ export class Device {
       restoredQueued: this.readings.queue.length,
     };
     this.events.add(running.tick.at(ms), "boot", 0, 0);
+    this.config.onBoot?.(this, s !== undefined);
   }
 
   /** What the state write takes from the rooms besides the kept state's own. */
@@ -226,20 +248,23 @@ export class Device {
     this.uploads.powerDown();
   }
 
+  /** A reset or a deep sleep; the reading timer survives a sleep (the board keeps it in RTC memory). */
   private cyclePower(power: PowerRequest, ms: number): void {
     this.powerDown();
-    this.loopStats.passEnded(ms, false);
     if (power.kind === "reboot") {
       this.powerOn("reboot", this.boot.count);
       return this.schedule(0);
     }
-    this.events.add(this.running.tick.at(ms), "sleep", 0, 0);
+    const tick = this.running.tick.at(ms);
+    const readingIn = this.readings.dueIn(tick) ?? 0;
+    this.config.onSleep?.(power.ms);
+    this.events.add(tick, "sleep", 0, 0);
     this.passes.asleepUntil = ms + power.ms;
     this.requests.snapshot.standsStill(() => this.seen());
     this.passes.cancelNext = this.clock.after(power.ms, () => {
       this.passes.asleepUntil = undefined;
       this.loopStats.resume();
-      this.powerOn("deep sleep", this.boot.count);
+      this.powerOn("deep sleep", this.boot.count, readingIn - power.ms);
       this.schedule(0);
     });
   }

@@ -21,8 +21,9 @@ export const SKETCH_NVS_EVERY_MS = KEPT.nvsEveryMs;
 /**
  * sizeof(app_kept) in boards/app/kept.h: crc, magic, length, the image area, the loop's
  * slots (a handle and an attempt count per slot, and a count), a 128-byte body and an
- * epoch per slot, six u32s (the reading count, the sleep's notes, the boot epoch), and the
- * two sessions' handles (test/boards/sketch.test.ts holds the firmware to it).
+ * epoch per slot, six u32s (the reading count, the sleep's notes, the boot epoch), the
+ * RTC's reading at the save (a u64 as two u32s) and the two sessions' handles
+ * (test/boards/sketch.test.ts holds the firmware to it).
  */
 export const KEPT_BYTES =
   12 +
@@ -30,6 +31,7 @@ export const KEPT_BYTES =
   (4 * Limit.OPERATIONS + 2 * Limit.OPERATIONS + 4) +
   (128 + 4) * Limit.OPERATIONS +
   24 +
+  8 +
   8;
 
 interface Page {

@@ -1,12 +1,13 @@
 // The simulated device's options: what the command line, the tests and the chaos run set.
 import type { KeyObject } from "node:crypto";
-import type { PolicyFields } from "tickretry";
-import type { CrashAt, StateStore } from "./app/kept.js";
-import type { EndedOperation, ReadingsLog } from "./app/readings.js";
+import type { LoopEvent, PolicyFields } from "tickretry";
+import type { CrashAt, CrashPoint, StateStore } from "./app/kept.js";
+import type { EndedOperation, ReadingsLog, UploadLink } from "./app/readings.js";
 import type { World } from "./app/status.js";
 import type { DeviceClock } from "./clock.js";
 import type { MqttTransport } from "./link/mqtt-transport.js";
 import type { BudgetName } from "./policies.js";
+import type { Device } from "./device.js";
 
 export interface DeviceOptions {
   upstreamUrl: string;
@@ -19,7 +20,7 @@ export interface DeviceOptions {
   budget?: BudgetName;
   /** Take a sensor reading this often, ms; 0: only when asked (default the firmware's, boards/app/config.json). */
   uploadEveryMs?: number;
-  /** Longest nap between passes when nothing is due, ms (default 5, like delay(5)). */
+  /** Longest nap between passes, ms (default the firmware's, boards/app/config.json's loop.passMaxWaitMs). */
   idleSleepMs?: number;
   /** Called when an operation ends, before its slot is released. */
   onEnd?: (op: EndedOperation) => void;
@@ -31,8 +32,17 @@ export interface DeviceOptions {
   queueLimit?: number;
   /** Fault injection: SIGKILL this process at a point of the pass (the chaos run's). */
   crashAt?: CrashAt;
+  /** Called at each crash point instead (the application differential's, which ends the pass there). */
+  crash?: (point: CrashPoint) => void;
   /** Where time comes from (default: the wall clock). */
   clock?: DeviceClock;
+  /** Upload attempts go to this instead of HTTP (the application differential's scripted upstream). */
+  link?: UploadLink;
+  /** Sees every event of the loop, each boot and each deep sleep (the application differential's trace). */
+  onLoopEvent?: (e: LoopEvent) => void;
+  /** resumed: the boot (device.boot) took up a stored state, else it began a new scheduler. */
+  onBoot?: (device: Device, resumed: boolean) => void;
+  onSleep?: (ms: number) => void;
   /** Upload over MQTT through this broker connection instead of HTTP (link/mqtt-transport.ts). */
   mqtt?: MqttTransport;
   /** How long a broker session the broker refused stays ended (default BROKER_REFUSED_HOLD_MS, 1 h). */

@@ -115,7 +115,7 @@ describe("the page in Chromium", () => {
     await page.fill("#ssid", "<b>café</b>");
     await page.click("#settings button[type=submit]");
     await page.waitForFunction(() =>
-      document.getElementById("notice")?.textContent?.endsWith(": Settings saved."),
+      document.getElementById("notice")?.textContent?.endsWith(": Settings saved; restarting."),
     );
     expect(sim.device.settings.current.ssid).toBe("<b>café</b>");
     await page.waitForFunction(() => document.getElementById("stored-ssid")?.textContent === "<b>café</b>");

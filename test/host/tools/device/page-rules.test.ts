@@ -2,8 +2,7 @@
 // and reads the snapshot the pass made; it never touches the module, the store or the
 // clock. Checked on what the TypeScript checker resolves each identifier of page/*.ts to,
 // so an alias, a re-export or a property reached through the device is caught as a direct
-// import is. The board's handlers have no such check yet: they still open the module
-// (docs/device.md).
+// import is. The board's page files have theirs in test/boards/page-rules.test.ts.
 import { readdirSync } from "node:fs";
 import { join, relative } from "node:path";
 import { API, SymbolFlags, type Project, type Symbol } from "typescript/unstable/sync";

@@ -37,7 +37,10 @@ async function refused(fields: Record<string, string>, field: string): Promise<s
 describe("the settings form", () => {
   it("stores good settings and says so", async () => {
     const res = await post("/settings", { ...GOOD, password: "12345678" });
-    expect([res.status, await res.json()]).toEqual([200, { ok: true, message: "Settings saved." }]);
+    expect([res.status, await res.json()]).toEqual([
+      200,
+      { ok: true, message: "Settings saved; restarting." },
+    ]);
     expect(sim.device.settings.current).toEqual({ ...DEFAULT_BROKER, ...GOOD, password: "12345678" });
   });
 

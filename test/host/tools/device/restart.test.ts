@@ -168,7 +168,9 @@ describe("Reboot and Deep sleep", () => {
 
   it("Deep sleep: nothing runs for the time asked, then the image comes back with that time passed", async () => {
     await startUpstreamWith("outage");
-    const device = boot(memoryStore(), { ...QUICK, maxAttempts: 50, maxDelay: 100, deadline: 30_000 });
+    // No budget: the upload retries on through the second before the sleep begins.
+    const policy = { ...QUICK, maxAttempts: 50, maxDelay: 100, deadline: 30_000 };
+    const device = boot(memoryStore(), policy, { budget: "off" });
     device.requests.upload();
     await until("a retry", () => deviceStatus(device).operations[0]?.attempt >= 2);
     device.requests.deepSleep(1000);
@@ -186,10 +188,11 @@ describe("Reboot and Deep sleep", () => {
 
   it("an operation whose deadline passes during a deep sleep ends DEADLINE at the wake", async () => {
     await startUpstreamWith("outage");
-    const device = boot(memoryStore(), { ...QUICK, maxAttempts: 50, deadline: 800 });
+    // The sleep begins LOOP.powerAfterMs (1 s) after the pass that saw it, before the deadline.
+    const device = boot(memoryStore(), { ...QUICK, maxAttempts: 50, deadline: 1600 }, { budget: "off" });
     device.requests.upload();
     await until("the first attempt", () => upstream.stats().requests >= 1);
-    device.requests.deepSleep(1200);
+    device.requests.deepSleep(3000);
     const end = await until("the upload to end", () => ended[0]);
     expect(end.endReason).toBe(EndReason.DEADLINE);
     expect(device.boot).toMatchObject({ kind: "deep sleep", restoredOperations: 1 });

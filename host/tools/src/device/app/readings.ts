@@ -211,11 +211,17 @@ export class Readings {
     private readonly recorder: Recorder,
   ) {}
 
-  boot(stored: KeptReadings | undefined): void {
+  /**
+   * A boot takes a new epoch, stored by its first pass; a deep sleep's timed wake goes on in
+   * the epoch it slept in, as the board does (boards/app/kept.h): the state saved before the
+   * sleep holds the next number, so none is used twice, and a wake writes nothing new.
+   */
+  boot(stored: KeptReadings | undefined, timedWake = false): void {
     this.queue = new ReadingQueue(this.queueLimit, stored?.queue);
-    this.epoch = (stored?.epoch ?? 0) + 1;
-    this.nextReading = 0;
-    this.epochStored = false;
+    const goOn = timedWake && stored !== undefined;
+    this.epoch = goOn ? stored.epoch : (stored?.epoch ?? 0) + 1;
+    this.nextReading = goOn ? stored.nextReading : 0;
+    this.epochStored = goOn;
     this.dropped = stored?.dropped ?? 0;
     this.nextUploadAt = undefined;
   }
@@ -223,6 +229,16 @@ export class Readings {
   /** A state write succeeded: this epoch is on flash. */
   written(): void {
     this.epochStored = true;
+  }
+
+  /** Whether this boot's epoch is on flash yet. */
+  get epochWritten(): boolean {
+    return this.epochStored;
+  }
+
+  /** After a deep sleep: the next reading `inMs` from `now`, as it was due before the sleep (0: at once). */
+  dueAfter(now: number, inMs: number): void {
+    this.nextUploadAt = inMs > 0 ? tickAfter(now, inMs) : undefined;
   }
 
   /** Ticks from `now` until the periodic reading is due, or undefined before the first pass took one. */
@@ -237,9 +253,14 @@ export class Readings {
    * the log (a drop the chaos run counts by its reason).
    */
   take(now: number, requests: Requests, beginQueued: () => void, holding: () => string): void {
-    if (this.everyMs > 0 && (this.nextUploadAt === undefined || tickReached(now, this.nextUploadAt))) {
+    const at = this.nextUploadAt;
+    if (this.everyMs > 0 && (at === undefined || tickReached(now, at))) {
       requests.upload();
-      this.nextUploadAt = tickAfter(now, this.everyMs);
+      // On the period's grid, as the board's (readings.c): a pass a few ms late does not
+      // move the next reading, and a gap longer than the period takes one reading, not one
+      // per period missed.
+      const next = at === undefined ? now : tickAfter(at, this.everyMs);
+      this.nextUploadAt = tickReached(now, next) ? tickAfter(now, this.everyMs) : next;
     }
     while (this.epochStored && requests.takeUpload()) {
       beginQueued();
@@ -310,10 +331,18 @@ export interface HostCounts {
   requestsAbandoned: number;
 }
 
+/** An upstream standing in for HTTP: starts one attempt and calls `done` with its result; destroy() gives it up. */
+export type UploadLink = (
+  a: { operationId: number; attempt: number; reading: Reading; body: string },
+  done: (r: AttemptResult) => void,
+) => { destroy(): void };
+
 /** What an upload needs from outside its room: where it goes, and the faults to inject. */
 export interface UploadLinks {
   /** Upload over MQTT through this broker connection instead of HTTP. */
   mqtt?: MqttTransport;
+  /** Or through this stand-in for HTTP. */
+  link?: UploadLink;
   /** The upstream URL of the settings in force. */
   upstreamUrl: () => string;
   /** The device's RTC, ms since the epoch (an HTTP-date Retry-After counts from it). */
@@ -399,24 +428,27 @@ export class Uploads {
   /** The HAL's startAttempt for an upload: its request (or publish) goes out now. */
   start(h: number, attempt: number, now: number): void {
     const op = this.ops.get(h)!;
-    const { mqtt } = this.links;
+    const { mqtt, link } = this.links;
     this.events.add(now, "start", op.operationId, attempt);
     const done = (result: AttemptResult) => (flight.result = result);
+    const { operationId, reading } = op;
     const flight: Flight = {
       attempt,
       req: mqtt
         ? publishReading(mqtt, op.operationId, op.reading, done)
-        : startAttempt(
-            {
-              url: this.links.upstreamUrl(),
-              operationId: op.operationId,
-              attempt,
-              body: uploadBody(op.reading),
-              agents: this.agents,
-              wallMs: this.links.rtcMs,
-            },
-            done,
-          ),
+        : link
+          ? link({ operationId, attempt, reading, body: uploadBody(reading) }, done)
+          : startAttempt(
+              {
+                url: this.links.upstreamUrl(),
+                operationId: op.operationId,
+                attempt,
+                body: uploadBody(op.reading),
+                agents: this.agents,
+                wallMs: this.links.rtcMs,
+              },
+              done,
+            ),
     };
     op.flight = flight;
     this.host.requestsStarted++;

@@ -6,7 +6,7 @@
 // device sleeps no pass runs, so an ask waits for the wake, as a board that sleeps answers
 // nothing. What the page reads back is the status snapshot the pass produced (Snapshot).
 import type { DeviceStatus } from "./status.js";
-import { PAGE } from "../generated/app-config.js";
+import { LOOP, PAGE } from "../generated/app-config.js";
 
 /** The longest main-loop stall the page or the command line may ask for, ms (boards/app/config.json). */
 export const MAX_STALL_MS = PAGE.maxStallMs;
@@ -45,10 +45,14 @@ export interface Asked {
 }
 
 export class Requests {
-  /** Readings asked for and not yet taken (a button press, a test, the periodic timer). */
+  /** Readings asked for and not yet taken (a test, the periodic timer). */
   private uploads = 0;
+  /** The page's "Upload now" since the last pass. */
+  private uploadAsked = false;
   private stallMs = 0;
   private power: PowerRequest | undefined;
+  /** When the power request falls due: set by the first pass that sees it. */
+  private powerAtMs: number | undefined;
   private asked: Asked[] = [];
   /** What the last pass made for the page to read. */
   readonly snapshot = new Snapshot();
@@ -58,31 +62,45 @@ export class Requests {
     this.uploads++;
   }
 
+  /** The page's "Upload now": one reading at the next pass, however often pressed before it (the board's flag, requests.c). */
+  askUpload(): void {
+    this.uploadAsked = true;
+  }
+
   /** Blocks the next pass for `ms`, as a slow flash write blocks a firmware loop. */
   stall(ms: number): void {
     this.stallMs = Math.max(this.stallMs, ms);
   }
 
-  /** At the next pass: a reset; the module comes back from the stored state. */
+  /** A reset LOOP.powerAfterMs after the next pass (its answer has left); the module comes back from the stored state. */
   reboot(): void {
     this.power = { kind: "reboot" };
   }
 
-  /** At the next pass: nothing runs for `ms`, then the module comes back from the stored state. */
+  /** As reboot, a deep sleep: nothing runs for `ms`, then the module comes back from the stored state. */
   deepSleep(ms: number): void {
     this.power = { kind: "deep sleep", ms };
   }
 
   /** `ask` at the next pass; resolves with the pass's answer. */
   ask(ask: Ask): Promise<Reply> {
-    return new Promise((reply) => this.asked.push({ ask, reply }));
+    return new Promise((reply) => this.post(ask, reply));
+  }
+
+  /** `ask` at the next pass, whose answer goes to `reply` as the pass gives it. */
+  post(ask: Ask, reply: (r: Reply) => void): void {
+    this.asked.push({ ask, reply });
   }
 
   /** Takes one asked reading: false when none is left. */
   takeUpload(): boolean {
-    if (this.uploads === 0) return false;
-    this.uploads--;
-    return true;
+    if (this.uploads > 0) {
+      this.uploads--;
+      return true;
+    }
+    const asked = this.uploadAsked;
+    this.uploadAsked = false;
+    return asked;
   }
 
   /** The stall asked for (0: none), once. */
@@ -92,10 +110,13 @@ export class Requests {
     return ms;
   }
 
-  /** The reboot or sleep asked for, once. */
-  takePower(): PowerRequest | undefined {
+  /** The reboot or sleep asked for, once it falls due at the pass at `nowMs` (as requests.c's app_requests_power_due). */
+  takePower(nowMs: number): PowerRequest | undefined {
     const power = this.power;
-    this.power = undefined;
+    if (power === undefined) return undefined;
+    this.powerAtMs ??= nowMs + LOOP.powerAfterMs;
+    if (nowMs < this.powerAtMs) return undefined;
+    this.power = this.powerAtMs = undefined;
     return power;
   }
 

@@ -4,7 +4,7 @@
 // down (docs/device.md, MQTT). The state is written before any attempt is sent: an
 // attempt whose state did not reach the store is not sent (the module times it out and
 // retries; the next pass writes again).
-import type { LoopHal } from "tickretry";
+import type { LoopEvent, LoopHal } from "tickretry";
 import type { Running } from "../running.js";
 import type { BrokerSession } from "./broker.js";
 import type { Kept, KeptParts } from "./kept.js";
@@ -23,6 +23,8 @@ export interface PassRooms {
   live(): boolean;
   /** What the state write takes from the other rooms. */
   parts(): KeptParts;
+  /** Sees every loop event first (the application differential's trace). */
+  onLoopEvent?: (e: LoopEvent) => void;
 }
 
 /** A reading begins only while the broker connection is up; until then it waits in the queue, spending no attempt, budget or deadline. */
@@ -46,6 +48,9 @@ export function loopHal(r: PassRooms): LoopHal {
     linkUp: () => session?.linkUp() ?? false,
     beginDue: (now) => {
       if (!r.live()) return;
+      // A board claims its boot's epoch in NVS before its first pass (kept.c); here the
+      // first pass's write does, so that the reading due at once is taken at once.
+      if (!readings.epochWritten && kept.write(running, now, r.parts)) readings.written();
       session?.resume(now);
       readings.take(
         now,
@@ -65,6 +70,9 @@ export function loopHal(r: PassRooms): LoopHal {
       else if (session?.owns(h)) session.start(attempt);
       else uploads.start(h, attempt, now);
     },
-    onEvent: (e) => (session?.sees(e) ? undefined : uploads.onEvent(e)),
+    onEvent: (e) => {
+      r.onLoopEvent?.(e);
+      if (!session?.sees(e)) uploads.onEvent(e);
+    },
   };
 }

@@ -81,6 +81,11 @@ export const KEPT = {
   "nvsEveryMs": 1200000,
   "nvsRetryMs": 5000
 };
+/** The main loop: the longest wait between passes, and how long after the first pass that saw it a reboot or a sleep the page asked for begins (ms). */
+export const LOOP = {
+  "passMaxWaitMs": 10,
+  "powerAfterMs": 1000
+};
 
 /** The setup page's limits. */
 export const PAGE = {

@@ -97,7 +97,7 @@ export const HANDLERS: Record<string, Handler> = {
   }),
   password,
   settings: (ctx, { form, notUtf8 }) => asked(ctx, { kind: "settings", form, notUtf8 }),
-  upload: (ctx) => (ctx.device.requests.upload(), ok("uploadBegun")),
+  upload: (ctx) => (ctx.device.requests.askUpload(), ok("uploadBegun")),
   loop_reset: (ctx) => asked(ctx, { kind: "loop reset" }),
   reboot: (ctx) => (ctx.device.requests.reboot(), ok("reboot")),
   sleep,

@@ -25,8 +25,8 @@ __attribute__((noinline, noclone)) static void report_retry_phase(const uint32_t
 static void setup(void) {
   Z_tickretryZ_init(&tr, 42, 0);
   /* 255 attempts, no delay, no jitter: every report schedules a retry that is due at once. */
-  Z_tickretryZ_setPolicy(&tr, 0, 255, 1000000, 0, 0, 0, 0, TICKRETRY_JITTER_NONE, 0, 0, 0, 0, 0);
-  Z_tickretryZ_setPolicy(&tr, 1, 255, 1000000, 600000, 600000, 0, 0, TICKRETRY_JITTER_NONE, 0, 0, 0, 0, 0);
+  Z_tickretryZ_setPolicy(&tr, 0, 255, 1000000, 0, 0, 0, 0, TICKRETRY_JITTER_NONE, 0, 0, 0, 0, 0, 0);
+  Z_tickretryZ_setPolicy(&tr, 1, 255, 1000000, 600000, 600000, 0, 0, TICKRETRY_JITTER_NONE, 0, 0, 0, 0, 0, 0);
 }
 
 int main(int argc, char **argv) {

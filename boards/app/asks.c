@@ -31,6 +31,26 @@ static const char *settings_refused(const app_settings_ask *s, const char *store
   return NULL;
 }
 
+int app_asks_store_settings(const app_hal *hal, const char *ssid, const char *pass, const char *url,
+                            const app_broker_settings *broker, const char **message) {
+  if (!stored(hal, APP_SSID_KEY, ssid) || !stored(hal, APP_WIFI_PASS_KEY, pass) || !stored(hal, APP_URL_KEY, url) ||
+      !store_broker(hal, broker)) {
+    *message = PAGE_MSG_STORE_FAILED;
+    return 507;
+  }
+  hal->nvs_put_u32(hal->ctx, APP_WIFI_FAILS_KEY, 0); /* new settings get their own tries */
+  *message = PAGE_MSG_SETTINGS_SAVED_RESTARTING;
+  return 200;
+}
+
+int app_asks_store_password(const app_hal *hal, const char *hash, int first_setup, const char **message) {
+  int set = hal->nvs_get_string(hal->ctx, APP_DEVICE_PASSWORD_KEY, "", NULL, 0) > 0;
+  if (first_setup && set) return *message = PAGE_MSG_PASSWORD_ALREADY_SET, 409;
+  if (!stored(hal, APP_DEVICE_PASSWORD_KEY, hash)) return *message = PAGE_MSG_STORE_FAILED, 507;
+  *message = first_setup ? PAGE_MSG_PASSWORD_SET : PAGE_MSG_PASSWORD_CHANGED;
+  return 200;
+}
+
 static void settings(app_requests *r, const app_hal *hal, const char *stored_url) {
   const app_settings_ask *s = &r->form.settings;
   char merged[sizeof s->url];
@@ -40,22 +60,17 @@ static void settings(app_requests *r, const app_hal *hal, const char *stored_url
     r->form.answer_field = refused;
     return;
   }
-  if (!stored(hal, APP_SSID_KEY, s->ssid) || !stored(hal, APP_WIFI_PASS_KEY, s->pass) || !stored(hal, APP_URL_KEY, merged) ||
-      !store_broker(hal, &s->broker)) {
-    answer(&r->form, 507, PAGE_MSG_STORE_FAILED);
-    return;
-  }
-  hal->nvs_put_u32(hal->ctx, APP_WIFI_FAILS_KEY, 0); /* new settings get their own tries */
-  answer(&r->form, 200, PAGE_MSG_SETTINGS_SAVED_RESTARTING);
-  app_requests_ask_restart(r);
+  const char *message;
+  int status = app_asks_store_settings(hal, s->ssid, s->pass, merged, &s->broker, &message);
+  answer(&r->form, status, message);
+  if (status == 200) app_requests_ask_restart(r);
 }
 
 /* A first setup that another one beat while its hash was computed changes nothing. */
 static void password(app_requests *r, const app_hal *hal) {
-  int set = hal->nvs_get_string(hal->ctx, APP_DEVICE_PASSWORD_KEY, "", NULL, 0) > 0;
-  if (r->form.first_setup && set) answer(&r->form, 409, PAGE_MSG_PASSWORD_ALREADY_SET);
-  else if (!stored(hal, APP_DEVICE_PASSWORD_KEY, r->form.password_hash)) answer(&r->form, 507, PAGE_MSG_STORE_FAILED);
-  else answer(&r->form, 200, r->form.first_setup ? PAGE_MSG_PASSWORD_SET : PAGE_MSG_PASSWORD_CHANGED);
+  const char *message;
+  int status = app_asks_store_password(hal, r->form.password_hash, r->form.first_setup, &message);
+  answer(&r->form, status, message);
 }
 
 void app_asks_apply(app_requests *r, const app_hal *hal, const char *stored_url) {

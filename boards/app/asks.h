@@ -23,6 +23,15 @@ extern "C" {
  * for a restart (the station takes them at boot). */
 void app_asks_apply(app_requests *r, const app_hal *hal, const char *stored_url);
 
+/* The stores behind the asks, for a board whose page hands its asks over another way
+ * (boards/esp32/src/page_loop.cpp): each returns the answer's status and sets its message.
+ * Settings already checked (the URL with its hidden credentials put back) go to NVS, the
+ * Wi-Fi fail count back to 0; the caller restarts on 200. A first setup (`first_setup`)
+ * that finds a password set changes nothing (409). */
+int app_asks_store_settings(const app_hal *hal, const char *ssid, const char *pass, const char *url,
+                            const app_broker_settings *broker, const char **message);
+int app_asks_store_password(const app_hal *hal, const char *hash, int first_setup, const char **message);
+
 #ifdef __cplusplus
 }
 #endif

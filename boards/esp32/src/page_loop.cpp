@@ -5,6 +5,7 @@
 #include <WiFi.h>
 
 #include "access_point.h"
+#include "asks.h"
 #include "board_hal.h"
 #include "generated/page_routes.h"
 #include "generated/tickretry_module.h"
@@ -20,34 +21,24 @@ static PageRooms rooms;
 static PageView view;  // the loop's own; published after every pass
 static const app_hal &hal = board_hal;
 static uint32_t now() { return hal.ticks(hal.ctx); }
-static bool nvs_stored(const char *key, const char *value) {
-  return hal.nvs_put_string(hal.ctx, key, value) == strlen(value);
-}
 static void answer(int status, const char *text) { page_handoff_answer(status, text); }
 
-// A first setup that another one beat while its hash was computed changes nothing.
+// The stores are the application's (../app/asks.c), the host-run firmware's too.
 static void store_password(const app_ask &ask) {
-  const char *stored = static_cast<const char *>(ask.data);
-  if (ask.number == 1 && view.stored_password[0] != '\0') return answer(409, PAGE_MSG_PASSWORD_ALREADY_SET);
-  if (!nvs_stored("devpw", stored)) return answer(507, PAGE_MSG_STORE_FAILED);
-  strlcpy(view.stored_password, stored, sizeof view.stored_password);
-  answer(200, ask.number == 1 ? PAGE_MSG_PASSWORD_SET : PAGE_MSG_PASSWORD_CHANGED);
-}
-
-static bool store_broker(const app_broker_settings *b) {
-  return nvs_stored("mqurl", b->url) && nvs_stored("mqid", b->client_id) && nvs_stored("mquser", b->username) &&
-         nvs_stored("mqpass", b->password) && nvs_stored("mqtopic", b->topic);
+  const char *hash = static_cast<const char *>(ask.data);
+  const char *message;
+  int status = app_asks_store_password(&hal, hash, ask.number == 1, &message);
+  if (status == 200) strlcpy(view.stored_password, hash, sizeof view.stored_password);
+  answer(status, message);
 }
 
 // Checked by the handler (page_server.cpp); the board restarts into them.
 static void store_settings(const app_ask &ask) {
   const PageSettings *s = static_cast<const PageSettings *>(ask.data);
-  bool stored =
-      nvs_stored("ssid", s->ssid) && nvs_stored("pass", s->pass) && nvs_stored("url", s->url) && store_broker(&s->broker);
-  if (!stored) return answer(507, PAGE_MSG_STORE_FAILED);
-  hal.nvs_put_u32(hal.ctx, WIFI_FAILS_KEY, 0);  // new settings get their own tries (access_point.cpp)
-  answer(200, PAGE_MSG_SETTINGS_SAVED_RESTARTING);
-  app_requests_ask_restart(rooms.requests);
+  const char *message;
+  int status = app_asks_store_settings(&hal, s->ssid, s->pass, s->url, &s->broker, &message);
+  answer(status, message);
+  if (status == 200) app_requests_ask_restart(rooms.requests);
 }
 
 #if TICKRETRY_BACKEND_WASM3

@@ -1,5 +1,5 @@
 // grpc-go's retries and retry throttling, from its own end-to-end tests (grpc/grpc-go):
-// test/retry_test.go @ 09e6fddb. A stub server answers the i-th call it sees; the retry
+// grpc-go/test/retry_test.go @ 09e6fddb. A stub server answers the i-th call it sees; the retry
 // policy is 4 attempts with a 10 ms backoff; retryThrottling {maxTokens 10, tokenRatio 0.5}
 // is the budget docs/ABI.md gives for gRPC: every failed attempt takes 1 token, every
 // success gives 0.5, a retry needs more than half the maximum. The stub's server is the

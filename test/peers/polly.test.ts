@@ -1,5 +1,5 @@
 // Polly v8's circuit breaker, from its own tests (App-vNext/Polly @ 173d6d1d):
-// test/Polly.Core.Tests/CircuitBreaker/Controller/CircuitStateControllerTests.cs. The tests
+// Polly/test/Polly.Core.Tests/CircuitBreaker/Controller/CircuitStateControllerTests.cs. The tests
 // mock the circuit behaviour's "should break" answer; here breakAfter 1 breaks on the first
 // failure (2 where it must not). Polly's default BreakDuration is 5 s: breakBase = breakCap
 // = 5000, which the module EQUAL-jitters within [2500, 5000]. Polly's HalfOpen with its

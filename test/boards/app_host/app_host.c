@@ -3,7 +3,7 @@
  * is always on), driven by a script on stdin in the command language of
  * test/app-scenarios/README.md, which also specifies the trace it prints (one line each:
  * loop events, readings, kept-state writes with a hash of their bytes, NVS writes, the
- * server's stores, a summary at the end). test/app-scenarios/sim.ts is its twin over the
+ * server's stores, a summary at the end). test/boards/app_sim/sim.ts is its twin over the
  * simulator's rooms; the two traces are compared byte for byte. */
 #include <setjmp.h>
 #include <stdio.h>

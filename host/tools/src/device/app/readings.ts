@@ -206,7 +206,7 @@ export class Readings {
 
   constructor(
     /** Take a reading this often, ms; 0: only when asked. */
-    private readonly everyMs: number,
+    readonly everyMs: number,
     private readonly queueLimit: number,
     private readonly recorder: Recorder,
   ) {}

@@ -21,6 +21,7 @@ import type { DeviceEvent } from "../events.js";
 import type { StoreFigures } from "./kept.js";
 import type { HostCounts } from "./readings.js";
 import { settingsStatus } from "./settings.js";
+import { READINGS } from "../generated/app-config.js";
 import type { MqttSide } from "../link/mqtt-simulation.js";
 import { flashLifeYears, sketchNvsWritesPerDay } from "../nvs-wear.js";
 import type { ConsumerStats } from "../../mqtt/consumer.js";
@@ -69,6 +70,8 @@ export interface DeviceStatus extends MqttStatus {
     passes: number;
     lastGapMs: number;
     maxGapMs: number;
+    /** The largest gap after the start-up (PAGE.loopStartupMs). */
+    steadyMaxGapMs: number;
     p99GapMs: number;
     maxStalledGapMs: number;
     stalls: number;
@@ -76,8 +79,9 @@ export interface DeviceStatus extends MqttStatus {
   budget: { on: boolean; tokensMilli: number };
   counters: Record<string, number>;
   host: HostCounts;
-  /** Readings waiting for a slot, and those dropped because that queue was full. */
-  readings: { queued: number; queueLimit: number; dropped: number };
+  /** Readings waiting for a slot, those dropped because that queue was full, and the
+   * period: this device's (sped up for a demo, or 0: only when asked) and the firmware's. */
+  readings: { queued: number; queueLimit: number; dropped: number; everyMs: number; firmwareEveryMs: number };
   /** The state file: writes, and what one operation costs in writes over the device's life. */
   store: StoreFigures & { writesPerOperation: number | null; flashLifeYears: number | null };
   /** The last boot, and how long the device still sleeps (null: awake). */
@@ -137,6 +141,7 @@ function loopOf(device: Device): DeviceStatus["loop"] {
     passes: loop.passes,
     lastGapMs: loop.lastGapMs,
     maxGapMs: loop.maxGapMs,
+    steadyMaxGapMs: loop.steadyMaxGapMs,
     p99GapMs: loop.p99GapMs,
     maxStalledGapMs: loop.maxStalledGapMs,
     stalls: loop.stalls,
@@ -200,6 +205,8 @@ export function deviceStatus(device: Device, world: World = {}): DeviceStatus {
       queued: device.readings.queue.length,
       queueLimit: device.readings.queue.limit,
       dropped: device.readings.dropped,
+      everyMs: device.readings.everyMs,
+      firmwareEveryMs: READINGS.everyMs,
     },
     store: storeOf(device),
     power: { ...device.boot, asleepForMs: device.asleepForMs() ?? null },

@@ -81,5 +81,6 @@ export const PAGE = {
   "maxStallMs": 60000,
   "maxSleepS": 3600,
   "wrongGuesses": 5,
-  "guessWindowMs": 60000
+  "guessWindowMs": 60000,
+  "loopStartupMs": 5000
 };

@@ -32,7 +32,6 @@ import { keepAliveAgents, startAttempt, type Agents, type AttemptResult } from "
 import { publishReading, type MqttTransport } from "../link/mqtt-transport.js";
 import { UPLOAD_POLICY } from "../policies.js";
 import type { Running } from "../running.js";
-import type { Requests } from "./requests.js";
 import { READINGS } from "../generated/app-config.js";
 
 /** Readings one epoch numbers; then the next epoch begins. */
@@ -193,6 +192,13 @@ export interface KeptReadings {
  * bounded queue. A new epoch each boot, stored by the first pass before any reading is
  * numbered in it: readings a kill lost in memory took numbers no later boot can take again.
  */
+/** What taking readings needs of the page's requests (requests.ts, Requests): the uploads
+ * asked for, nothing of the status the requests also carry. */
+export interface UploadAsks {
+  upload(): void;
+  takeUpload(): boolean;
+}
+
 export class Readings {
   queue!: ReadingQueue;
   /** Readings dropped over the device's life because the queue was full. */
@@ -235,7 +241,7 @@ export class Readings {
    * (`beginQueued`) before a new one joins the queue, so a reading is dropped only when
    * every slot is taken and the queue is full.
    */
-  take(now: number, requests: Requests, beginQueued: () => void): void {
+  take(now: number, requests: UploadAsks, beginQueued: () => void): void {
     if (this.everyMs > 0 && (this.nextUploadAt === undefined || tickReached(now, this.nextUploadAt))) {
       requests.upload();
       this.nextUploadAt = tickAfter(now, this.everyMs);

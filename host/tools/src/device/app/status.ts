@@ -16,7 +16,15 @@ import {
 import type { Upstream } from "../../upstream/server.js";
 import { SCENARIO_NAMES } from "../../upstream/scenarios.js";
 import type { BootInfo } from "../boot.js";
-import type { Device } from "../device.js";
+import type { DeviceClock } from "../clock.js";
+import type { EventLog } from "../events.js";
+import type { LoopStats } from "../loop-stats.js";
+import type { Running } from "../running.js";
+import type { BrokerSession } from "./broker.js";
+import type { Kept } from "./kept.js";
+import type { DevicePassword } from "./password.js";
+import type { Readings, Uploads } from "./readings.js";
+import type { DeviceSettings } from "./settings.js";
 import type { DeviceEvent } from "../events.js";
 import type { StoreFigures } from "./kept.js";
 import type { HostCounts } from "./readings.js";
@@ -26,6 +34,26 @@ import type { MqttSide } from "../link/mqtt-simulation.js";
 import { flashLifeYears, sketchNvsWritesPerDay } from "../nvs-wear.js";
 import type { ConsumerStats } from "../../mqtt/consumer.js";
 import type { SessionStatus } from "./broker.js";
+
+/**
+ * What the status reads of the device, and nothing more: the rooms it reads, each cut to
+ * the members it reads, so that it depends on them rather than on the Device that
+ * composes them (which builds its snapshot from here: a circle of imports).
+ */
+export interface StatusSource {
+  readonly running: Pick<Running, "api" | "tick">;
+  readonly kept: Pick<Kept, "policy" | "budget" | "figures" | "writesPerDay">;
+  readonly loopStats: Pick<LoopStats, "snapshot">;
+  readonly uploads: Pick<Uploads, "ops" | "host" | "recent">;
+  readonly readings: Pick<Readings, "queue" | "dropped" | "everyMs">;
+  readonly events: Pick<EventLog, "list">;
+  readonly settings: Pick<DeviceSettings, "current">;
+  readonly password: Pick<DevicePassword, "isSet">;
+  readonly session?: Pick<BrokerSession, "status">;
+  readonly clock: Pick<DeviceClock, "wallMs">;
+  readonly boot: BootInfo;
+  asleepForMs(): number | undefined;
+}
 
 /** A board's NVS life at the device's rate of state changes (nvs-wear.ts); null before any. */
 const flashLife = (changesPerDay: number | undefined): number | null =>
@@ -113,7 +141,7 @@ const hasDeadline = (api: TickRetryApi, handle: number): boolean =>
   (api.opFlags(handle) & OpFlag.HAS_DEADLINE) !== 0;
 
 /** The live operations, as the module's queries give them at tick `now`. */
-function operationsOf(device: Device, now: number): OperationStatus[] {
+function operationsOf(device: StatusSource, now: number): OperationStatus[] {
   const api = device.running.api;
   return [...device.uploads.ops.values()].map((op) => {
     const h = op.handle;
@@ -135,7 +163,7 @@ function operationsOf(device: Device, now: number): OperationStatus[] {
 }
 
 /** The loop's gaps and passes. */
-function loopOf(device: Device): DeviceStatus["loop"] {
+function loopOf(device: StatusSource): DeviceStatus["loop"] {
   const loop = device.loopStats.snapshot();
   return {
     passes: loop.passes,
@@ -149,7 +177,7 @@ function loopOf(device: Device): DeviceStatus["loop"] {
 }
 
 /** The state file's figures and what they cost over a board's life. */
-function storeOf(device: Device): DeviceStatus["store"] {
+function storeOf(device: StatusSource): DeviceStatus["store"] {
   const f = device.kept.figures;
   return {
     ...f,
@@ -159,7 +187,7 @@ function storeOf(device: Device): DeviceStatus["store"] {
 }
 
 /** The last ended operations, newest first. */
-function recentOf(device: Device): EndedStatus[] {
+function recentOf(device: StatusSource): EndedStatus[] {
   return device.uploads.recent.map((e) => ({
     seq: e.seq,
     operationId: e.operationId,
@@ -191,7 +219,7 @@ function upstreamOf(upstream?: Upstream): Pick<DeviceStatus, "faults" | "upstrea
 }
 
 /** The whole status (what the page's first poll gets; page/status-delta.ts cuts the later ones). */
-export function deviceStatus(device: Device, world: World = {}): DeviceStatus {
+export function deviceStatus(device: StatusSource, world: World = {}): DeviceStatus {
   const api = device.running.api;
   const now = device.running.tick.read();
   return {
@@ -238,7 +266,7 @@ export interface MqttStatus {
   consumer: ConsumerStatus | null;
 }
 
-export function mqttStatus(device: Device, now: number, mqtt: MqttSide | undefined): MqttStatus {
+export function mqttStatus(device: StatusSource, now: number, mqtt: MqttSide | undefined): MqttStatus {
   const c = mqtt?.consumer?.stats();
   return {
     sessions: device.session ? [device.session.status(now)] : [],

@@ -254,6 +254,8 @@ static void put_simulated(out *o, const app_status *s) {
   (void)s;
   put(o, "," STATUS_KEY_FAULTS "{" STATUS_KEY_FAULTS_SCENARIOS "[]," STATUS_KEY_FAULTS_SCENARIO "\"\"}");
   put(o, "," STATUS_KEY_UPSTREAM "null," STATUS_KEY_BROKER "null," STATUS_KEY_CONSUMER "null");
+  /* The Policy view's starting point: the simulator's; a board's page starts from the form's. */
+  put(o, "," STATUS_KEY_POLICY "null");
 }
 
 uint32_t app_status_since(const char *value) {

@@ -58,6 +58,8 @@
 #define PAGE_MSG_MODULE_REPLACED "Module replaced."
 #define PAGE_MSG_STATUS_TOO_LARGE "status larger than its buffer"
 #define PAGE_MSG_NO_BROKER "No broker started here to restart."
+#define PAGE_MSG_POLICY_APPLIED "Applied: the device's upload policy is now the draft; its next state write keeps it."
+#define PAGE_MSG_POLICY_REFUSED "Not applied, nothing was changed: "
 #define PAGE_MSG_BROKER_RESTARTED "Broker restarted: every client dropped; the device's session reconnects."
 
 #endif

@@ -27,7 +27,9 @@ export type Ask =
   | { kind: "swap"; module: Buffer; version: number }
   | { kind: "scenario"; name: string }
   | { kind: "broker restart" }
-  | { kind: "loop reset" };
+  | { kind: "loop reset" }
+  /** A policy draft from the Policy view, for the upload policy (app/policy-apply.ts). */
+  | { kind: "policy"; form: URLSearchParams };
 
 /** The pass's answer: a status and a message key of boards/page/routes.json (none: the reason alone), with a reason or the refused fields. */
 export interface Reply {

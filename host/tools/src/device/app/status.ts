@@ -4,6 +4,8 @@
 // the module's queries, which never move its clock: made by the pass for the page
 // (app/requests.ts, Snapshot). Its MQTT part is here too.
 import {
+  Jitter,
+  type JitterName,
   OpFlag,
   State,
   ticksUntil,
@@ -30,6 +32,7 @@ import type { StoreFigures } from "./kept.js";
 import type { HostCounts } from "./readings.js";
 import { settingsStatus } from "./settings.js";
 import { READINGS } from "../generated/app-config.js";
+import { budgetFields } from "../policies.js";
 import type { MqttSide } from "../link/mqtt-simulation.js";
 import { flashLifeYears, sketchNvsWritesPerDay } from "../nvs-wear.js";
 import type { ConsumerStats } from "../../mqtt/consumer.js";
@@ -120,6 +123,8 @@ export interface DeviceStatus extends MqttStatus {
   settings: ReturnType<typeof settingsStatus>;
   security: { devicePasswordSet: boolean; moduleUpload: boolean };
   faults: { scenarios: string[]; scenario: string };
+  /** The upload policy and budget in force (the Policy view starts from them); null on a board. */
+  policy: LivePolicy | null;
   upstream: {
     requests: number;
     stored: number;
@@ -128,6 +133,52 @@ export interface DeviceStatus extends MqttStatus {
     resets: number;
     holding: number;
   } | null;
+}
+
+export interface LivePolicy {
+  maxAttempts: number;
+  attemptTimeout: number;
+  baseDelay: number;
+  maxDelay: number;
+  throttleBaseDelay: number;
+  deadline: number;
+  jitter: string;
+  idempotent: boolean;
+  /** The budget preset's name and fields, in milli-tokens. */
+  budget: Record<string, number | string | boolean>;
+}
+
+/** The upload policy and budget in force, as the Policy view's form has them. */
+function livePolicy(device: StatusSource): LivePolicy {
+  const p = device.kept.policy;
+  const b = budgetFields(device.kept.budget);
+  const milli = (v: number | undefined) => v ?? 0;
+  return {
+    maxAttempts: p.maxAttempts,
+    attemptTimeout: p.attemptTimeout,
+    baseDelay: p.baseDelay,
+    maxDelay: p.maxDelay,
+    throttleBaseDelay: p.throttleBaseDelay,
+    deadline: p.deadline,
+    jitter:
+      typeof p.jitter === "string"
+        ? p.jitter
+        : (Object.keys(Jitter).find((k) => Jitter[k as JitterName] === p.jitter) ?? ""),
+    idempotent: p.idempotent ?? false,
+    budget: {
+      name: device.kept.budget,
+      capacity: milli(b.capacity),
+      initial: milli(b.initial),
+      retryCost: milli(b.retryCost),
+      timeoutRetryCost: milli(b.timeoutRetryCost),
+      threshold: milli(b.threshold),
+      failureCost: milli(b.failureCost),
+      firstAttemptDeposit: milli(b.firstAttemptDeposit),
+      successDeposit: milli(b.successDeposit),
+      refundOnSuccess: b.refundOnSuccess ?? false,
+      off: b.off ?? false,
+    },
+  };
 }
 
 /** The simulated world around the device: the upstream and the MQTT side started with it (none on a board). */
@@ -244,6 +295,7 @@ export function deviceStatus(device: StatusSource, world: World = {}): DeviceSta
     settings: settingsStatus(device.settings.current),
     security: { devicePasswordSet: device.password.isSet, moduleUpload: true },
     ...upstreamOf(world.upstream),
+    policy: livePolicy(device),
     ...mqttStatus(device, now, world.mqtt),
   };
 }

@@ -96,4 +96,5 @@ export const HANDLERS: Record<string, Handler> = {
   scenario: (ctx, { form }) => asked(ctx, { kind: "scenario", name: form.get("scenario") ?? "" }),
   stall,
   broker_restart: (ctx) => asked(ctx, { kind: "broker restart" }),
+  policy: (ctx, { form }) => asked(ctx, { kind: "policy", form }),
 };

@@ -7,7 +7,14 @@ import { UPLOAD_POLICY } from "../policies.js";
 import type { Kept } from "./kept.js";
 
 /** The form's numeric fields: the ones the page's Policy view edits. */
-const NUMBERS = ["maxAttempts", "attemptTimeout", "baseDelay", "maxDelay", "throttleBaseDelay", "deadline"] as const;
+const NUMBERS = [
+  "maxAttempts",
+  "attemptTimeout",
+  "baseDelay",
+  "maxDelay",
+  "throttleBaseDelay",
+  "deadline",
+] as const;
 
 /** The draft on `form` over `current`, or the first field that is wrong, in words. */
 export function draftPolicy(form: URLSearchParams, current: PolicyFields): PolicyFields | string {

@@ -91,6 +91,28 @@ describe("the page in Chromium", () => {
     expect(consoleErrors).toEqual([]);
   });
 
+  it("says the demo's speed-up, 'none' for an empty table, and the device's state, not each poll", async () => {
+    await page.goto(sim.url);
+    await page.locator("#timeline rect.attempt").first().waitFor({ timeout: 15_000 });
+    // --upload-every 500 here: the firmware's 60 s, 120 times as often.
+    expect(await page.textContent("#card-readings")).toContain(
+      "every 0.5 sthe firmware's 60 s, sped up 120x for this demo",
+    );
+    expect(await page.textContent("#sessions tbody")).toBe("none");
+    const live = await page.textContent("#live");
+    expect(live).toBe("live: the device is awake after a power-on (boot 1), upstream scenario outage");
+    await page.waitForTimeout(1500); // three polls
+    expect(await page.textContent("#live")).toBe(live);
+    sim.upstream!.setScenario("flaky");
+    try {
+      await page.waitForFunction(() =>
+        document.getElementById("live")?.textContent?.endsWith("scenario flaky"),
+      );
+    } finally {
+      sim.upstream!.setScenario("outage");
+    }
+  });
+
   it("the live timeline gains an operation while the device runs", async () => {
     await page.goto(sim.url);
     await page.locator("#timeline rect.attempt").first().waitFor({ timeout: 15_000 });

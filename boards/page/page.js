@@ -98,34 +98,47 @@ const ms = (v) => (v === null ? null : `${Math.max(0, Math.round(v))} ms`);
 const hex = (n) => `0x${n.toString(16).padStart(8, "0")}`;
 const seconds = (v) => (v % 1000 === 0 ? `${v / 1000} s` : `${(v / 1000).toFixed(1)} s`);
 
-/** A table's rows, rebuilt only when their values changed; "none" when there are none.
- * Each cell carries its column's name, which a phone shows beside it (page.css). */
+/** A table's row for `list`, its cells named by `names` (a phone shows the name beside each). */
+function newRow(list, names, numeric) {
+  const tr = document.createElement("tr");
+  list.forEach((_, i) => {
+    const td = document.createElement("td");
+    td.dataset.label = names[i];
+    if (numeric.includes(i)) td.className = "n";
+    tr.append(td);
+  });
+  return tr;
+}
+
+/** The "none" row of an empty table. */
+function noneRow(columns) {
+  const td = Object.assign(document.createElement("td"), { colSpan: columns, className: "none" });
+  td.textContent = "none";
+  const tr = document.createElement("tr");
+  tr.append(td);
+  return tr;
+}
+
+/** A table's rows, keyed by their first cell: a row stays where it is and only the cells
+ * whose text changed change, so that a poll dirties little of the layout (a rebuild of
+ * every row was most of a phone's time per poll); "none" when there are none. */
 function fill(id, values, numeric = []) {
   const table = $(id);
   const key = JSON.stringify(values);
   if (table.dataset.key === key) return;
   table.dataset.key = key;
-  const names = [...table.querySelectorAll("thead th")].map((th) => th.textContent);
-  const rows = values.map((list) => {
-    const tr = document.createElement("tr");
-    list.forEach((value, i) => {
-      const td = document.createElement("td");
-      td.textContent = value === null || value === undefined ? "–" : String(value);
-      td.dataset.label = names[i];
-      if (numeric.includes(i)) td.className = "n";
-      tr.append(td);
-    });
-    return tr;
+  const names = [...table.tHead.rows[0].cells].map((th) => th.textContent);
+  const body = table.tBodies[0];
+  const kept = new Map([...body.rows].map((tr) => [tr.dataset.key, tr]));
+  values.forEach((list, i) => {
+    const rowKey = String(list[0]);
+    const tr = kept.get(rowKey) ?? newRow(list, names, numeric);
+    tr.dataset.key = rowKey;
+    if (body.rows[i] !== tr) body.insertBefore(tr, body.rows[i] ?? null);
+    list.forEach((v, c) => setText(tr.cells[c], v === null || v === undefined ? "–" : String(v)));
   });
-  if (rows.length === 0) {
-    const td = document.createElement("td");
-    td.colSpan = names.length;
-    td.className = "none";
-    td.textContent = "none";
-    rows.push(document.createElement("tr"));
-    rows[0].append(td);
-  }
-  table.tBodies[0].replaceChildren(...rows);
+  while (body.rows.length > values.length) body.rows[values.length].remove();
+  if (values.length === 0) body.replaceChildren(noneRow(names.length));
   const count = table.closest("details")?.querySelector(".count");
   if (count) setText(count, `(${values.length})`);
 }

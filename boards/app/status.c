@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "generated/app_config.h"
 #include "generated/status_fields.h"
 
 typedef struct out {
@@ -100,8 +101,8 @@ static void put_device(out *o, const app_status *s) {
 static void put_loop(out *o, const app_status *s) {
   put(o,
       "," STATUS_KEY_LOOP "{" STATUS_KEY_LOOP_PASSES "%lu," STATUS_KEY_LOOP_LAST_GAP_MS "%.2f," STATUS_KEY_LOOP_MAX_GAP_MS
-      "%.2f," STATUS_KEY_LOOP_P99_GAP_MS "%lu," STATUS_KEY_LOOP_MAX_STALLED_GAP_MS "%.2f," STATUS_KEY_LOOP_STALLS "%lu}",
-      (unsigned long)s->passes, s->last_gap_ms, s->max_gap_ms, (unsigned long)s->p99_gap_ms, s->max_stalled_gap_ms,
+      "%.2f," STATUS_KEY_LOOP_STEADY_MAX_GAP_MS "%.2f," STATUS_KEY_LOOP_P99_GAP_MS "%lu," STATUS_KEY_LOOP_MAX_STALLED_GAP_MS "%.2f," STATUS_KEY_LOOP_STALLS "%lu}",
+      (unsigned long)s->passes, s->last_gap_ms, s->max_gap_ms, s->steady_max_gap_ms, (unsigned long)s->p99_gap_ms, s->max_stalled_gap_ms,
       (unsigned long)s->stalls);
 }
 
@@ -126,8 +127,10 @@ static void put_host(out *o, const app_status *s) {
 static void put_readings(out *o, const app_status *s) {
   put(o,
       "," STATUS_KEY_READINGS "{" STATUS_KEY_READINGS_QUEUED "%lu," STATUS_KEY_READINGS_QUEUE_LIMIT
-      "%lu," STATUS_KEY_READINGS_DROPPED "%lu}",
-      (unsigned long)s->readings_queued, (unsigned long)s->readings_queue_limit, (unsigned long)s->readings_dropped);
+      "%lu," STATUS_KEY_READINGS_DROPPED "%lu," STATUS_KEY_READINGS_EVERY_MS "%lu," STATUS_KEY_READINGS_FIRMWARE_EVERY_MS
+      "%lu}",
+      (unsigned long)s->readings_queued, (unsigned long)s->readings_queue_limit, (unsigned long)s->readings_dropped,
+      (unsigned long)APP_READINGS_EVERY_MS, (unsigned long)APP_READINGS_EVERY_MS);
 }
 
 static void put_store(out *o, const app_status *s) {
@@ -251,6 +254,8 @@ static void put_simulated(out *o, const app_status *s) {
   (void)s;
   put(o, "," STATUS_KEY_FAULTS "{" STATUS_KEY_FAULTS_SCENARIOS "[]," STATUS_KEY_FAULTS_SCENARIO "\"\"}");
   put(o, "," STATUS_KEY_UPSTREAM "null," STATUS_KEY_BROKER "null," STATUS_KEY_CONSUMER "null");
+  /* The Policy view's starting point: the simulator's; a board's page starts from the form's. */
+  put(o, "," STATUS_KEY_POLICY "null");
 }
 
 uint32_t app_status_since(const char *value) {
@@ -398,9 +403,12 @@ void app_status_ended_one(app_status_book *b, uint32_t t, uint64_t wall_ms, int3
 }
 
 void app_status_pass(app_status_book *b, uint32_t now) {
-  if (b->passes++ > 0) {
+  if (b->passes++ == 0) b->first_pass_at = now;
+  else {
     b->last_gap_ms = now - b->last_pass_at;
     if (b->last_gap_ms > b->max_gap_ms) b->max_gap_ms = b->last_gap_ms;
+    if (now - b->first_pass_at >= APP_PAGE_LOOP_STARTUP_MS && b->last_gap_ms > b->steady_max_gap_ms)
+      b->steady_max_gap_ms = b->last_gap_ms;
     b->gap_histogram[b->last_gap_ms < APP_STATUS_GAP_BUCKETS - 1 ? b->last_gap_ms : APP_STATUS_GAP_BUCKETS - 1]++;
   }
   b->last_pass_at = now;
@@ -408,6 +416,7 @@ void app_status_pass(app_status_book *b, uint32_t now) {
 
 void app_status_reset_gaps(app_status_book *b) {
   b->max_gap_ms = 0;
+  b->steady_max_gap_ms = 0;
   memset(b->gap_histogram, 0, sizeof b->gap_histogram);
 }
 
@@ -424,6 +433,7 @@ void app_status_history(app_status_book *b, app_status *s) {
   s->passes = b->passes;
   s->last_gap_ms = b->last_gap_ms;
   s->max_gap_ms = b->max_gap_ms;
+  s->steady_max_gap_ms = b->steady_max_gap_ms;
   s->p99_gap_ms = p99_gap_ms(b);
   s->store_operations_ended = b->operations_ended;
   uint32_t shown = b->recent_count < APP_STATUS_RECENT_KEPT ? b->recent_count : APP_STATUS_RECENT_KEPT;

@@ -98,7 +98,7 @@ typedef struct app_status {
   uint32_t now, wraps;
   uint64_t wall_ms; /* the RTC now, ms (the clock the page places events on) */
   uint32_t passes, p99_gap_ms, stalls;
-  double last_gap_ms, max_gap_ms, max_stalled_gap_ms;
+  double last_gap_ms, max_gap_ms, steady_max_gap_ms, max_stalled_gap_ms;
   uint8_t budget_on;
   int32_t tokens_milli;
   int32_t counters[TICKRETRY_COUNTER_COUNT];
@@ -159,6 +159,7 @@ typedef struct app_status_book {
   status_event events[APP_STATUS_EVENTS_KEPT]; /* a ring; event_seq counts every event ever */
   uint32_t event_seq;
   uint32_t passes, last_pass_at, last_gap_ms, max_gap_ms;
+  uint32_t first_pass_at, steady_max_gap_ms; /* steady: the gaps after APP_PAGE_LOOP_STARTUP_MS */
   uint16_t gap_histogram[APP_STATUS_GAP_BUCKETS];
   uint32_t operations_ended;
   /* what the history needs and the last two groups show */

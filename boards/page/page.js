@@ -2,13 +2,12 @@
 // tables, the timeline), and the forms, which post with fetch so that the device password
 // goes along (X-Device-Password) and the answer lands on the page. Every value goes in
 // through textContent, never as HTML.
-import { drawTimeline, fillLegend } from "/timeline.js";
+import { LiveTimeline, fillLegend } from "/timeline.js";
 
 const POLL_MS = 500;
 const SPAN_MS = 30000;
 const ROWS = 10;
 const $ = (id) => document.getElementById(id);
-let polls = 0;
 let filled = false;
 
 // ---- views ----
@@ -90,46 +89,103 @@ $("module").addEventListener("submit", async (e) => {
 });
 
 // ---- status ----
-function cells(tr, values, numeric = []) {
-  values.forEach((value, i) => {
+// Each poll changes only the text and rows that changed: a whole redraw twice a second was
+// most of the page's blocking time on a throttled phone (npm run lighthouse).
+const setText = (node, text) => {
+  if (node.textContent !== text) node.textContent = text;
+};
+const ms = (v) => (v === null ? null : `${Math.max(0, Math.round(v))} ms`);
+const hex = (n) => `0x${n.toString(16).padStart(8, "0")}`;
+const seconds = (v) => (v % 1000 === 0 ? `${v / 1000} s` : `${(v / 1000).toFixed(1)} s`);
+
+/** A table's row for `list`, its cells named by `names` (a phone shows the name beside each). */
+function newRow(list, names, numeric) {
+  const tr = document.createElement("tr");
+  list.forEach((_, i) => {
     const td = document.createElement("td");
-    td.textContent = value === null || value === undefined ? "–" : String(value);
+    td.dataset.label = names[i];
     if (numeric.includes(i)) td.className = "n";
     tr.append(td);
   });
   return tr;
 }
-const row = (values, numeric) => cells(document.createElement("tr"), values, numeric);
-const fill = (id, rows) => document.querySelector(`#${id} tbody`).replaceChildren(...rows);
-const ms = (v) => (v === null ? null : `${Math.max(0, Math.round(v))} ms`);
-const hex = (n) => `0x${n.toString(16).padStart(8, "0")}`;
 
-/** The cards of the loop: tick, gaps, passes, budget, requests, live operations. */
+/** The "none" row of an empty table. */
+function noneRow(columns) {
+  const td = Object.assign(document.createElement("td"), { colSpan: columns, className: "none" });
+  td.textContent = "none";
+  const tr = document.createElement("tr");
+  tr.append(td);
+  return tr;
+}
+
+/** A table's rows, keyed by their first cell: a row stays where it is and only the cells
+ * whose text changed change, so that a poll dirties little of the layout (a rebuild of
+ * every row was most of a phone's time per poll); "none" when there are none. */
+function fill(id, values, numeric = []) {
+  const table = $(id);
+  const key = JSON.stringify(values);
+  if (table.dataset.key === key) return;
+  table.dataset.key = key;
+  const names = [...table.tHead.rows[0].cells].map((th) => th.textContent);
+  const body = table.tBodies[0];
+  const kept = new Map([...body.rows].map((tr) => [tr.dataset.key, tr]));
+  values.forEach((list, i) => {
+    const rowKey = String(list[0]);
+    const tr = kept.get(rowKey) ?? newRow(list, names, numeric);
+    tr.dataset.key = rowKey;
+    if (body.rows[i] !== tr) body.insertBefore(tr, body.rows[i] ?? null);
+    list.forEach((v, c) => setText(tr.cells[c], v === null || v === undefined ? "–" : String(v)));
+  });
+  while (body.rows.length > values.length) body.rows[values.length].remove();
+  if (values.length === 0) body.replaceChildren(noneRow(names.length));
+  const count = table.closest("details")?.querySelector(".count");
+  if (count) setText(count, `(${values.length})`);
+}
+
+/** How often a reading is taken, and how that compares with the firmware's period. */
+function period(r) {
+  if (r.everyMs === 0)
+    return ["when asked", `only Upload now takes one (the firmware: every ${seconds(r.firmwareEveryMs)})`];
+  if (r.everyMs === r.firmwareEveryMs) return [`every ${seconds(r.everyMs)}`, "the firmware's pace"];
+  const factor = Math.round(r.firmwareEveryMs / r.everyMs);
+  return [
+    `every ${seconds(r.everyMs)}`,
+    `the firmware's ${seconds(r.firmwareEveryMs)}, sped up ${factor}x for this demo`,
+  ];
+}
+
+/** The cards of the loop: tick, gaps, passes, readings, budget, requests, live operations. */
 function loopCards(s) {
   const loop = s.loop;
   return [
     ["tick", `${s.tick.now}`, `${hex(s.tick.now)}, wrapped ${s.tick.wraps}×`],
     [
-      "loop gap max (since start-up)",
-      `${loop.maxGapMs.toFixed(1)} ms`,
-      `p99 ${loop.p99GapMs} ms, last ${loop.lastGapMs.toFixed(1)} ms`,
+      "gap",
+      `${loop.steadyMaxGapMs.toFixed(1)} ms max`,
+      `with start-up: max ${loop.maxGapMs.toFixed(0)} ms; p99 ${loop.p99GapMs} ms, last ${loop.lastGapMs.toFixed(1)} ms`,
     ],
     [
       "passes",
       `${loop.passes}`,
       `${loop.stalls} stalls, max after one ${loop.maxStalledGapMs.toFixed(0)} ms`,
     ],
-    ["retry budget", s.budget.on ? `${(s.budget.tokensMilli / 1000).toFixed(1)}` : "off", "tokens"],
+    ["readings", ...period(s.readings)],
+    [
+      "budget",
+      s.budget.on ? `${(s.budget.tokensMilli / 1000).toFixed(1)} tokens` : "off",
+      "left; each retry spends some, none left: no retry",
+    ],
     ["requests", `${s.host.requestsStarted}`, `${s.host.requestsAbandoned} abandoned after a timeout`],
     [
-      "live operations",
+      "live",
       `${s.operations.length}`,
       `${s.readings.queued} of ${s.readings.queueLimit} readings waiting, ${s.readings.dropped} dropped`,
     ],
   ];
 }
 
-/** The cards of power and the kept state. */
+/** The cards of power and the kept state (the flash life's premise is the page's own). */
 function powerCards(s) {
   const asleep = s.power.asleepForMs !== null;
   return [
@@ -141,22 +197,20 @@ function powerCards(s) {
         : `boot ${s.power.count}, ${s.power.restoredOperations} operations restored after ${s.power.elapsedMs} ms`,
     ],
     [
-      "state writes",
+      "writes",
       `${s.store.writes}`,
       `${s.store.writesPerOperation === null ? "–" : s.store.writesPerOperation.toFixed(2)} per operation, ` +
         `${s.store.bytes} bytes (image ${s.store.imageBytes}) in ${s.store.where}` +
         (s.store.writeFailures > 0 ? `; ${s.store.writeFailures} writes FAILED, retrying` : ""),
     ],
-    [
-      "flash life",
-      s.store.flashLifeYears === null ? "–" : `${s.store.flashLifeYears.toFixed(1)} years`,
-      "of a board's NVS at this rate of state changes (at most one NVS write per 20 min)",
-    ],
+    ["flash", s.store.flashLifeYears === null ? "–" : `${s.store.flashLifeYears.toFixed(1)} years`],
   ];
 }
 
 /** The simulator's cards: its consumer and upstream, when it runs them. */
 function simulatorCards(s) {
+  $("card-consumer").hidden = !s.consumer;
+  $("card-upstream").hidden = !s.upstream;
   const list = [];
   if (s.consumer) {
     const c = s.consumer;
@@ -179,21 +233,11 @@ function simulatorCards(s) {
 }
 
 function cards(s) {
-  const list = [...loopCards(s), ...powerCards(s), ...simulatorCards(s)];
-  $("cards").replaceChildren(...list.map(([name, value, more]) => card(name, value, more)));
-}
-
-function card(name, value, more) {
-  const div = document.createElement("div");
-  div.className = "card";
-  const span = document.createElement("span");
-  span.textContent = name;
-  const b = document.createElement("b");
-  b.textContent = value;
-  const small = document.createElement("span");
-  small.textContent = more;
-  div.append(span, b, small);
-  return div;
+  for (const [id, value, more] of [...loopCards(s), ...powerCards(s), ...simulatorCards(s)]) {
+    const card = $(`card-${id}`);
+    setText(card.children[1], value);
+    if (more !== undefined) setText(card.children[2], more);
+  }
 }
 
 // The timeline's memory: every operation seen in the events, by operation id, and the
@@ -236,78 +280,52 @@ function absorb(events, now) {
   marks = marks.filter((m) => (m.until ?? now) >= now - SPAN_MS);
 }
 
+const live = new LiveTimeline($("timeline"), SPAN_MS, ROWS);
+
+/** The chart's rows: the last ROWS operations still on it, at the RTC's times. */
 function timeline(now) {
-  const at = (t) => SPAN_MS - (now - t);
-  const rows = [...ops.values()]
-    .filter((op) => !op.end || at(op.end.t) >= 0)
-    .slice(-ROWS)
-    .map((op) => ({
-      label: String(op.id),
-      attempts: op.attempts.map((a) => ({
-        start: at(a.start),
-        end: a.end === null ? SPAN_MS : at(a.end),
-        outcome: a.outcome ?? "in flight",
-      })),
-      end: op.end && { at: at(op.end.t), reason: op.end.reason },
-    }));
-  const shown = marks.map((m) => ({
-    kind: m.kind,
-    at: at(m.at),
-    until: m.until === undefined ? undefined : at(m.until),
-  }));
-  drawTimeline($("timeline"), rows, SPAN_MS, "ago", ROWS, shown);
+  const rows = [...ops.values()].filter((op) => !op.end || op.end.t >= now - SPAN_MS).slice(-ROWS);
+  live.update(rows, marks, now);
 }
 
 /** The tables of live operations, sessions, ended operations and counters. */
 function tables(s) {
   fill(
     "operations",
-    s.operations.map((o) =>
-      row(
-        [
-          o.operationId,
-          o.state,
-          `${o.attempt} / ${o.maxAttempts}`,
-          ms(o.nextAttemptInMs),
-          ms(o.attemptTimeoutInMs),
-          ms(o.deadlineInMs),
-          o.lastOutcome,
-          o.detail,
-        ],
-        [0, 3, 4, 5],
-      ),
-    ),
+    s.operations.map((o) => [
+      o.operationId,
+      o.state,
+      `${o.attempt} / ${o.maxAttempts}`,
+      ms(o.nextAttemptInMs),
+      ms(o.attemptTimeoutInMs),
+      ms(o.deadlineInMs),
+      o.lastOutcome,
+      o.detail,
+    ]),
+    [0, 3, 4, 5],
   );
   $("sessions-panel").hidden = s.sessions.length === 0;
   fill(
     "sessions",
-    s.sessions.map((v) =>
-      row(
-        [
-          v.name,
-          v.state,
-          v.attempts,
-          v.drops,
-          v.reconnects,
-          ms(v.upForMs),
-          ms(v.nextTryInMs),
-          v.endReason === "NONE" ? "" : v.endReason,
-          v.detail,
-        ],
-        [2, 3, 4, 5, 6],
-      ),
-    ),
+    s.sessions.map((v) => [
+      v.name,
+      v.state,
+      v.attempts,
+      v.drops,
+      v.reconnects,
+      ms(v.upForMs),
+      ms(v.nextTryInMs),
+      v.endReason === "NONE" ? "" : v.endReason,
+      v.detail,
+    ]),
+    [2, 3, 4, 5, 6],
   );
   fill(
     "recent",
-    s.recent.map((r) =>
-      row([r.operationId, r.endReason, r.attempts, r.lastOutcome, r.detail, ms(r.tookMs)], [0, 2, 5]),
-    ),
+    s.recent.map((r) => [r.operationId, r.endReason, r.attempts, r.lastOutcome, r.detail, ms(r.tookMs)]),
+    [0, 2, 5],
   );
-  fill(
-    "counters",
-    Object.entries(s.counters).map(([name, value]) => row([name, value], [1])),
-  );
+  fill("counters", Object.entries(s.counters), [1]);
 }
 
 /** The setup view: what is stored, which forms apply, and (once) the forms' values. */
@@ -339,6 +357,13 @@ function setupView(s) {
   );
 }
 
+/** Hands the device's policy to the Policy view (playground.js) when it changed. */
+function announcePolicy(policy = null) {
+  if (JSON.stringify(policy) === JSON.stringify(window.devicePolicy ?? null)) return;
+  window.devicePolicy = policy;
+  document.dispatchEvent(new CustomEvent("device-policy", { detail: policy }));
+}
+
 function render(s) {
   $("device-name").textContent = s.device.name;
   cards(s);
@@ -346,6 +371,7 @@ function render(s) {
   timeline(s.tick.wallMs);
   tables(s);
   setupView(s);
+  announcePolicy(s.policy);
 }
 
 // The status as the first answer and every later one make it: a poll since the last seq
@@ -405,19 +431,29 @@ async function fetchStatus() {
   }
 }
 
+/** What the live region says: the page's link to the device and the device's state, so
+ * that a screen reader hears a change (asleep, rebooted, another scenario), not each poll. */
+function stateText(s) {
+  const power =
+    s.power.asleepForMs !== null ? "asleep" : `awake after a ${s.power.kind} (boot ${s.power.count})`;
+  const scenario = s.faults.scenario ? `, upstream scenario ${s.faults.scenario}` : "";
+  return `live: the device is ${power}${scenario}`;
+}
+
 async function poll(again = true) {
   try {
     const res = await fetchStatus();
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
-    render(merge(await res.json()));
-    polls++;
-    $("live").textContent = `live: ${polls} updates, last at ${new Date().toLocaleTimeString()}`;
+    const s = merge(await res.json());
+    render(s);
+    setText($("live"), stateText(s));
+    $("updated").textContent = `updated ${new Date().toLocaleTimeString()}`;
   } catch (err) {
-    $("live").textContent = `status unavailable: ${err.message}`;
+    setText($("live"), `status unavailable: ${err.message}`);
   }
   if (again) setTimeout(poll, POLL_MS);
 }
 
 fillLegend($("timeline-legend"));
-timeline(0); // the empty chart at its full height, before the first status
+live.update([], [], 0); // the empty chart at its full height, before the first status
 poll();

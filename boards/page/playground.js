@@ -32,18 +32,34 @@ form.elements.jitter.replaceChildren(
   }),
 );
 
-/** The form's numbers, each a plain decimal u32 (the ABI's type), or the first that is not. */
+/** A field's name in words: its label's. */
+const words = (name) => {
+  const label = form.elements[name]?.closest("label");
+  const text = [...(label?.childNodes ?? [])].find(
+    (n) => n.nodeType === Node.TEXT_NODE && n.textContent.trim(),
+  );
+  return text?.textContent.trim().replace(/\s*\(.*\)$/, "") ?? name;
+};
+
+/** The form's numbers, each a plain decimal u32 (the ABI's type), or the first that is not;
+ * the budget's in tokens, to the thousandth (the module counts milli-tokens). */
 function read() {
   const value = (name) => {
     const text = form.elements[name].value.trim();
     if (!/^[0-9]+$/.test(text) || Number(text) > 0xffffffff)
-      throw new Error(`${name}: a whole number from 0 to 4294967295, please`);
+      throw new Error(`${words(name)}: a whole number from 0 to 4294967295, please`);
     return Number(text);
+  };
+  const tokens = (name) => {
+    const text = form.elements[name].value.trim();
+    if (!/^[0-9]{1,7}(\.[0-9]{1,3})?$/.test(text))
+      throw new Error(`${words(name)}: a number of tokens, 0 or more, to the thousandth at most, please`);
+    return Math.round(Number(text) * 1000);
   };
   const policy = Object.fromEntries(POLICY_FIELDS.map((f) => [f, value(f)]));
   policy.jitter = form.elements.jitter.value;
   policy.idempotent = form.elements.idempotent.checked;
-  const budget = Object.fromEntries(BUDGET_FIELDS.map((f) => [f, value(f)]));
+  const budget = Object.fromEntries(BUDGET_FIELDS.map((f) => [f, tokens(f)]));
   budget.refundOnSuccess = form.elements.refundOnSuccess.checked;
   // The form's "capacity 0: off" is the module's flag OFF, with every other field 0 (capacity
   // 0 alone allows no retry).
@@ -64,17 +80,21 @@ const budgetArgs = (b) => [
   b.off ? abi.budgetFlag.OFF : b.refundOnSuccess ? abi.budgetFlag.REFUND_ON_SUCCESS : 0,
 ];
 
-/** The first field of `values` outside its range, as "setPolicy: NAME is VALUE; allowed:
- * MIN to MAX"; a max that names another field is that field's value. Null when all fit. */
+/** The first field of `values` outside its range, in words ("attempts at most is 300;
+ * allowed: 0 to 255"; the budget's in tokens); a max that names another field is that
+ * field's value. Null when all fit. */
 function rangeProblem(exportName, values) {
+  const shown = exportName === "setBudget" ? (v) => v / 1000 : (v) => v;
   for (const p of abi.exports.find((e) => e.name === exportName).params) {
     if (!p.range) continue;
     const [min, max] = p.range;
     const byField = typeof max === "string" && !(max in abi.limit);
     const limit = typeof max === "number" ? max : byField ? values[max] : abi.limit[max];
-    const allowed = byField ? `${min} to ${max} (${limit})` : `${min} to ${limit}`;
+    const allowed = byField
+      ? `${shown(min)} to the ${words(max)} (${shown(limit)})`
+      : `${shown(min)} to ${shown(limit)}`;
     const v = values[p.name];
-    if (v < min || v > limit) return `${exportName}: ${p.name} is ${v}; allowed: ${allowed}`;
+    if (v < min || v > limit) return `${words(p.name)} is ${shown(v)}; allowed: ${allowed}`;
   }
   return null;
 }
@@ -217,6 +237,71 @@ function drawWaits(ceilings, spreads) {
 }
 
 let current = null;
+// The device's policy and budget as /status.json gives them (page.js hands them on; null:
+// a board, which does not say), and whether the form holds a draft of the user's.
+let device = window.devicePolicy ?? null;
+let drafted = false;
+
+/** The form set to the device's policy and budget (the budget's milli-tokens as tokens). */
+function fillFrom(p) {
+  for (const f of POLICY_FIELDS) form.elements[f].value = String(p[f]);
+  form.elements.jitter.value = p.jitter;
+  form.elements.idempotent.checked = p.idempotent;
+  for (const f of BUDGET_FIELDS) form.elements[f].value = String(p.budget.off ? 0 : p.budget[f] / 1000);
+  form.elements.refundOnSuccess.checked = p.budget.refundOnSuccess;
+}
+
+/** The fields of `a` that differ from `b`'s, in words. */
+const differing = (names, a, b) => names.filter((f) => a[f] !== b[f]).map(words);
+
+/** Says whose policy the form shows, and offers Apply for a draft of the policy. */
+function showSource(input) {
+  const source = $("pg-source");
+  if (device === null) {
+    source.textContent = "This device does not tell its policy: the form starts from example values.";
+    $("pg-apply").hidden = true;
+    return;
+  }
+  const none = { ...Object.fromEntries(BUDGET_FIELDS.map((f) => [f, 0])), refundOnSuccess: false };
+  const budget = device.budget.off ? none : device.budget;
+  const policy = differing([...POLICY_FIELDS, "jitter", "idempotent"], input.policy, device);
+  const spent = differing([...BUDGET_FIELDS, "refundOnSuccess"], input.budget, budget);
+  source.textContent =
+    policy.length + spent.length === 0
+      ? `The device's policy and its ${device.budget.name} budget, as it runs now.`
+      : `A draft, not the device's: ${[...policy, ...spent].join(", ")} differ${policy.length + spent.length > 1 ? "" : "s"}.`;
+  $("pg-apply").hidden = policy.length === 0;
+}
+
+/** The device's policy came (or changed): the form follows it unless it holds a draft. */
+function deviceSaid(p) {
+  device = p;
+  if (device !== null && !drafted) fillFrom(device);
+  if (document.body.dataset.playground === "ready") compute();
+}
+document.addEventListener("device-policy", (e) => deviceSaid(e.detail));
+
+$("pg-apply").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const body = new URLSearchParams();
+  for (const f of POLICY_FIELDS) body.set(f, form.elements[f].value.trim());
+  body.set("jitter", form.elements.jitter.value);
+  if (form.elements.idempotent.checked) body.set("idempotent", "on");
+  const password = $("pg-password").value || $("device-password").value;
+  const res = await fetch("/policy", {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", "x-device-password": password },
+    body: body.toString(),
+  });
+  const answer = await res.json().catch(() => ({ ok: false, error: `HTTP ${res.status}` }));
+  $("pg-applied").textContent = answer.ok ? answer.message : answer.error;
+  if (answer.ok) drafted = false; // the next status brings the device's policy: the draft's
+});
+$("pg-reset").addEventListener("click", () => {
+  drafted = false;
+  if (device !== null) fillFrom(device);
+  compute();
+});
 
 /** Shows why the form's policy cannot run: the message, and nothing to copy. */
 function refuse(text) {
@@ -241,7 +326,8 @@ function accepted() {
   const refused = configure(1, policy, budget);
   if (refused) {
     const name = errorName(refused.code);
-    refuse(`${refused.call} refused this: ${name} (${refused.code}): ${abi.meaning.error[name] ?? ""}`);
+    const what = refused.call === "setPolicy" ? "policy" : "budget";
+    refuse(`The module refuses this ${what}: ${abi.meaning.error[name] ?? name} (${name}).`);
     return null;
   }
   $("pg-error").hidden = true;
@@ -306,7 +392,9 @@ function compute() {
   const ceilings = showWaits(policy);
   showOperation(policy, budget, script);
   $("pg-summary").textContent =
-    `worstCase: ${worst} ms (every attempt times out and every wait reaches its ceiling). ${ceilings.length} retries at most.`;
+    `At worst an operation takes ${fmt(worst)}, when every attempt times out and every wait reaches ` +
+    `its longest; it retries ${ceilings.length} times at most.`;
+  showSource(input);
 }
 
 async function copy(text) {
@@ -331,11 +419,12 @@ const later = () => {
   clearTimeout(timer);
   timer = setTimeout(compute, 150);
 };
-form.addEventListener("input", later);
+form.addEventListener("input", () => ((drafted = true), later()));
 // The charts are drawn at the size they are shown: when the view is, and on a resize. Not
 // before: the status view, which a page opens on, loads without the playground's work.
 document.querySelector("nav button[data-view=policy]").addEventListener("click", () =>
   setTimeout(() => {
+    if (device !== null && !drafted) fillFrom(device);
     compute();
     document.body.dataset.playground = "ready";
   }),

@@ -132,3 +132,124 @@ export function drawTimeline(svg, rows, span, axis, minRows = 1, marks = []) {
   rows.forEach((row, i) => parts.push(...rowParts(row, top + i * rowH, x)));
   svg.replaceChildren(...parts);
 }
+
+/** The static part of a chart `width` wide: its grid lines and time labels. */
+function axisParts(width, height, span, axis, x, top) {
+  const parts = [];
+  const step = niceStep(span);
+  for (let t = 0; t <= span; t += step) {
+    parts.push(el("line", { x1: x(t), x2: x(t), y1: top, y2: height - 20, stroke: "#eceff3" }));
+    const text = axis === "ago" ? (t === span ? "now" : `-${label(span - t)}`) : label(t);
+    parts.push(el("text", { x: x(t), y: height - 6, "text-anchor": "middle" }, text));
+  }
+  return parts;
+}
+
+/**
+ * The live chart, which a poll changes only where something changed: its axis is drawn
+ * once per width; the operations and marks sit, at their own times, in one group that each
+ * poll slides left; a row is redrawn only when its attempts or end changed, and an attempt
+ * in flight only grows. Redrawing all of it on every poll was most of the page's blocking
+ * time on a throttled phone (npm run lighthouse).
+ */
+export class LiveTimeline {
+  constructor(svg, span, rows) {
+    Object.assign(this, { svg, span, rows, width: 0, drawn: new Map(), marksKey: "", origin: undefined });
+    this.top = 8;
+    this.left = 86; // room for LABEL_CHARS digits
+    this.height = this.top + rows * 22 + 24;
+    new ResizeObserver(() => (this.width = 0)).observe(svg);
+  }
+
+  /** The frame for the svg's width: axis, the row labels' room, the sliding group, its clip. */
+  frame() {
+    this.width = Math.max(320, Math.round(this.svg.getBoundingClientRect().width) || 760);
+    this.k = (this.width - this.left - 70) / this.span;
+    const x = (ms) => this.left + ms * this.k;
+    this.svg.setAttribute("viewBox", `0 0 ${this.width} ${this.height}`);
+    const clip = el("clipPath", { id: "live-clip" });
+    clip.append(el("rect", { x: this.left, y: 0, width: this.width - this.left, height: this.height }));
+    this.labels = el("g", {});
+    this.slide = el("g", {});
+    const view = el("g", { "clip-path": "url(#live-clip)" });
+    view.append(this.slide);
+    this.empty = el("text", { x: this.left, y: this.top + 15 }, "no operation yet");
+    this.svg.replaceChildren(
+      clip,
+      ...axisParts(this.width, this.height, this.span, "ago", x, this.top),
+      view,
+    );
+    this.svg.append(this.labels, this.empty);
+    this.drawn.clear();
+    this.marksKey = "";
+  }
+
+  /** rows: [{ id, attempts: [{ start, end | null, outcome }], end: { t, reason } | null }] and
+   * marks: [{ at, kind, until? }], all at the device's RTC times; now: the RTC now. */
+  update(rows, marks, now) {
+    // Started again from now once the slide has gone far: an SVG coordinate is a float32.
+    if (this.origin === undefined || Math.abs(now - this.origin) > 100 * this.span)
+      [this.origin, this.width] = [now, 0];
+    if (this.width === 0) this.frame();
+    const x = (t) => this.left + (t - this.origin) * this.k;
+    this.slide.setAttribute("transform", `translate(${(this.span - (now - this.origin)) * this.k},0)`);
+    // Out of the chart, not hidden, when there are rows: nothing drawn measures 0 px high.
+    if (rows.length === 0) this.svg.append(this.empty);
+    else this.empty.remove();
+    const shown = new Set(rows.map((r) => r.id));
+    for (const [id, d] of this.drawn)
+      if (!shown.has(id)) (d.g.remove(), d.label.remove(), this.drawn.delete(id));
+    rows.forEach((row, i) => this.row(row, this.top + i * 22, x, now));
+    this.marks(marks, x, now);
+  }
+
+  /** One operation's row, redrawn only if it changed; its attempts in flight grown to now. */
+  row(row, y, x, now) {
+    let d = this.drawn.get(row.id);
+    if (!d) {
+      d = { g: el("g", {}), label: rowLabel(String(row.id), 0), key: "", y: -1 };
+      this.drawn.set(row.id, d);
+      this.slide.append(d.g);
+      this.labels.append(d.label);
+    }
+    if (d.y !== y) {
+      d.g.setAttribute("transform", `translate(0,${y})`);
+      d.label.setAttribute("transform", `translate(0,${y})`);
+      d.y = y;
+    }
+    const key = JSON.stringify(row);
+    if (d.key !== key) {
+      d.key = key;
+      const attempts = row.attempts.map((a) => ({
+        start: x(a.start),
+        end: x(a.end ?? now),
+        outcome: a.outcome ?? "in flight",
+      }));
+      const end = row.end && { at: x(row.end.t), reason: row.end.reason };
+      d.g.replaceChildren(...rowParts({ label: "", attempts, end }, 0, (v) => v).slice(1));
+      d.flying = row.attempts.flatMap((a, j) =>
+        a.end === null ? [[a.start, d.g.querySelectorAll("rect.attempt")[j]]] : [],
+      );
+    }
+    for (const [start, rect] of d.flying) rect.setAttribute("width", Math.max(2, x(now) - x(start)));
+  }
+
+  /** The boots and sleeps, redrawn when one comes or a sleep ends. */
+  marks(marks, x, now) {
+    const key = JSON.stringify(marks);
+    if (key === this.marksKey) return;
+    this.marksKey = key;
+    this.markGroup?.remove();
+    this.markGroup = el("g", {});
+    for (const m of marks)
+      this.markGroup.append(
+        ...markParts(
+          { ...m, at: x(m.at), until: m.until === undefined ? undefined : x(m.until) },
+          (v) => v,
+          this.top,
+          this.height - 20,
+        ),
+      );
+    this.slide.prepend(this.markGroup);
+  }
+}

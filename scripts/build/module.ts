@@ -3,11 +3,11 @@
 // assembly/, asconfig.json, this script and shrink.ts, and the versions of assemblyscript and
 // binaryen; their hash is kept beside the module (build/ is not tracked), so `npm start`
 // and `npm test` after an unchanged checkout take a second, not a compile. `--force`
-// builds anyway.
+// builds anyway. npm start calls buildModule in its own process (scripts/start.ts).
 import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -41,16 +41,21 @@ function inputsHash(): string {
   return hash.digest("hex");
 }
 
-const inputs = inputsHash();
-const current = existsSync(MODULE) && existsSync(STAMP) && readFileSync(STAMP, "utf8") === inputs;
-if (current && !process.argv.includes("--force")) {
-  console.log("build: host/library/build/tickretry.wasm is current (no input changed)");
-} else {
+/** Builds the module when an input changed (or `force`); returns the line that says which. */
+export function buildModule(force = false): string {
+  const inputs = inputsHash();
+  const current = existsSync(MODULE) && existsSync(STAMP) && readFileSync(STAMP, "utf8") === inputs;
+  if (current && !force) return "build: host/library/build/tickretry.wasm is current (no input changed)";
   execFileSync(bin("asc"), ["assembly/index.ts", "--target", "release"], { cwd: root, stdio: "inherit" });
   execFileSync(process.execPath, ["--import", "tsx", join(root, "scripts/build/shrink.ts")], {
     cwd: root,
     stdio: "inherit",
   });
   writeFileSync(STAMP, inputs);
-  console.log(`build: host/library/build/tickretry.wasm, ${readFileSync(MODULE).length} bytes`);
+  return `build: host/library/build/tickretry.wasm, ${readFileSync(MODULE).length} bytes`;
+}
+
+// Run as a script (npm run build); npm start imports it instead (scripts/start.ts).
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
+  console.log(buildModule(process.argv.includes("--force")));
 }

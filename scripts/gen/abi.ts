@@ -16,6 +16,9 @@ const option = (name: string) => {
 };
 // `--constants file` reads another constants file (the tests feed it broken ones).
 const abi = JSON.parse(readFileSync(option("--constants") ?? join(root, "assembly/constants.json"), "utf8"));
+// The API reference names the ABI's document by its URL: a user of the package has no docs/.
+const homepage = JSON.parse(readFileSync(join(root, "host/library/package.json"), "utf8")).homepage;
+const ABI_DOC = `{@link ${homepage.replace(/#readme$/, "")}/blob/main/docs/ABI.md | ABI.md}`;
 
 type Group = Record<string, number>;
 // The constant groups: objects of numbers (stateFlags, meaning and the lists are not).
@@ -98,6 +101,8 @@ interface Export {
   params: Param[];
   result: WasmType;
   doc: string;
+  /** One line that calls it, for the API reference (TickRetryApi). */
+  example: string;
   /** false: the C API wraps the export (tickretry_image.c) rather than exposing it. */
   cApi?: boolean;
 }
@@ -116,6 +121,7 @@ function readExports(): Export[] {
       }
     });
     if (e.cApi !== undefined && e.cApi !== false) throw new Error(`${where}: cApi is false or absent`);
+    if (typeof e.example !== "string") throw new Error(`${where}: no example (one line that calls it)`);
     const first = e.params.findIndex((p) => p.in !== undefined);
     if (first >= 0 && e.params.slice(first).some((p) => p.in !== e.params[first].in)) {
       throw new Error(`${where}: the parameters of struct ${e.params[first].in} must come last, together`);
@@ -135,6 +141,7 @@ interface Query {
   field: string;
   result: WasmType;
   doc: string;
+  example: string;
 }
 
 /** The queries, checked: each names a field, and `field` is an export. */
@@ -142,6 +149,8 @@ function readQueries(): Query[] {
   if (!exports.some((e) => e.name === "field")) throw new Error("queries need the export field");
   return (abi.queries as Query[]).map((q) => {
     if (!(q.field in groups.field)) throw new Error(`query ${q.name}: no field ${q.field}`);
+    if (typeof q.example !== "string")
+      throw new Error(`query ${q.name}: no example (one line that calls it)`);
     return q;
   });
 }
@@ -183,12 +192,13 @@ function classifyTest(r: ClassifyRow, status: string, retryAfter: string, eq: st
 
 const classifyDoc = [
   "The outcome of an HTTP answer (docs/ABI.md, classifyHttp), alike on every host: the first",
-  "row of constants.json's classifyHttp that holds the status; BAD_STATUS for a status no row",
+  "row of the ABI's classifyHttp table that holds the status; BAD_STATUS for a status no row",
   "holds. hasRetryAfter is non-zero when the answer carried Retry-After.",
 ];
 
 function typescriptClassify(): string {
-  let out = `\n/**\n${classifyDoc.map((l) => ` * ${l}\n`).join("")} */\n`;
+  const doc = [...classifyDoc, "@example", "```ts", "classifyHttp(503, 1); // Outcome.THROTTLED", "```"];
+  let out = `\n/**\n${doc.map((l) => ` * ${l.replace("docs/ABI.md", ABI_DOC)}\n`).join("")} */\n`;
   out += `export function classifyHttp(status: number, hasRetryAfter: number): number {\n`;
   for (const r of classifyRows) {
     out += `  // ${r.why}\n`;
@@ -318,7 +328,7 @@ function bound(b: number | string, fields: string[]): number | string {
 function typescriptRanges(): string {
   let out = `\n/** The values the module accepts for each field of setPolicy and setBudget, \`[min, max]\`;\n`;
   out += ` * a max that is a name is that field's value (baseDelay at most maxDelay). The module refuses\n`;
-  out += ` * anything else with BAD_FIELD or SPAN_TOO_LARGE (docs/ABI.md, Policies and Retry budget). */\n`;
+  out += ` * anything else with BAD_FIELD or SPAN_TOO_LARGE (${ABI_DOC}, Policies and Retry budget). */\n`;
   out += `export const FIELD_RANGES = {\n`;
   for (const e of exports.filter((x) => x.params.some((p) => p.range))) {
     const names = e.params.map((p) => p.name);
@@ -342,7 +352,7 @@ function typescriptGroup(g: string): string {
   // Error shadows the global once imported; the ABI's name is kept, so say so where it shows.
   const shadow =
     type === "Error" ? ` Import it as \`{ Error as TickRetryError }\`: the name shadows the global.` : "";
-  let out = `\n/** The \`${g}\` constants of docs/ABI.md ("Constants and exports").${shadow} */\n`;
+  let out = `\n/** The \`${g}\` constants of ${ABI_DOC} ("Constants and exports").${shadow} */\n`;
   out += `export const ${type} = {\n`;
   for (const [name, value] of Object.entries(groups[g])) {
     const meaning = abi.meaning?.[g]?.[name];
@@ -355,32 +365,35 @@ function typescriptGroup(g: string): string {
 
 function typescriptView(): string {
   let out = header("//");
-  out += `\n/** The ABI version of the module this package ships (its \`abiVersion()\`, docs/ABI.md). */\n`;
+  out += `\n/** The ABI version of the module this package ships (its \`abiVersion()\`, ${ABI_DOC}). */\n`;
   out += `export const ABI_VERSION = ${abi.abiVersion};\n`;
   for (const g of groupNames) out += typescriptGroup(g);
-  out += `\n/** The transition table, \`[from, event, to]\` per allowed move (docs/ABI.md, the state diagram). */\n`;
+  out += `\n/** The transition table, \`[from, event, to]\` per allowed move (${ABI_DOC}, the state diagram). */\n`;
   out += `export const TRANSITIONS = [\n`;
   for (const t of abi.transitions) out += `  [${t.map((s: string) => JSON.stringify(s)).join(", ")}],\n`;
   out += `] as const;\n`;
   out += typescriptRanges();
   out += typescriptClassify();
-  out += `\n/** Every export of host/library/build/tickretry.wasm with its parameter names, in order. */\n`;
+  out += `\n/** Every export of the package's build/tickretry.wasm with its parameter names, in order. */\n`;
   out += `export const EXPORTS = {\n`;
   for (const e of exports) {
     out += `  ${e.name}: { params: [${e.params.map((p) => JSON.stringify(p.name)).join(", ")}], result: "${e.result}" },\n`;
   }
   out += `} as const;\n`;
-  out += `\n/** The per-handle queries, each a field read through the export \`field\` (docs/ABI.md). */\n`;
+  out += `\n/** The per-handle queries, each a field read through the export \`field\` (${ABI_DOC}). */\n`;
   out += `export const QUERIES = {\n`;
   for (const q of queries) {
     out += `  ${q.name}: { params: ["handle"], field: Field.${q.field}, result: "${q.result}" },\n`;
   }
   out += `} as const;\n`;
   out += `\n/** An export as the wrapper calls it: numbers in, a number out. */\nexport type Fn = (...args: number[]) => number;\n`;
-  out += `\n/**\n * An instance's exports as one object literal, so that every instance has the same fast\n`;
+  out += typescriptApi();
+  out += `/**\n * An instance's exports as one object literal, so that every instance has the same fast\n`;
   out += ` * shape (an object given its properties one by one goes to dictionary mode, and 10,000\n`;
-  out += ` * of those make every call a hash lookup). \`unsigned\` wraps the exports whose result is u32.\n */\n`;
-  out += `export function bindExports(raw: WebAssembly.Exports, unsigned: (fn: Fn, arity: number) => Fn) {\n`;
+  out += ` * of those make every call a hash lookup). \`unsigned\` wraps the exports whose result is u32.\n`;
+  out += ` * @example\n * \`\`\`ts\n * const api = bindExports(new WebAssembly.Instance(compileModule()).exports, (fn) => (...a) => fn(...a) >>> 0);\n`;
+  out += ` * \`\`\`\n */\n`;
+  out += `export function bindExports(raw: WebAssembly.Exports, unsigned: (fn: Fn, arity: number) => Fn): TickRetryApi {\n`;
   out += `  const field = raw.field as Fn;\n`;
   out += `  // A tick field as u32, or 0 for a bad handle (a tick may read as BAD_HANDLE: the state decides).\n`;
   out += `  const tick = (handle: number, which: number): number => {\n    const v = field(handle, which);\n`;
@@ -395,6 +408,36 @@ function typescriptView(): string {
   for (const q of queries) out += typescriptQuery(q);
   out += `  };\n}\n`;
   return out;
+}
+
+/** A method's doc comment: what it does, its parameters, and a line that calls it. */
+function methodDoc(doc: string, params: Param[], example: string): string {
+  // TSDoc reads a bare ">" as the start of a tag.
+  const text = (t: string) => t.replace(/>/g, "\\>");
+  const lines = [
+    text(doc),
+    ...params.map((p) => `@param ${p.name} - ${text(p.doc ?? p.name)}${p.optional ? " (default 0)" : ""}`),
+  ];
+  lines.push("@example", "```ts", example, "```");
+  return `  /**\n${lines.map((l) => `   * ${l}`).join("\n")}\n   */\n`;
+}
+
+/** The instance's methods, one doc comment each (the API reference's TickRetryApi). */
+function typescriptApi(): string {
+  let out = `\n/** An instance of the module: every export, typed from the ABI, u32 results as u32, and the\n`;
+  out += ` * per-handle queries. Make one with {@link create} (or {@link instantiate} before a restore). */\n`;
+  out += `export interface TickRetryApi {\n`;
+  for (const e of exports) {
+    const sig = e.params.map((p) => `${p.name}${p.optional ? "?" : ""}: number`).join(", ");
+    out += methodDoc(e.doc, e.params, e.example) + `  ${e.name}(${sig}): number;\n`;
+  }
+  out += `  /** The instance's linear memory (the image and the state block are read and written there). */\n`;
+  out += `  readonly memory: WebAssembly.Memory;\n`;
+  for (const q of queries) {
+    out += methodDoc(q.doc, [{ name: "handle", type: "i32", doc: "an operation's handle" }], q.example);
+    out += `  ${q.name}(handle: number): number;\n`;
+  }
+  return `${out}}\n\n`;
 }
 
 /** One query of bindExports: an i32 one is the field as read, a u32 one bindExports' tick(). */

@@ -56,7 +56,7 @@ function swapping(
   }
   Object.defineProperty(target, "memory", { get: () => pair[current].memory });
   Object.defineProperty(target, "current", { get: () => pair[current] });
-  return target as TickRetryApi & { readonly current: TickRetryApi };
+  return target as unknown as TickRetryApi & { readonly current: TickRetryApi };
 }
 
 describe("the state block", () => {

@@ -21,12 +21,13 @@ function paths(value: unknown, prefix = ""): string[] {
  * The key paths the list asks for; counters has every module counter by name. Groups
  * a source has none of (null, or an empty list) have no keys below them.
  */
-function expected(has: { upstream: boolean; sessions: boolean; mqtt: boolean }): string[] {
+function expected(has: { upstream: boolean; sessions: boolean; mqtt: boolean; policy: boolean }): string[] {
   const out: string[] = [];
   const absent = new Set([
     ...(has.upstream ? [] : ["upstream"]),
     ...(has.sessions ? [] : ["sessions"]),
     ...(has.mqtt ? [] : ["broker", "consumer"]),
+    ...(has.policy ? [] : ["policy"]),
   ]);
   for (const [path] of statusKeys()) {
     if (absent.has(path[0]) && path.length > 1) continue;
@@ -78,14 +79,18 @@ describe("the status fields", () => {
       const s = await (await fetch(new URL("/status.json", sim.url))).json();
       return s.operations.length > 0 && s.recent.length > 0 && s.events.length > 0 && s;
     });
-    expect(paths(status).sort()).toEqual(expected({ upstream: true, sessions: false, mqtt: false }));
+    expect(paths(status).sort()).toEqual(
+      expected({ upstream: true, sessions: false, mqtt: false, policy: true }),
+    );
     typesMatch(status, STATUS_FIELDS);
   });
 
   it("the sketch's writer, built with gcc, writes exactly the list's fields, with their types", () => {
     const out = execFileSync(`${ROOT}build/native/page_check`, ["status"], { encoding: "utf8" });
     const status = JSON.parse(out);
-    expect(paths(status).sort()).toEqual(expected({ upstream: false, sessions: true, mqtt: false }));
+    expect(paths(status).sort()).toEqual(
+      expected({ upstream: false, sessions: true, mqtt: false, policy: false }),
+    );
     typesMatch(status, STATUS_FIELDS);
     // Strings are escaped, UTF-8 kept as it is.
     expect(status.settings.ssid).toBe('café "quoted" \\ tab\t');

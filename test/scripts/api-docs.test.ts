@@ -18,7 +18,7 @@ const withOptional = (reference: string, docComment: string, name: string): Mode
 });
 
 test("a documented model has no problem", () => {
-  const f = withOptional("p!f", "/**\n * Does f; `n` defaults to 1.\n */", "n");
+  const f = withOptional("p!f", "/**\n * Does f; `n` defaults to 1.\n * @example\n * f(2);\n */", "n");
   expect(docProblems(entry([f]))).toEqual([]);
 });
 
@@ -36,7 +36,7 @@ test("an export or a member without a comment is named", () => {
 });
 
 test("an optional parameter or property whose comment gives no default is named", () => {
-  const f = withOptional("p!g", "/** Does g. */", "seed");
+  const f = withOptional("p!g", "/** Does g. @example g(); */", "seed");
   const p: ModelItem = {
     kind: "PropertySignature",
     canonicalReference: "p!O#m",
@@ -47,4 +47,58 @@ test("an optional parameter or property whose comment gives no default is named"
     "p!g: seed may be left out, and the comment gives no default",
     "p!O#m: (this property) may be left out, and the comment gives no default",
   ]);
+});
+
+test("a function or a TickRetryApi method without an example is named; another member is not", () => {
+  const f: ModelItem = {
+    kind: "Function",
+    canonicalReference: "tickretry!f:function(1)",
+    docComment: "/** F. */",
+  };
+  const api: ModelItem = {
+    kind: "Interface",
+    canonicalReference: "tickretry!TickRetryApi:interface",
+    docComment: "/** The API. */",
+    members: [
+      {
+        kind: "MethodSignature",
+        canonicalReference: "tickretry!TickRetryApi#poll:member(1)",
+        docComment: "/** Polls. */",
+      },
+      {
+        kind: "PropertySignature",
+        canonicalReference: "tickretry!TickRetryApi#memory",
+        docComment: "/** Memory. */",
+      },
+    ],
+  };
+  const hal: ModelItem = {
+    kind: "MethodSignature",
+    canonicalReference: "tickretry!LoopHal#ticks:member(1)",
+    docComment: "/** Ticks. */",
+  };
+  expect(docProblems(entry([f, api, hal]))).toEqual([
+    "tickretry!f:function(1): no @example (a line that calls it)",
+    "tickretry!TickRetryApi#poll:member(1): no @example (a line that calls it)",
+  ]);
+});
+
+test("a path of the repository outside the package is named; a URL to it is not", () => {
+  const v = (ref: string, doc: string): ModelItem => ({
+    kind: "Variable",
+    canonicalReference: ref,
+    docComment: doc,
+  });
+  expect(
+    docProblems(
+      entry([
+        v("p!A", "/** As docs/ABI.md says. */"),
+        v(
+          "p!B",
+          "/** As {@link https://github.com/tickretry/tickretry/blob/main/docs/ABI.md | ABI.md} says. */",
+        ),
+        v("p!C", "/** The package's build/tickretry.wasm. */"),
+      ]),
+    ),
+  ).toEqual(["p!A: names docs/ABI.md, a path a user of the package does not have"]);
 });

@@ -66,5 +66,7 @@
 #define PAGE_MSG_BREAKER_HELD "Breaker held open: no attempt of the policy starts until it is released."
 #define PAGE_MSG_BREAKER_RELEASED "Breaker released: its next attempt is the probe."
 #define PAGE_MSG_BREAKER_NOT_HELD "That breaker is not held; nothing was changed."
+#define PAGE_MSG_POLICY_APPLIED "Applied: the device's upload policy is now the draft; its next state write keeps it."
+#define PAGE_MSG_POLICY_REFUSED "Not applied, nothing was changed: "
 
 #endif

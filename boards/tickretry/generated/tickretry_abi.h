@@ -145,7 +145,7 @@
 #define TICKRETRY_FIELD_COUNT 14
 
 /* The outcome of an HTTP answer (docs/ABI.md, classifyHttp), alike on every host: the first
- * row of constants.json's classifyHttp that holds the status; BAD_STATUS for a status no row
+ * row of the ABI's classifyHttp table that holds the status; BAD_STATUS for a status no row
  * holds. has_retry_after is non-zero when the answer carried Retry-After. */
 static inline int32_t tickretry_classify_http(uint32_t status, int32_t has_retry_after) {
   /* refused before processing; Retry-After says when to return */

@@ -14,7 +14,7 @@ import { tickAfter, tickReached, ticksUntil } from "./ticks.js";
  * operation ended, a session UP, a lost connection dropped (drop's result), the link's
  * return (linkUp's result), or a note (a restart's, a pass's). Every event of an operation
  * carries its operationId, the same on each attempt, since a handle's slot is reused once
- * the operation is released. docs/host-tests.md lists the fields kind by kind. */
+ * the operation is released. {@link https://github.com/tickretry/tickretry/blob/main/docs/host-tests.md | host-tests.md} lists the fields kind by kind. */
 export type TraceEvent =
   | {
       t: number;
@@ -231,7 +231,7 @@ class Sim implements LoopHal {
 }
 
 /**
- * Begins the operations at clock.now, in order, and runs the loop (host/library/src/loop.ts)
+ * Begins the operations at clock.now, in order, and runs the loop ({@link Loop})
  * until all have ended, jumping the clock to the next thing that can happen; the trace.
  * @example
  * ```ts

@@ -6,8 +6,14 @@ export type Fate =
   | { outcome: Exclude<keyof typeof Outcome, "NONE" | "TIMEOUT">; latency: number; retryAfter?: number }
   | { hang: true };
 
-/** Shorthands for scripts: `TRANSIENT@200` fails after 200 ticks, `THROTTLED@50+RA2500`
- * asks for a 2500-tick Retry-After, `HANG` never answers; anything else throws, naming the text. */
+/**
+ * Shorthands for scripts: `TRANSIENT@200` fails after 200 ticks, `THROTTLED@50+RA2500`
+ * asks for a 2500-tick Retry-After, `HANG` never answers; anything else throws, naming the text.
+ * @example
+ * ```ts
+ * parseFate("THROTTLED@50+RA2500"); // { outcome: "THROTTLED", latency: 50, retryAfter: 2500 }
+ * ```
+ */
 export function parseFate(text: string): Fate {
   if (text === "HANG") return { hang: true };
   const m = /^(SUCCESS|TRANSIENT|THROTTLED|AMBIGUOUS|PERMANENT)@(\d+)(?:\+RA(\d+))?$/.exec(text);

@@ -86,7 +86,13 @@ export interface LoopSlots {
   live: number;
 }
 
-/** The slots of a loop with nothing begun, as a fresh module has. */
+/**
+ * The slots of a loop with nothing begun, as a fresh module has.
+ * @example
+ * ```ts
+ * const loop = new Loop(api, hal, emptySlots()); // a loop over a fresh module
+ * ```
+ */
 export function emptySlots(): LoopSlots {
   return {
     ended: new Int32Array(Limit.OPERATIONS),

@@ -4,11 +4,11 @@ import { BudgetFlag, EXPORTS, FIELD_RANGES, Jitter, OPTIONAL_FIELDS, PolicyFlag 
 import { errorName } from "./names.js";
 import type { TickRetryApi } from "./tickretry.js";
 
-/** A jitter mode by name: "FULL", "NONE", "EQUAL" or "DECORRELATED" (docs/ABI.md, Backoff and jitter). */
+/** A jitter mode by name: "FULL", "NONE", "EQUAL" or "DECORRELATED" ({@link https://github.com/tickretry/tickretry/blob/main/docs/ABI.md | ABI.md}, Backoff and jitter). */
 export type JitterName = keyof typeof Jitter;
 
 /** setPolicy's fields, by name; spans in ticks. None has a default: the module refuses a
- * field out of range with BAD_FIELD (docs/ABI.md, Policies). */
+ * field out of range with BAD_FIELD ({@link https://github.com/tickretry/tickretry/blob/main/docs/ABI.md | ABI.md}, Policies). */
 export interface PolicyFields {
   /** Attempts in all, the first one included: 1 to Limit.MAX_ATTEMPTS (255); 0 sets no limit. */
   maxAttempts: number;
@@ -49,7 +49,7 @@ export interface PolicyFields {
   maxRetryAfter?: number;
 }
 
-/** setBudget's fields, by name, in milli-tokens (docs/ABI.md, Retry budget). No default:
+/** setBudget's fields, by name, in milli-tokens ({@link https://github.com/tickretry/tickretry/blob/main/docs/ABI.md | ABI.md}, Retry budget). No default:
  * {@link NO_BUDGET} is the budget an instance starts with, {@link AWS_STANDARD_BUDGET} a common one. */
 export interface BudgetFields {
   /** The bucket's size; 0 allows no retry (AWS's quota with 0 tokens): see `off` for none. */
@@ -74,7 +74,7 @@ export interface BudgetFields {
   off?: boolean;
 }
 
-/** docs/ABI.md's AWS SDK standard mode: 500 tokens, a retry costs 5, a timeout retry 10, a success refunds. */
+/** The AWS SDK standard mode of {@link https://github.com/tickretry/tickretry/blob/main/docs/ABI.md | ABI.md}: 500 tokens, a retry costs 5, a timeout retry 10, a success refunds. */
 export const AWS_STANDARD_BUDGET: BudgetFields = {
   capacity: 500_000,
   initial: 500_000,
@@ -101,10 +101,10 @@ export const NO_BUDGET: BudgetFields = {
   off: true,
 };
 
-/** setPolicy's arguments after the id, in ABI order (assembly/constants.json). */
+/** setPolicy's arguments after the id, in ABI order. */
 export type PolicyArgs =
   Parameters<TickRetryApi["setPolicy"]> extends [unknown, ...infer R] ? Required<R> : never;
-/** setBudget's arguments, in ABI order (assembly/constants.json). */
+/** setBudget's arguments, in ABI order. */
 export type BudgetArgs = Parameters<TickRetryApi["setBudget"]>;
 
 // The order comes from the export's parameter list, so a field added to constants.json
@@ -114,8 +114,14 @@ const BUDGET_PARAMS = EXPORTS.setBudget.params;
 const inOrder = (names: readonly string[], values: Record<string, unknown>) =>
   names.map((name) => (values[name] as number | undefined) ?? 0);
 
-/** setPolicy's arguments after the id: `api.setPolicy(id, ...policyArgs(p))`. The optional
- * fields default to 0. */
+/**
+ * setPolicy's arguments after the id: `api.setPolicy(id, ...policyArgs(p))`. The optional
+ * fields default to 0.
+ * @example
+ * ```ts
+ * api.setPolicy(0, ...policyArgs({ maxAttempts: 5, attemptTimeout: 2000, baseDelay: 100, maxDelay: 3000, throttleBaseDelay: 1000, deadline: 0, jitter: "FULL" }));
+ * ```
+ */
 export function policyArgs(p: PolicyFields): PolicyArgs {
   const jitter = typeof p.jitter === "number" ? p.jitter : Jitter[p.jitter];
   const flags =
@@ -128,7 +134,13 @@ export function policyArgs(p: PolicyFields): PolicyArgs {
   return inOrder(POLICY_PARAMS, { ...p, flags }) as PolicyArgs;
 }
 
-/** setBudget's arguments: `api.setBudget(...budgetArgs(b))`. */
+/**
+ * setBudget's arguments: `api.setBudget(...budgetArgs(b))`.
+ * @example
+ * ```ts
+ * api.setBudget(...budgetArgs(AWS_STANDARD_BUDGET)); // 0 (OK)
+ * ```
+ */
 export function budgetArgs(b: BudgetFields): BudgetArgs {
   const flags = (b.refundOnSuccess ? BudgetFlag.REFUND_ON_SUCCESS : 0) | (b.off ? BudgetFlag.OFF : 0);
   return inOrder(BUDGET_PARAMS, { ...b, flags }) as BudgetArgs;
@@ -155,6 +167,10 @@ function rangeProblem(
 /**
  * What the module would refuse in `p`, named: the field, its value and its allowed range
  * ("maxAttempts is 256; allowed: 0 to 255"), or undefined when setPolicy will take it.
+ * @example
+ * ```ts
+ * policyProblem({ maxAttempts: 256, attemptTimeout: 2000, baseDelay: 100, maxDelay: 3000, throttleBaseDelay: 0, deadline: 0, jitter: "FULL" }); // "maxAttempts is 256; allowed: 0 to 255"
+ * ```
  */
 export function policyProblem(p: PolicyFields): string | undefined {
   const problem = rangeProblem(p as unknown as Record<string, unknown>, FIELD_RANGES.setPolicy);
@@ -167,8 +183,14 @@ export function policyProblem(p: PolicyFields): string | undefined {
   return undefined;
 }
 
-/** The same for setBudget's fields ("initial is 9; allowed: 0 to capacity (5)"), and the
- * combination the module refuses: `off` with any other field set. */
+/**
+ * The same for setBudget's fields ("initial is 9; allowed: 0 to capacity (5)"), and the
+ * combination the module refuses: `off` with any other field set.
+ * @example
+ * ```ts
+ * budgetProblem({ ...NO_BUDGET, capacity: 5, initial: 9 }); // "initial is 9; allowed: 0 to capacity (5)"
+ * ```
+ */
 export function budgetProblem(b: BudgetFields): string | undefined {
   const problem = rangeProblem(b as unknown as Record<string, unknown>, FIELD_RANGES.setBudget);
   if (problem !== undefined || !b.off) return problem;
@@ -186,6 +208,10 @@ export function budgetProblem(b: BudgetFields): string | undefined {
  * or were checked before). A field out of range is named first, with its value and range
  * ({@link policyProblem}), before the module is asked. `budget` defaults to none: the
  * instance's budget is left as it is.
+ * @example
+ * ```ts
+ * configure(api, "the upload policy", 0, { maxAttempts: 5, attemptTimeout: 2000, baseDelay: 100, maxDelay: 3000, throttleBaseDelay: 1000, deadline: 20000, jitter: "FULL" });
+ * ```
  */
 export function configure(
   api: TickRetryApi,

@@ -12,3 +12,20 @@ const ENTITIES: Record<string, string> = {
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ENTITIES[c]);
 }
+
+/** `head` over `rows` as an HTML table, each cell escaped; the columns after the first are
+ * numbers (class "n", right-aligned by the report's style). */
+export function htmlTable(head: string[], rows: string[][]): string {
+  const line = (cells: string[], tag: "th" | "td") =>
+    `<tr>${cells.map((c, i) => `<${tag}${i > 0 ? ' class="n"' : ""}>${escapeHtml(c)}</${tag}>`).join("")}</tr>`;
+  return `<table>\n<thead>${line(head, "th")}</thead>\n<tbody>\n${rows.map((r) => line(r, "td")).join("\n")}\n</tbody>\n</table>`;
+}
+
+/** The reports' style: a column of text, tables that wrap their cells to fit it (the first
+ * column's names; a number stays whole), charts that shrink with it. */
+export const REPORT_STYLE =
+  "body{font-family:system-ui,sans-serif;margin:2em;max-width:70em}" +
+  "pre{background:#f6f6f6;padding:1em;overflow-x:auto}" +
+  "table{border-collapse:collapse;font-size:.85em;width:100%}" +
+  "th,td{border-bottom:1px solid #ddd;padding:.25em .5em;text-align:left;vertical-align:top}" +
+  "th.n,td.n{text-align:right}svg{max-width:100%;height:auto}";

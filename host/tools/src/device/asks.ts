@@ -8,6 +8,7 @@ import { ABI_VERSION, Result, Error as TickRetryError, errorName, saveImage } fr
 import type { Ask, Asked, Reply } from "./app/requests.js";
 import type { World } from "./app/status.js";
 import { checkSettings } from "./app/settings.js";
+import { applyPolicy } from "./app/policy-apply.js";
 import type { Device } from "./device.js";
 import type { DeviceOptions } from "./options.js";
 import { moduleVersion, trialRun, verifySignedModule } from "./module.js";
@@ -126,6 +127,14 @@ function inWorld(
   );
 }
 
+/** The Policy view's draft, set on the module and kept. */
+function policy(device: Device, form: URLSearchParams): Reply {
+  const refused = applyPolicy(device.running.api, device.kept, form);
+  return refused === undefined
+    ? ok("policyApplied")
+    : { status: 400, key: "policyRefused", reason: `${refused}.` };
+}
+
 /** Carries out every ask taken this pass, oldest first. */
 export function applyAsks(device: Device, asked: readonly Asked[], options: DeviceOptions): void {
   for (const { ask, reply } of asked) {
@@ -135,6 +144,7 @@ export function applyAsks(device: Device, asked: readonly Asked[], options: Devi
     else if (ask.kind === "swap") reply(swap(device, ask.module, ask.version));
     else if (ask.kind === "loop reset") reply((device.loopStats.reset(), ok("loopReset")));
     else if (ask.kind === "breaker") reply(breaker(device, ask.policy, ask.hold));
+    else if (ask.kind === "policy") reply(policy(device, ask.form));
     else inWorld(options.world ?? {}, ask, reply);
   }
 }

@@ -1,6 +1,8 @@
 // `tickretry device` (and `npm start`): runs the simulated device with its setup page and
-// the flaky upstream until Ctrl-C. The device keeps its state in a file, so the next run
-// goes on with the operations and readings this one left.
+// the flaky upstream until Ctrl-C. The device keeps its state in a file, as a board in its
+// flash, so the next run goes on with the operations and readings this one left, and says
+// so in its second line; a state left by a run of another scenario or transport is refused
+// unless --resume (run-note.ts).
 import { readCommandLine, startOrReport, untilStopped } from "../long-running.js";
 import { numberOption } from "../number-option.js";
 import { SCENARIOS, SCENARIO_NAMES, isScenarioName, unknownScenario } from "../upstream/scenarios.js";
@@ -16,6 +18,8 @@ import { CRASH_POINTS, parseCrashAt } from "./app/kept.js";
 import { fileLog } from "./app/readings.js";
 import { startSimulation, type Simulation } from "./simulation.js";
 import { fileStore, memoryStore } from "./app/kept.js";
+import { describeRun, readRunNote, refusal, writeRunNote, type RunNote } from "./run-note.js";
+import { existsSync } from "node:fs";
 import { DEFAULT_TICK_START } from "./tick.js";
 
 const DEFAULT_STATE = "out/device-state.json";
@@ -48,6 +52,8 @@ options:
   --broker URL      with --transport mqtt: the broker (mqtt://[user:password@]host:port);
                     default: an embedded aedes broker on loopback, with a consumer
   --state FILE      the state file standing in for NVS (default ${DEFAULT_STATE}; none: memory only)
+  --resume          go on from the state file even when a run of another scenario or
+                    transport left it (refused otherwise; remove the file to start afresh)
   --log FILE        append one JSON line per reading begun, ended or dropped (default: none)
   --crash-at P:N    fault injection: SIGKILL itself the Nth time the pass reaches point P:
 ${Object.entries(CRASH_POINTS)
@@ -89,6 +95,7 @@ function parse(args: string[]) {
     state: { type: "string" },
     log: { type: "string" },
     "crash-at": { type: "string" },
+    resume: { type: "boolean" },
     quiet: { type: "boolean" },
     help: { type: "boolean", short: "h" },
   });
@@ -105,6 +112,28 @@ function readingPeriod(values: { "demo-speed"?: string; "upload-every"?: string 
   if (every !== undefined) return { uploadEveryMs: every };
   const demoSpeed = speed ?? DEFAULT_DEMO_SPEED;
   return { uploadEveryMs: Math.round(READINGS.everyMs / demoSpeed), demoSpeed };
+}
+
+/** The store, claimed (fileStore takes its lock), and what the last run left in it: a
+ * state left by a run of another scenario or transport is refused unless `resume`. */
+function stateStore(state: string, resume: boolean, run: RunNote) {
+  if (state === "none") return { store: memoryStore(), previousRun: undefined };
+  const store = fileStore(state);
+  const previousRun = existsSync(state) ? readRunNote(state) : undefined;
+  const refused = resume ? undefined : refusal(state, previousRun, run);
+  if (refused !== undefined) throw new Error(refused);
+  writeRunNote(state, run);
+  return { store, previousRun };
+}
+
+/** What this start is for, as the next start compares it (run-note.ts). */
+function runNote(values: { scenario?: string; "upstream-url"?: string; transport?: string }): RunNote {
+  if (values.transport === "mqtt") return { scenario: "none", transport: "mqtt" };
+  const url = values["upstream-url"];
+  return {
+    scenario: url === undefined ? (values.scenario ?? "flaky") : `elsewhere (${url})`,
+    transport: "http",
+  };
 }
 
 /** What the values ask for, checked: a bad value throws, naming the option. */
@@ -133,6 +162,8 @@ function deviceOptions(values: Exclude<ReturnType<typeof parse>, "help">) {
   }
   const mqtt = mqttOptions(values, scaled(BROKER, scale));
   const state = values.state ?? DEFAULT_STATE;
+  if (values.resume && state === "none")
+    throw new Error("--resume goes on from a state file; not with --state none");
   return {
     port: numberOption("port", values.port, 0, 65535),
     host: values.host,
@@ -147,7 +178,7 @@ function deviceOptions(values: Exclude<ReturnType<typeof parse>, "help">) {
     upstreamPort: numberOption("upstream-port", values["upstream-port"], 0, 65535),
     upstreamUrl,
     mqtt,
-    store: state === "none" ? memoryStore() : fileStore(state),
+    ...stateStore(state, values.resume === true, runNote(values)),
     log: values.log === undefined ? undefined : fileLog(values.log),
     crashAt: values["crash-at"] === undefined ? undefined : parseCrashAt(values["crash-at"]),
     onEnd: values.quiet
@@ -160,25 +191,36 @@ function deviceOptions(values: Exclude<ReturnType<typeof parse>, "help">) {
   };
 }
 
+/** The banner's second line: what this start took up from the state file, in words. */
+function stateLine(sim: Simulation, previousRun: RunNote | undefined): string {
+  const boot = sim.device.boot;
+  const where = sim.device.kept.store.where;
+  if (where === "memory")
+    return "state: in memory only (--state none): a new scheduler, nothing kept after this run";
+  if (boot.kind !== "restart") return `state file ${where}: nothing stored yet, a new scheduler`;
+  return (
+    `state file ${where}: RESUMED what the last run${previousRun ? ` (${describeRun(previousRun)})` : ""} ` +
+    `left: ${boot.restoredOperations} operation(s), ${boot.restoredQueued} queued reading(s), the password ` +
+    `and settings, the stored policy and budget; the image waited ${boot.elapsedMs} ms ` +
+    `(remove the file to start afresh)`
+  );
+}
+
 /** What runs where, what the state file held, the policy in force and the reading period. */
-function printBanner(sim: Simulation, period: { uploadEveryMs: number; demoSpeed?: number }): void {
+function printBanner(
+  sim: Simulation,
+  options: { uploadEveryMs: number; demoSpeed?: number; previousRun: RunNote | undefined },
+): void {
   const device = sim.device;
   const p = device.kept.policy;
   console.log(`tickretry device: setup page ${sim.url}`);
+  console.log(stateLine(sim, options.previousRun));
   console.log(
     sim.mqtt
       ? `broker ${sim.mqtt.transport.brokerUrl} (${sim.mqtt.broker ? "embedded aedes, with a consumer" : "named by --broker"})`
       : sim.upstream
         ? `upstream ${sim.upstream.url} (scenario ${sim.upstream.scenario()})`
         : `upstream ${device.settings.current.upstreamUrl}`,
-  );
-  const boot = device.boot;
-  console.log(
-    boot.kind === "restart"
-      ? `state file ${device.kept.store.where}: restored ${boot.restoredOperations} operation(s) and ` +
-          `${boot.restoredQueued} queued reading(s); the image waited ${boot.elapsedMs} ms ` +
-          `(the policy and budget are the stored ones)`
-      : `state file ${device.kept.store.where}: nothing stored yet, a new scheduler`,
   );
   console.log(
     `upload policy: ${p.maxAttempts} attempts, ${p.attemptTimeout} ms per attempt, backoff ${p.baseDelay} to ` +
@@ -187,9 +229,9 @@ function printBanner(sim: Simulation, period: { uploadEveryMs: number; demoSpeed
   );
   if (device.settings.refused !== undefined) console.log(`REFUSED ${device.settings.refused}`);
   console.log(
-    period.demoSpeed === undefined
-      ? `readings: every ${period.uploadEveryMs} ms (--upload-every)`
-      : `readings: every ${period.uploadEveryMs} ms: the firmware's ${READINGS.everyMs} ms at --demo-speed ${period.demoSpeed}`,
+    options.demoSpeed === undefined
+      ? `readings: every ${options.uploadEveryMs} ms (--upload-every)`
+      : `readings: every ${options.uploadEveryMs} ms: the firmware's ${READINGS.everyMs} ms at --demo-speed ${options.demoSpeed}`,
   );
   console.log("First setup: choose the device password on the page's Setup view; every change needs it.");
   console.log("Ctrl-C stops it.");

@@ -25,6 +25,9 @@ const BUDGETS: Record<BudgetName, BudgetFields> = {
   off: NO_BUDGET,
 };
 
+/** The fields of a budget preset (BudgetFields: milli-tokens). */
+export const budgetFields = (name: BudgetName): BudgetFields => BUDGETS[name];
+
 /** Every span of `policy` times `scale`, at least 1 ms for the attempt timeout. */
 export function scaled(policy: PolicyFields, scale: number): PolicyFields {
   const s = (ms: number) => Math.round(ms * scale);

@@ -6,8 +6,8 @@ import { renderSvg } from "../chart.js";
 import { burstSpec, comparisonSpec, powerCutSpec } from "./charts.js";
 import type { ExperimentResult } from "./experiment.js";
 import { arrivalsLabel } from "./settings.js";
-import { formatTable } from "./table.js";
-import { escapeHtml } from "../html.js";
+import { caption, cells } from "./table.js";
+import { escapeHtml, htmlTable, REPORT_STYLE } from "../html.js";
 
 // JSON has no Infinity (the default hold limit): spell it out instead of printing null.
 const json = (v: unknown) => JSON.stringify(v, (_, x) => (x === Infinity ? "Infinity" : x), 2);
@@ -18,6 +18,7 @@ export async function writeReport(path: string, e: ExperimentResult): Promise<vo
     renderSvg(comparisonSpec(e)),
     e.settings.powerCut ? renderSvg(powerCutSpec(e)) : "",
   ]);
+  const [header, ...rows] = cells(e);
   const strategies = e.results.map(({ strategy }) => ({
     name: strategy.name,
     description: strategy.description,
@@ -30,7 +31,7 @@ export async function writeReport(path: string, e: ExperimentResult): Promise<vo
 <head>
 <meta charset="utf-8">
 <title>tickretry fleet: outage recovery</title>
-<style>body{font-family:system-ui,sans-serif;margin:2em;max-width:70em}pre{background:#f6f6f6;padding:1em;overflow-x:auto}</style>
+<style>${REPORT_STYLE}</style>
 </head>
 <body>
 <h1>tickretry fleet: outage recovery</h1>
@@ -38,7 +39,8 @@ export async function writeReport(path: string, e: ExperimentResult): Promise<vo
 <p>Every device runs its own instance of host/library/build/tickretry.wasm in virtual time. The model, its settings and how
 recovery is measured: docs/fleet.md.</p>
 <h2>Figures</h2>
-<pre>${escapeHtml(formatTable(e))}</pre>
+<p>${escapeHtml(caption(e))}</p>
+${htmlTable(header, rows)}
 <h2>The burst at recovery</h2>
 ${burst}
 <h2>Strategies compared</h2>

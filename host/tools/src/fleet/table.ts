@@ -26,7 +26,7 @@ const POWER_CUT_COLUMNS: typeof COLUMNS = [
 ];
 
 /** The header and one row of cells per strategy, as text; `only`: just those figures. */
-function cells(e: ExperimentResult, only?: NumericKey[]): string[][] {
+export function cells(e: ExperimentResult, only?: NumericKey[]): string[][] {
   const several = e.seeds.length > 1;
   const all = e.settings.powerCut ? [...COLUMNS, ...POWER_CUT_COLUMNS] : COLUMNS;
   const columns = only ? all.filter((c) => only.includes(c.key)) : all;
@@ -42,7 +42,7 @@ function cells(e: ExperimentResult, only?: NumericKey[]): string[][] {
   return [header, ...rows];
 }
 
-function caption(e: ExperimentResult): string {
+export function caption(e: ExperimentResult): string {
   const seeds = e.seeds.length > 1 ? `seeds ${e.seeds.join(",")}: mean (min..max)` : `seed ${e.seeds[0]}`;
   const cut = e.settings.powerCut;
   const power = cut ? `, power cut at ${cut.atMs / 1000} s for ${cut.outageMs / 1000} s` : "";

@@ -42,6 +42,25 @@ beforeAll(async () => {
 afterAll(() => close?.());
 
 const view = (name: string) => page.click(`nav button[data-view=${name}]`);
+
+/** The Policy view set to the example policy the docs show (it starts from the device's). */
+async function examplePolicy(): Promise<void> {
+  const fields = {
+    maxAttempts: 6,
+    attemptTimeout: 3000,
+    baseDelay: 1000,
+    maxDelay: 16000,
+    throttleBaseDelay: 1000,
+    deadline: 0,
+  };
+  for (const [name, value] of Object.entries(fields))
+    await page.fill(`#policy-form input[name=${name}]`, String(value));
+  await page.selectOption("#policy-form select[name=jitter]", "FULL");
+  await page.check("#policy-form input[name=idempotent]");
+  await page.fill("#policy-form input[name=capacity]", "0");
+  // Computed a moment after the last input: its worst case is the sign.
+  await page.waitForFunction(() => document.getElementById("pg-summary")?.textContent?.includes("49.0 s"));
+}
 /** Distinct operations the live timeline draws. */
 const timelineRows = () =>
   page.$$eval("#timeline text", (t) => t.filter((x) => /^\d+$/.test(x.textContent ?? "")).length);
@@ -71,6 +90,28 @@ describe("the page in Chromium", () => {
     await page.waitForSelector("body[data-playground=ready]");
     await page.screenshot({ path: `${OUT}/policy-1280.png`, fullPage: true });
     expect(consoleErrors).toEqual([]);
+  });
+
+  it("says the demo's speed-up, 'none' for an empty table, and the device's state, not each poll", async () => {
+    await page.goto(sim.url);
+    await page.locator("#timeline rect.attempt").first().waitFor({ timeout: 15_000 });
+    // --upload-every 500 here: the firmware's 60 s, 120 times as often.
+    expect(await page.textContent("#card-readings")).toContain(
+      "every 0.5 sthe firmware's 60 s, sped up 120x for this demo",
+    );
+    expect(await page.textContent("#sessions tbody")).toBe("none");
+    const live = await page.textContent("#live");
+    expect(live).toBe("live: the device is awake after a power-on (boot 1), upstream scenario outage");
+    await page.waitForTimeout(1500); // three polls
+    expect(await page.textContent("#live")).toBe(live);
+    sim.upstream!.setScenario("flaky");
+    try {
+      await page.waitForFunction(() =>
+        document.getElementById("live")?.textContent?.endsWith("scenario flaky"),
+      );
+    } finally {
+      sim.upstream!.setScenario("outage");
+    }
   });
 
   it("the live timeline gains an operation while the device runs", async () => {
@@ -184,7 +225,20 @@ describe("the page in Chromium", () => {
     await page.goto(sim.url);
     await view("policy");
     await page.waitForSelector("body[data-playground=ready]");
-    expect(await page.textContent("#pg-summary")).toContain("worstCase: 49000 ms");
+    // It starts from the device's policy and says so; edited, it is a draft that Apply offers.
+    await page.waitForFunction(() =>
+      document.getElementById("pg-source")?.textContent?.startsWith("The device's"),
+    );
+    expect(await page.isHidden("#pg-apply")).toBe(true);
+    expect(await page.inputValue("#policy-form input[name=maxAttempts]")).toBe("100");
+    await examplePolicy();
+    await page.waitForFunction(() =>
+      document.getElementById("pg-source")?.textContent?.startsWith("A draft"),
+    );
+    expect(await page.isVisible("#pg-apply")).toBe(true);
+    expect(await page.textContent("#pg-summary")).toBe(
+      "At worst an operation takes 49.0 s, when every attempt times out and every wait reaches its longest; it retries 5 times at most.",
+    );
     const rows = await page.$$eval("#pg-table tbody tr", (trs) =>
       trs.map((tr) => [...tr.children].map((td) => Number(td.textContent))),
     );
@@ -211,13 +265,13 @@ describe("the page in Chromium", () => {
     const shows = (text: string) =>
       page.waitForFunction((t) => document.getElementById("pg-error")?.textContent === t, text);
     await page.fill("#policy-form input[name=maxAttempts]", "256");
-    await shows("setPolicy: maxAttempts is 256; allowed: 0 to 255");
+    await shows("attempts at most is 256; allowed: 0 to 255");
     await page.fill("#policy-form input[name=maxAttempts]", "6");
     await page.fill("#policy-form input[name=attemptTimeout]", "2147483648");
-    await shows("setPolicy: attemptTimeout is 2147483648; allowed: 1 to 2147483647");
+    await shows("each attempt times out after is 2147483648; allowed: 1 to 2147483647");
     await page.fill("#policy-form input[name=attemptTimeout]", "3000");
     await page.fill("#policy-form input[name=baseDelay]", "99999");
-    await shows("setPolicy: baseDelay is 99999; allowed: 0 to maxDelay (16000)");
+    await shows("first wait is 99999; allowed: 0 to the longest wait (16000)");
     await page.fill("#policy-form input[name=baseDelay]", "1000");
     await page.fill("#policy-form input[name=attemptTimeout]", "3000");
     await page.waitForFunction(() => document.getElementById("pg-error")?.hidden);
@@ -229,6 +283,7 @@ describe("the page in Chromium", () => {
     await page.goto(sim.url);
     await view("policy");
     await page.waitForSelector("body[data-playground=ready]");
+    await examplePolicy();
     for (const [button, lang] of [
       ["#copy-c", "c"],
       ["#copy-json", "json"],

@@ -1,9 +1,10 @@
 // `tickretry device` as a user starts it (npm start runs the same command after the
 // build): it prints the page's URL, the page answers, the device retries against the
 // outage it was told to simulate, and Ctrl-C (SIGINT) stops it cleanly. Started again on
-// the same state file, it goes on with the operations the first run left; a state file it
-// cannot read is a message and exit code 2.
-import { mkdtempSync, writeFileSync } from "node:fs";
+// the same state file it goes on with the operations the first run left, and says so in
+// its second line; another scenario on that file is refused unless --resume; a state file
+// it cannot read is a message and exit code 2.
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, it } from "vitest";
@@ -23,7 +24,7 @@ it("serves the page and retries against the outage, stops on SIGINT, and goes on
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
     // Each line may arrive in its own chunk: wait for it rather than expect it with the URL.
     await waitFor("the state file line", () =>
-      first.out().includes(`state file ${state}: nothing stored yet`),
+      first.out().includes(`state file ${state}: nothing stored yet, a new scheduler`),
     );
     expect((await fetch(url)).status).toBe(200);
     await waitFor("a retry", async () => {
@@ -35,14 +36,42 @@ it("serves the page and retries against the outage, stops on SIGINT, and goes on
   }
   expect(await first.exited).toBe(0);
 
-  const second = device("--state", state, "--upload-every", "0");
+  const again = device("--state", state, "--upload-every", "0");
   try {
-    await waitFor("the restore", () => /restored \d+ operation\(s\)/.test(second.out()), 20_000);
+    const line = await waitFor("the state line", () => again.out().split("\n")[1], 20_000);
+    expect(line).toMatch(
+      /^state file \S+: RESUMED what the last run \(scenario outage over HTTP\) left: [1-9]\d* operation\(s\)/,
+    );
   } finally {
-    second.child.kill("SIGINT");
+    again.child.kill("SIGINT");
   }
-  expect(await second.exited).toBe(0);
-}, 60_000);
+  expect(await again.exited).toBe(0);
+
+  // Another scenario on the same file: refused, naming both runs, and the file left as it was.
+  const before = readFileSync(state, "utf8");
+  const other = spawnDevice(["--scenario", "healthy", "--state", state]);
+  expect(await other.exited).toBe(2);
+  expect(other.out()).toContain(
+    `tickretry device: state file ${state} holds what a run with scenario outage over HTTP left; ` +
+      `this start asks for scenario healthy over HTTP. --resume goes on from it anyway`,
+  );
+  expect(readFileSync(state, "utf8")).toBe(before);
+
+  const resumed = spawnDevice(["--scenario", "healthy", "--state", state, "--resume", "--upload-every", "0"]);
+  try {
+    const line = await waitFor("the state line", () => resumed.out().split("\n")[1], 20_000);
+    expect(line).toMatch(/RESUMED what the last run \(scenario outage over HTTP\) left: [1-9]\d* operation/);
+  } finally {
+    resumed.child.kill("SIGINT");
+  }
+  expect(await resumed.exited).toBe(0);
+}, 90_000);
+
+it("refuses --resume without a state file, with exit code 2", async () => {
+  const run = device("--state", "none", "--resume");
+  expect(await run.exited).toBe(2);
+  expect(run.out()).toContain("tickretry device: --resume goes on from a state file; not with --state none");
+}, 30_000);
 
 it("refuses a state file it cannot read with exit code 2", async () => {
   const state = join(dir, "bad.json");

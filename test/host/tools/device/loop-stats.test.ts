@@ -1,6 +1,7 @@
 // The loop's gap figures, fed with made-up pass times.
 import { describe, expect, it } from "vitest";
 import { LoopStats } from "../../../../host/tools/src/device/loop-stats.js";
+import { PAGE } from "../../../../host/tools/src/device/generated/app-config.js";
 
 /** Passes starting at the given times (ms), each ending at once; `stalled`: indexes of stalled passes. */
 function run(starts: number[], stalled: number[] = []): LoopStats {
@@ -32,5 +33,14 @@ describe("loop stats", () => {
     stats.reset();
     stats.passStarted(60);
     expect(stats.snapshot()).toMatchObject({ maxGapMs: 5, p99GapMs: 6, passes: 4 });
+  });
+
+  it("splits the start-up's gaps from the steady state's, and a wake from sleep starts up again", () => {
+    const S = PAGE.loopStartupMs;
+    const stats = run([0, 300, S - 5, S, S + 20]); // 300 ms of start-up, then 20 ms once steady
+    expect(stats.snapshot()).toMatchObject({ maxGapMs: S - 305, steadyMaxGapMs: 20 });
+    stats.resume();
+    [S + 60_000, S + 60_400, S + 60_410].forEach((t) => (stats.passStarted(t), stats.passEnded(t, false)));
+    expect(stats.snapshot()).toMatchObject({ maxGapMs: S - 305, steadyMaxGapMs: 20 });
   });
 });

@@ -25,6 +25,7 @@ const FORBIDDEN_FILES = [
   `${DEVICE}/policies.ts`,
   `${DEVICE}/app/kept.ts`,
   `${DEVICE}/app/sessions.ts`,
+  `${DEVICE}/app/policy-apply.ts`,
 ];
 
 /** In these files only the named declarations are the page's; the rest are the pass's. */

@@ -214,3 +214,62 @@ describe("the page server", () => {
     expect(JSON.stringify(status)).not.toContain("12345678");
   });
 });
+
+describe("the Policy view's Apply (POST /policy)", () => {
+  const DRAFT = {
+    maxAttempts: "4",
+    attemptTimeout: "900",
+    baseDelay: "70",
+    maxDelay: "350",
+    throttleBaseDelay: "120",
+    deadline: "5000",
+    jitter: "EQUAL",
+    idempotent: "on",
+  };
+  const shown = async () => (await (await fetch(new URL("/status.json", sim.url))).json()).policy;
+
+  it("sets the draft on the module in the next pass, keeps it, and the status shows it", async () => {
+    const res = await post("/policy", DRAFT);
+    expect(await res.json()).toEqual({
+      ok: true,
+      message: "Applied: the device's upload policy is now the draft; its next state write keeps it.",
+    });
+    const kept = sim.device.kept.policy;
+    expect(kept).toMatchObject({
+      maxAttempts: 4,
+      attemptTimeout: 900,
+      baseDelay: 70,
+      maxDelay: 350,
+      jitter: "EQUAL",
+    });
+    // What the form has no field for stays the device's.
+    expect(kept.maxRetryAfter).toBe(QUICK.maxRetryAfter);
+    expect(await shown()).toMatchObject({
+      maxAttempts: 4,
+      attemptTimeout: 900,
+      jitter: "EQUAL",
+      idempotent: true,
+    });
+  });
+
+  it("refuses a field out of range in words, and changes nothing", async () => {
+    const before = { ...sim.device.kept.policy };
+    const res = await post("/policy", { ...DRAFT, baseDelay: "400" });
+    expect(res.status).toBe(400);
+    expect((await res.json()).error).toBe(
+      "Not applied, nothing was changed: baseDelay is 400; allowed: 0 to maxDelay (350).",
+    );
+    expect(sim.device.kept.policy).toEqual(before);
+  });
+
+  it("refuses a post without the device password", async () => {
+    const before = { ...sim.device.kept.policy };
+    const res = await post(
+      "/policy",
+      { ...DRAFT, maxAttempts: "9" },
+      { "x-device-password": "wrong password" },
+    );
+    expect(res.status).toBe(401);
+    expect(sim.device.kept.policy).toEqual(before);
+  });
+});

@@ -6,6 +6,10 @@ import { DEFAULT_BROKER_SETTINGS } from "../../../../host/tools/src/fleet/broker
 import { perDevice } from "../../../helpers/instances.js";
 import { BROKER_STRATEGIES } from "../../../../host/tools/src/fleet/broker/strategies.js";
 import { tickretry } from "../../../helpers/cli.js";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { brokerSpec } from "../../../../host/tools/src/fleet/broker/chart.js";
 
 const fleet = (...args: string[]) => tickretry("fleet", ...args);
 
@@ -42,6 +46,22 @@ describe("tickretry fleet --scenario broker-restart", () => {
       expect(r.connectsPer100ms).toHaveLength(1100);
       expect(r.connectsPer100ms!.reduce((a, b) => a + b, 0)).toBe(r.connectAttempts);
     }
+  });
+
+  it("prints an aligned table, and --report writes it with the chart, whose panels share one y scale", () => {
+    const report = join(mkdtempSync(join(tmpdir(), "tickretry-broker-")), "broker.html");
+    const r = fleet("--scenario", "broker-restart", "--seeds", "42", ...SMALL, "--report", report);
+    expect(r.code).toBe(0);
+    const table = r.stdout.split("\n").filter((l) => l.startsWith("|"));
+    expect(table).toHaveLength(BROKER_STRATEGIES.length + 2);
+    expect(new Set(table.map((l) => l.length)).size).toBe(1); // every line as wide: aligned
+    expect(r.stdout).toContain(`report: ${report}`);
+    const html = readFileSync(report, "utf8");
+    expect(html.match(/<svg/g)).toHaveLength(1);
+    expect(html.match(/<tr>/g)).toHaveLength(BROKER_STRATEGIES.length + 1);
+    expect(html).not.toMatch(/<script/);
+    const spec = brokerSpec(DEFAULT_BROKER_SETTINGS, [{ strategy: "a", attempts: [1] }], 42);
+    expect(JSON.stringify(spec)).not.toContain("independent");
   });
 
   it.each([

@@ -34,7 +34,7 @@ function recording(inner: Instances, log: string[]): Instances {
       };
     }
     Object.defineProperty(logged, "memory", { get: () => api.memory });
-    return logged as TickRetryApi;
+    return logged as unknown as TickRetryApi;
   };
   return {
     api: (i) => apis.get(i) ?? (apis.set(i, wrap(i)), apis.get(i)!),

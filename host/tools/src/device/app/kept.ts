@@ -256,7 +256,7 @@ function claim(path: string): void {
  * Replaces the file at `path` with `bytes` atomically. The temporary file beside it has a
  * fixed name: one left by a kill mid-write is simply written over, and never read.
  */
-function writeDurably(path: string, bytes: Buffer): void {
+export function writeDurably(path: string, bytes: Buffer): void {
   const temp = `${path}.tmp`;
   // Owner only: the state, the password's hash and the Wi-Fi password are nobody else's
   // (fchmod too, for a temporary file a kill left with another mode).

@@ -32,7 +32,6 @@ import { keepAliveAgents, startAttempt, type Agents, type AttemptResult } from "
 import { publishReading, type MqttTransport } from "../link/mqtt-transport.js";
 import { UPLOAD_POLICY } from "../policies.js";
 import type { Running } from "../running.js";
-import type { Requests } from "./requests.js";
 import { READINGS } from "../generated/app-config.js";
 
 /** Readings one epoch numbers; then the next epoch begins. */
@@ -193,6 +192,13 @@ export interface KeptReadings {
  * bounded queue. A new epoch each boot, stored by the first pass before any reading is
  * numbered in it: readings a kill lost in memory took numbers no later boot can take again.
  */
+/** What taking readings needs of the page's requests (requests.ts, Requests): the uploads
+ * asked for, nothing of the status the requests also carry. */
+export interface UploadAsks {
+  upload(): void;
+  takeUpload(): boolean;
+}
+
 export class Readings {
   queue!: ReadingQueue;
   /** Readings dropped over the device's life because the queue was full. */
@@ -206,7 +212,7 @@ export class Readings {
 
   constructor(
     /** Take a reading this often, ms; 0: only when asked. */
-    private readonly everyMs: number,
+    readonly everyMs: number,
     private readonly queueLimit: number,
     private readonly recorder: Recorder,
   ) {}
@@ -252,7 +258,7 @@ export class Readings {
    * every slot is taken and the queue is full; `holding` says why no slot took it, for
    * the log (a drop the chaos run counts by its reason).
    */
-  take(now: number, requests: Requests, beginQueued: () => void, holding: () => string): void {
+  take(now: number, requests: UploadAsks, beginQueued: () => void, holding: () => string): void {
     const at = this.nextUploadAt;
     if (this.everyMs > 0 && (at === undefined || tickReached(now, at))) {
       requests.upload();

@@ -29,7 +29,9 @@ export type Ask =
   | { kind: "broker restart" }
   /** holdBreaker (`hold`) or releaseBreaker of `policy`. */
   | { kind: "breaker"; policy: number; hold: boolean }
-  | { kind: "loop reset" };
+  | { kind: "loop reset" }
+  /** A policy draft from the Policy view, for the upload policy (app/policy-apply.ts). */
+  | { kind: "policy"; form: URLSearchParams };
 
 /** The pass's answer: a status and a message key of boards/page/routes.json (none: the reason alone), with a reason or the refused fields. */
 export interface Reply {

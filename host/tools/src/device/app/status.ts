@@ -4,6 +4,8 @@
 // the module's queries, which never move its clock: made by the pass for the page
 // (app/requests.ts, Snapshot). Its MQTT part is here too.
 import {
+  Jitter,
+  type JitterName,
   OpFlag,
   State,
   ticksUntil,
@@ -16,15 +18,45 @@ import {
 import type { Upstream } from "../../upstream/server.js";
 import { SCENARIO_NAMES } from "../../upstream/scenarios.js";
 import type { BootInfo } from "../boot.js";
-import type { Device } from "../device.js";
+import type { DeviceClock } from "../clock.js";
+import type { EventLog } from "../events.js";
+import type { LoopStats } from "../loop-stats.js";
+import type { Running } from "../running.js";
+import type { BrokerSession } from "./broker.js";
+import type { Kept } from "./kept.js";
+import type { DevicePassword } from "./password.js";
+import type { Readings, Uploads } from "./readings.js";
+import type { DeviceSettings } from "./settings.js";
 import type { DeviceEvent } from "../events.js";
 import type { StoreFigures } from "./kept.js";
 import type { HostCounts } from "./readings.js";
 import { settingsStatus } from "./settings.js";
+import { READINGS } from "../generated/app-config.js";
+import { budgetFields } from "../policies.js";
 import type { MqttSide } from "../link/mqtt-simulation.js";
 import { flashLifeYears, sketchNvsWritesPerDay } from "../nvs-wear.js";
 import type { ConsumerStats } from "../../mqtt/consumer.js";
 import type { SessionStatus } from "./broker.js";
+
+/**
+ * What the status reads of the device, and nothing more: the rooms it reads, each cut to
+ * the members it reads, so that it depends on them rather than on the Device that
+ * composes them (which builds its snapshot from here: a circle of imports).
+ */
+export interface StatusSource {
+  readonly running: Pick<Running, "api" | "tick">;
+  readonly kept: Pick<Kept, "policy" | "budget" | "figures" | "writesPerDay">;
+  readonly loopStats: Pick<LoopStats, "snapshot">;
+  readonly uploads: Pick<Uploads, "ops" | "host" | "recent">;
+  readonly readings: Pick<Readings, "queue" | "dropped" | "everyMs">;
+  readonly events: Pick<EventLog, "list">;
+  readonly settings: Pick<DeviceSettings, "current">;
+  readonly password: Pick<DevicePassword, "isSet">;
+  readonly session?: Pick<BrokerSession, "status">;
+  readonly clock: Pick<DeviceClock, "wallMs">;
+  readonly boot: BootInfo;
+  asleepForMs(): number | undefined;
+}
 
 /** A board's NVS life at the device's rate of state changes (nvs-wear.ts); null before any. */
 const flashLife = (changesPerDay: number | undefined): number | null =>
@@ -69,6 +101,8 @@ export interface DeviceStatus extends MqttStatus {
     passes: number;
     lastGapMs: number;
     maxGapMs: number;
+    /** The largest gap after the start-up (PAGE.loopStartupMs). */
+    steadyMaxGapMs: number;
     p99GapMs: number;
     maxStalledGapMs: number;
     stalls: number;
@@ -76,8 +110,9 @@ export interface DeviceStatus extends MqttStatus {
   budget: { on: boolean; tokensMilli: number };
   counters: Record<string, number>;
   host: HostCounts;
-  /** Readings waiting for a slot, and those dropped because that queue was full. */
-  readings: { queued: number; queueLimit: number; dropped: number };
+  /** Readings waiting for a slot, those dropped because that queue was full, and the
+   * period: this device's (sped up for a demo, or 0: only when asked) and the firmware's. */
+  readings: { queued: number; queueLimit: number; dropped: number; everyMs: number; firmwareEveryMs: number };
   /** The state file: writes, and what one operation costs in writes over the device's life. */
   store: StoreFigures & { writesPerOperation: number | null; flashLifeYears: number | null };
   /** The last boot, and how long the device still sleeps (null: awake). */
@@ -88,6 +123,8 @@ export interface DeviceStatus extends MqttStatus {
   settings: ReturnType<typeof settingsStatus>;
   security: { devicePasswordSet: boolean; moduleUpload: boolean };
   faults: { scenarios: string[]; scenario: string };
+  /** The upload policy and budget in force (the Policy view starts from them); null on a board. */
+  policy: LivePolicy | null;
   upstream: {
     requests: number;
     stored: number;
@@ -96,6 +133,52 @@ export interface DeviceStatus extends MqttStatus {
     resets: number;
     holding: number;
   } | null;
+}
+
+export interface LivePolicy {
+  maxAttempts: number;
+  attemptTimeout: number;
+  baseDelay: number;
+  maxDelay: number;
+  throttleBaseDelay: number;
+  deadline: number;
+  jitter: string;
+  idempotent: boolean;
+  /** The budget preset's name and fields, in milli-tokens. */
+  budget: Record<string, number | string | boolean>;
+}
+
+/** The upload policy and budget in force, as the Policy view's form has them. */
+function livePolicy(device: StatusSource): LivePolicy {
+  const p = device.kept.policy;
+  const b = budgetFields(device.kept.budget);
+  const milli = (v: number | undefined) => v ?? 0;
+  return {
+    maxAttempts: p.maxAttempts,
+    attemptTimeout: p.attemptTimeout,
+    baseDelay: p.baseDelay,
+    maxDelay: p.maxDelay,
+    throttleBaseDelay: p.throttleBaseDelay,
+    deadline: p.deadline,
+    jitter:
+      typeof p.jitter === "string"
+        ? p.jitter
+        : (Object.keys(Jitter).find((k) => Jitter[k as JitterName] === p.jitter) ?? ""),
+    idempotent: p.idempotent ?? false,
+    budget: {
+      name: device.kept.budget,
+      capacity: milli(b.capacity),
+      initial: milli(b.initial),
+      retryCost: milli(b.retryCost),
+      timeoutRetryCost: milli(b.timeoutRetryCost),
+      threshold: milli(b.threshold),
+      failureCost: milli(b.failureCost),
+      firstAttemptDeposit: milli(b.firstAttemptDeposit),
+      successDeposit: milli(b.successDeposit),
+      refundOnSuccess: b.refundOnSuccess ?? false,
+      off: b.off ?? false,
+    },
+  };
 }
 
 /** The simulated world around the device: the upstream and the MQTT side started with it (none on a board). */
@@ -109,7 +192,7 @@ const hasDeadline = (api: TickRetryApi, handle: number): boolean =>
   (api.opFlags(handle) & OpFlag.HAS_DEADLINE) !== 0;
 
 /** The live operations, as the module's queries give them at tick `now`. */
-function operationsOf(device: Device, now: number): OperationStatus[] {
+function operationsOf(device: StatusSource, now: number): OperationStatus[] {
   const api = device.running.api;
   return [...device.uploads.ops.values()].map((op) => {
     const h = op.handle;
@@ -131,12 +214,13 @@ function operationsOf(device: Device, now: number): OperationStatus[] {
 }
 
 /** The loop's gaps and passes. */
-function loopOf(device: Device): DeviceStatus["loop"] {
+function loopOf(device: StatusSource): DeviceStatus["loop"] {
   const loop = device.loopStats.snapshot();
   return {
     passes: loop.passes,
     lastGapMs: loop.lastGapMs,
     maxGapMs: loop.maxGapMs,
+    steadyMaxGapMs: loop.steadyMaxGapMs,
     p99GapMs: loop.p99GapMs,
     maxStalledGapMs: loop.maxStalledGapMs,
     stalls: loop.stalls,
@@ -144,7 +228,7 @@ function loopOf(device: Device): DeviceStatus["loop"] {
 }
 
 /** The state file's figures and what they cost over a board's life. */
-function storeOf(device: Device): DeviceStatus["store"] {
+function storeOf(device: StatusSource): DeviceStatus["store"] {
   const f = device.kept.figures;
   return {
     ...f,
@@ -154,7 +238,7 @@ function storeOf(device: Device): DeviceStatus["store"] {
 }
 
 /** The last ended operations, newest first. */
-function recentOf(device: Device): EndedStatus[] {
+function recentOf(device: StatusSource): EndedStatus[] {
   return device.uploads.recent.map((e) => ({
     seq: e.seq,
     operationId: e.operationId,
@@ -186,7 +270,7 @@ function upstreamOf(upstream?: Upstream): Pick<DeviceStatus, "faults" | "upstrea
 }
 
 /** The whole status (what the page's first poll gets; page/status-delta.ts cuts the later ones). */
-export function deviceStatus(device: Device, world: World = {}): DeviceStatus {
+export function deviceStatus(device: StatusSource, world: World = {}): DeviceStatus {
   const api = device.running.api;
   const now = device.running.tick.read();
   return {
@@ -200,6 +284,8 @@ export function deviceStatus(device: Device, world: World = {}): DeviceStatus {
       queued: device.readings.queue.length,
       queueLimit: device.readings.queue.limit,
       dropped: device.readings.dropped,
+      everyMs: device.readings.everyMs,
+      firmwareEveryMs: READINGS.everyMs,
     },
     store: storeOf(device),
     power: { ...device.boot, asleepForMs: device.asleepForMs() ?? null },
@@ -209,6 +295,7 @@ export function deviceStatus(device: Device, world: World = {}): DeviceStatus {
     settings: settingsStatus(device.settings.current),
     security: { devicePasswordSet: device.password.isSet, moduleUpload: true },
     ...upstreamOf(world.upstream),
+    policy: livePolicy(device),
     ...mqttStatus(device, now, world.mqtt),
   };
 }
@@ -231,7 +318,7 @@ export interface MqttStatus {
   consumer: ConsumerStatus | null;
 }
 
-export function mqttStatus(device: Device, now: number, mqtt: MqttSide | undefined): MqttStatus {
+export function mqttStatus(device: StatusSource, now: number, mqtt: MqttSide | undefined): MqttStatus {
   const c = mqtt?.consumer?.stats();
   return {
     sessions: device.session ? [device.session.status(now)] : [],

@@ -100,5 +100,6 @@ export const PAGE = {
   "guessWindowMs": 60000,
   "guessDelayMs": 1000,
   "guessAddresses": 8,
-  "deviceWrongGuesses": 20
+  "deviceWrongGuesses": 20,
+  "loopStartupMs": 5000
 };

@@ -106,4 +106,5 @@ export const HANDLERS: Record<string, Handler> = {
   stall,
   broker_restart: (ctx) => asked(ctx, { kind: "broker restart" }),
   breaker,
+  policy: (ctx, { form }) => asked(ctx, { kind: "policy", form }),
 };

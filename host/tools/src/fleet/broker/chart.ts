@@ -30,7 +30,8 @@ export function brokerSpec(
     title: "virtual time (s)",
     scale: { domain: [at, at + windowMs / 1000], nice: false, zero: false },
   };
-  const spec = strategyRows(
+  // One y scale for every panel (strategyRows' facet shares it): the strategies compared at a glance.
+  return strategyRows(
     {
       text: `Connect attempts per 100 ms after the broker restart, ${s.devices} devices, seed ${seed}`,
       subtitle: `restart at ${at} s, broker back ${s.downMs / 1000} s later (shaded); a handshake costs ${s.broker.connectCostMs} ms of ${s.broker.cpuPerBucketMs} ms CPU per 100 ms`,
@@ -49,5 +50,4 @@ export function brokerSpec(
     ],
     series.map((x) => x.strategy),
   );
-  return { ...spec, resolve: { scale: { y: "independent" } } };
 }

@@ -8,6 +8,7 @@ import { runBrokerRestart, type BrokerRun } from "./run.js";
 import { BROKER_DEVICES, brokerSettings, DEFAULT_BROKER_SETTINGS, type BrokerSettings } from "./settings.js";
 import { BROKER_STRATEGIES } from "./strategies.js";
 import { formatBrokerMarkdown } from "./table.js";
+import { writeBrokerReport } from "./report.js";
 
 const D = DEFAULT_BROKER_SETTINGS;
 
@@ -37,6 +38,7 @@ options:
   --json                 print the rows as JSON (one per strategy and seed)
   --series               with --json, each row also carries connectsPer100ms: its run's
                            connect attempts in every 100 ms from the restart on
+  --report FILE          also write an HTML report with the table and the chart
   -h, --help             this text
 `;
 
@@ -45,6 +47,7 @@ interface Plan {
   seeds: number[];
   json: boolean;
   series: boolean;
+  report?: string;
 }
 
 function parseBrokerOptions(args: string[]) {
@@ -58,6 +61,7 @@ function parseBrokerOptions(args: string[]) {
     "connect-cost": { type: "string", default: `${D.broker.connectCostMs}` },
     json: { type: "boolean", default: false },
     series: { type: "boolean", default: false },
+    report: { type: "string" },
     help: { type: "boolean", short: "h", default: false },
   });
 }
@@ -102,7 +106,7 @@ function plan(args: string[]): Plan | "help" {
   }
   const settings = { ...fleetAndBroker(v), restartAtMs, downMs, durationMs };
   const seeds = v.seeds.split(",").map((s) => integerArg("seeds", s.trim(), 0, 2 ** 32 - 1));
-  return { settings, seeds, json: v.json, series: v.series };
+  return { settings, seeds, json: v.json, series: v.series, report: v.report };
 }
 
 /** Every strategy over every seed: runs[s][k] is strategy s under seeds[k]. `progress`
@@ -128,7 +132,7 @@ export function runBrokerExperiment(
 export async function runBrokerCli(args: string[]): Promise<number> {
   const planned = planOrExit("fleet --scenario broker-restart", HELP, plan, args);
   if ("exit" in planned) return planned.exit;
-  const { settings, seeds, json, series } = planned.plan;
+  const { settings, seeds, json, series, report } = planned.plan;
   const relaunched = inHugePages(settings.devices);
   if (relaunched) return relaunched;
   const bar = progress("broker-restart");
@@ -150,6 +154,10 @@ export async function runBrokerCli(args: string[]): Promise<number> {
         seeds,
       ),
     );
+  }
+  if (report) {
+    await writeBrokerReport(report, settings, seeds, runs);
+    if (!json) console.log(`report: ${report}`);
   }
   return 0;
 }

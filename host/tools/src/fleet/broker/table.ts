@@ -1,5 +1,6 @@
 // The broker-restart rows as a Markdown table: one seed as they are, several as the mean
 // with (min..max).
+import { markdownTable } from "../../markdown.js";
 import type { BrokerRow } from "./run.js";
 
 const COLUMNS: [keyof BrokerRow, string][] = [
@@ -20,13 +21,22 @@ function cell(values: (number | null)[]): string {
   return nums.length === 1 ? `${mean}` : `${mean} (${Math.min(...nums)}..${Math.max(...nums)})`;
 }
 
-/** One row per strategy; `runs[s]` holds strategy s's rows, one per seed. */
+/** One row per strategy; `runs[s]` holds strategy s's rows, one per seed. Aligned, so
+ * that the terminal shows it as a table. */
 export function formatBrokerMarkdown(runs: BrokerRow[][], seeds: number[]): string {
-  const head = `| strategy (seed${seeds.length > 1 ? "s" : ""} ${seeds.join(", ")}) | ${COLUMNS.map(([, t]) => t).join(" | ")} |`;
-  const rule = `|---|${COLUMNS.map(() => "---:").join("|")}|`;
-  const rows = runs.map(
-    (r) =>
-      `| ${r[0].strategy} | ${COLUMNS.map(([k]) => cell(r.map((x) => x[k] as number | null))).join(" | ")} |`,
-  );
-  return [head, rule, ...rows].join("\n");
+  const [head, ...rows] = brokerCells(runs, seeds);
+  return markdownTable(head, rows, true);
+}
+
+/** The header and one row of cells per strategy. */
+export function brokerCells(runs: BrokerRow[][], seeds: number[]): string[][] {
+  const head = [
+    `strategy (seed${seeds.length > 1 ? "s" : ""} ${seeds.join(", ")})`,
+    ...COLUMNS.map(([, t]) => t),
+  ];
+  const rows = runs.map((r) => [
+    r[0].strategy,
+    ...COLUMNS.map(([k]) => cell(r.map((x) => x[k] as number | null))),
+  ]);
+  return [head, ...rows];
 }

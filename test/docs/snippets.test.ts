@@ -15,6 +15,7 @@ import {
   asVitest,
   docFiles,
   fileName,
+  fileText,
   isFirmware,
   isNodeTest,
   isProgram,
@@ -33,10 +34,11 @@ const W2C = join(OUT, "wasm2c");
 const WABT_RT = "/usr/src/wasm2c";
 const WARNINGS = ["-std=c11", "-Wall", "-Wextra", "-Werror"];
 
-beforeAll(() => {
+beforeAll(async () => {
   rmSync(OUT, { recursive: true, force: true });
   mkdirSync(W2C, { recursive: true });
-  for (const s of checked) writeFileSync(join(OUT, fileName(s)), s.code);
+  const exports = Object.keys(await import("../../host/library/dist/index.js"));
+  for (const s of checked) writeFileSync(join(OUT, fileName(s)), fileText(s, exports));
 });
 
 test("the docs hold C and TypeScript blocks, each marked only with known words", () => {

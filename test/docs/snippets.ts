@@ -75,6 +75,50 @@ export const isNodeTest = (s: Snippet) => s.lang === "ts" && /from "node:test";/
 /** The block as a vitest file: README.md tells a vitest user to change only this import. */
 export const asVitest = (s: Snippet) => s.code.replace(/from "node:test";/, 'from "vitest";');
 
+/** The stand-ins an API page's one-line example may use without declaring them: the api it
+ * calls (initialised), a handle, the clock, the arguments restore takes, a host's callbacks. */
+const API_PRELUDE: [string, string][] = [
+  ["api", "const api = create(1n);"],
+  ["image", "const image = new Uint8Array(0);"],
+  ["h", "const h = 0;"],
+  ["now", "const now = 0;"],
+  ["elapsed", "const elapsed = 0;"],
+  ["elapsedMs", "const elapsedMs = 0;"],
+  ["length", "const length = 0;"],
+  ["session", "const session = 0;"],
+  ["attempt", "const attempt = 1;"],
+  ["storedAt", "const storedAt = 0;"],
+  ["store", "const store = (_image: unknown) => {};"],
+  ["headers", "const headers: Record<string, string> = {};"],
+  [
+    "policy",
+    'const policy = { maxAttempts: 5, attemptTimeout: 2000, baseDelay: 100, maxDelay: 3000, throttleBaseDelay: 0, deadline: 0, jitter: "FULL" as const, idempotent: true };',
+  ],
+  ["startAttempt", "const startAttempt = (_h: number, _attempt: number) => {};"],
+  ["loop", "const loop = new Loop(api, {} as ConstructorParameters<typeof Loop>[1]);"],
+];
+
+/**
+ * The block as a file. A docs/api/ example is one line about one export, as a doc comment
+ * shows it: it gets the imports of the package's exports it names (`exports`, the package's
+ * names) and the stand-ins of API_PRELUDE it uses and does not declare, so that it
+ * type-checks and runs as a user's line would in a file that has them.
+ */
+export function fileText(s: Snippet, exports: readonly string[]): string {
+  // A whole example imports what it uses itself.
+  if (!s.where.startsWith("docs/api/") || /from "tickretry"/.test(s.code)) return s.code;
+  const declares = (name: string) => new RegExp(`\\b(const|let|var)\\s+${name}\\b`).test(s.code);
+  // A name, not a property (`a.name`); a spread (`...name`) is a name.
+  const uses = (name: string) => new RegExp(`(?<![\\w$])(?<!(?<!\\.)\\.)${name}\\b`).test(s.code);
+  const stands = API_PRELUDE.filter(([name]) => uses(name) && !declares(name));
+  const prelude = stands.map(([, line]) => line + "\n").join("");
+  const needs = exports.filter(
+    (name) => (uses(name) || new RegExp(`\\b${name}\\b`).test(prelude)) && !declares(name),
+  );
+  const imports = needs.length > 0 ? `import { ${needs.join(", ")} } from "tickretry";\n` : "";
+  return imports + prelude + s.code;
+}
+
 /** A file name for a snippet: where it came from, readable in a failure. */
 export function fileName(s: Snippet): string {
   return s.where.replace(/[^A-Za-z0-9]+/g, "_") + (s.lang === "c" ? ".c" : ".ts");

@@ -90,7 +90,7 @@ export interface LoopSlots {
  * The slots of a loop with nothing begun, as a fresh module has.
  * @example
  * ```ts
- * const loop = new Loop(api, hal, emptySlots()); // a loop over a fresh module
+ * loop.resume(api, emptySlots(), false); // a loop that goes on over a fresh module
  * ```
  */
 export function emptySlots(): LoopSlots {

@@ -40,7 +40,7 @@ export const endReasonName = (v: number) => nameOf(EndReason, v);
  * An Error code's name ("BAD_FIELD"), or the number as text.
  * @example
  * ```ts
- * errorName(api.setPolicy(0, ...args)); // "BAD_FIELD" for a refused field
+ * errorName(Error.BAD_POLICY); // "BAD_POLICY": no such policy was set
  * ```
  */
 export const errorName = (v: number) => nameOf(AbiError, v);

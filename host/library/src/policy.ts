@@ -119,7 +119,7 @@ const inOrder = (names: readonly string[], values: Record<string, unknown>) =>
  * fields default to 0.
  * @example
  * ```ts
- * api.setPolicy(0, ...policyArgs({ maxAttempts: 5, attemptTimeout: 2000, baseDelay: 100, maxDelay: 3000, throttleBaseDelay: 1000, deadline: 0, jitter: "FULL" }));
+ * api.setPolicy(0, ...policyArgs({ maxAttempts: 5, attemptTimeout: 2000, baseDelay: 100, maxDelay: 3000, throttleBaseDelay: 1000, deadline: 0, jitter: "FULL", idempotent: true }));
  * ```
  */
 export function policyArgs(p: PolicyFields): PolicyArgs {
@@ -169,7 +169,7 @@ function rangeProblem(
  * ("maxAttempts is 256; allowed: 0 to 255"), or undefined when setPolicy will take it.
  * @example
  * ```ts
- * policyProblem({ maxAttempts: 256, attemptTimeout: 2000, baseDelay: 100, maxDelay: 3000, throttleBaseDelay: 0, deadline: 0, jitter: "FULL" }); // "maxAttempts is 256; allowed: 0 to 255"
+ * policyProblem({ maxAttempts: 256, attemptTimeout: 2000, baseDelay: 100, maxDelay: 3000, throttleBaseDelay: 0, deadline: 0, jitter: "FULL", idempotent: true }); // "maxAttempts is 256; allowed: 0 to 255"
  * ```
  */
 export function policyProblem(p: PolicyFields): string | undefined {
@@ -210,7 +210,7 @@ export function budgetProblem(b: BudgetFields): string | undefined {
  * instance's budget is left as it is.
  * @example
  * ```ts
- * configure(api, "the upload policy", 0, { maxAttempts: 5, attemptTimeout: 2000, baseDelay: 100, maxDelay: 3000, throttleBaseDelay: 1000, deadline: 20000, jitter: "FULL" });
+ * configure(api, "the upload policy", 0, { maxAttempts: 5, attemptTimeout: 2000, baseDelay: 100, maxDelay: 3000, throttleBaseDelay: 1000, deadline: 20000, jitter: "FULL", idempotent: true });
  * ```
  */
 export function configure(

@@ -484,7 +484,7 @@ export interface TickRetryApi {
    * @param maxRetryAfter - cap of a server's Retry-After (larger ones are clamped and counted); 0: maxDelay (default 0)
    * @example
    * ```ts
-   * api.setPolicy(0, ...policyArgs({ maxAttempts: 5, attemptTimeout: 2000, baseDelay: 100, maxDelay: 3000, throttleBaseDelay: 1000, deadline: 20000, jitter: "FULL" })); // 0, or an Error code
+   * api.setPolicy(0, ...policyArgs({ maxAttempts: 5, attemptTimeout: 2000, baseDelay: 100, maxDelay: 3000, throttleBaseDelay: 1000, deadline: 20000, jitter: "FULL", idempotent: true })); // 0, or an Error code
    * ```
    */
   setPolicy(id: number, maxAttempts: number, attemptTimeout: number, baseDelay: number, maxDelay: number, throttleBaseDelay: number, deadline: number, flags: number, stableAfter?: number, spread?: number, breakAfter?: number, breakBase?: number, breakCap?: number, maxRetryAfter?: number): number;

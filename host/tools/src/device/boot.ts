@@ -7,6 +7,9 @@
 import {
   Counter,
   Limit,
+  Loop,
+  emptySlots,
+  type LoopHal,
   RestoreFlag,
   Result,
   restoreImage,
@@ -17,7 +20,11 @@ import {
   type TickRetryApi,
 } from "tickretry";
 import { configureBroker, configureUpload, type BudgetName } from "./policies.js";
-import { StateFileError, type DeviceState, type StateStore } from "./app/kept.js";
+import { StateFileError, type DeviceState, type KeptParts, type StateStore } from "./app/kept.js";
+import type { BrokerSession } from "./app/broker.js";
+import type { Readings, Uploads } from "./app/readings.js";
+import type { RunningModule } from "./module.js";
+import type { Running } from "./running.js";
 
 const ENDED = [
   Counter.ENDED_SUCCEEDED,
@@ -100,4 +107,33 @@ export function bootModule(
     refuse(`the image holds ${live} operations, field pending ${stored.pending.length}`);
   }
   return { api, restored: stored, elapsedMs };
+}
+
+/** A boot's loop over the instance `running` holds, taking up what `restored` kept: the
+ * restore lost every attempt in flight. */
+export function startLoop(running: Running, hal: LoopHal, restored: DeviceState | undefined): void {
+  running.loop = new Loop(running.api, hal);
+  const slots = emptySlots();
+  slots.live = (restored?.pending.length ?? 0) + (restored?.session === undefined ? 0 : 1);
+  running.loop.resume(running.api, slots, true);
+}
+
+/** What a state write takes from the rooms besides the kept state's own. */
+export function keptParts(rooms: {
+  readings: Readings;
+  module: RunningModule;
+  uploads: Uploads;
+  session?: BrokerSession;
+}): KeptParts {
+  const pending = [...rooms.uploads.ops.values()].map((op) => ({
+    operationId: op.operationId,
+    handle: op.handle,
+    reading: op.reading,
+  }));
+  return {
+    ...rooms.readings.kept(),
+    moduleVersion: rooms.module.versionFloor,
+    pending,
+    session: rooms.session?.stored(),
+  };
 }

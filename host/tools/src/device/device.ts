@@ -1,14 +1,12 @@
-// The simulated device: the firmware's main loop (host/library/src/loop.ts, the twin of
-// device_loop.c) over the application's rooms (app/), real HTTP or MQTT (link/) and a state
-// file; this file composes them (boot and power, pass scheduling). Each pass reads the
-// clock once (given from outside: wall time for npm start and the chaos run, virtual time
-// in the tests), and the state is on flash before any attempt leaves (app/sessions.ts), so
-// a kill at any moment can neither lose a begun reading nor send one under two operation
-// ids. The setup page (page/) runs in the event loop between passes, as between loop() calls:
-// it only asks (requests, which the next pass carries out: asks.ts) and reads the snapshot.
-import { Loop, NextDue, emptySlots, errorName } from "tickretry";
+// The simulated device: the main loop (host/library/src/loop.ts, tickretry_loop.c's twin)
+// over the application's rooms (app/, boards/app's twins), HTTP or MQTT (link/) and a state
+// file; this file composes them (boot and power, pass scheduling). Each pass reads the clock
+// once, and the state is on flash before any attempt leaves (app/sessions.ts), so a kill can
+// neither lose a begun reading nor send one under two operation ids. The page (page/) runs
+// between passes: it asks (asks.ts carries the asks out in the next pass) and reads the snapshot.
+import { NextDue, errorName } from "tickretry";
 import { BrokerSession } from "./app/broker.js";
-import { crasher, Kept, memoryStore, type KeptParts } from "./app/kept.js";
+import { crasher, Kept, memoryStore } from "./app/kept.js";
 import { QUEUE_LIMIT, Readings, Uploads } from "./app/readings.js";
 import { Requests, type PowerRequest, type Seen } from "./app/requests.js";
 import { DevicePassword } from "./app/password.js";
@@ -18,7 +16,7 @@ import type { DeviceOptions } from "./options.js";
 export type { DeviceOptions } from "./options.js";
 import { loopHal } from "./app/sessions.js";
 import { DeviceSettings } from "./app/settings.js";
-import { bootModule, type BootInfo, type BootKind } from "./boot.js";
+import { bootModule, keptParts, startLoop, type BootInfo, type BootKind } from "./boot.js";
 import { wallClock, type DeviceClock } from "./clock.js";
 import { EventLog } from "./events.js";
 import { LoopStats } from "./loop-stats.js";
@@ -192,18 +190,12 @@ export class Device {
     const booted = bootModule(this.kept.store, running.tick.at(ms), fresh, ms + running.rtcOffsetMs);
     const s = booted.restored;
     running.api = booted.api;
-    running.loop = new Loop(
-      running.api,
-      loopHal({
-        ...this,
-        live: () => this.passes.live,
-        parts: () => this.parts(),
-        onLoopEvent: config.onLoopEvent,
-      }),
+    const live = () => this.passes.live;
+    startLoop(
+      running,
+      loopHal({ ...this, live, parts: () => keptParts(this), onLoopEvent: config.onLoopEvent }),
+      s,
     );
-    const slots = emptySlots();
-    slots.live = (s?.pending.length ?? 0) + (s?.session === undefined ? 0 : 1);
-    running.loop.resume(running.api, slots, true); // the restore lost every attempt in flight
     const bootKind = kind === "power-on" && s !== undefined ? "restart" : kind;
     this.module.boot(s?.moduleVersion ?? 0);
     this.uploads.boot(s?.pending ?? [], ms, `restored at ${bootKind}`);
@@ -221,20 +213,6 @@ export class Device {
     };
     this.events.add(running.tick.at(ms), "boot", 0, 0);
     this.config.onBoot?.(this, s !== undefined);
-  }
-
-  /** What the state write takes from the rooms besides the kept state's own. */
-  private parts(): KeptParts {
-    return {
-      ...this.readings.kept(),
-      moduleVersion: this.module.versionFloor,
-      pending: [...this.uploads.ops.values()].map((op) => ({
-        operationId: op.operationId,
-        handle: op.handle,
-        reading: op.reading,
-      })),
-      session: this.session?.stored(),
-    };
   }
 
   /** What the page reads of the device, made by the pass. */

@@ -29,6 +29,7 @@ interface Export {
   params: Param[];
   result: string;
   doc: string;
+  example?: string;
 }
 
 /** A module with the given exports: abiVersion answers `version`, the others 0. */
@@ -55,6 +56,7 @@ function changedAbi(): { exports: Export[]; abiVersion: number } {
     params: [{ name: "sinceTick", type: "u32" }],
     result: "u32",
     doc: "new",
+    example: "api.lateCount(now); // the late answers since now",
   });
   return abi;
 }

@@ -13,6 +13,7 @@ import { message } from "../../../host/tools/src/device/page/routes.js";
 import type { BootKind } from "../../../host/tools/src/device/boot.js";
 import { VirtualClock } from "../../../host/tools/src/device/clock.js";
 import { Device } from "../../../host/tools/src/device/device.js";
+import type { BootedDevice } from "../../../host/tools/src/device/options.js";
 import { FATES, ScriptedUpstream, type Fate } from "./scripted-upstream.js";
 
 /** host_hal.h's HOST_UPSTREAM_URL: the upload URL before any settings. */
@@ -75,7 +76,7 @@ class Sim {
     this.powerOn();
   }
 
-  say(line: string, device = this.device): void {
+  say(line: string, device: BootedDevice = this.device): void {
     this.lines.push(`${device.running.tick.read()} ${line}`);
   }
 
@@ -164,12 +165,12 @@ class Sim {
     this.say(`summary live ${d.uploads.ops.size} dropped ${d.readings.dropped} seq ${this.seq}`);
   }
 
-  private readingIn(device = this.device): number {
+  private readingIn(device: BootedDevice = this.device): number {
     return device.readings.dueIn(device.running.tick.read()) ?? 0;
   }
 
   /** A boot's lines (a device's first boot is in its constructor, before this.device is it). */
-  private booted(device: Device, resumed: boolean): void {
+  private booted(device: BootedDevice, resumed: boolean): void {
     const kind = device.boot.kind;
     this.say(`boot ${this.resetByCrash ? "reset" : BOOT_WORDS[kind]}`, device);
     if (!resumed) return this.say("scheduler afresh", device);

@@ -5,14 +5,30 @@
 // passes, the next pass swaps it in.
 import type { KeyObject } from "node:crypto";
 import { ABI_VERSION, Result, Error as TickRetryError, errorName, saveImage } from "tickretry";
-import type { Ask, Asked, Reply } from "./app/requests.js";
+import type { Ask, Asked, Reply, Requests } from "./app/requests.js";
 import type { World } from "./app/status.js";
 import { checkSettings } from "./app/settings.js";
 import { applyPolicy } from "./app/policy-apply.js";
-import type { Device } from "./device.js";
+import type { Kept } from "./app/kept.js";
+import type { DevicePassword } from "./app/password.js";
+import type { DeviceSettings } from "./app/settings.js";
+import type { LoopStats } from "./loop-stats.js";
+import type { RunningModule } from "./module.js";
+import type { Running } from "./running.js";
 import type { DeviceOptions } from "./options.js";
 import { moduleVersion, trialRun, verifySignedModule } from "./module.js";
 import { isScenarioName } from "../upstream/scenarios.js";
+
+/** The rooms an ask changes, between passes: the device's, not the device itself. */
+export interface AskedRooms {
+  readonly settings: DeviceSettings;
+  readonly requests: Requests;
+  readonly password: DevicePassword;
+  readonly module: RunningModule;
+  readonly running: Running;
+  readonly kept: Kept;
+  readonly loopStats: LoopStats;
+}
 
 const ok = (key: string): Reply => ({ status: 200, key });
 const moduleRefused = (why: string): Reply => ({ status: 422, key: "moduleRefused", reason: `${why}.` });
@@ -22,7 +38,7 @@ const storeFailed = (err: unknown): Reply => ({
   reason: ` (${(err as Error).message})`,
 });
 
-function settings(device: Device, form: URLSearchParams, notUtf8: Set<string>): Reply {
+function settings(device: AskedRooms, form: URLSearchParams, notUtf8: Set<string>): Reply {
   const { current, takenClientIds } = device.settings;
   const checked = checkSettings(form, current, notUtf8, takenClientIds);
   if (!checked.ok) return { status: 400, key: "settingsRefused", fields: checked.errors };
@@ -39,7 +55,7 @@ function settings(device: Device, form: URLSearchParams, notUtf8: Set<string>): 
 }
 
 /** A first setup that another one beat while its hash was computed changes nothing. */
-function password(device: Device, hash: string, first: boolean): Reply {
+function password(device: AskedRooms, hash: string, first: boolean): Reply {
   if (first && device.password.isSet) return { status: 409, key: "passwordAlreadySet" };
   try {
     device.password.keep(hash);
@@ -54,7 +70,7 @@ function password(device: Device, hash: string, first: boolean): Reply {
  * it compiles, the version floor; then the running state to try it on. Its instantiation,
  * abiVersion() and the trial's calls run in the trial's worker, under its time limit.
  */
-function checkModule(device: Device, signed: Buffer, buildKey: KeyObject | undefined) {
+function checkModule(device: AskedRooms, signed: Buffer, buildKey: KeyObject | undefined) {
   const checked = verifySignedModule(signed, buildKey);
   if (!checked.ok) return moduleRefused(checked.reason);
   let module: WebAssembly.Module;
@@ -73,7 +89,7 @@ function checkModule(device: Device, signed: Buffer, buildKey: KeyObject | undef
 }
 
 /** The trial passed: the swap itself, in the next pass. */
-function swap(device: Device, module: Buffer, version: number): Reply {
+function swap(device: AskedRooms, module: Buffer, version: number): Reply {
   const swapped = device.module.replace(device.running, module);
   if (swapped !== Result.OK)
     return moduleRefused(`its restore of the running state said ${errorName(swapped)}`);
@@ -82,7 +98,7 @@ function swap(device: Device, module: Buffer, version: number): Reply {
 }
 
 function startSwap(
-  device: Device,
+  device: AskedRooms,
   signed: Buffer,
   buildKey: KeyObject | undefined,
   reply: (r: Reply) => void,
@@ -97,7 +113,7 @@ function startSwap(
 }
 
 /** holdBreaker or releaseBreaker of a policy, at the pass's clock: a probe follows a release. */
-function breaker(device: Device, policy: number, hold: boolean): Reply {
+function breaker(device: AskedRooms, policy: number, hold: boolean): Reply {
   const { api, tick, passMs } = device.running;
   const now = tick.at(passMs);
   const result = hold ? api.holdBreaker(policy, now) : api.releaseBreaker(policy, now);
@@ -128,7 +144,7 @@ function inWorld(
 }
 
 /** The Policy view's draft, set on the module and kept. */
-function policy(device: Device, form: URLSearchParams): Reply {
+function policy(device: AskedRooms, form: URLSearchParams): Reply {
   const refused = applyPolicy(device.running.api, device.kept, form);
   return refused === undefined
     ? ok("policyApplied")
@@ -136,7 +152,7 @@ function policy(device: Device, form: URLSearchParams): Reply {
 }
 
 /** Carries out every ask taken this pass, oldest first. */
-export function applyAsks(device: Device, asked: readonly Asked[], options: DeviceOptions): void {
+export function applyAsks(device: AskedRooms, asked: readonly Asked[], options: DeviceOptions): void {
   for (const { ask, reply } of asked) {
     if (ask.kind === "settings") reply(settings(device, ask.form, ask.notUtf8));
     else if (ask.kind === "password") reply(password(device, ask.hash, ask.first));

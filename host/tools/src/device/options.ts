@@ -7,7 +7,9 @@ import type { World } from "./app/status.js";
 import type { DeviceClock } from "./clock.js";
 import type { MqttTransport } from "./link/mqtt-transport.js";
 import type { BudgetName } from "./policies.js";
-import type { Device } from "./device.js";
+import type { BootInfo } from "./boot.js";
+import type { Readings } from "./app/readings.js";
+import type { Running } from "./running.js";
 
 export interface DeviceOptions {
   upstreamUrl: string;
@@ -41,7 +43,7 @@ export interface DeviceOptions {
   /** Sees every event of the loop, each boot and each deep sleep (the application differential's trace). */
   onLoopEvent?: (e: LoopEvent) => void;
   /** resumed: the boot (device.boot) took up a stored state, else it began a new scheduler. */
-  onBoot?: (device: Device, resumed: boolean) => void;
+  onBoot?: (device: BootedDevice, resumed: boolean) => void;
   onSleep?: (ms: number) => void;
   /** Upload over MQTT through this broker connection instead of HTTP (link/mqtt-transport.ts). */
   mqtt?: MqttTransport;
@@ -51,4 +53,11 @@ export interface DeviceOptions {
   world?: World;
   /** The build key an uploaded module must be signed with (none: every upload is refused). */
   buildKey?: KeyObject;
+}
+
+/** What onBoot sees of the device that booted (a device's first boot is in its constructor). */
+export interface BootedDevice {
+  readonly boot: BootInfo;
+  readonly readings: Readings;
+  readonly running: Running;
 }

@@ -10,6 +10,12 @@ import { join } from "node:path";
 import { expect, it } from "vitest";
 import { spawnDevice, waitFor } from "../../../helpers/device.js";
 
+/** The output's second line once it is whole (ended by its newline), else undefined. */
+const secondLine = (out: string): string | undefined => {
+  const lines = out.split("\n");
+  return lines.length > 2 ? lines[1] : undefined;
+};
+
 const dir = mkdtempSync(join(tmpdir(), "tickretry-cli-"));
 
 function device(...extra: string[]) {
@@ -38,7 +44,7 @@ it("serves the page and retries against the outage, stops on SIGINT, and goes on
 
   const again = device("--state", state, "--upload-every", "0");
   try {
-    const line = await waitFor("the state line", () => again.out().split("\n")[1], 20_000);
+    const line = await waitFor("the state line", () => secondLine(again.out()), 20_000);
     expect(line).toMatch(
       /^state file \S+: RESUMED what the last run \(scenario outage over HTTP\) left: [1-9]\d* operation\(s\)/,
     );
@@ -59,7 +65,7 @@ it("serves the page and retries against the outage, stops on SIGINT, and goes on
 
   const resumed = spawnDevice(["--scenario", "healthy", "--state", state, "--resume", "--upload-every", "0"]);
   try {
-    const line = await waitFor("the state line", () => resumed.out().split("\n")[1], 20_000);
+    const line = await waitFor("the state line", () => secondLine(resumed.out()), 20_000);
     expect(line).toMatch(/RESUMED what the last run \(scenario outage over HTTP\) left: [1-9]\d* operation/);
   } finally {
     resumed.child.kill("SIGINT");

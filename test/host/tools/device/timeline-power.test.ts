@@ -74,19 +74,33 @@ test("live operations left out of a poll are counted on by the tick, as a full s
   // A hanging upstream: operations stay live, counting down to their deadlines.
   await sim.upstream!.setScenario("hang");
   await waitFor("live operations", () => sim.device.uploads.ops.size >= 2);
-  await new Promise((r) => setTimeout(r, 2000)); // several polls that leave the rows out
-  const shown = await page.$$eval("#operations tbody tr", (rows) =>
-    (rows as HTMLTableRowElement[]).map((r) => [
-      Number(r.cells[0].textContent),
-      Number.parseInt(r.cells[5].textContent ?? "", 10),
-    ]),
+  const rows = () =>
+    page.$$eval("#operations tbody tr", (trs) =>
+      (trs as HTMLTableRowElement[])
+        .filter((r) => r.cells.length > 5)
+        .map((r) => [Number(r.cells[0].textContent), Number.parseInt(r.cells[5].textContent ?? "", 10)]),
+    );
+  // The page has drawn live ones (a loaded machine may take more than a poll to, and rows of
+  // operations that ended before the hang may still stand), then several polls leave them out.
+  const live = () => new Set([...sim.device.uploads.ops.values()].map((op) => op.operationId));
+  await waitFor(
+    "the page's rows of live operations",
+    async () => ((await rows()).some(([id]) => live().has(id)) ? true : undefined),
+    10_000,
   );
-  const full = (await (await fetch(new URL("/status.json", sim.url))).json()) as {
-    operations: { operationId: number; deadlineInMs: number }[];
+  await new Promise((r) => setTimeout(r, 2000));
+  // The page's rows and a full status taken together, until they share an operation (on a
+  // loaded machine one may have ended between the two reads).
+  const sample = async () => {
+    const shown = await rows();
+    const full = (await (await fetch(new URL("/status.json", sim.url))).json()) as {
+      operations: { operationId: number; deadlineInMs: number }[];
+    };
+    const deadlines = new Map(full.operations.map((o) => [o.operationId, o.deadlineInMs]));
+    const both = shown.filter(([id]) => deadlines.has(id));
+    return both.length > 0 ? { both, deadlines } : undefined;
   };
-  const deadlines = new Map(full.operations.map((o) => [o.operationId, o.deadlineInMs]));
-  const both = shown.filter(([id]) => deadlines.has(id)); // not ended in between
-  expect(both.length).toBeGreaterThan(0);
+  const { both, deadlines } = await waitFor("rows the device still has live", sample, 10_000);
   // The page's deadline is at most a poll (and this fetch) behind the device's.
   for (const [id, deadline] of both)
     expect([id, Math.abs(deadline - deadlines.get(id)!) < 1500]).toEqual([id, true]);

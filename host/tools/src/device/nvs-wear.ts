@@ -15,8 +15,6 @@ export const ENTRY_BYTES = 32;
 export const PARTITION_PAGES = 5;
 /** Erase cycles a page of the ESP32's SPI flash is rated for. */
 export const ERASE_CYCLES = 100_000;
-/** At most one NVS write of the kept state this often (boards/app/config.json). */
-export const SKETCH_NVS_EVERY_MS = KEPT.nvsEveryMs;
 
 /**
  * sizeof(app_kept) in boards/app/kept.h: crc, magic, length, the image area, the loop's
@@ -129,7 +127,7 @@ export function flashLifeYears(writesPerDay: number, blobBytes = KEPT_BYTES): nu
 
 /** The kept state's NVS writes a day under the sketch's rule, for `changesPerDay` changes of it. */
 export const sketchNvsWritesPerDay = (changesPerDay: number): number =>
-  Math.min(changesPerDay, 86_400_000 / SKETCH_NVS_EVERY_MS);
+  Math.min(changesPerDay, 86_400_000 / KEPT.nvsEveryMs);
 
 /** One NVS write of a day's pattern: the key and the entries it takes. */
 export interface NvsWrite {

@@ -13,6 +13,7 @@ import { Breaker, Counter } from "../../../../host/library/src/generated/abi.js"
 import type { Simulation, SimulationOptions } from "../../../../host/tools/src/device/simulation.js";
 import { openDevicePage } from "../../../helpers/browser.js";
 import { NEAR_WRAP, QUICK } from "../../../helpers/device.js";
+import { ARTICLE } from "../../../helpers/policies.js";
 
 const ROOT = fileURLToPath(new URL("../../../..", import.meta.url));
 const OUT = `${ROOT}out/page`;
@@ -43,18 +44,10 @@ afterAll(() => close?.());
 
 const view = (name: string) => page.click(`nav button[data-view=${name}]`);
 
-/** The Policy view set to the example policy the docs show (it starts from the device's). */
+/** The Policy view set to the seed article's example policy, as the docs show it (it starts from the device's). */
 async function examplePolicy(): Promise<void> {
-  const fields = {
-    maxAttempts: 6,
-    attemptTimeout: 3000,
-    baseDelay: 1000,
-    maxDelay: 16000,
-    throttleBaseDelay: 1000,
-    deadline: 0,
-  };
-  for (const [name, value] of Object.entries(fields))
-    await page.fill(`#policy-form input[name=${name}]`, String(value));
+  const fields = Object.entries(ARTICLE).filter(([name]) => name !== "jitter" && name !== "idempotent");
+  for (const [name, value] of fields) await page.fill(`#policy-form input[name=${name}]`, String(value));
   await page.selectOption("#policy-form select[name=jitter]", "FULL");
   await page.check("#policy-form input[name=idempotent]");
   await page.fill("#policy-form input[name=capacity]", "0");

@@ -15,7 +15,7 @@ import {
   stateName,
   type TickRetryApi,
 } from "tickretry";
-import type { Upstream } from "../../upstream/server.js";
+import type { Upstream, UpstreamStats } from "../../upstream/server.js";
 import { SCENARIO_NAMES } from "../../upstream/scenarios.js";
 import type { BootInfo } from "../boot.js";
 import type { DeviceClock } from "../clock.js";
@@ -125,14 +125,7 @@ export interface DeviceStatus extends MqttStatus {
   faults: { scenarios: string[]; scenario: string };
   /** The upload policy and budget in force (the Policy view starts from them); null on a board. */
   policy: LivePolicy | null;
-  upstream: {
-    requests: number;
-    stored: number;
-    evicted: number;
-    replays: number;
-    resets: number;
-    holding: number;
-  } | null;
+  upstream: Omit<UpstreamStats, "scenario"> | null;
 }
 
 export interface LivePolicy {

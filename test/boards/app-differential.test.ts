@@ -21,7 +21,7 @@ import { runSim } from "./app_sim/sim.js";
 /** Scenarios whose traces part at a line by design, as the README says: that line's text. */
 const PARTS_AT: Record<string, string> = { "power-cut": "boot power-on" };
 
-const both = (name: string) => ({ board: runApp(scenario(name)), sim: runSim(scenario(name)) });
+const both = async (name: string) => ({ board: runApp(scenario(name)), sim: await runSim(scenario(name)) });
 
 /** The lines before the second `text` (the boot after the cut). */
 function untilSecond(trace: string[], text: string): string[] {
@@ -38,8 +38,8 @@ beforeAll(() => {
 describe("the firmware's application and the simulator's, scenario by scenario", () => {
   const names = scenarioNames().filter((name) => !(name in PARTS_AT));
 
-  it.each(names)("%s: the same trace on both", (name) => {
-    const { board, sim } = both(name);
+  it.each(names)("%s: the same trace on both", async (name) => {
+    const { board, sim } = await both(name);
     expect(shared(sim).join("\n")).toBe(shared(board).join("\n"));
     holdsInvariants(board);
     holdsInvariants(sim);
@@ -47,8 +47,8 @@ describe("the firmware's application and the simulator's, scenario by scenario",
 
   it.each(Object.entries(PARTS_AT))(
     "%s: the same trace up to %s, then each keeps its own store",
-    (name, text) => {
-      const { board, sim } = both(name);
+    async (name, text) => {
+      const { board, sim } = await both(name);
       expect(shared(untilSecond(sim, text)).join("\n")).toBe(shared(untilSecond(board, text)).join("\n"));
       // The board ends again what ended after NVS's last write; the server stores it once.
       holdsInvariants(board, false);
@@ -57,12 +57,12 @@ describe("the firmware's application and the simulator's, scenario by scenario",
     },
   );
 
-  it("names as side-only only kinds that one side alone prints", () => {
+  it("names as side-only only kinds that one side alone prints", async () => {
     const kinds = (trace: string[]) => new Set(trace.map((line) => line.split(" ")[1]));
     const board = new Set<string>();
     const sim = new Set<string>();
     for (const name of scenarioNames()) {
-      const t = both(name);
+      const t = await both(name);
       kinds(t.board).forEach((k) => board.add(k));
       kinds(t.sim).forEach((k) => sim.add(k));
     }

@@ -73,6 +73,35 @@ describe("the application on this machine", () => {
     expect(a.seq).toBe(3);
   });
 
+  // issue 33, item 2: a swapped module under trial that traps is rolled back to the built-in
+  // module by the restart that follows, and the page says so after it.
+  it("refuses a forged module, carries uploads across a swap, and rolls a trapping one back", () => {
+    const trace = runApp(scenario("module-swap"));
+    const a = holdsInvariants(trace);
+    expect(trace).toContainEqual(expect.stringMatching(/^\d+ page 422 Module refused: the signature is not/));
+    expect(count(trace, / page 200 Module replaced\.$/)).toBe(2);
+    expect(count(trace, / module trial$/)).toBe(2);
+    const rolledBack = trace.findIndex((line) =>
+      / module rollback reset: the uploaded module trapped/.test(line),
+    );
+    expect(trace.slice(rolledBack - 4, rolledBack).filter((l) => / boot reset$/.test(l))).toHaveLength(1);
+    // Reading 2 waited in its backoff across both swaps, reading 3 across the rollback.
+    for (const seq of [2, 3]) expect(a.keysOf.get(seq)?.size, `reading ${seq}`).toBe(1);
+    expect([...a.ended.values()].flat().every((r) => r === EndReason.SUCCEEDED)).toBe(true);
+    expect(a.live).toBe(0);
+  });
+
+  it("runs only the modules compiled into it: other signed bytes are refused, the built-in module runs on", () => {
+    const trace = runApp(["fallback ok 100", "run 1000", "module other", "run 60000"].join("\n"));
+    expect(trace).toContainEqual(
+      "1020 page 422 Module refused: tickretry_wasm3: tickretry_wasm3_open: " +
+        "m3_ParseModule(environment, &module, wasm, length): shim: not a module compiled into this build (it runs only those)",
+    );
+    expect(count(trace, / module trial$/)).toBe(0);
+    expect(count(trace, / nvs put modver /)).toBe(0);
+    expect(holdsInvariants(trace).ended.get(2)).toEqual([EndReason.SUCCEEDED]);
+  });
+
   // issue 33, item 3: a DEEP_SLEEP=1 board used to write the kept state to NVS at every
   // wake (the 20-minute limit lived in RAM, and each wake also claimed a new boot epoch).
   it("writes NVS no more often asleep than awake: six hours waking every ~10 s", () => {

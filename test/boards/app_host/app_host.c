@@ -16,6 +16,7 @@
 #include "host_page.h"
 #include "idle_sleep.h"
 #include "kept.h"
+#include "module_swap.h"
 #include "readings.h"
 #include "requests.h"
 #include "status.h"
@@ -23,6 +24,7 @@
 #include "tickretry_loop.h"
 #include "tickretry_ticks.h"
 #include "tickretry_trace.h"
+#include "test_modules.h"
 
 
 static const app_hal *const board = &host_hal;
@@ -31,6 +33,11 @@ static app_keeper keeper;
 static app_readings readings;
 static app_status_book book;
 static app_requests requests;
+static app_module_swap swap;
+static struct {
+  uint8_t *bytes; /* the page's checked upload, for the next pass; NULL: none */
+  size_t size;
+} module_posted;
 static int scheduler_ok;
 static uint32_t idle_sleep_max_ms; /* the DEEP_SLEEP=1 build's cut on a sleep; 0: never sleeps */
 static uint32_t rtc_hash;
@@ -168,6 +175,7 @@ static void boot(const char *how) {
   memset(&requests, 0, sizeof requests);
   memset(&book, 0, sizeof book);
   app_keeper_init(&keeper, board, 1);
+  const char *rolled_back = app_module_swap_boot(&swap, board, &keeper, &host_hal_rtc_trial, 0);
   app_readings_init(&readings, board, &keeper, &book, &uploads, "a0b1c2d3e4f5");
   scheduler_ok = tickretry_open() == TICKRETRY_RESULT_OK;
   if (!scheduler_ok) {
@@ -182,14 +190,24 @@ static void boot(const char *how) {
   } else {
     start_afresh();
   }
+  if (rolled_back) { /* the page's power card says so (main.cpp's setup) */
+    keeper.boot_kind = rolled_back;
+    printf("%lu module rollback %s\n", (unsigned long)now(), rolled_back);
+  }
   rtc_hash = kept_hash();
   app_status_boot(&book, now(), board->wall_ms(board->ctx), strcmp(keeper.boot_kind, "deep sleep") == 0,
                   keeper.boot_elapsed_ms);
 }
 
-/* A board's reset ends the module's instance with everything else in RAM. */
+/* A board's reset ends the module's instance with everything else in RAM: an uploaded
+ * module, and one the page posted. */
 static void reboot(int woke_by_timer, uint32_t slept_ms, int power_cut) {
   tickretry_close();
+  free(swap.active);
+  free(swap.staged);
+  free(module_posted.bytes);
+  memset(&swap, 0, sizeof swap);
+  memset(&module_posted, 0, sizeof module_posted);
   if (power_cut) host_hal_power_cut();
   else host_hal_reboot(woke_by_timer, slept_ms);
   boot(power_cut ? "power-on" : woke_by_timer ? "timer wake" : "reset");
@@ -218,19 +236,38 @@ static void reboot_now(int power_cut) {
   reboot(0, 0, power_cut);
 }
 
-/* One pass of main.cpp's loop(); the wait until the next (at least 1 ms, so that the
- * script's clock moves; none after a reboot or a wake). */
+static void say_page(int status, const char *message, const char *field) {
+  printf("%lu page %d %s", (unsigned long)now(), status, message);
+  if (field) printf(" (%s)", field);
+  printf("\n");
+}
+
+/* The module swap's part of a pass's start (page_loop.cpp's): the module taken by the last
+ * pass swapped in, then the one the page posted since taken for the next. */
+static void apply_module_asks(void) {
+  char text[APP_ASK_TEXT_BYTES];
+  int status, afresh;
+  if (app_module_swap_in(&swap, now(), &status, text, sizeof text, &afresh)) {
+    say_page(status, text, NULL);
+    if (app_module_swap_on_trial(&swap)) printf("%lu module trial\n", (unsigned long)now());
+    if (afresh) start_afresh();
+    scheduler_ok = tickretry_error() == NULL;
+  }
+  const char *refusal;
+  if (module_posted.bytes && !app_module_swap_take(&swap, module_posted.bytes, module_posted.size, &refusal))
+    say_page(422, refusal, NULL);
+  module_posted.bytes = NULL;
+}
+
 /* What the page asked, carried out at the pass's start (asks.c), and its answer. */
 static void apply_asks(void) {
   char url[160];
   board->nvs_get_string(board->ctx, APP_URL_KEY, HOST_UPSTREAM_URL, url, sizeof url);
   app_asks_apply(&requests, board, url);
+  apply_module_asks();
   int status;
   const char *message, *field;
-  if (!app_requests_answered(&requests, &status, &message, &field)) return;
-  printf("%lu page %d %s", (unsigned long)now(), status, message);
-  if (field) printf(" (%s)", field);
-  printf("\n");
+  if (app_requests_answered(&requests, &status, &message, &field)) say_page(status, message, field);
 }
 
 /* The DEEP_SLEEP=1 build's sleep after a pass (main.cpp's sleep_if_idle): 1 when it slept. */
@@ -241,10 +278,16 @@ static int sleep_if_idle(uint32_t due) {
   return sleep_ms > 0;
 }
 
+/* One pass of main.cpp's loop(); the wait until the next (at least 1 ms, so that the
+ * script's clock moves; none after a reboot or a wake). */
 static uint32_t pass(void) {
   apply_asks();
   app_status_pass(&book, now());
   uint32_t due = tickretry_loop_pass(&uploads);
+  if (tickretry_loop_fault(&uploads) != 0 && app_module_swap_failed(&swap)) {
+    reboot(0, 0, 0); /* main.cpp's restart: the next boot rolls the uploaded module back */
+    return 0;
+  }
   if (tickretry_loop_fault(&uploads) != 0) {
     printf("%lu fault %ld\n", (unsigned long)now(), (long)tickretry_loop_fault(&uploads));
     scheduler_ok = 0;
@@ -299,8 +342,11 @@ static int command(const char *line) {
     host_page_settings(&requests, field[0], field[1], field[2], now());
   else if (strcmp(word, "password") == 0 && sscanf(line, "%*s %159s", field[0]) == 1)
     host_page_password(&requests, board, field[0], password_set() == 0, now());
-  else
-  if (strcmp(word, "net") == 0 && n == 3 && fate_of(arg, &fate)) host_hal_script(fate, (uint32_t)ms);
+  else if (strcmp(word, "module") == 0 && n == 2 && !module_posted.bytes) { /* one ask at a time */
+    snprintf(field[0], sizeof field[0], "%s/%s.signed.wasm", APP_MODULES_DIR, arg);
+    host_page_module(field[0], test_build_key, now(), &module_posted.bytes, &module_posted.size);
+  }
+  else if (strcmp(word, "net") == 0 && n == 3 && fate_of(arg, &fate)) host_hal_script(fate, (uint32_t)ms);
   else if (strcmp(word, "fallback") == 0 && n == 3 && fate_of(arg, &fate)) host_hal_fallback(fate, (uint32_t)ms);
   else if (strcmp(word, "run") == 0 && n == 2) run((uint32_t)strtoul(arg, NULL, 10));
   else if (strcmp(word, "sleep") == 0 && n == 2) deep_sleep_for((uint32_t)strtoul(arg, NULL, 10));

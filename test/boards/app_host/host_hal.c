@@ -32,6 +32,7 @@ typedef struct stored {
 
 static nvs_entry nvs[NVS_ENTRIES];
 static app_kept rtc_kept;
+uint32_t host_hal_rtc_trial;
 static uint32_t now_ms, woke_flag;
 static uint64_t wall;
 static struct {
@@ -60,6 +61,7 @@ void host_hal_reboot(int woke_by_timer, uint32_t slept_ms) {
 
 void host_hal_power_cut(void) {
   memset(&rtc_kept, 0xa5, sizeof rtc_kept);
+  memset(&host_hal_rtc_trial, 0xa5, sizeof host_hal_rtc_trial);
   host_hal_reboot(0, 0);
 }
 

@@ -102,6 +102,18 @@ describe("the application on this machine", () => {
     expect(holdsInvariants(trace).ended.get(2)).toEqual([EndReason.SUCCEEDED]);
   });
 
+  it("over MQTT, retries a publish a broker restart cut off under the same key, and ends a refused session PERMANENT", () => {
+    const trace = runApp(scenario("broker-restart"));
+    const a = holdsInvariants(trace);
+    expect(count(trace, / event \d+ drop h=\d+ -> OK$/)).toBe(3);
+    expect(trace).toContainEqual(expect.stringMatching(/ event \d+ report h=\d+ a=1 AMBIGUOUS -> OK$/));
+    // Reading 2's publish reached the broker before it went down; its retry met the key.
+    expect(count(trace, / server duplicate key .* seq 2$/)).toBe(1);
+    expect(a.keysOf.get(2)?.size).toBe(1);
+    expect(trace).toContainEqual(expect.stringMatching(/ event \d+ end h=\d+ PERMANENT after \d+$/));
+    expect([...a.ended.values()].flat().every((r) => r === EndReason.SUCCEEDED)).toBe(true);
+  });
+
   // issue 33, item 3: a DEEP_SLEEP=1 board used to write the kept state to NVS at every
   // wake (the 20-minute limit lived in RAM, and each wake also claimed a new boot epoch).
   it("writes NVS no more often asleep than awake: six hours waking every ~10 s", () => {

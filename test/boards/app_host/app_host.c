@@ -1,6 +1,6 @@
 /* The firmware's application (boards/app) on this machine, over host_hal.c: composed as
- * boards/esp32/src/main.cpp composes it (HTTP build, no Wi-Fi session: the host's station
- * is always on), driven by a script on stdin in the command language of
+ * boards/esp32/src/main.cpp composes it (no Wi-Fi session: the host's station is always on;
+ * built with UPLOAD_MQTT=1, the broker session over host_broker.c's scripted broker), driven by a script on stdin in the command language of
  * test/app-scenarios/README.md, which also specifies the trace it prints (one line each:
  * loop events, readings, kept-state writes with a hash of their bytes, NVS writes, the
  * server's stores, a summary at the end). test/boards/app_sim/sim.ts is its twin over the
@@ -19,6 +19,10 @@
 #include "module_swap.h"
 #include "readings.h"
 #include "requests.h"
+#if UPLOAD_MQTT
+#include "host_broker.h"
+#include "sessions.h"
+#endif
 #include "status.h"
 #include "tickretry.h"
 #include "tickretry_loop.h"
@@ -34,6 +38,9 @@ static app_readings readings;
 static app_status_book book;
 static app_requests requests;
 static app_module_swap swap;
+#if UPLOAD_MQTT
+static app_sessions sessions;
+#endif
 static struct {
   uint8_t *bytes; /* the page's checked upload, for the next pass; NULL: none */
   size_t size;
@@ -86,6 +93,31 @@ static uint32_t hal_ticks(void *ctx) {
   return now();
 }
 
+#if UPLOAD_MQTT
+/* main.cpp's MQTT build: a session's connect attempt, else a publish of the reading. */
+static void hal_start_attempt(void *ctx, int32_t handle, int32_t attempt, int32_t operation_id, uint32_t t) {
+  (void)ctx, (void)operation_id, (void)t;
+  if (app_sessions_start_attempt(&sessions, handle, attempt) == APP_SESSION_NOT_ONE)
+    app_sessions_publish(&sessions, handle, attempt, APP_BROKER_DEFAULT_TOPIC, app_readings_body(&readings, handle));
+}
+
+static int hal_collect(void *ctx, uint32_t t, tickretry_loop_result *out) {
+  (void)ctx, (void)t;
+  if (!app_sessions_collect(&sessions, out)) return 0;
+  app_readings_mqtt_outcome(&readings, out->handle, out->outcome);
+  crash_point("answer");
+  return 1;
+}
+
+static int hal_dropped(void *ctx, uint32_t t, int32_t *handle) {
+  (void)ctx, (void)t;
+  return app_sessions_dropped(&sessions, handle);
+}
+static int hal_link_up(void *ctx, uint32_t t) {
+  (void)ctx, (void)t;
+  return app_sessions_link_up(&sessions);
+}
+#else
 static void hal_start_attempt(void *ctx, int32_t handle, int32_t attempt, int32_t operation_id, uint32_t t) {
   (void)ctx;
   (void)t;
@@ -101,14 +133,22 @@ static int hal_collect(void *ctx, uint32_t t, tickretry_loop_result *out) {
   crash_point("answer"); /* the upstream may have stored it; not reported yet */
   return 1;
 }
+#endif
 
-/* main.cpp's begin_due, with each reading dropped said in the trace. */
+/* main.cpp's begin_due (over MQTT: gated on the broker session), with each reading dropped
+ * said in the trace. */
 static void hal_begin_due(void *ctx, tickretry_loop *loop, uint32_t t) {
   (void)ctx;
   (void)loop;
   uint32_t dropped = readings.dropped;
   seq_said = keeper.kept->upload_seq;
-  app_readings_begin_due(&readings, t, app_requests_take_upload(&requests));
+#if UPLOAD_MQTT
+  int32_t resumed = app_sessions_broker_resume(&sessions, loop, t);
+  if (resumed > 0) keeper.kept->sessions.broker = resumed;
+  if (app_sessions_broker_held(&sessions)) app_readings_drop_due(&readings, t);
+  else if (app_sessions_broker_up(&sessions))
+#endif
+    app_readings_begin_due(&readings, t, app_requests_take_upload(&requests));
   while (dropped != readings.dropped) printf("%lu reading dropped %lu\n", (unsigned long)t, (unsigned long)++dropped);
 }
 
@@ -127,8 +167,18 @@ static void hal_persist(void *ctx, uint32_t t) {
 }
 
 static unsigned long body_seq(int32_t handle) {
-  const char *at = strstr(app_readings_body(&readings, handle), "\"seq\":");
-  return at ? strtoul(at + 6, NULL, 10) : 0;
+  const char *key = UPLOAD_MQTT ? "\"reading\":" : "\"seq\":";
+  const char *at = strstr(app_readings_body(&readings, handle), key);
+  return at ? strtoul(at + strlen(key), NULL, 10) : 0;
+}
+
+/* An operation of a reading, not a session's. */
+static int is_reading(int32_t handle) {
+#if UPLOAD_MQTT
+  if (handle == sessions.broker_view.handle) return 0;
+#endif
+  (void)handle;
+  return 1;
 }
 
 static void hal_on_event(void *ctx, const tickretry_loop_event *event) {
@@ -136,8 +186,11 @@ static void hal_on_event(void *ctx, const tickretry_loop_event *event) {
   char line[96];
   tickretry_loop_event_format(event, line, sizeof line);
   printf("%lu event %s\n", (unsigned long)now(), line);
-  if (event->kind == TICKRETRY_LOOP_EVENT_END && ends_unsaid < TICKRETRY_LIMIT_OPERATIONS)
+  if (event->kind == TICKRETRY_LOOP_EVENT_END && is_reading(event->handle) && ends_unsaid < TICKRETRY_LIMIT_OPERATIONS)
     ends[ends_unsaid].seq = body_seq(event->handle), ends[ends_unsaid++].reason = (long)event->reason;
+#if UPLOAD_MQTT
+  app_sessions_see(&sessions, &uploads, event);
+#endif
   app_readings_see(&readings, event);
 }
 
@@ -145,9 +198,15 @@ static const tickretry_loop_hal loop_hal = {
     .ctx = NULL,
     .ticks = hal_ticks,
     .collect = hal_collect,
+#if UPLOAD_MQTT
+    .sessions = &tickretry_loop_sessions,
+    .dropped = hal_dropped,
+    .link_up = hal_link_up,
+#else
     .sessions = NULL,
     .dropped = NULL,
     .link_up = NULL,
+#endif
     .begin_due = hal_begin_due,
     .persist = hal_persist,
     .start_attempt = hal_start_attempt,
@@ -163,6 +222,9 @@ static void start_afresh(void) {
   board->random_bytes(board->ctx, seed, sizeof seed);
   tickretry_init(seed[0], seed[1]);
   tickretry_set_policy(APP_UPLOAD_POLICY, app_upload_policy);
+#if UPLOAD_MQTT
+  app_sessions_set_policies();
+#endif
   tickretry_set_budget(app_retry_budget);
   tickretry_loop_init(&uploads, &loop_hal);
   printf("%lu scheduler afresh\n", (unsigned long)now());
@@ -190,6 +252,13 @@ static void boot(const char *how) {
   } else {
     start_afresh();
   }
+#if UPLOAD_MQTT /* sketch_sessions.cpp's broker_start: the kept session, or a new one */
+  app_sessions_init(&sessions, board);
+  app_session_handles *kept = &keeper.kept->sessions;
+  kept->broker = app_sessions_begin(&sessions, &uploads, &sessions.broker_view, kept->broker, APP_BROKER_POLICY, now());
+  app_sessions_bind_broker(&sessions, kept->broker);
+  host_broker_bind(&sessions.broker);
+#endif
   if (rolled_back) { /* the page's power card says so (main.cpp's setup) */
     keeper.boot_kind = rolled_back;
     printf("%lu module rollback %s\n", (unsigned long)now(), rolled_back);
@@ -328,6 +397,16 @@ static int fate_of(const char *name, host_fate *fate) {
   return 0;
 }
 
+#if UPLOAD_MQTT
+/* "broker up|down|refuse CODE": 0 when not one. */
+static int broker_command(const char *state, int code) {
+  static const char *const names[] = {"up", "down", "refuse"};
+  for (int i = 0; i < 3; i++)
+    if (strcmp(state, names[i]) == 0) return host_broker_set((host_broker_state)i, code, now()), 1;
+  return 0;
+}
+#endif
+
 /* What the page's status shows: whether a device password is set. */
 static int password_set(void) { return board->nvs_get_string(board->ctx, APP_DEVICE_PASSWORD_KEY, "", NULL, 0) > 0; }
 
@@ -346,6 +425,11 @@ static int command(const char *line) {
     snprintf(field[0], sizeof field[0], "%s/%s.signed.wasm", APP_MODULES_DIR, arg);
     host_page_module(field[0], test_build_key, now(), &module_posted.bytes, &module_posted.size);
   }
+  else if (strcmp(word, "transport") == 0 && n == 2) /* the script's: this build's */
+    return strcmp(arg, UPLOAD_MQTT ? "mqtt" : "http") == 0;
+#if UPLOAD_MQTT
+  else if (strcmp(word, "broker") == 0 && n >= 2) return broker_command(arg, n == 3 ? (int)ms : 0);
+#endif
   else if (strcmp(word, "net") == 0 && n == 3 && fate_of(arg, &fate)) host_hal_script(fate, (uint32_t)ms);
   else if (strcmp(word, "fallback") == 0 && n == 3 && fate_of(arg, &fate)) host_hal_fallback(fate, (uint32_t)ms);
   else if (strcmp(word, "run") == 0 && n == 2) run((uint32_t)strtoul(arg, NULL, 10));
@@ -364,6 +448,17 @@ static int command(const char *line) {
   return 1;
 }
 
+/* The operations live, less the broker session's: the readings'. */
+static uint32_t live_readings(void) {
+  uint32_t live = tickretry_loop_live(&uploads);
+#if UPLOAD_MQTT
+  int32_t state = tickretry_state(sessions.broker_view.handle);
+  int session_live = state == TICKRETRY_STATE_WAITING || state == TICKRETRY_STATE_IN_FLIGHT || state == TICKRETRY_STATE_UP;
+  if (sessions.broker_view.handle && session_live && live > 0) live--;
+#endif
+  return live;
+}
+
 int main(void) {
   char line[128];
   host_hal_power_on();
@@ -375,7 +470,7 @@ int main(void) {
     }
   }
   printf("%lu nvs writes %lu\n", (unsigned long)now(), (unsigned long)keeper.writes);
-  printf("%lu summary live %lu dropped %lu seq %lu\n", (unsigned long)now(), (unsigned long)tickretry_loop_live(&uploads),
+  printf("%lu summary live %lu dropped %lu seq %lu\n", (unsigned long)now(), (unsigned long)live_readings(),
          (unsigned long)readings.dropped, (unsigned long)keeper.kept->upload_seq);
   tickretry_close();
   return scheduler_ok ? 0 : 1;

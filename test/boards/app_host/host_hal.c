@@ -2,6 +2,8 @@
  * holds what the board's flash and the server would. */
 #include "host_hal.h"
 
+#include "host_broker.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +59,10 @@ void host_hal_reboot(int woke_by_timer, uint32_t slept_ms) {
   wall += slept_ms;
   now_ms = 0;
   memset(out, 0, sizeof out); /* every connection closed: no answer comes */
+#if UPLOAD_MQTT
+  host_broker_reset();
+  host_broker_advance(0);
+#endif
 }
 
 void host_hal_power_cut(void) {
@@ -68,6 +74,9 @@ void host_hal_power_cut(void) {
 void host_hal_advance(uint32_t ms) {
   now_ms += ms;
   wall += ms;
+#if UPLOAD_MQTT
+  host_broker_advance(now_ms);
+#endif
 }
 
 void host_hal_script(host_fate fate, uint32_t ms) {
@@ -279,10 +288,17 @@ const app_hal host_hal = {
     .station_on = station_on,
     .http_start = http_start,
     .http_collect = http_collect,
+#if UPLOAD_MQTT
+    .mqtt_start = host_broker_start,
+    .mqtt_reconnect = host_broker_reconnect,
+    .mqtt_publish = host_broker_publish,
+    .mqtt_disconnect = host_broker_disconnect,
+#else
     .mqtt_start = NULL, /* the HTTP build has no broker */
     .mqtt_reconnect = NULL,
     .mqtt_publish = NULL,
     .mqtt_disconnect = NULL,
+#endif
     .deep_sleep = no_return,
     .restart = no_restart,
 };

@@ -19,6 +19,8 @@ import { publicKeyFromRaw, verifySignedModule } from "../../../host/tools/src/de
 import { ROOT } from "../../helpers/command.js";
 import type { BootedDevice } from "../../../host/tools/src/device/options.js";
 import { FATES, ScriptedUpstream, type Fate } from "./scripted-upstream.js";
+import { BROKER_STATES, ScriptedBroker, type BrokerState } from "./scripted-broker.js";
+import { BROKER } from "../../../host/tools/src/device/policies.js";
 
 /** host_hal.h's HOST_UPSTREAM_URL: the upload URL before any settings. */
 const UPSTREAM_URL = "http://upstream.invalid/";
@@ -65,6 +67,8 @@ class Sim {
   readonly clock = new VirtualClock(WALL_AT_POWER_ON);
   readonly store: StateStore;
   readonly upstream: ScriptedUpstream;
+  /** The MQTT scenarios' broker ("transport mqtt"), else none: uploads go over HTTP. */
+  readonly broker?: ScriptedBroker;
   device!: Device;
   private readonly seqOf = new Map<number, number>();
   private seq = 0;
@@ -77,12 +81,10 @@ class Sim {
   /** A module upload the device took and has not answered (its trial runs in a worker). */
   private moduleAsked = false;
 
-  constructor() {
-    this.upstream = new ScriptedUpstream(
-      this.clock,
-      (line) => this.say(line),
-      (id) => this.seqOf.get(id) ?? 0,
-    );
+  constructor(mqtt: boolean) {
+    const seqOf = (id: number) => this.seqOf.get(id) ?? 0;
+    this.upstream = new ScriptedUpstream(this.clock, (line) => this.say(line), seqOf);
+    if (mqtt) this.broker = new ScriptedBroker(this.clock, (line) => this.say(line), seqOf);
     this.store = this.tracedStore(memoryStore());
     this.powerOn();
   }
@@ -100,6 +102,13 @@ class Sim {
       clock: this.clock,
       store: this.store,
       link: this.upstream.link,
+      mqtt: this.broker && {
+        link: this.broker,
+        own: { url: "mqtt://broker.invalid", clientId: "a0b1c2d3e4f5" },
+        takenClientIds: [],
+        policy: BROKER,
+        brokerUrl: "mqtt://broker.invalid",
+      },
       onLoopEvent: (e) => this.event(e),
       onBoot: (device, resumed) => this.booted(device, resumed),
       onSleep: (ms) => this.say(`deep sleep ${ms} next reading in ${this.readingIn()}`),
@@ -255,6 +264,8 @@ async function command(sim: Sim, line: string): Promise<boolean> {
   const ms = Number(third ?? arg);
   const fate = FATES.includes(arg as Fate) ? (arg as Fate) : undefined;
   if (word === "" || word.startsWith("#")) return true;
+  // The script's transport: the one this device was made with (runSim reads it first).
+  if (word === "transport") return arg === (sim.broker ? "mqtt" : "http");
   if (word === "net" && fate && third !== undefined) sim.upstream.script(fate, ms);
   else if (word === "fallback" && fate && third !== undefined) sim.upstream.setFallback(fate, ms);
   else if (word === "run" && arg !== undefined) await sim.run(ms);
@@ -268,13 +279,15 @@ async function command(sim: Sim, line: string): Promise<boolean> {
   else if (word === "password" && arg !== undefined) sim.password(arg);
   else if (word === "settings" && fourth !== undefined) sim.settings(arg, third, fourth);
   else if (word === "module" && arg !== undefined) sim.module(arg);
+  else if (word === "broker" && sim.broker && BROKER_STATES.includes(arg as BrokerState))
+    sim.broker.set(arg as BrokerState, Number(third ?? 0));
   else return false;
   return true;
 }
 
 /** Runs `script` (test/app-scenarios/'s command language): the trace, one entry a line. */
 export async function runSim(script: string): Promise<string[]> {
-  const sim = new Sim();
+  const sim = new Sim(/^transport mqtt$/m.test(script));
   for (const line of script.split("\n")) {
     if (!(await command(sim, line))) throw new Error(`not a command: ${line}`);
   }

@@ -1,4 +1,4 @@
-// The firmware's application (boards/app, the HTTP build) run on this machine: built with
+// The firmware's application (boards/app, the HTTP build and the MQTT one) run on this machine: built with
 // gcc over the host HAL of test/boards/app_host/ (a virtual clock, NVS and RTC memory in
 // memory, an upstream whose answer to each attempt is scripted, a server that stores each
 // body once per Idempotency-Key) with the C library and the wasm2c module, and driven

@@ -1,10 +1,11 @@
-// The firmware's application (boards/app, the HTTP build and the MQTT one) run on this machine: built with
-// gcc over the host HAL of test/boards/app_host/ (a virtual clock, NVS and RTC memory in
-// memory, an upstream whose answer to each attempt is scripted, a server that stores each
-// body once per Idempotency-Key) with the C library and the wasm2c module, and driven
-// through the scenarios of test/app-scenarios/. Each run's trace is held to the accounting a
-// device owes its readings (test/helpers/app-trace.ts) and to what its scenario is about;
-// app-differential.test.ts holds the simulator's trace of each to the same bytes.
+// The firmware's application (boards/app, the HTTP build and the MQTT one) run on this
+// machine: built with gcc over the host HAL of test/boards/app_host/ (a virtual clock, NVS
+// and RTC memory in memory, an upstream or a broker whose answer to each attempt is
+// scripted, a server that stores each body once per Idempotency-Key) with the C library's
+// wasm3 backend over test/boards/wasm3-shim/ (the modules as wasm2c compiled them), and
+// driven through the scenarios of test/app-scenarios/. Each run's trace is held to the
+// accounting a device owes its readings (test/helpers/app-trace.ts) and to what its scenario
+// is about; app-differential.test.ts holds the simulator's trace of each to the same bytes.
 import { execFileSync } from "node:child_process";
 import { beforeAll, describe, expect, it } from "vitest";
 import { EndReason } from "../../host/library/src/generated/abi.js";

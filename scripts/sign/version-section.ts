@@ -1,6 +1,6 @@
 // The custom section `npm run sign -- --version N` appends to a module before signing it:
 // "tickretry.version" and N as a u32 little-endian, so the signature covers the version a
-// device checks against rollback (boards/esp32/src/module_signature.c, module_version).
+// device checks against rollback (boards/app/module_signature.c, module_version).
 export const VERSION_SECTION = "tickretry.version";
 
 export function withVersion(module: Buffer, version: number): Buffer {

@@ -1,10 +1,11 @@
-// The firmware's application (boards/app, the HTTP build) run on this machine: built with
-// gcc over the host HAL of test/boards/app_host/ (a virtual clock, NVS and RTC memory in
-// memory, an upstream whose answer to each attempt is scripted, a server that stores each
-// body once per Idempotency-Key) with the C library and the wasm2c module, and driven
-// through the scenarios of test/app-scenarios/. Each run's trace is held to the accounting a
-// device owes its readings (test/helpers/app-trace.ts) and to what its scenario is about;
-// app-differential.test.ts holds the simulator's trace of each to the same bytes.
+// The firmware's application (boards/app, the HTTP build and the MQTT one) run on this
+// machine: built with gcc over the host HAL of test/boards/app_host/ (a virtual clock, NVS
+// and RTC memory in memory, an upstream or a broker whose answer to each attempt is
+// scripted, a server that stores each body once per Idempotency-Key) with the C library's
+// wasm3 backend over test/boards/wasm3-shim/ (the modules as wasm2c compiled them), and
+// driven through the scenarios of test/app-scenarios/. Each run's trace is held to the
+// accounting a device owes its readings (test/helpers/app-trace.ts) and to what its scenario
+// is about; app-differential.test.ts holds the simulator's trace of each to the same bytes.
 import { execFileSync } from "node:child_process";
 import { beforeAll, describe, expect, it } from "vitest";
 import { EndReason } from "../../host/library/src/generated/abi.js";
@@ -71,6 +72,47 @@ describe("the application on this machine", () => {
     expect(trace).toContainEqual("0 resumed deep sleep next reading in 25990");
     expect(trace).toContainEqual("0 boot reset");
     expect(a.seq).toBe(3);
+  });
+
+  // issue 33, item 2: a swapped module under trial that traps is rolled back to the built-in
+  // module by the restart that follows, and the page says so after it.
+  it("refuses a forged module, carries uploads across a swap, and rolls a trapping one back", () => {
+    const trace = runApp(scenario("module-swap"));
+    const a = holdsInvariants(trace);
+    expect(trace).toContainEqual(expect.stringMatching(/^\d+ page 422 Module refused: the signature is not/));
+    expect(count(trace, / page 200 Module replaced\.$/)).toBe(2);
+    expect(count(trace, / module trial$/)).toBe(2);
+    const rolledBack = trace.findIndex((line) =>
+      / module rollback reset: the uploaded module trapped/.test(line),
+    );
+    expect(trace.slice(rolledBack - 4, rolledBack).filter((l) => / boot reset$/.test(l))).toHaveLength(1);
+    // Reading 2 waited in its backoff across both swaps, reading 3 across the rollback.
+    for (const seq of [2, 3]) expect(a.keysOf.get(seq)?.size, `reading ${seq}`).toBe(1);
+    expect([...a.ended.values()].flat().every((r) => r === EndReason.SUCCEEDED)).toBe(true);
+    expect(a.live).toBe(0);
+  });
+
+  it("runs only the modules compiled into it: other signed bytes are refused, the built-in module runs on", () => {
+    const trace = runApp(["fallback ok 100", "run 1000", "module other", "run 60000"].join("\n"));
+    expect(trace).toContainEqual(
+      "1020 page 422 Module refused: tickretry_wasm3: tickretry_wasm3_open: " +
+        "m3_ParseModule(environment, &module, wasm, length): shim: not a module compiled into this build (it runs only those)",
+    );
+    expect(count(trace, / module trial$/)).toBe(0);
+    expect(count(trace, / nvs put modver /)).toBe(0);
+    expect(holdsInvariants(trace).ended.get(2)).toEqual([EndReason.SUCCEEDED]);
+  });
+
+  it("over MQTT, retries a publish a broker restart cut off under the same key, and ends a refused session PERMANENT", () => {
+    const trace = runApp(scenario("broker-restart"));
+    const a = holdsInvariants(trace);
+    expect(count(trace, / event \d+ drop h=\d+ -> OK$/)).toBe(3);
+    expect(trace).toContainEqual(expect.stringMatching(/ event \d+ report h=\d+ a=1 AMBIGUOUS -> OK$/));
+    // Reading 2's publish reached the broker before it went down; its retry met the key.
+    expect(count(trace, / server duplicate key .* seq 2$/)).toBe(1);
+    expect(a.keysOf.get(2)?.size).toBe(1);
+    expect(trace).toContainEqual(expect.stringMatching(/ event \d+ end h=\d+ PERMANENT after \d+$/));
+    expect([...a.ended.values()].flat().every((r) => r === EndReason.SUCCEEDED)).toBe(true);
   });
 
   // issue 33, item 3: a DEEP_SLEEP=1 board used to write the kept state to NVS at every

@@ -225,7 +225,7 @@ describe("the C side", () => {
         "swapped 0 states 2 1 attempts 1 0 ids consecutive 1 refusal (none)",
         "report 0",
         "refused -100 states 3 1 attempts 1 0 ids consecutive 1 refusal tickretry_wasm3: tickretry_wasm3_open: " +
-          "m3_ParseModule(environment, &module, wasm, length): shim: not the embedded module (the shim runs only that one)",
+          "m3_ParseModule(environment, &module, wasm, length): shim: not a module compiled into this build (it runs only those)",
         "poll 17 ended 16 changes moved 1",
         "",
       ].join("\n"),

@@ -158,13 +158,16 @@ describe("the sketch", () => {
       const r = typeCheck("WASM3", [`-DESP_IDF_VERSION_MAJOR=${idf}`], "watchdog.cpp");
       expect(r.stderr).toBe("");
     }
-    // An uploaded module is on trial from the swap until it fails; the mark survives a reset.
-    expect(code(PAGE_LOOP).match(/watchdog_trial\((true|false)\)/g)).toEqual([
-      "watchdog_trial(true)",
-      "watchdog_trial(false)",
-      "watchdog_trial(false)",
-    ]);
+    // An uploaded module's trial mark (../app/module_swap.h) is a word a reset keeps; the
+    // loop swaps between passes and restarts when the module under trial fails one.
     expect(watchdog).toMatch(/RTC_NOINIT_ATTR static uint32_t trial;/);
+    expect(code(PAGE_LOOP)).toMatch(
+      /app_module_swap_boot\(&swap, &hal, rooms\.keeper, watchdog_trial_mark\(\)/,
+    );
+    expect(code(PAGE_LOOP)).toMatch(
+      /if \(!app_module_swap_failed\(&swap\)\) return;[^}]*hal\.restart\(hal\.ctx\);/,
+    );
+    expect(code(SKETCH)).toMatch(/void loop\(\) {\s*watchdog_feed\(\);\s*page_loop_swap\(\);/);
   });
 
   it("answers people only in the contract's words", () => {

@@ -9,6 +9,11 @@ import { ROOT } from "./command.js";
 
 const SCENARIOS = `${ROOT}test/app-scenarios/`;
 const PROGRAM = `${ROOT}build/native/app_host`;
+/** The MQTT build, for a script whose first command is `transport mqtt`. */
+const PROGRAM_MQTT = `${ROOT}build/native/app_host_mqtt`;
+
+/** Whether a script uploads over MQTT (its `transport mqtt` line). */
+export const overMqtt = (script: string): boolean => /^transport mqtt$/m.test(script);
 
 /** Every scenario's name (its file without .txt). */
 export const scenarioNames = (): string[] =>
@@ -19,8 +24,11 @@ export const scenarioNames = (): string[] =>
 
 export const scenario = (name: string): string => readFileSync(`${SCENARIOS}${name}.txt`, "utf8");
 
-/** Runs the firmware's application (build/native/app_host) on a script: its trace, one entry a line. */
-export function runApp(script: string, program: string[] = [PROGRAM]): string[] {
+/** Runs the firmware's application (build/native/app_host, or its MQTT build) on a script: its trace, one entry a line. */
+export function runApp(
+  script: string,
+  program: string[] = [overMqtt(script) ? PROGRAM_MQTT : PROGRAM],
+): string[] {
   const [file, ...args] = program;
   return execFileSync(file, args, { input: script, encoding: "utf8" }).trim().split("\n");
 }

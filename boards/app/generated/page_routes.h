@@ -56,6 +56,8 @@
 #define PAGE_MSG_MODULE_REFUSED "Module refused: "
 #define PAGE_MSG_MODULE_ROLLED_BACK "Module refused: its version is older than the running one's."
 #define PAGE_MSG_MODULE_REPLACED "Module replaced."
+#define PAGE_MSG_MODULE_TRAPPED "reset: the uploaded module trapped under trial; the built-in module runs"
+#define PAGE_MSG_MODULE_STOPPED_LOOP "watchdog reset: the uploaded module stopped the loop; the built-in module runs"
 #define PAGE_MSG_STATUS_TOO_LARGE "status larger than its buffer"
 #define PAGE_MSG_FORM_TOO_LARGE "The form is larger than the device takes; nothing was stored."
 #define PAGE_MSG_LOOP_BUSY "The device's main loop did not take the request in time; nothing was changed. Try again."

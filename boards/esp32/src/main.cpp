@@ -207,13 +207,12 @@ static uint32_t boot_count() { return boots; }
 void setup() {
   Serial.begin(115200);
   boots++;
-  const char *rolled_back = watchdog_begin();
+  bool by_watchdog = watchdog_begin();
   // NVS, and this boot's epoch in it before anything else (kept.h). Without NVS the board
   // claims nothing: a corrupt or missing partition must not read as "no device password yet".
   bool nvs_ok = board_nvs_open();
   if (!nvs_ok) Serial.println("NVS would not open: the page refuses every change and no upload begins");
   app_keeper_init(&keeper, &board_hal, nvs_ok);
-  if (rolled_back) keeper.boot_kind = rolled_back;  // the page's power card says so
   board_hal.nvs_get_string(board_hal.ctx, "url", DEFAULT_UPLOAD_URL, upload_url, sizeof upload_url);
   load_broker_settings(&broker_settings);
 
@@ -231,12 +230,15 @@ void setup() {
 #else
   Serial.println("backend: wasm2c");
 #endif
-  page_loop_begin({&keeper, &readings, &book, &requests, &broker_settings, upload_url, device_id, &scheduler_ok,
-                   start_scheduler, boot_count});
+  const char *rolled_back = page_loop_begin(
+      {&keeper, &readings, &book, &requests, &broker_settings, upload_url, device_id, &scheduler_ok, start_scheduler,
+       boot_count},
+      by_watchdog);
   if (!page_server_begin()) Serial.println("the setup page's server would not start");
 
   app_readings_init(&readings, &board_hal, &keeper, &book, &uploads, device_id);
   start_scheduler();  // after WiFi.mode(): esp_random() is truly random once the radio runs
+  if (rolled_back) keeper.boot_kind = rolled_back;  // the page's power card says so
   bool woke = strcmp(keeper.boot_kind, "deep sleep") == 0;
   app_status_boot(&book, millis(), board_hal.wall_ms(board_hal.ctx), woke, keeper.boot_elapsed_ms);
 }
@@ -260,6 +262,7 @@ static void sleep_if_idle(uint32_t due) {
 
 void loop() {
   watchdog_feed();
+  page_loop_swap();
   uint32_t due = 0;
   app_status_pass(&book, millis());
   if (scheduler_ok) {

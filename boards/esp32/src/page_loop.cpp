@@ -9,13 +9,10 @@
 #include "board_hal.h"
 #include "generated/page_routes.h"
 #include "generated/tickretry_module.h"
-#include "module_signature.h"
+#include "module_swap.h"
 #include "page_handoff.h"
 #include "tickretry.h"
 #include "watchdog.h"
-#if TICKRETRY_BACKEND_WASM3
-#include "tickretry_wasm3.h"
-#endif
 
 static PageRooms rooms;
 static PageView view;  // the loop's own; published after every pass
@@ -42,71 +39,57 @@ static void store_settings(const app_ask &ask) {
 }
 
 #if TICKRETRY_BACKEND_WASM3
-// Replacing the module over the air: the handler received the upload into RAM and checked
-// its build-key signature (module_signature.h) before a byte of it reaches here; the loop
-// checks the anti-rollback floor and swaps it in between two passes. wasm3 parses it in
-// place, so it lives as long as it runs. tickretry_wasm3_open carries the whole state across
-// (save, open, restore), so uploads in flight go on and their answers count; a module that
-// fails to load or refuses the image is refused, and the embedded one runs on with the state.
-#define MODULE_VERSION_KEY "modver"  // the highest module version accepted
-static uint8_t *active;              // the replaced module's bytes, kept while it runs
+// Replacing the module over the air (../app/module_swap.h): the handler received the upload
+// into RAM and checked its build-key signature before a byte of it reaches here; the loop
+// takes it in one pass (the anti-rollback floor) and swaps it in before the next
+// (page_loop_swap), which answers. wasm3 parses it in place, so it lives as long as it runs.
+static app_module_swap swap;
 
 // The module the playground gets from now on (nullptr: the embedded one).
-static void use_module(uint8_t *bytes, size_t size) {
+static void module_is(const uint8_t *bytes, size_t size) {
   page_handoff_module_is(bytes ? bytes : tickretry_wasm, bytes ? size : TICKRETRY_WASM_LEN);
-  free(active);  // no handler copies it any more
-  active = bytes;
 }
 
-static void swap_module(const app_ask &ask) {
-  uint8_t *incoming = static_cast<uint8_t *>(ask.data);
-  int64_t version = module_version(incoming, ask.size);
-  uint32_t floor = hal.nvs_get_u32(hal.ctx, MODULE_VERSION_KEY, 0);
-  if (version < int64_t(floor)) {
-    free(incoming);
-    return answer(422, PAGE_MSG_MODULE_ROLLED_BACK);
-  }
-  int32_t result = tickretry_wasm3_open(incoming, ask.size, now());
-  if (result == TICKRETRY_RESULT_OK || result == TICKRETRY_ERROR_NOT_INITIALIZED) {
-    use_module(incoming, ask.size);
-    if (version > int64_t(floor) && hal.nvs_put_u32(hal.ctx, MODULE_VERSION_KEY, uint32_t(version)) != sizeof(uint32_t)) {
-      rooms.keeper->write_failures++;  // shown with the state's: the floor did not reach NVS
-    }
-    watchdog_trial(true);
-    answer(200, PAGE_MSG_MODULE_REPLACED);
-    // No state to carry (the old engine had failed): start the new module afresh.
-    if (result == TICKRETRY_ERROR_NOT_INITIALIZED) rooms.start_scheduler();
-  } else {
-    // Refused: the embedded module runs now (tickretry_wasm3_open fell back to it).
-    free(incoming);
-    use_module(nullptr, 0);
-    watchdog_trial(false);
-    char text[APP_ASK_TEXT_BYTES];
-    snprintf(text, sizeof text, "%s%s", PAGE_MSG_MODULE_REFUSED, tickretry_wasm3_refusal());
-    answer(422, text);
-  }
+static void take_module(const app_ask &ask) {
+  const char *refusal;
+  if (!app_module_swap_take(&swap, static_cast<uint8_t *>(ask.data), ask.size, &refusal)) answer(422, refusal);
+}
+
+void page_loop_swap() {
+  static char text[APP_ASK_TEXT_BYTES];
+  int status, afresh;
+  if (!app_module_swap_in(&swap, now(), &status, text, sizeof text, &afresh)) return;
+  answer(status, text);
+  if (afresh) rooms.start_scheduler();  // no state to carry (the old engine had failed)
   *rooms.scheduler_ok = tickretry_error() == nullptr;
 }
 
-// An uploaded module that traps (wasm3 reports it as the call's error) is dropped for the
-// embedded one, which takes up the state RTC memory kept at the last pass, as a reset
-// would. One that loops never returns to here: the task watchdog resets the board, and
-// the reset leaves the upload behind (it lived in RAM), so the embedded module resumes
-// and the page's power card says why (watchdog.h).
+// An uploaded module under trial that fails a pass (wasm3 reports a trap as the call's
+// error) is marked failed and the board restarts: the next boot runs the embedded module on
+// the state RTC memory kept at the last pass, and its power card says why. One that loops
+// never returns to here: the task watchdog resets the board (watchdog.h).
 void page_loop_module_failed() {
-  if (!active) return;
-  Serial.println("the uploaded module failed: back to the embedded one");
-  watchdog_trial(false);
-  tickretry_close();
-  use_module(nullptr, 0);
-  rooms.start_scheduler();
+  if (!app_module_swap_failed(&swap)) return;
+  Serial.println("the uploaded module failed under trial: restarting with the embedded one");
+  hal.restart(hal.ctx);
+}
+
+static const char *swap_begin(bool watchdog_reset) {
+  swap.running = module_is;
+  module_is(nullptr, 0);
+  return app_module_swap_boot(&swap, &hal, rooms.keeper, watchdog_trial_mark(), watchdog_reset);
 }
 #else
-static void swap_module(const app_ask &ask) {
+static void take_module(const app_ask &ask) {
   free(ask.data);  // no route posts it: the module is compiled in
   answer(404, PAGE_MSG_NOT_FOUND);
 }
+void page_loop_swap() {}
 void page_loop_module_failed() {}  // the module is compiled in: nothing to fall back to
+static const char *swap_begin(bool) {
+  page_handoff_module_is(tickretry_wasm, TICKRETRY_WASM_LEN);
+  return nullptr;
+}
 #endif
 
 static void status(const app_ask &ask) {
@@ -132,7 +115,7 @@ static void do_ask(const app_ask &ask) {
       return answer(200, PAGE_MSG_SLEEP);
     case APP_ASK_PASSWORD: return store_password(ask);
     case APP_ASK_SETTINGS: return store_settings(ask);
-    case APP_ASK_MODULE: return swap_module(ask);
+    case APP_ASK_MODULE: return take_module(ask);
   }
 }
 
@@ -140,19 +123,16 @@ static void name_of(const IPAddress &ip, char (&out)[16]) {
   snprintf(out, sizeof out, "%u.%u.%u.%u", ip[0], ip[1], ip[2], ip[3]);
 }
 
-void page_loop_begin(const PageRooms &page_rooms) {
+const char *page_loop_begin(const PageRooms &page_rooms, bool watchdog_reset) {
   rooms = page_rooms;
   page_handoff_begin();
   view.nvs_ok = rooms.keeper->nvs_ok;
   hal.nvs_get_string(hal.ctx, "devpw", "", view.stored_password, sizeof view.stored_password);
   strlcpy(view.upload_url, rooms.upload_url, sizeof view.upload_url);
   view.broker = *rooms.broker;
-#if TICKRETRY_BACKEND_WASM3
-  use_module(nullptr, 0);
-#else
-  page_handoff_module_is(tickretry_wasm, TICKRETRY_WASM_LEN);
-#endif
+  const char *rolled_back = swap_begin(watchdog_reset);
   page_loop_serve();
+  return rolled_back;
 }
 
 void page_loop_serve() {

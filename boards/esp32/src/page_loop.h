@@ -29,11 +29,15 @@ struct PageRooms {
   uint32_t (*boots)();
 };
 
-void page_loop_begin(const PageRooms &rooms);
+// Returns what the page's power card says of the last reset when it rolled an uploaded
+// module back (`watchdog_reset`: the watchdog's or a panic), else nullptr.
+const char *page_loop_begin(const PageRooms &rooms, bool watchdog_reset);
 // Once a pass (and on every turn of loop() while the scheduler is stopped): the page's ask
 // done, if one waits, and the view published. Never waits for a client.
 void page_loop_serve();
-// An uploaded module failed in a pass: back to the embedded one.
+// At a pass's start: a module the last pass took, swapped in between two passes.
+void page_loop_swap();
+// A pass failed: an uploaded module under trial restarts the board into the embedded one.
 void page_loop_module_failed();
 // The status JSON into `out` (events after `since`); its length, 0 when it does not fit.
 size_t page_loop_status(const PageRooms &rooms, uint32_t since, char *out, size_t size);

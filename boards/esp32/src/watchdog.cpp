@@ -6,19 +6,14 @@
 #include <esp_system.h>
 #include <esp_task_wdt.h>
 
-// A word power-on garbage is unlikely to hold; anything else means no trial.
-#define TRIAL_MARK 0x54524c31u
 RTC_NOINIT_ATTR static uint32_t trial;
 
 static bool watchdog_reset(esp_reset_reason_t why) {
   return why == ESP_RST_TASK_WDT || why == ESP_RST_INT_WDT || why == ESP_RST_WDT || why == ESP_RST_PANIC;
 }
 
-const char *watchdog_begin() {
-  const char *said = trial == TRIAL_MARK && watchdog_reset(esp_reset_reason())
-                         ? "watchdog reset: the uploaded module stopped the loop; the built-in module runs"
-                         : nullptr;
-  trial = 0;
+bool watchdog_begin() {
+  bool by_watchdog = watchdog_reset(esp_reset_reason());
 #if ESP_IDF_VERSION_MAJOR >= 5
   // IDF 5 starts the watchdog itself (CONFIG_ESP_TASK_WDT_INIT), without a panic in
   // arduino-esp32's configuration: reconfigure it, or start it when the build did not.
@@ -30,9 +25,9 @@ const char *watchdog_begin() {
   esp_task_wdt_init(WATCHDOG_TIMEOUT_S, true);
 #endif
   esp_task_wdt_add(nullptr);
-  return said;
+  return by_watchdog;
 }
 
 void watchdog_feed() { esp_task_wdt_reset(); }
 
-void watchdog_trial(bool uploaded) { trial = uploaded ? TRIAL_MARK : 0; }
+uint32_t *watchdog_trial_mark() { return &trial; }

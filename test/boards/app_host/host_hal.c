@@ -2,6 +2,8 @@
  * holds what the board's flash and the server would. */
 #include "host_hal.h"
 
+#include "host_broker.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +34,7 @@ typedef struct stored {
 
 static nvs_entry nvs[NVS_ENTRIES];
 static app_kept rtc_kept;
+uint32_t host_hal_rtc_trial;
 static uint32_t now_ms, woke_flag;
 static uint64_t wall;
 static struct {
@@ -56,16 +59,24 @@ void host_hal_reboot(int woke_by_timer, uint32_t slept_ms) {
   wall += slept_ms;
   now_ms = 0;
   memset(out, 0, sizeof out); /* every connection closed: no answer comes */
+#if UPLOAD_MQTT
+  host_broker_reset();
+  host_broker_advance(0);
+#endif
 }
 
 void host_hal_power_cut(void) {
   memset(&rtc_kept, 0xa5, sizeof rtc_kept);
+  memset(&host_hal_rtc_trial, 0xa5, sizeof host_hal_rtc_trial);
   host_hal_reboot(0, 0);
 }
 
 void host_hal_advance(uint32_t ms) {
   now_ms += ms;
   wall += ms;
+#if UPLOAD_MQTT
+  host_broker_advance(now_ms);
+#endif
 }
 
 void host_hal_script(host_fate fate, uint32_t ms) {
@@ -277,10 +288,17 @@ const app_hal host_hal = {
     .station_on = station_on,
     .http_start = http_start,
     .http_collect = http_collect,
+#if UPLOAD_MQTT
+    .mqtt_start = host_broker_start,
+    .mqtt_reconnect = host_broker_reconnect,
+    .mqtt_publish = host_broker_publish,
+    .mqtt_disconnect = host_broker_disconnect,
+#else
     .mqtt_start = NULL, /* the HTTP build has no broker */
     .mqtt_reconnect = NULL,
     .mqtt_publish = NULL,
     .mqtt_disconnect = NULL,
+#endif
     .deep_sleep = no_return,
     .restart = no_restart,
 };

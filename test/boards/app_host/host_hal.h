@@ -36,4 +36,7 @@ void host_hal_fallback(host_fate fate, uint32_t ms);
 /* Whether an answer is due, and by when the next one is (for the driver's sleep). */
 int host_hal_answer_pending(void);
 extern const app_hal host_hal;
+/* A word of RTC memory outside the kept state (a board's RTC_NOINIT_ATTR): the module
+ * swap's trial mark (module_swap.h). A reset keeps it; a power cut leaves garbage. */
+extern uint32_t host_hal_rtc_trial;
 #endif

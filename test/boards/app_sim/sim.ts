@@ -4,6 +4,8 @@
 // reads the same scripts (test/app-scenarios/*.txt) and prints the same trace lines
 // (test/app-scenarios/README.md); app-differential.test.ts compares the two.
 import { createHash, pbkdf2Sync, randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 import { EndReason, formatEvent, type LoopEvent, type TraceEvent } from "../../../host/library/src/index.js";
 import { memoryStore, type CrashPoint, type StateStore } from "../../../host/tools/src/device/app/kept.js";
 import { PBKDF2_ITERATIONS, passwordProblem } from "../../../host/tools/src/device/app/password.js";
@@ -13,11 +15,20 @@ import { message } from "../../../host/tools/src/device/page/routes.js";
 import type { BootKind } from "../../../host/tools/src/device/boot.js";
 import { VirtualClock } from "../../../host/tools/src/device/clock.js";
 import { Device } from "../../../host/tools/src/device/device.js";
+import { publicKeyFromRaw, verifySignedModule } from "../../../host/tools/src/device/module-signature.js";
+import { ROOT } from "../../helpers/command.js";
 import type { BootedDevice } from "../../../host/tools/src/device/options.js";
 import { FATES, ScriptedUpstream, type Fate } from "./scripted-upstream.js";
+import { BROKER_STATES, ScriptedBroker, type BrokerState } from "./scripted-broker.js";
+import { BROKER } from "../../../host/tools/src/device/policies.js";
 
 /** host_hal.h's HOST_UPSTREAM_URL: the upload URL before any settings. */
 const UPSTREAM_URL = "http://upstream.invalid/";
+
+/** What "module good|forged|trap" uploads, and the test build key that signed it (app_host/modules.ts). */
+const MODULES = `${ROOT}build/app-modules/`;
+const TEST_KEY = () =>
+  publicKeyFromRaw(Buffer.from(readFileSync(`${MODULES}test-key.pub`, "utf8").trim(), "hex"));
 
 /** host_hal.c's RTC at power-on. */
 const WALL_AT_POWER_ON = 1_700_000_000_000;
@@ -56,6 +67,8 @@ class Sim {
   readonly clock = new VirtualClock(WALL_AT_POWER_ON);
   readonly store: StateStore;
   readonly upstream: ScriptedUpstream;
+  /** The MQTT scenarios' broker ("transport mqtt"), else none: uploads go over HTTP. */
+  readonly broker?: ScriptedBroker;
   device!: Device;
   private readonly seqOf = new Map<number, number>();
   private seq = 0;
@@ -65,13 +78,13 @@ class Sim {
   private crashAt = { point: "", nth: 0, seen: 0 };
   /** The next boot is a crash's reset (RTC memory kept: the board's words). */
   private resetByCrash = false;
+  /** A module upload the device took and has not answered (its trial runs in a worker). */
+  private moduleAsked = false;
 
-  constructor() {
-    this.upstream = new ScriptedUpstream(
-      this.clock,
-      (line) => this.say(line),
-      (id) => this.seqOf.get(id) ?? 0,
-    );
+  constructor(mqtt: boolean) {
+    const seqOf = (id: number) => this.seqOf.get(id) ?? 0;
+    this.upstream = new ScriptedUpstream(this.clock, (line) => this.say(line), seqOf);
+    if (mqtt) this.broker = new ScriptedBroker(this.clock, (line) => this.say(line), seqOf);
     this.store = this.tracedStore(memoryStore());
     this.powerOn();
   }
@@ -89,6 +102,13 @@ class Sim {
       clock: this.clock,
       store: this.store,
       link: this.upstream.link,
+      mqtt: this.broker && {
+        link: this.broker,
+        own: { url: "mqtt://broker.invalid", clientId: "a0b1c2d3e4f5" },
+        takenClientIds: [],
+        policy: BROKER,
+        brokerUrl: "mqtt://broker.invalid",
+      },
       onLoopEvent: (e) => this.event(e),
       onBoot: (device, resumed) => this.booted(device, resumed),
       onSleep: (ms) => this.say(`deep sleep ${ms} next reading in ${this.readingIn()}`),
@@ -120,12 +140,33 @@ class Sim {
     this.ask({ kind: "settings", form, notUtf8: new Set() });
   }
 
+  /** The page's "module KIND" (handlers.ts's): the signature checked at once, the rest the pass's. */
+  module(kind: string): void {
+    const checked = verifySignedModule(readFileSync(`${MODULES}${kind}.signed.wasm`), TEST_KEY());
+    if (!checked.ok) return this.say(`page 422 ${message("moduleRefused")}${checked.reason}.`);
+    this.moduleAsked = true;
+    this.ask({ kind: "module", module: checked.module }, () => {
+      this.moduleAsked = false;
+      if (this.device.module.onTrial) this.say("module trial");
+    });
+  }
+
   /** An ask posted for the next pass; its answer said as the pass gives it. */
-  private ask(ask: Ask): void {
+  private ask(ask: Ask, then?: () => void): void {
     this.device.requests.post(ask, (r: Reply) => {
       const refused = r.status === 400 && r.fields !== undefined ? ` (${Object.keys(r.fields)[0]})` : "";
-      this.say(`page ${r.status} ${r.key === undefined ? r.reason : message(r.key)}${refused}`);
+      const reason = r.reason ?? "";
+      this.say(`page ${r.status} ${r.key === undefined ? reason : message(r.key) + reason}${refused}`);
+      then?.();
     });
+  }
+
+  /**
+   * The trial of a module the last pass took runs in a worker, in real time: the virtual
+   * clock waits for it, so that the swap it asks comes at the next pass, as the board's does.
+   */
+  private async trialsDone(): Promise<void> {
+    while (this.moduleAsked && !this.device.requests.waiting) await sleep(2);
   }
 
   armCrash(point: string, nth: number): void {
@@ -139,10 +180,11 @@ class Sim {
   }
 
   /** `ms` of the script's clock; a crash on the way restarts the device on its store and runs on. */
-  run(ms: number): void {
+  async run(ms: number): Promise<void> {
     const end = this.clock.nowMs() + ms;
     for (;;) {
       try {
+        while (this.clock.step(end)) await this.trialsDone();
         return this.clock.advance(end - this.clock.nowMs());
       } catch (err) {
         if (!(err instanceof Crash)) throw err;
@@ -173,9 +215,11 @@ class Sim {
   private booted(device: BootedDevice, resumed: boolean): void {
     const kind = device.boot.kind;
     this.say(`boot ${this.resetByCrash ? "reset" : BOOT_WORDS[kind]}`, device);
-    if (!resumed) return this.say("scheduler afresh", device);
+    if (!resumed) this.say("scheduler afresh", device);
     const how = kind === "deep sleep" ? "deep sleep" : "restart";
-    this.say(`resumed ${how} next reading in ${this.readingIn(device)}`, device);
+    if (resumed) this.say(`resumed ${how} next reading in ${this.readingIn(device)}`, device);
+    const rolledBack = device.module.rolledBack;
+    if (rolledBack !== undefined) this.say(`module rollback ${rolledBack}`, device);
   }
 
   private event(e: LoopEvent): void {
@@ -215,14 +259,16 @@ class Sim {
 }
 
 /** One script line; false when it is not a command (app_host.c's command()). */
-function command(sim: Sim, line: string): boolean {
+async function command(sim: Sim, line: string): Promise<boolean> {
   const [word, arg, third, fourth] = line.trim().split(/\s+/);
   const ms = Number(third ?? arg);
   const fate = FATES.includes(arg as Fate) ? (arg as Fate) : undefined;
   if (word === "" || word.startsWith("#")) return true;
+  // The script's transport: the one this device was made with (runSim reads it first).
+  if (word === "transport") return arg === (sim.broker ? "mqtt" : "http");
   if (word === "net" && fate && third !== undefined) sim.upstream.script(fate, ms);
   else if (word === "fallback" && fate && third !== undefined) sim.upstream.setFallback(fate, ms);
-  else if (word === "run" && arg !== undefined) sim.run(ms);
+  else if (word === "run" && arg !== undefined) await sim.run(ms);
   else if (word === "sleep" && arg !== undefined) sim.sleep(ms);
   else if (word === "upload") sim.device.requests.askUpload();
   else if (word === "ask-restart") sim.device.requests.reboot();
@@ -232,15 +278,18 @@ function command(sim: Sim, line: string): boolean {
   else if (word === "crash" && third !== undefined) sim.armCrash(arg, ms);
   else if (word === "password" && arg !== undefined) sim.password(arg);
   else if (word === "settings" && fourth !== undefined) sim.settings(arg, third, fourth);
+  else if (word === "module" && arg !== undefined) sim.module(arg);
+  else if (word === "broker" && sim.broker && BROKER_STATES.includes(arg as BrokerState))
+    sim.broker.set(arg as BrokerState, Number(third ?? 0));
   else return false;
   return true;
 }
 
 /** Runs `script` (test/app-scenarios/'s command language): the trace, one entry a line. */
-export function runSim(script: string): string[] {
-  const sim = new Sim();
+export async function runSim(script: string): Promise<string[]> {
+  const sim = new Sim(/^transport mqtt$/m.test(script));
   for (const line of script.split("\n")) {
-    if (!command(sim, line)) throw new Error(`not a command: ${line}`);
+    if (!(await command(sim, line))) throw new Error(`not a command: ${line}`);
   }
   sim.summary();
   sim.device.stop();

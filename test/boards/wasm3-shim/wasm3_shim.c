@@ -7,7 +7,11 @@
  * m3_LoadModule, every result read once. It proves nothing about wasm3 itself; README.md
  * says how the backend was run against wasm3 0.5.0.
  * TICKRETRY_SHIM_MISSING=<export> makes m3_FindFunction fail for that name, so that the
- * test sees how a failure is reported. */
+ * test sees how a failure is reported. A trap comes back as the call's M3Result, as wasm3
+ * returns it. Built with TICKRETRY_SHIM_TRAP_MODULE (the application on this machine,
+ * test/boards/app_host/), it also runs the differential's trapping module, compiled by
+ * wasm2c as `trap` and known by its bytes' SHA-256 (test_modules.h): the host's stand-in
+ * for a board that interprets any bytes it is sent. */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +21,12 @@
 #include "generated/tickretry_module.h"
 #include "tickretry_w2c.h"
 #include "wasm-rt-impl.h"
+#if TICKRETRY_SHIM_TRAP_MODULE
+#include <sodium.h>
+
+#include "test_modules.h"
+#include "trap_w2c.h"
+#endif
 
 const M3Result m3Err_none = NULL;
 const M3Result m3Err_mallocFailed = "memory allocation failed";
@@ -28,6 +38,10 @@ struct M3Environment {
 
 struct M3Module {
   Z_tickretry_instance_t instance;
+#if TICKRETRY_SHIM_TRAP_MODULE
+  int trap; /* the trapping module's instance runs instead */
+  Z_trap_instance_t trap_instance;
+#endif
 };
 
 /* An export, its parameter count, and the result of its last call until it is read. */
@@ -47,6 +61,27 @@ static struct M3Function exports[EXPORT_COUNT] = {TICKRETRY_EXPORTS(EXPORT_ENTRY
 
 static IM3Runtime loaded_runtime; /* the runtime whose module the exports call */
 
+/* The module's instance made; its memory. */
+static wasm_rt_memory_t *instantiate(IM3Module module) {
+#if TICKRETRY_SHIM_TRAP_MODULE
+  if (module->trap) {
+    Z_trap_init_module();
+    Z_trap_instantiate(&module->trap_instance);
+    return Z_trapZ_memory(&module->trap_instance);
+  }
+#endif
+  Z_tickretry_init_module();
+  Z_tickretry_instantiate(&module->instance);
+  return Z_tickretryZ_memory(&module->instance);
+}
+
+static wasm_rt_memory_t *memory_of(IM3Module module) {
+#if TICKRETRY_SHIM_TRAP_MODULE
+  if (module->trap) return Z_trapZ_memory(&module->trap_instance);
+#endif
+  return Z_tickretryZ_memory(&module->instance);
+}
+
 IM3Environment m3_NewEnvironment(void) { return calloc(1, sizeof(struct M3Environment)); }
 
 void m3_FreeEnvironment(IM3Environment environment) { free(environment); }
@@ -59,7 +94,11 @@ IM3Runtime m3_NewRuntime(IM3Environment environment, uint32_t stack_bytes, void 
 void m3_FreeRuntime(IM3Runtime runtime) {
   if (!runtime) return;
   if (runtime->module) {
-    Z_tickretry_free(&runtime->module->instance);
+#if TICKRETRY_SHIM_TRAP_MODULE
+    if (runtime->module->trap) Z_trap_free(&runtime->module->trap_instance);
+    else
+#endif
+      Z_tickretry_free(&runtime->module->instance);
     free(runtime->module);
     wasm_rt_free();
   }
@@ -70,11 +109,21 @@ void m3_FreeRuntime(IM3Runtime runtime) {
 M3Result m3_ParseModule(IM3Environment environment, IM3Module *module, const uint8_t *const bytes,
                         uint32_t length) {
   (void)environment;
-  if (length != sizeof tickretry_wasm || memcmp(bytes, tickretry_wasm, length) != 0) {
-    return "shim: not the embedded module (the shim runs only that one)";
+  int trap = 0;
+#if TICKRETRY_SHIM_TRAP_MODULE
+  uint8_t hash[crypto_hash_sha256_BYTES];
+  crypto_hash_sha256(hash, bytes, length);
+  trap = memcmp(hash, test_trap_module_sha256, sizeof hash) == 0;
+#endif
+  if (!trap && (length != sizeof tickretry_wasm || memcmp(bytes, tickretry_wasm, length) != 0)) {
+    return "shim: not a module compiled into this build (it runs only those)";
   }
   *module = calloc(1, sizeof(struct M3Module));
-  return *module ? m3Err_none : m3Err_mallocFailed;
+  if (!*module) return m3Err_mallocFailed;
+#if TICKRETRY_SHIM_TRAP_MODULE
+  (*module)->trap = trap;
+#endif
+  return m3Err_none;
 }
 
 void m3_FreeModule(IM3Module module) { free(module); }
@@ -83,10 +132,8 @@ M3Result m3_LoadModule(IM3Runtime runtime, IM3Module module) {
   runtime->memoryLimitAtLoad = runtime->memoryLimit;
   if (runtime->memoryLimit == 0) return "shim: memoryLimit was not set before m3_LoadModule";
   wasm_rt_init();
-  Z_tickretry_init_module();
-  Z_tickretry_instantiate(&module->instance);
+  wasm_rt_memory_t *memory = instantiate(module);
   /* wasm3 allocates memoryLimit bytes of linear memory, not the declared page. */
-  wasm_rt_memory_t *memory = Z_tickretryZ_memory(&module->instance);
   uint8_t *limited = realloc(memory->data, runtime->memoryLimit);
   if (!limited) return m3Err_mallocFailed;
   memory->data = limited;
@@ -116,8 +163,18 @@ M3Result m3_CallV(IM3Function function, ...) {
   for (uint32_t i = 0; i < function->arity; i++) a[i] = va_arg(args, uint32_t);
   va_end(args);
   if (function->unread) return "shim: the previous result was never read";
-  Z_tickretry_instance_t *m = &loaded_runtime->module->instance;
+  IM3Module module = loaded_runtime->module;
+  Z_tickretry_instance_t *m = &module->instance;
   uint32_t r = 0;
+  wasm_rt_trap_t trap = wasm_rt_impl_try();
+  if (trap == WASM_RT_TRAP_UNREACHABLE) return "[trap] unreachable executed";
+  if (trap != WASM_RT_TRAP_NONE) return wasm_rt_strerror(trap);
+#if TICKRETRY_SHIM_TRAP_MODULE
+#define CALL_TRAP(type, name, export, arity, params, args) \
+  case EX_##name: r = Z_trapZ_##export(&module->trap_instance TICKRETRY_ARRAY_ARGS_##arity(a)); break;
+  if (module->trap) switch (function - exports) { TICKRETRY_EXPORTS(CALL_TRAP) }
+  else
+#endif
 #define CALL_EXPORT(type, name, export, arity, params, args) \
   case EX_##name: r = Z_tickretryZ_##export(m TICKRETRY_ARRAY_ARGS_##arity(a)); break;
   switch (function - exports) { TICKRETRY_EXPORTS(CALL_EXPORT) }
@@ -143,7 +200,7 @@ void m3_GetErrorInfo(IM3Runtime runtime, M3ErrorInfo *info) {
 
 uint8_t *m3_GetMemory(IM3Runtime runtime, uint32_t *size, uint32_t memory_index) {
   if (!runtime || !runtime->module || memory_index != 0) return NULL;
-  wasm_rt_memory_t *memory = Z_tickretryZ_memory(&runtime->module->instance);
+  wasm_rt_memory_t *memory = memory_of(runtime->module);
   *size = memory->size;
   return memory->data;
 }

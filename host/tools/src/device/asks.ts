@@ -1,9 +1,9 @@
 // What the page asked, carried out between passes (app/requests.ts): each ask goes to the
 // room that owns what it changes, and its answer back to the page. A module swap takes two
-// passes: the first checks the upload and saves the running state for its trial (in a
-// worker, under a time limit, while the loop runs on: module.ts, trialRun); once the trial
-// passes, the next pass swaps it in.
-import type { KeyObject } from "node:crypto";
+// passes: the first checks the upload (its signature the page checked) and saves the running
+// state for its trial (in a worker, under a time limit, while the loop runs on: module.ts,
+// trialRun); once the trial passes, the next pass swaps it in, and it runs under trial
+// (module.ts, RunningModule) until the next boot.
 import { ABI_VERSION, Result, Error as TickRetryError, errorName, saveImage } from "tickretry";
 import type { Ask, Asked, Reply, Requests } from "./app/requests.js";
 import type { World } from "./app/status.js";
@@ -16,7 +16,7 @@ import type { LoopStats } from "./loop-stats.js";
 import type { RunningModule } from "./module.js";
 import type { Running } from "./running.js";
 import type { DeviceOptions } from "./options.js";
-import { moduleVersion, trialRun, verifySignedModule } from "./module.js";
+import { moduleVersion, trialRun } from "./module.js";
 import { isScenarioName } from "../upstream/scenarios.js";
 
 /** The rooms an ask changes, between passes: the device's, not the device itself. */
@@ -66,26 +66,24 @@ function password(device: AskedRooms, hash: string, first: boolean): Reply {
 }
 
 /**
- * The upload's checks before its trial, none of which runs a line of it: the signature, that
- * it compiles, the version floor; then the running state to try it on. Its instantiation,
- * abiVersion() and the trial's calls run in the trial's worker, under its time limit.
+ * The upload's checks before its trial, none of which runs a line of it: that it compiles,
+ * the version floor; then the running state to try it on. Its instantiation, abiVersion()
+ * and the trial's calls run in the trial's worker, under its time limit.
  */
-function checkModule(device: AskedRooms, signed: Buffer, buildKey: KeyObject | undefined) {
-  const checked = verifySignedModule(signed, buildKey);
-  if (!checked.ok) return moduleRefused(checked.reason);
+function checkModule(device: AskedRooms, bytes: Buffer) {
   let module: WebAssembly.Module;
   try {
-    module = new WebAssembly.Module(new Uint8Array(checked.module));
+    module = new WebAssembly.Module(new Uint8Array(bytes));
   } catch (err) {
     return moduleRefused((err as Error).message);
   }
-  const version = moduleVersion(checked.module);
+  const version = moduleVersion(bytes);
   if (version < device.module.versionFloor) return { status: 422, key: "moduleRolledBack" };
   const now = device.running.tick.at(device.running.passMs);
   const image = saveImage(device.running.api, now);
   if (typeof image === "number")
     return moduleRefused(`the running module would not save its state (${errorName(image)})`);
-  return { bytes: checked.module, version, trial: { module, image, now, abiVersion: ABI_VERSION } };
+  return { bytes, version, trial: { module, image, now, abiVersion: ABI_VERSION } };
 }
 
 /** The trial passed: the swap itself, in the next pass. */
@@ -97,18 +95,13 @@ function swap(device: AskedRooms, module: Buffer, version: number): Reply {
   return ok("moduleReplaced");
 }
 
-function startSwap(
-  device: AskedRooms,
-  signed: Buffer,
-  buildKey: KeyObject | undefined,
-  reply: (r: Reply) => void,
-) {
-  const checked = checkModule(device, signed, buildKey);
+function startSwap(device: AskedRooms, bytes: Buffer, reply: (r: Reply) => void) {
+  const checked = checkModule(device, bytes);
   if ("status" in checked) return reply(checked);
   void trialRun(checked.trial).then((failed) =>
     failed !== undefined
       ? reply(moduleRefused(failed))
-      : device.requests.ask({ kind: "swap", module: checked.bytes, version: checked.version }).then(reply),
+      : device.requests.post({ kind: "swap", module: checked.bytes, version: checked.version }, reply),
   );
 }
 
@@ -156,7 +149,7 @@ export function applyAsks(device: AskedRooms, asked: readonly Asked[], options: 
   for (const { ask, reply } of asked) {
     if (ask.kind === "settings") reply(settings(device, ask.form, ask.notUtf8));
     else if (ask.kind === "password") reply(password(device, ask.hash, ask.first));
-    else if (ask.kind === "module") startSwap(device, ask.signed, options.buildKey, reply);
+    else if (ask.kind === "module") startSwap(device, ask.module, reply);
     else if (ask.kind === "swap") reply(swap(device, ask.module, ask.version));
     else if (ask.kind === "loop reset") reply((device.loopStats.reset(), ok("loopReset")));
     else if (ask.kind === "breaker") reply(breaker(device, ask.policy, ask.hold));

@@ -140,6 +140,7 @@ export class Device {
       const fault = err instanceof WebAssembly.RuntimeError || err instanceof ModuleFault;
       if (!fault || this.module.bytes === BUILT_MODULE) throw err;
       this.module.traps++;
+      this.module.failed();
       this.powerDown();
       this.powerOn("reboot", this.boot.count);
       this.schedule(0);

@@ -1,19 +1,18 @@
-// The module the device runs, and the swap's checks, as the sketch has them
-// (boards/esp32/src/module_signature.c): the build key's Ed25519 signature an uploaded
-// module must carry (the sketch verifies with libsodium, node:crypto here), its version,
-// and a trial run before it replaces the running one.
+// The module the device runs, and the swap's checks, as the firmware has them
+// (boards/app/module_swap.c, module_signature.c): its version, and a trial run before it
+// replaces the running one. The build key's signature, which the page checks before the
+// loop sees an upload, is module-signature.ts's.
 //
 // Anti-rollback: the version an uploaded module carries in its signed bytes, a custom
 // section named "tickretry.version" holding a u32 little-endian (`npm run sign -- --version
 // N` adds it before signing). A module without one is version 0. The device refuses a
 // module below the highest version it accepted, as the sketch does
-// (boards/esp32/src/module_signature.c, module_version, tested side by side).
-import { createPublicKey, verify, type KeyObject } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+// (boards/app/module_signature.c, module_version, tested side by side).
+import { readFileSync } from "node:fs";
 import { Worker } from "node:worker_threads";
 import { Image, Result, WASM_PATH, instantiate, restoreImage, saveImage } from "tickretry";
 import type { Running } from "./running.js";
-import { asset } from "../assets.js";
+import { message } from "./page/routes.js";
 
 export const VERSION_SECTION = "tickretry.version";
 
@@ -149,50 +148,18 @@ export function trialRun(t: Trial): Promise<string | undefined> {
   });
 }
 
-/** An Ed25519 signature: the last bytes of a signed module. */
-export const SIGNATURE_BYTES = 64;
-
-/** The build key's public half, raw hex; `npm run sign -- --new-key` writes it. */
-export const BUILD_KEY_PATH = asset("boards/keys/build-key.pub");
-
-/** An Ed25519 public key from its 32 raw bytes. */
-export function publicKeyFromRaw(raw: Buffer): KeyObject {
-  if (raw.length !== 32) throw new Error(`an Ed25519 public key is 32 bytes, not ${raw.length}`);
-  // SPKI DER for Ed25519 is a fixed 12-byte prefix before the raw key (RFC 8410).
-  const der = Buffer.concat([Buffer.from("302a300506032b6570032100", "hex"), raw]);
-  return createPublicKey({ key: der, format: "der", type: "spki" });
-}
-
-/** The build key the firmware has compiled in (boards/keys/build-key.pub), or undefined when none was made. */
-export function loadBuildKey(path = BUILD_KEY_PATH): KeyObject | undefined {
-  if (!existsSync(path)) return undefined;
-  return publicKeyFromRaw(Buffer.from(readFileSync(path, "utf8").trim(), "hex"));
-}
-
-export type SignedModule = { ok: true; module: Buffer } | { ok: false; reason: string };
-
-/** Splits a signed module (module bytes, then the signature over them) and checks the signature. */
-export function verifySignedModule(signed: Buffer, key: KeyObject | undefined): SignedModule {
-  if (key === undefined) return { ok: false, reason: "this device has no build key; it accepts no module" };
-  if (signed.length <= SIGNATURE_BYTES) return { ok: false, reason: "too short to carry a signature" };
-  const module = signed.subarray(0, signed.length - SIGNATURE_BYTES);
-  const signature = signed.subarray(signed.length - SIGNATURE_BYTES);
-  if (!verify(null, module, key, signature)) {
-    return {
-      ok: false,
-      reason: "the signature is not the build key's (unsigned, tampered, or signed by another key)",
-    };
-  }
-  return { ok: true, module };
-}
-
 /** The module a boot loads, as the firmware's flash holds it. */
 export const BUILT_MODULE = readFileSync(WASM_PATH);
 
 /** The module broke its contract (a save refused): a bug of the built one, a fault of an uploaded one. */
 export class ModuleFault extends Error {}
 
-/** The module running: the built one from each boot on, or one the page swapped in until the next boot. */
+/**
+ * The module running: the built one from each boot on, or one the page swapped in, under
+ * trial until the next boot. The trial's mark outlives a reboot, as the board's in RTC
+ * memory does (boards/app/module_swap.h): an uploaded module that traps marks it failed,
+ * and the boot after says so on the page's power card.
+ */
 export class RunningModule {
   /** Its bytes, as the page's playground fetches them. */
   bytes: Buffer = BUILT_MODULE;
@@ -200,6 +167,9 @@ export class RunningModule {
   traps = 0;
   /** The highest module version accepted (anti-rollback; kept in the state file). */
   versionFloor = 0;
+  /** What this boot's power card says of the last reset when it rolled an upload back. */
+  rolledBack?: string;
+  private mark?: "trial" | "failed";
 
   /** `changed`: the floor moved, for the next state write. */
   constructor(private readonly changed: () => void) {}
@@ -208,6 +178,18 @@ export class RunningModule {
   boot(versionFloor: number): void {
     this.bytes = BUILT_MODULE;
     this.versionFloor = versionFloor;
+    this.rolledBack = this.mark === "failed" ? message("moduleTrapped") : undefined;
+    this.mark = undefined;
+  }
+
+  /** An uploaded module runs under trial. */
+  get onTrial(): boolean {
+    return this.mark === "trial" && this.bytes !== BUILT_MODULE;
+  }
+
+  /** The module under trial trapped: the reboot that follows rolls it back. */
+  failed(): void {
+    if (this.onTrial) this.mark = "failed";
   }
 
   /**
@@ -226,6 +208,7 @@ export class RunningModule {
     running.api = api;
     running.loop.resume(api, running.loop.saveSlots(), false);
     this.bytes = bytes;
+    this.mark = "trial";
     return Result.OK;
   }
 

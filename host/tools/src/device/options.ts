@@ -1,5 +1,4 @@
 // The simulated device's options: what the command line, the tests and the chaos run set.
-import type { KeyObject } from "node:crypto";
 import type { LoopEvent, PolicyFields } from "tickretry";
 import type { CrashAt, CrashPoint, StateStore } from "./app/kept.js";
 import type { EndedOperation, ReadingsLog, UploadLink } from "./app/readings.js";
@@ -10,6 +9,7 @@ import type { BudgetName } from "./policies.js";
 import type { BootInfo } from "./boot.js";
 import type { Readings } from "./app/readings.js";
 import type { Running } from "./running.js";
+import type { RunningModule } from "./module.js";
 
 export interface DeviceOptions {
   upstreamUrl: string;
@@ -51,13 +51,12 @@ export interface DeviceOptions {
   brokerRefusedHoldMs?: number;
   /** The simulated world around it, whose faults the page may switch and whose figures the status shows. */
   world?: World;
-  /** The build key an uploaded module must be signed with (none: every upload is refused). */
-  buildKey?: KeyObject;
 }
 
 /** What onBoot sees of the device that booted (a device's first boot is in its constructor). */
 export interface BootedDevice {
   readonly boot: BootInfo;
+  readonly module: RunningModule;
   readonly readings: Readings;
   readonly running: Running;
 }

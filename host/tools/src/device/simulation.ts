@@ -8,16 +8,13 @@ import { Device, type DeviceOptions } from "./device.js";
 import type { KeyObject } from "node:crypto";
 import type { Server } from "node:http";
 import type { DevicePassword } from "./app/password.js";
-import { loadBuildKey } from "./module.js";
+import { loadBuildKey } from "./module-signature.js";
 import { guardedServer } from "./page/connection-guard.js";
 import type { GuessLimit } from "./app/password.js";
 import { createSetupServer, MAX_CONNECTIONS, MAX_PIPELINED } from "./page/server.js";
 import type { MqttOptions, MqttSide } from "./link/mqtt-simulation.js";
 
-export interface SimulationOptions extends Omit<
-  DeviceOptions,
-  "upstreamUrl" | "mqtt" | "world" | "buildKey"
-> {
+export interface SimulationOptions extends Omit<DeviceOptions, "upstreamUrl" | "mqtt" | "world"> {
   /** Upload over MQTT instead of HTTP (the upstream is then not started). */
   mqtt?: MqttOptions;
   /** Setup page port: undefined for 8080 or the next free one, 0 for any free port. */
@@ -61,9 +58,8 @@ async function serveDevice(options: SimulationOptions, host: string, upstream?: 
       upstreamUrl: options.upstreamUrl ?? upstream?.url ?? "",
       mqtt: mqtt?.transport,
       world: { upstream, mqtt },
-      buildKey,
     });
-    const server = createSetupServer({ device, bindHost: host, guessLimit: options.guessLimit });
+    const server = createSetupServer({ device, bindHost: host, guessLimit: options.guessLimit, buildKey });
     const front = guardedServer(server, MAX_CONNECTIONS, MAX_PIPELINED);
     const address = await listen(front, host, options.port);
     return { device, server, front, address };

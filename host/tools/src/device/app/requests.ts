@@ -21,8 +21,8 @@ export type Ask =
   | { kind: "settings"; form: URLSearchParams; notUtf8: Set<string> }
   /** A hash the page computed (PBKDF2 takes the page's time, not the loop's); `first`: a first setup. */
   | { kind: "password"; hash: string; first: boolean }
-  /** A signed module as uploaded: the pass checks it and starts its trial run. */
-  | { kind: "module"; signed: Buffer }
+  /** An upload's module, its signature checked by the page: the pass checks it and starts its trial run. */
+  | { kind: "module"; module: Buffer }
   /** What a passed trial asks: swap that module in (device/asks.ts). */
   | { kind: "swap"; module: Buffer; version: number }
   | { kind: "scenario"; name: string }
@@ -92,6 +92,11 @@ export class Requests {
   /** `ask` at the next pass, whose answer goes to `reply` as the pass gives it. */
   post(ask: Ask, reply: (r: Reply) => void): void {
     this.asked.push({ ask, reply });
+  }
+
+  /** Whether an ask waits for the next pass. */
+  get waiting(): boolean {
+    return this.asked.length > 0;
   }
 
   /** Takes one asked reading: false when none is left. */

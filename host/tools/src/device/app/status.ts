@@ -15,6 +15,7 @@ import {
   stateName,
   type TickRetryApi,
 } from "tickretry";
+import type { RunningModule } from "../module.js";
 import type { Upstream, UpstreamStats } from "../../upstream/server.js";
 import { SCENARIO_NAMES } from "../../upstream/scenarios.js";
 import type { BootInfo } from "../boot.js";
@@ -55,6 +56,7 @@ export interface StatusSource {
   readonly session?: Pick<BrokerSession, "status">;
   readonly clock: Pick<DeviceClock, "wallMs">;
   readonly boot: BootInfo;
+  readonly module: Pick<RunningModule, "rolledBack">;
   asleepForMs(): number | undefined;
 }
 
@@ -115,8 +117,9 @@ export interface DeviceStatus extends MqttStatus {
   readings: { queued: number; queueLimit: number; dropped: number; everyMs: number; firmwareEveryMs: number };
   /** The state file: writes, and what one operation costs in writes over the device's life. */
   store: StoreFigures & { writesPerOperation: number | null; flashLifeYears: number | null };
-  /** The last boot, and how long the device still sleeps (null: awake). */
-  power: BootInfo & { asleepForMs: number | null };
+  /** The last boot (its kind: what rolled an uploaded module back, when one was), and how
+   * long the device still sleeps (null: awake). */
+  power: Omit<BootInfo, "kind"> & { kind: string; asleepForMs: number | null };
   operations: OperationStatus[];
   recent: EndedStatus[];
   events: DeviceEvent[];
@@ -281,7 +284,11 @@ export function deviceStatus(device: StatusSource, world: World = {}): DeviceSta
       firmwareEveryMs: READINGS.everyMs,
     },
     store: storeOf(device),
-    power: { ...device.boot, asleepForMs: device.asleepForMs() ?? null },
+    power: {
+      ...device.boot,
+      kind: device.module.rolledBack ?? device.boot.kind,
+      asleepForMs: device.asleepForMs() ?? null,
+    },
     operations: operationsOf(device, now),
     recent: recentOf(device),
     events: device.events.list(),

@@ -4,13 +4,16 @@
 // touches the module, the store or the clock: it asks (device.requests, carried out by the
 // next pass: device/asks.ts) and awaits the pass's answer, or reads the status snapshot
 // the last pass made (test/host/tools/device/page-rules.test.ts holds it to that). It answers
-// in the contract's words.
+// in the contract's words. A module upload's signature is checked here, as the board's
+// handler checks it: the loop never sees a byte of an upload the build key did not sign.
+import type { KeyObject } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { Device } from "../device.js";
 import { MAX_SLEEP_S, MAX_STALL_MS, type Ask } from "../app/requests.js";
 import { message } from "./routes.js";
 import { hashPassword, passwordProblem, type DevicePassword } from "../app/password.js";
 import type { StatusMemo } from "./status-delta.js";
+import { verifySignedModule } from "../module-signature.js";
 import { ok, refuse, refuseText, type Answer } from "./answers.js";
 
 export interface SetupContext {
@@ -19,6 +22,8 @@ export interface SetupContext {
   password: DevicePassword;
   /** What /status.json last wrote of each group (status-delta.ts). */
   statusMemo: StatusMemo;
+  /** The build key an uploaded module must be signed with (none: every upload is refused). */
+  buildKey?: KeyObject;
 }
 
 /** What a handler gets: the request, and its body as its route reads it. */
@@ -101,7 +106,11 @@ export const HANDLERS: Record<string, Handler> = {
   loop_reset: (ctx) => asked(ctx, { kind: "loop reset" }),
   reboot: (ctx) => (ctx.device.requests.reboot(), ok("reboot")),
   sleep,
-  module: (ctx, { bytes }) => asked(ctx, { kind: "module", signed: bytes }),
+  module: (ctx, { bytes }) => {
+    const checked = verifySignedModule(bytes, ctx.buildKey);
+    if (!checked.ok) return refuseText(422, `${message("moduleRefused")}${checked.reason}.`);
+    return asked(ctx, { kind: "module", module: checked.module });
+  },
   scenario: (ctx, { form }) => asked(ctx, { kind: "scenario", name: form.get("scenario") ?? "" }),
   stall,
   broker_restart: (ctx) => asked(ctx, { kind: "broker restart" }),

@@ -8,6 +8,7 @@
 import { StatusMemo } from "./status-delta.js";
 import { PAGE } from "../generated/app-config.js";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { KeyObject } from "node:crypto";
 import type { Socket } from "node:net";
 import { readBytes, readForm } from "./form-body.js";
 import { GuessLimit } from "../app/password.js";
@@ -30,6 +31,8 @@ const MODULE_LIMIT = PAGE.moduleBytes;
 
 export interface SetupServerOptions {
   device: Device;
+  /** The build key an uploaded module must be signed with (none: every upload is refused). */
+  buildKey?: KeyObject;
   /**
    * The address the server is bound to: only requests whose Host names it (or a loopback
    * name, for a loopback address) are answered, so a page elsewhere cannot reach it by
@@ -124,7 +127,12 @@ function answer(req: IncomingMessage, path: string, host: string, s: Served): An
 
 export function createSetupServer(options: SetupServerOptions): Server {
   const served: Served = {
-    ctx: { device: options.device, password: options.device.password, statusMemo: new StatusMemo() },
+    ctx: {
+      device: options.device,
+      password: options.device.password,
+      statusMemo: new StatusMemo(),
+      buildKey: options.buildKey,
+    },
     limit: options.guessLimit ?? new GuessLimit(),
     table: routeTable(HANDLERS),
     assets: loadAssets(),

@@ -8,31 +8,12 @@
 #include "generated/app_config.h"
 #include "tickretry_ticks.h"
 
-/* Both sessions: backoff 1 s doubling to 60 s with full jitter, for as long as it takes
- * (max attempts 0); stable after 30 s up; a restore or a kick spreads the next try over
- * 2 s, so a site's devices that get their IP back together do not reconnect in one burst.
- * Idempotent, so that an attempt the module timed out is tried again. Only the connect
- * attempt's timeout differs: the station's 30 s (a wrong SSID or password gets nowhere in
- * that time), the broker's 10 s for a CONNACK (esp-mqtt's network timeout, set shorter,
- * gives up first). */
-static tickretry_policy session_policy(uint32_t attempt_timeout) {
-  return (tickretry_policy){
-      .max_attempts = 0,
-      .attempt_timeout = attempt_timeout,
-      .base_delay = 1000,
-      .max_delay = 60000,
-      .throttle_base_delay = 0,
-      .deadline = 0,
-      .flags = TICKRETRY_JITTER_FULL | TICKRETRY_POLICY_FLAG_IDEMPOTENT | TICKRETRY_POLICY_FLAG_SESSION,
-      .stable_after = 30000,
-      .spread = 2000,
-      .break_after = 0,
-      .break_base = 0,
-      .break_cap = 0,
-  };
-}
-#define WIFI_CONNECT_TIMEOUT_MS 30000
-#define BROKER_CONNECT_TIMEOUT_MS 10000
+/* The Wi-Fi station's and the broker's session policies: boards/app/config.json, through
+ * the generated header, as the simulator takes them. */
+static const tickretry_policy WIFI_POLICY = APP_CONFIG_WIFI_POLICY;
+#if UPLOAD_MQTT
+static const tickretry_policy BROKER_POLICY = APP_CONFIG_BROKER_POLICY;
+#endif
 
 void app_sessions_init(app_sessions *s, const app_hal *hal) {
   memset(s, 0, sizeof *s);
@@ -42,11 +23,9 @@ void app_sessions_init(app_sessions *s, const app_hal *hal) {
 }
 
 int app_sessions_set_policies(void) {
-  tickretry_policy wifi_policy = session_policy(WIFI_CONNECT_TIMEOUT_MS);
-  int ok = tickretry_set_policy(APP_WIFI_POLICY, &wifi_policy) == TICKRETRY_RESULT_OK;
+  int ok = tickretry_set_policy(APP_WIFI_POLICY, &WIFI_POLICY) == TICKRETRY_RESULT_OK;
 #if UPLOAD_MQTT
-  tickretry_policy broker_policy = session_policy(BROKER_CONNECT_TIMEOUT_MS);
-  ok = ok && tickretry_set_policy(APP_BROKER_POLICY, &broker_policy) == TICKRETRY_RESULT_OK;
+  ok = ok && tickretry_set_policy(APP_BROKER_POLICY, &BROKER_POLICY) == TICKRETRY_RESULT_OK;
 #endif
   return ok;
 }

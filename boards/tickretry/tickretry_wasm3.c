@@ -25,8 +25,10 @@
 #include "tickretry_backend.h"
 #include "generated/tickretry_module.h"
 
-/* Configuration. The interpreter's value stack: the module's deepest call chain holds a
- * few dozen i32 slots, so 2 KiB leaves ample room while costing little heap. */
+/* Configuration. The interpreter's value stack: the module's deepest call chain needs 271
+ * slots of 4 bytes with wasm3's default constant tables (64 or 120 a function; each frame
+ * holds its function's constants), so 2 KiB leaves room; the ESP32 firmware sets less
+ * (platformio.ini). */
 #ifndef TICKRETRY_WASM3_STACK_BYTES
 #define TICKRETRY_WASM3_STACK_BYTES 2048
 #endif

@@ -97,13 +97,13 @@ export class Broker {
     if (t >= this.downUntilMs && !this.restarted) this.restart();
     this.dequeueUntil(t);
     const giveUp = t + p.handshakeTimeoutMs;
-    if (this.queued >= p.backlog) return this.dropped(giveUp);
+    if (this.queued >= p.backlog) return this.dropped(t, giveUp);
     const start = Math.max(t, this.freeAt);
     if (start > t) this.enqueue(start);
     // A handshake that cannot be done before the client gives up costs the broker nothing
     // (it holds its place in the queue until then); the devices learn in whole ms.
     const done = Math.ceil(start + p.handshakeMs);
-    if (done > giveUp) return this.dropped(giveUp);
+    if (done > giveUp) return this.dropped(giveUp, giveUp);
     this.freeAt = start + handshakeWallMs(p, connected);
     this.answers(true, false, done);
   }
@@ -128,9 +128,10 @@ export class Broker {
     this.queued++;
   }
 
-  /** A handshake the broker did not serve: the client sees its timeout at `giveUp`. */
-  private dropped(giveUp: number): void {
-    this.overloaded[Math.floor(giveUp / BUCKET_MS)] = 1;
+  /** A handshake the broker dropped `at` (a full queue: on arrival; else when its client
+   * gives up): the client sees its timeout at `giveUp`. */
+  private dropped(at: number, giveUp: number): void {
+    this.overloaded[Math.floor(at / BUCKET_MS)] = 1;
     this.answers(false, true, giveUp);
   }
 

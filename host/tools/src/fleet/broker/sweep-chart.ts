@@ -9,6 +9,7 @@ import type { SweepPoint } from "./sweep.js";
 
 /** The chart's time axis, s; a point past its end is drawn at the edge. */
 const TIME_S: [number, number] = [19, 40];
+const HEIGHT = 400;
 
 const X = {
   field: "t",
@@ -32,10 +33,21 @@ function chartPoints(rows: BrokerRow[][], sweep: SweepPoint[]) {
     .filter((p) => p.reconnected99Ms !== null)
     .map((p) => ({ ...p, t: (p.reconnected99Ms as number) / 1000, attempts: p.connectAttempts }));
   const never = rows.length - strategies.length + sweep.length - points.length;
-  return { strategies, points, never };
+  return { strategies: spreadLabels(strategies), points, never };
 }
 
-/** The limit and the goal with the operator's window, dashed rules labelled at the top. */
+/** The strategies with `labelAt`, their attempts moved apart where labels would overlap:
+ * several lie within a second of the limit at nearly the same attempts. */
+function spreadLabels<T extends { attempts: number }>(strategies: T[]): (T & { labelAt: number })[] {
+  const gap = 0.03 * Math.max(...strategies.map((s) => s.attempts));
+  const sorted = [...strategies].sort((a, b) => a.attempts - b.attempts);
+  let last = -Infinity;
+  const at = new Map(sorted.map((s) => [s, (last = Math.max(s.attempts, last + gap))]));
+  return strategies.map((s) => ({ ...s, labelAt: at.get(s)! }));
+}
+
+/** The limit and the goal with the operator's window, dashed rules labelled at the foot
+ * (the strategies' labels crowd the top). */
 function limitLayers(limitMs: number) {
   const goalS = GOALS.window.reconnected99Ms / 1000;
   const values = [
@@ -47,8 +59,14 @@ function limitLayers(limitMs: number) {
     { data: { values }, mark: { type: "rule" as const, strokeDash: [4, 3], color: "#666" }, encoding: { x } },
     {
       data: { values },
-      mark: { type: "text" as const, align: "left" as const, dx: 4, baseline: "top" as const, color: "#666" },
-      encoding: { x, y: { value: 4 }, text: { field: "label" } },
+      mark: {
+        type: "text" as const,
+        align: "left" as const,
+        dx: 4,
+        baseline: "bottom" as const,
+        color: "#666",
+      },
+      encoding: { x, y: { value: HEIGHT - 4 }, text: { field: "label" } },
     },
   ];
 }
@@ -72,7 +90,7 @@ export function sweepSpec(
       ],
     },
     width: 640,
-    height: 400,
+    height: HEIGHT,
     // Room for the labels of the points at the edge.
     padding: { left: 5, top: 5, bottom: 5, right: 200 },
     layer: [
@@ -96,7 +114,7 @@ export function sweepSpec(
       {
         data: { values: strategies },
         mark: { type: "text", align: "left", dx: 7, fontSize: 10 },
-        encoding: { x: X, y: Y, text: { field: "strategy" } },
+        encoding: { x: X, y: { ...Y, field: "labelAt" }, text: { field: "strategy" } },
       },
     ],
   };

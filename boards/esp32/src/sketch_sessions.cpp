@@ -7,6 +7,7 @@
 #include <WiFi.h>
 
 #include "board_hal.h"
+#include "generated/app_config.h"
 #include "sessions.h"
 #if UPLOAD_MQTT
 #include "esp_idf_version.h"

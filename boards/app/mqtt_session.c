@@ -15,6 +15,9 @@ int32_t mqtt_connack_outcome(int code) {
     case MQTT_CONNACK_REFUSED_BAD_USERNAME:
     case MQTT_CONNACK_REFUSED_NOT_AUTHORIZED:
       return TICKRETRY_OUTCOME_PERMANENT;
+    case MQTT_CONNACK_SERVER_BUSY:
+    case MQTT_CONNACK_RATE_EXCEEDED:
+      return TICKRETRY_OUTCOME_THROTTLED; /* up, but overloaded: the throttle base's shorter waits */
     default:
       return TICKRETRY_OUTCOME_TRANSIENT; /* server unavailable: it may come back */
   }
@@ -127,7 +130,9 @@ static void apply_one(mqtt_session *s, const session_seen *seen, session_finishe
       break;
     case MQTT_SEEN_DISCONNECTED:
       publishes_lost(s, finished, ctx);
-      connect_ended(s, TICKRETRY_OUTCOME_TRANSIENT, finished, ctx);
+      /* A connect that ends with no ERROR before it got through TCP (a refusal or a transport
+       * error ends it first) and had no CONNACK: the broker is up but too busy to answer. */
+      connect_ended(s, TICKRETRY_OUTCOME_THROTTLED, finished, ctx);
       if (s->up) {
         s->up = 0;
         s->drops++;

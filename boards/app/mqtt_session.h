@@ -9,9 +9,15 @@
  *   CONNECTED              the connect attempt's SUCCESS: the session is UP (then the link
  *                          is back, so waiting uploads resume within their spread window);
  *   ERROR, refused         the connect attempt's outcome: PERMANENT for a refusal no retry
- *                          cures (protocol, client id, bad credentials), else TRANSIENT;
- *   DISCONNECTED           a drop when UP; TRANSIENT for a connect attempt that never got
- *                          there; every publish still waiting for its PUBACK AMBIGUOUS;
+ *                          cures (protocol, client id, bad credentials), THROTTLED for MQTT
+ *                          5's "server busy" (0x89) and "connection rate exceeded" (0x9F),
+ *                          else TRANSIENT;
+ *   ERROR, transport       TRANSIENT: the TCP connect refused (the broker is down) or failed;
+ *   DISCONNECTED           a drop when UP; for a connect attempt with no ERROR before it,
+ *                          THROTTLED: esp-mqtt got through TCP but no CONNACK came within
+ *                          its network timeout (APP_BROKER_SESSION_CONNACK_TIMEOUT_MS), a
+ *                          broker too busy to answer (issue 36, item 6); every publish still
+ *                          waiting for its PUBACK AMBIGUOUS;
  *   PUBLISHED (msg_id)     the PUBACK: that upload attempt's SUCCESS.
  * Nothing blocks: publishes are enqueued and sent by esp-mqtt's task. Built with gcc and
  * run against the real module and a fake esp-mqtt client by
@@ -32,13 +38,16 @@ extern "C" {
 /* What the board's event handler saw (the value: a msg_id, a CONNACK refusal code). */
 enum mqtt_seen_kind { MQTT_SEEN_CONNECTED, MQTT_SEEN_DISCONNECTED, MQTT_SEEN_REFUSED, MQTT_SEEN_TRANSPORT_ERROR, MQTT_SEEN_PUBLISHED };
 
-/* MQTT 3.1.1's CONNACK refusal codes (esp-mqtt's esp_mqtt_connect_return_code_t). */
+/* MQTT 3.1.1's CONNACK refusal codes (esp-mqtt's esp_mqtt_connect_return_code_t), and the
+ * two MQTT 5 ones that mean a busy broker. */
 enum {
   MQTT_CONNACK_REFUSED_PROTOCOL = 1,
   MQTT_CONNACK_REFUSED_ID_REJECTED = 2,
   MQTT_CONNACK_REFUSED_SERVER_UNAVAILABLE = 3,
   MQTT_CONNACK_REFUSED_BAD_USERNAME = 4,
-  MQTT_CONNACK_REFUSED_NOT_AUTHORIZED = 5
+  MQTT_CONNACK_REFUSED_NOT_AUTHORIZED = 5,
+  MQTT_CONNACK_SERVER_BUSY = 0x89,   /* MQTT 5 reason codes */
+  MQTT_CONNACK_RATE_EXCEEDED = 0x9F
 };
 
 typedef struct mqtt_publish {

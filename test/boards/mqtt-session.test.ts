@@ -41,6 +41,8 @@ it("runs esp-mqtt's and the Wi-Fi events through the tickretry loop's collect, d
     // boards/app/config.json (1 h: the ms before it, none is begun), then a new session on
     // the same client (a reconnect, no second start) that comes up.
     `refused held end=${EndReason.PERMANENT} ended=1 begun early=0 left=1 quiet=1 begun after=1 state=${State.IN_FLIGHT} reconnects=1 starts=0 up=1`,
+    // Issue 36 item 6: no CONNACK after TCP is a busy broker, a refused TCP connect a down one.
+    `busy connect=${Outcome.THROTTLED} refused connect=${Outcome.TRANSIENT} attempts=2 busy code=${Outcome.THROTTLED}`,
   ]);
 }, 120_000);
 

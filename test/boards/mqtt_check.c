@@ -142,6 +142,27 @@ static int resumed_at(uint32_t t) {
   return 1;
 }
 
+/* Issue 36 item 6: a connect esp-mqtt ends with DISCONNECTED alone (it got through TCP, but
+ * no CONNACK came within its network timeout) is THROTTLED, a busy broker; one it ends
+ * with a transport ERROR first (the TCP connect refused: the broker is down), TRANSIENT. */
+static int busy_steps(uint32_t t) {
+  event(MQTT_EVENT_DISCONNECTED, 0, NULL); /* the drop */
+  pass_at(t + 10);
+  int reconnects = fake.reconnects;
+  pass_at(t + 10 + 1700); /* past the longest wait after the drop: a reconnect attempt */
+  event(MQTT_EVENT_DISCONNECTED, 0, NULL);
+  pass_at(now + 10);
+  int32_t busy = tickretry_last_outcome(s.handle);
+  pass_at(now + 10); /* the next attempt: this policy's throttle base is 0 */
+  esp_mqtt_error_codes_t transport = {.error_type = MQTT_ERROR_TYPE_TCP_TRANSPORT};
+  event(MQTT_EVENT_ERROR, 0, &transport);
+  event(MQTT_EVENT_DISCONNECTED, 0, NULL);
+  pass_at(now + 10);
+  printf("busy connect=%" PRId32 " refused connect=%" PRId32 " attempts=%d busy code=%" PRId32 "\n", busy,
+         tickretry_last_outcome(s.handle), fake.reconnects - reconnects, mqtt_connack_outcome(MQTT_CONNACK_SERVER_BUSY));
+  return 0;
+}
+
 /* Issue 33 item 6: a refused login ends the session PERMANENT, the client stops, and no
  * connect goes out until the hold of boards/app/config.json is over; then a new session
  * begins on the same client and comes up. */
@@ -167,7 +188,7 @@ static int refused_hold_steps(uint32_t t) {
          " reconnects=%d starts=%d up=%d\n",
          watched.end_reason, s.ended || resumed, early, left, quiet, resumed, state, fake.reconnects - reconnects,
          fake.starts - starts, s.up);
-  return 0;
+  return busy_steps(now);
 }
 
 /* A publish whose PUBACK does not come within the attempt timeout is forgotten on the

@@ -42,9 +42,9 @@
     .attempt_timeout = 10000u, \
     .base_delay = 1000u, \
     .max_delay = 60000u, \
-    .throttle_base_delay = 0u, \
+    .throttle_base_delay = 500u, \
     .deadline = 0u, \
-    .flags = TICKRETRY_JITTER_FULL | TICKRETRY_POLICY_FLAG_IDEMPOTENT | TICKRETRY_POLICY_FLAG_SESSION, \
+    .flags = TICKRETRY_JITTER_FULL | TICKRETRY_POLICY_FLAG_IDEMPOTENT | TICKRETRY_POLICY_FLAG_SESSION | TICKRETRY_POLICY_FLAG_SPREAD_DROP, \
     .stable_after = 30000u, \
     .spread = 2000u, \
     .break_after = 0u, \
@@ -66,6 +66,7 @@
 
 /* The broker session: how long one the broker refused stays ended (ms). */
 #define APP_BROKER_SESSION_REFUSED_HOLD_MS 3600000u
+#define APP_BROKER_SESSION_CONNACK_TIMEOUT_MS 5000u
 
 /* The readings: how often one is taken (ms), and the kept queue of those waiting for a slot. */
 #define APP_READINGS_EVERY_MS 60000u

@@ -7,6 +7,7 @@
 #include <WiFi.h>
 
 #include "board_hal.h"
+#include "generated/app_config.h"
 #include "sessions.h"
 #if UPLOAD_MQTT
 #include "esp_idf_version.h"
@@ -14,7 +15,9 @@
 #include "mqtt_link.h"
 #endif
 
-#define MQTT_NETWORK_TIMEOUT_MS 8000
+// esp-mqtt's network timeout is its TCP connect's and its CONNACK's wait: a CONNACK not come
+// within it ends the attempt THROTTLED (mqtt_session.c), before the policy's attempt timeout.
+#define MQTT_NETWORK_TIMEOUT_MS APP_BROKER_SESSION_CONNACK_TIMEOUT_MS
 #define MQTT_KEEPALIVE_S 30
 
 static app_sessions sessions;

@@ -22,9 +22,10 @@ describe("the broker's CPU", () => {
     expect(brokerSettings().broker).toEqual(DEFAULT_BROKER);
   });
 
-  it("grows with the fleet by default: twice the devices, twice the CPU", () => {
+  it("grows with the fleet by default: twice the devices, twice the CPU and the accept queue", () => {
     expect(cpu(2000)).toBe(2 * cpu(1000));
     expect(cpu(1_000_000)).toBe(1000 * cpu(1000));
+    expect(brokerSettings(2000).broker.backlog).toBe(2 * DEFAULT_BROKER.backlog);
   });
 
   it("never falls below one core for a small fleet", () => {

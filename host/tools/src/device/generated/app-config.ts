@@ -43,18 +43,20 @@ export const BROKER: PolicyFields = {
   "attemptTimeout": 10000,
   "baseDelay": 1000,
   "maxDelay": 60000,
-  "throttleBaseDelay": 0,
+  "throttleBaseDelay": 500,
   "deadline": 0,
   "jitter": "FULL",
   "idempotent": true,
   "session": true,
   "stableAfter": 30000,
-  "spread": 2000
+  "spread": 2000,
+  "spreadDrop": true
 };
 
 /** The broker session: how long one the broker refused stays ended (ms). */
 export const BROKER_SESSION = {
-  "refusedHoldMs": 3600000
+  "refusedHoldMs": 3600000,
+  "connackTimeoutMs": 5000
 };
 
 /** The retry budget, in milli-tokens. */

@@ -4,9 +4,13 @@
 // connection that was up, and QoS 1 publishes whose PUBACK is the attempt's answer.
 // CONNACK codes are sorted by whether retrying can ever help: bad credentials, a refused
 // client id or protocol are PERMANENT (the session ends and the page says why); "server
-// unavailable" and transport errors are TRANSIENT.
+// unavailable" and transport errors (the TCP connect refused: the broker is down) are
+// TRANSIENT. A busy broker is THROTTLED, as on the board (boards/app/mqtt_session.h; issue
+// 36, item 6): MQTT 5's "server busy" and "connection rate exceeded", and a connection it
+// took (TCP up) but did not answer with a CONNACK within connackTimeoutMs, or closed first.
 import mqtt, { type MqttClient } from "mqtt";
 import { Outcome } from "tickretry";
+import { BROKER_SESSION } from "../generated/app-config.js";
 import type { BrokerCredentials } from "../../mqtt/broker.js";
 import type { AttemptResult } from "./http-attempt.js";
 
@@ -16,17 +20,25 @@ export interface MqttLinkOptions {
   clientId: string;
   /** MQTT.js's own CONNACK wait, ms; the session's attempt timeout normally ends an attempt first. */
   connectTimeoutMs?: number;
+  /** The CONNACK's wait once TCP is up, ms (default config.json's brokerSession.connackTimeoutMs). */
+  connackTimeoutMs?: number;
 }
 
 /** CONNACK codes (3.1.1 and MQTT 5) a retry cannot cure. */
 const REFUSED_FOR_GOOD = new Set([1, 2, 4, 5, 128, 129, 130, 132, 133, 134, 135, 138, 140]);
+/** MQTT 5 CONNACK "server busy" and "connection rate exceeded": up, but overloaded. */
+const BUSY = new Set([0x89, 0x9f]);
 /** MQTT 5 PUBACK "quota exceeded": the broker asks the client to slow down. */
 const QUOTA_EXCEEDED = 0x97;
 
 /** A failed connect as an outcome: a numeric code is the broker's CONNACK, anything else the transport's. */
 export function connectOutcome(err: Error & { code?: unknown }): AttemptResult {
   if (typeof err.code === "number") {
-    const outcome = REFUSED_FOR_GOOD.has(err.code) ? Outcome.PERMANENT : Outcome.TRANSIENT;
+    const outcome = REFUSED_FOR_GOOD.has(err.code)
+      ? Outcome.PERMANENT
+      : BUSY.has(err.code)
+        ? Outcome.THROTTLED
+        : Outcome.TRANSIENT;
     return { outcome, retryAfter: 0, detail: `CONNACK ${err.code} (${err.message})` };
   }
   return { outcome: Outcome.TRANSIENT, retryAfter: 0, detail: String(err.code ?? err.message) };
@@ -41,6 +53,17 @@ export function publishOutcome(err: (Error & { code?: unknown }) | null | undefi
   }
   // The PUBLISH may have reached the broker: the retry goes under the same operation id.
   return { outcome: Outcome.AMBIGUOUS, retryAfter: 0, detail: `${err.message} before the PUBACK` };
+}
+
+/** Once the client's TCP connection is up, `busy` runs unless a CONNACK (stop()) comes within `ms`. */
+function connackWatch(client: MqttClient, ms: number, busy: () => void) {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let tcpUp = false;
+  client.stream.once("connect", () => {
+    tcpUp = true;
+    timer = setTimeout(busy, ms);
+  });
+  return { tcpUp: () => tcpUp, stop: () => clearTimeout(timer) };
 }
 
 export class MqttLink {
@@ -75,18 +98,26 @@ export class MqttLink {
     this.client = client;
     let settled = false;
     const settle = (r: AttemptResult) => {
+      watch.stop();
       if (settled || this.client !== client) return;
       settled = true;
       done(r);
     };
+    const connackMs = this.options.connackTimeoutMs ?? BROKER_SESSION.connackTimeoutMs;
+    const watch = connackWatch(client, connackMs, () => {
+      settle({ outcome: Outcome.THROTTLED, retryAfter: 0, detail: `no CONNACK within ${connackMs} ms` });
+      if (this.client === client) this.abort();
+    });
     client.on("connect", () => {
       this.connected = true;
       settle({ outcome: Outcome.SUCCESS, retryAfter: 0, detail: "CONNACK 0" });
     });
     client.on("error", (err) => settle(connectOutcome(err)));
     client.on("close", () => {
+      watch.stop();
       if (this.client !== client) return;
-      settle({ outcome: Outcome.TRANSIENT, retryAfter: 0, detail: "closed before the CONNACK" });
+      const outcome = watch.tcpUp() ? Outcome.THROTTLED : Outcome.TRANSIENT;
+      settle({ outcome, retryAfter: 0, detail: "closed before the CONNACK" });
       if (this.connected) {
         this.connected = false;
         this.client = undefined;

@@ -1,24 +1,38 @@
-// The broker of the broker-restart experiment: it serves connect handshakes and publishes
-// from one CPU budget per 100 ms bucket. A handshake (TLS, CONNECT/CONNACK) costs far more
-// than a publish; a handshake the bucket has no CPU left for is dropped, and the device
-// sees it fail at its handshake timeout. While the broker is restarting it refuses every
-// connect at once (TCP RST).
+// The broker of the broker-restart experiment (session 14's model; docs/fleet.md, A broker
+// restart). Its CPU is fluid: the connected devices' publishes take their share of it
+// continuously, and connect handshakes (TLS, CONNECT/CONNACK: far dearer than a publish)
+// have the rest, one after another in the order they came, a handshake's CPU carrying over
+// a 100 ms edge. A connect that finds the CPU busy waits in the accept queue, as on a real
+// broker: mosquitto listens with a backlog of 100 (listen(sock, 100) in src/net.c,
+// net__socket_listen). It is served if its handshake can complete within the client's
+// handshake timeout; else the client gives up and sees that timeout. One arriving at a
+// full queue is dropped (its SYN unanswered): the client sees the timeout too. While the
+// broker is restarting it refuses every connect at once (TCP RST), and its return starts
+// with an empty queue.
+//
+// Before session 14 each 100 ms bucket had its own 100 ms of CPU, whole handshakes only and
+// the publishes charged first, and a connect finding its bucket spent was dropped at once
+// (no queue): 4 handshakes a bucket where the issue's broker serves 5, and a quarter of the
+// buckets of any random stream of arrivals overloaded.
 
 export interface BrokerParams {
   /** Broker CPU per connect handshake, ms (TLS dominates). */
   connectCostMs: number;
   /** Broker CPU per publish, ms. */
   publishCostMs: number;
-  /** CPU ms the broker has per 100 ms bucket (100 per core). */
+  /** CPU ms the broker has per 100 ms (100 per core), shared as one fluid CPU. */
   cpuPerBucketMs: number;
   /** Every connected device publishes every this many ms. */
   publishEveryMs: number;
   /** Round trip of a refused connect. */
   refuseMs: number;
-  /** A handshake the broker served takes this long. */
+  /** A handshake takes this long from the broker taking it up to the client's CONNACK
+   * (round trips and its CPU). */
   handshakeMs: number;
-  /** A handshake the broker dropped fails after this long (the client's timeout). */
+  /** The client gives up on a handshake not done this long after its connect. */
   handshakeTimeoutMs: number;
+  /** Connects the accept queue holds while they wait for the CPU. */
+  backlog: number;
 }
 
 export const DEFAULT_BROKER: BrokerParams = {
@@ -29,6 +43,7 @@ export const DEFAULT_BROKER: BrokerParams = {
   refuseMs: 20,
   handshakeMs: 150,
   handshakeTimeoutMs: 2000,
+  backlog: 100,
 };
 
 export const BUCKET_MS = 100;
@@ -36,7 +51,8 @@ export const BUCKET_MS = 100;
 /** What a connect attempt leads to, and when the device learns it. */
 export interface ConnectAnswer {
   ok: boolean;
-  /** A handshake dropped for want of CPU: the device sees its timeout, not a refusal. */
+  /** The broker is up but did not serve the handshake in time (queued too long, or the
+   * queue full): the device sees its timeout, not a refusal. */
   busy: boolean;
   atMs: number;
 }
@@ -44,14 +60,21 @@ export interface ConnectAnswer {
 /** Its per-bucket records are arrays over the run's buckets: a million devices' connects
  * counted in a Map were a lookup and often a new entry each. */
 export class Broker {
-  /** CPU already spent per bucket; NaN until the bucket's first served handshake. */
-  private readonly spent: Float64Array;
   /** Connect attempts per bucket. */
   readonly attempts: Uint32Array;
-  /** 1 for a bucket in which some handshake was dropped for want of CPU. */
+  /** 1 for a bucket in which some handshake was dropped: the queue full, or its client
+   * gone (timed out) before the broker could serve it. */
   readonly overloaded: Uint8Array;
   /** The last connect's answer (connect fills it in): read it before the next connect. */
   readonly answer: ConnectAnswer = { ok: false, busy: false, atMs: 0 };
+  /** When the CPU is done with every handshake taken so far. */
+  private freeAt = 0;
+  /** When the broker takes up each queued connect, in arrival order: a ring of `backlog`. */
+  private readonly queue: Float64Array;
+  private head = 0;
+  private queued = 0;
+  /** The queue is emptied once, at the first connect after the return. */
+  private restarted = false;
 
   /** A broker down from `downFromMs` until `downUntilMs`, taking connects until `durationMs`. */
   constructor(
@@ -60,32 +83,56 @@ export class Broker {
     private readonly downUntilMs: number,
     durationMs: number,
   ) {
-    const buckets = Math.floor(durationMs / BUCKET_MS) + 1;
-    this.spent = new Float64Array(buckets).fill(NaN);
+    const buckets = Math.floor((durationMs + params.handshakeTimeoutMs) / BUCKET_MS) + 1;
     this.attempts = new Uint32Array(buckets);
     this.overloaded = new Uint8Array(buckets);
-  }
-
-  private isDown(t: number): boolean {
-    return t >= this.downFromMs && t < this.downUntilMs;
+    this.queue = new Float64Array(Math.max(1, params.backlog));
   }
 
   /** A device sends a connect at `t` while `connected` devices publish: its answer in `answer`. */
   connect(t: number, connected: number): void {
-    const bucket = Math.floor(t / BUCKET_MS);
-    this.attempts[bucket]++;
+    this.attempts[Math.floor(t / BUCKET_MS)]++;
     const p = this.params;
-    if (this.isDown(t)) return this.answers(false, false, t + p.refuseMs);
-    // The bucket's publishes come first: the CPU they take is charged on its first served
-    // connect (a dropped one charges nothing, and the next connect counts them again).
-    const publishes = (connected * p.publishCostMs * BUCKET_MS) / p.publishEveryMs;
-    const spent = Number.isNaN(this.spent[bucket]) ? publishes : this.spent[bucket];
-    if (spent + p.connectCostMs > p.cpuPerBucketMs) {
-      this.overloaded[bucket] = 1;
-      return this.answers(false, true, t + p.handshakeTimeoutMs);
+    if (t >= this.downFromMs && t < this.downUntilMs) return this.answers(false, false, t + p.refuseMs);
+    if (t >= this.downUntilMs && !this.restarted) this.restart();
+    this.dequeueUntil(t);
+    const giveUp = t + p.handshakeTimeoutMs;
+    if (this.queued >= p.backlog) return this.dropped(t, giveUp);
+    const start = Math.max(t, this.freeAt);
+    if (start > t) this.enqueue(start);
+    // A handshake that cannot be done before the client gives up costs the broker nothing
+    // (it holds its place in the queue until then); the devices learn in whole ms.
+    const done = Math.ceil(start + p.handshakeMs);
+    if (done > giveUp) return this.dropped(giveUp, giveUp);
+    this.freeAt = start + handshakeWallMs(p, connected);
+    this.answers(true, false, done);
+  }
+
+  private restart(): void {
+    this.restarted = true;
+    this.queued = 0;
+    this.freeAt = this.downUntilMs;
+  }
+
+  /** The connects the broker has taken up by `t` leave the queue. */
+  private dequeueUntil(t: number): void {
+    const q = this.queue;
+    while (this.queued > 0 && q[this.head] <= t) {
+      this.head = (this.head + 1) % q.length;
+      this.queued--;
     }
-    this.spent[bucket] = spent + p.connectCostMs;
-    this.answers(true, false, t + p.handshakeMs);
+  }
+
+  private enqueue(start: number): void {
+    this.queue[(this.head + this.queued) % this.queue.length] = start;
+    this.queued++;
+  }
+
+  /** A handshake the broker dropped `at` (a full queue: on arrival; else when its client
+   * gives up): the client sees its timeout at `giveUp`. */
+  private dropped(at: number, giveUp: number): void {
+    this.overloaded[Math.floor(at / BUCKET_MS)] = 1;
+    this.answers(false, true, giveUp);
   }
 
   private answers(ok: boolean, busy: boolean, atMs: number): void {
@@ -95,25 +142,34 @@ export class Broker {
   }
 }
 
+/** A handshake's CPU in wall ms: at the share of the CPU the publishes of `connected`
+ * devices leave (Infinity: they take all of it). */
+function handshakeWallMs(p: BrokerParams, connected: number): number {
+  const publishes = (connected * p.publishCostMs * BUCKET_MS) / p.publishEveryMs;
+  return (p.connectCostMs * BUCKET_MS) / Math.max(0, p.cpuPerBucketMs - publishes);
+}
+
 /**
- * The soonest 99% of `devices` can be connected again after the broker's return, ms: the
- * broker serves whole handshakes, as many as its bucket's CPU holds (all of it in the
- * return's first bucket, when nothing is connected; after that beside the publishes of at
- * least one connected device, which leaves the 1,000-device broker 4 a bucket, not 5), and
- * a served one takes handshakeMs. No strategy can beat it; docs/fleet.md draws it as the
- * limit.
+ * The soonest 99% of `devices` can be connected again after the broker's return, ms: its
+ * CPU busy with handshakes from the return on, one after another, and the last one's
+ * device connected handshakeMs after the broker takes it up. Each handshake is charged
+ * the fewest publishes it can meet: those of the devices connected when its connect came,
+ * which came at most handshakeTimeoutMs - handshakeMs before it was taken up. No strategy
+ * can beat it; docs/fleet.md draws it as the limit.
  */
 export function reconnectFloorMs(p: BrokerParams, devices: number): number {
   const needed = Math.ceil(0.99 * devices);
-  const first = Math.floor(p.cpuPerBucketMs / p.connectCostMs);
-  const later = handshakesPerBucket(p);
-  const buckets = needed <= first ? 1 : 1 + Math.ceil((needed - first) / later);
-  return (buckets - 1) * BUCKET_MS + p.handshakeMs;
+  const starts = new Float64Array(needed);
+  let connected = 0;
+  for (let k = 1; k < needed; k++) {
+    while (starts[connected] + p.handshakeTimeoutMs <= starts[k - 1]) connected++;
+    starts[k] = starts[k - 1] + handshakeWallMs(p, connected);
+  }
+  return Math.ceil(starts[needed - 1] + p.handshakeMs);
 }
 
-/** The handshakes a bucket holds once some device is connected: its CPU less one device's
- * publishes, in whole handshakes (the 1,000-device broker's 4). */
-export function handshakesPerBucket(p: BrokerParams): number {
-  const publishes = (p.publishCostMs * BUCKET_MS) / p.publishEveryMs;
-  return Math.floor((p.cpuPerBucketMs - publishes) / p.connectCostMs);
+/** The handshakes a second the broker serves beside the publishes of all `devices`. */
+export function handshakesPerSecond(p: BrokerParams, devices: number): number {
+  const publishes = (devices * p.publishCostMs * BUCKET_MS) / p.publishEveryMs;
+  return ((p.cpuPerBucketMs - publishes) / p.connectCostMs) * (1000 / BUCKET_MS);
 }

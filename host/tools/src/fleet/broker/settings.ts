@@ -17,9 +17,11 @@ export const BROKER_DEVICES = 1000;
 /** The settings for `devices` devices. The broker's CPU per 100 ms bucket is given
  * (--broker-cpu), or by default DEFAULT_BROKER's (one core for BROKER_DEVICES devices)
  * scaled with devices / BROKER_DEVICES, and never less than that one core: a smaller fleet
- * still has a whole broker, whose handshakes fit in its buckets. */
+ * still has a whole broker. Its accept queue grows with its cores (as many listeners, or
+ * nodes behind a balancer), so that a full queue is as many ms of work at every size. */
 export function brokerSettings(devices = BROKER_DEVICES, cpuPerBucketMs?: number): BrokerSettings {
   const core = DEFAULT_BROKER.cpuPerBucketMs;
+  const cpu = cpuPerBucketMs ?? Math.max(core, (core * devices) / BROKER_DEVICES);
   return {
     devices,
     restartAtMs: 30_000,
@@ -27,7 +29,8 @@ export function brokerSettings(devices = BROKER_DEVICES, cpuPerBucketMs?: number
     durationMs: 300_000,
     broker: {
       ...DEFAULT_BROKER,
-      cpuPerBucketMs: cpuPerBucketMs ?? Math.max(core, (core * devices) / BROKER_DEVICES),
+      cpuPerBucketMs: cpu,
+      backlog: Math.max(1, Math.round((DEFAULT_BROKER.backlog * cpu) / core)),
     },
   };
 }

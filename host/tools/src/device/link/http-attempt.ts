@@ -3,7 +3,12 @@
 // assembly/constants.json as the firmware's is, so the simulated device and the firmware
 // classify alike; transport errors are the host's to classify (docs/ABI.md, classifyHttp):
 // TRANSIENT if the request never left, AMBIGUOUS if it may have been received.
-import { Agent as HttpAgent, request as httpRequest, type ClientRequest } from "node:http";
+import {
+  Agent as HttpAgent,
+  request as httpRequest,
+  type ClientRequest,
+  type IncomingMessage,
+} from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { Limit, Outcome, classifyHttp } from "tickretry";
 
@@ -63,6 +68,53 @@ export function retryAfterMs(header: string | undefined, nowMs = Date.now()): nu
   return Math.min(ms, Limit.MAX_SPAN);
 }
 
+/** Reads an answer to its end, bounded in bytes and in time (`cutOff` ends the request
+ * that went over), and settles with the outcome its status and Retry-After give. */
+function readAnswer(
+  res: IncomingMessage,
+  wallMs: number,
+  settle: (r: AttemptResult) => void,
+  cutOff: () => void,
+) {
+  const ra = retryAfterMs(res.headers["retry-after"], wallMs);
+  const status = res.statusCode ?? 0;
+  const over = (r: AttemptResult) => {
+    settle(r);
+    cutOff();
+  };
+  let bytes = 0;
+  res.on("data", (chunk: Buffer) => {
+    bytes += chunk.length;
+    if (bytes > MAX_ANSWER_BYTES) {
+      over({
+        outcome: Outcome.TRANSIENT,
+        retryAfter: 0,
+        detail: `HTTP ${status}, answer over ${MAX_ANSWER_BYTES} bytes`,
+      });
+    }
+  });
+  const slow = setTimeout(
+    () =>
+      over({
+        outcome: Outcome.TIMEOUT,
+        retryAfter: 0,
+        detail: `HTTP ${status}, answer not over within ${MAX_ANSWER_MS} ms`,
+      }),
+    MAX_ANSWER_MS,
+  );
+  res.on("close", () => clearTimeout(slow));
+  res.on("end", () => {
+    const outcome = classifyHttp(status, ra === undefined ? 0 : 1);
+    const detail = `HTTP ${status}` + (ra === undefined ? "" : `, Retry-After ${ra} ms`);
+    settle(
+      outcome < 0
+        ? { outcome: Outcome.PERMANENT, retryAfter: 0, detail: `${detail} (not an HTTP status)` }
+        : { outcome, retryAfter: ra ?? 0, detail },
+    );
+  });
+  res.on("error", () => settle({ outcome: Outcome.AMBIGUOUS, retryAfter: 0, detail: "answer cut off" }));
+}
+
 /** Starts the request; `done` runs once with the result unless the attempt is aborted first. */
 export function startAttempt(a: AttemptRequest, done: (r: AttemptResult) => void): ClientRequest {
   const url = new URL(a.url);
@@ -86,45 +138,7 @@ export function startAttempt(a: AttemptRequest, done: (r: AttemptResult) => void
     },
   });
   req.on("finish", () => (sent = true));
-  req.on("response", (res) => {
-    const ra = retryAfterMs(res.headers["retry-after"], (a.wallMs ?? Date.now)());
-    const status = res.statusCode ?? 0;
-    const cutOff = (r: AttemptResult) => {
-      settle(r);
-      req.destroy();
-    };
-    let bytes = 0;
-    res.on("data", (chunk: Buffer) => {
-      bytes += chunk.length;
-      if (bytes > MAX_ANSWER_BYTES) {
-        cutOff({
-          outcome: Outcome.TRANSIENT,
-          retryAfter: 0,
-          detail: `HTTP ${status}, answer over ${MAX_ANSWER_BYTES} bytes`,
-        });
-      }
-    });
-    const slow = setTimeout(
-      () =>
-        cutOff({
-          outcome: Outcome.TIMEOUT,
-          retryAfter: 0,
-          detail: `HTTP ${status}, answer not over within ${MAX_ANSWER_MS} ms`,
-        }),
-      MAX_ANSWER_MS,
-    );
-    res.on("close", () => clearTimeout(slow));
-    res.on("end", () => {
-      const outcome = classifyHttp(status, ra === undefined ? 0 : 1);
-      const detail = `HTTP ${status}` + (ra === undefined ? "" : `, Retry-After ${ra} ms`);
-      settle(
-        outcome < 0
-          ? { outcome: Outcome.PERMANENT, retryAfter: 0, detail: `${detail} (not an HTTP status)` }
-          : { outcome, retryAfter: ra ?? 0, detail },
-      );
-    });
-    res.on("error", () => settle({ outcome: Outcome.AMBIGUOUS, retryAfter: 0, detail: "answer cut off" }));
-  });
+  req.on("response", (res) => readAnswer(res, (a.wallMs ?? Date.now)(), settle, () => req.destroy()));
   req.on("error", (err: NodeJS.ErrnoException) => {
     const code = err.code ?? err.message;
     settle(

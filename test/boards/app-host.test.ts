@@ -9,6 +9,7 @@
 import { execFileSync } from "node:child_process";
 import { beforeAll, describe, expect, it } from "vitest";
 import { EndReason } from "../../host/library/src/generated/abi.js";
+import { READINGS } from "../../host/tools/src/device/generated/app-config.js";
 import { account, count, holdsInvariants, runApp, scenario } from "../helpers/app-trace.js";
 import { makeBoards, ROOT } from "../helpers/command.js";
 
@@ -106,13 +107,34 @@ describe("the application on this machine", () => {
   it("over MQTT, retries a publish a broker restart cut off under the same key, and ends a refused session PERMANENT", () => {
     const trace = runApp(scenario("broker-restart"));
     const a = holdsInvariants(trace);
-    expect(count(trace, / event \d+ drop h=\d+ -> OK$/)).toBe(3);
+    expect(count(trace, / event \d+ drop h=\d+ -> OK$/)).toBe(4);
     expect(trace).toContainEqual(expect.stringMatching(/ event \d+ report h=\d+ a=1 AMBIGUOUS -> OK$/));
     // Reading 2's publish reached the broker before it went down; its retry met the key.
     expect(count(trace, / server duplicate key .* seq 2$/)).toBe(1);
     expect(a.keysOf.get(2)?.size).toBe(1);
     expect(trace).toContainEqual(expect.stringMatching(/ event \d+ end h=\d+ PERMANENT after \d+$/));
     expect([...a.ended.values()].flat().every((r) => r === EndReason.SUCCEEDED)).toBe(true);
+  });
+
+  // The readings queue (boards/app/readings.c, kept in app_kept), as the simulator's.
+  it("over MQTT, queues the readings due while no session is up and drops only the oldest of a full queue", () => {
+    const trace = runApp(scenario("broker-restart"));
+    const a = holdsInvariants(trace);
+    // The broker down for longer than a reading period: each reading due meanwhile was taken.
+    const waits: number[] = [];
+    let down = false;
+    for (const line of trace) {
+      if (/ event \d+ (drop|end) h=\d+ (-> OK|PERMANENT after \d+)$/.test(line)) (down = true), waits.push(0);
+      if (/ event \d+ up h=\d+ a=\d+$/.test(line)) down = false;
+      if (down && / reading seq \d+$/.test(line)) waits[waits.length - 1]++;
+    }
+    expect(Math.max(...waits.slice(0, -1))).toBe(3);
+    // The refused login's hour: the queue kept 32 of its readings and dropped the older ones.
+    expect(waits.at(-1)! - a.summaryDropped).toBe(READINGS.queueLimit);
+    expect(a.summaryDropped).toBeGreaterThan(0);
+    const lost = a.taken.filter((seq) => !a.ended.has(seq));
+    expect(lost).toEqual(Array.from({ length: a.summaryDropped }, (_, i) => lost[0] + i));
+    expect(a.live + a.queued).toBe(0);
   });
 
   // issue 33, item 3: a DEEP_SLEEP=1 board used to write the kept state to NVS at every
@@ -166,7 +188,7 @@ describe("the application on this machine", () => {
     expect(a.ended.get(2)).toEqual([EndReason.SUCCEEDED, EndReason.DEADLINE]);
     expect([...a.keysOf.get(3)!].map((key) => key.split(":")[0])).toEqual(["2", "3"]);
     expect(account(trace).live).toBe(0);
-    expect(trace.at(-1)).toMatch(/ summary live 0 dropped 0 seq 3$/);
+    expect(trace.at(-1)).toMatch(/ summary live 0 queued 0 dropped 0 seq 3$/);
   }, 120_000);
 
   // The simulator's crash points (host/tools/src/device/app/kept.ts; its chaos run SIGKILLs

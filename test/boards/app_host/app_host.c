@@ -480,8 +480,9 @@ int main(void) {
     }
   }
   printf("%lu nvs writes %lu\n", (unsigned long)now(), (unsigned long)keeper.writes);
-  printf("%lu summary live %lu dropped %lu seq %lu\n", (unsigned long)now(), (unsigned long)live_readings(),
-         (unsigned long)keeper.kept->readings.dropped, (unsigned long)keeper.kept->upload_seq);
+  const app_reading_queue *queue = &keeper.kept->readings;
+  printf("%lu summary live %lu queued %lu dropped %lu seq %lu\n", (unsigned long)now(), (unsigned long)live_readings(),
+         (unsigned long)queue->count, (unsigned long)queue->dropped, (unsigned long)keeper.kept->upload_seq);
   tickretry_close();
   return scheduler_ok ? 0 : 1;
 }

@@ -204,7 +204,9 @@ class Sim {
   summary(): void {
     this.say(`store writes ${this.writes}`);
     const d = this.device;
-    this.say(`summary live ${d.uploads.ops.size} dropped ${d.readings.dropped} seq ${this.seq}`);
+    this.say(
+      `summary live ${d.uploads.ops.size} queued ${d.readings.queue.length} dropped ${d.readings.dropped} seq ${this.seq}`,
+    );
   }
 
   private readingIn(device: BootedDevice = this.device): number {

@@ -124,7 +124,8 @@ describe("the application on this machine", () => {
     const waits: number[] = [];
     let down = false;
     for (const line of trace) {
-      if (/ event \d+ (drop|end) h=\d+ (-> OK|PERMANENT after \d+)$/.test(line)) (down = true), waits.push(0);
+      if (/ event \d+ (drop|end) h=\d+ (-> OK|PERMANENT after \d+)$/.test(line))
+        ((down = true), waits.push(0));
       if (/ event \d+ up h=\d+ a=\d+$/.test(line)) down = false;
       if (down && / reading seq \d+$/.test(line)) waits[waits.length - 1]++;
     }
@@ -135,6 +136,23 @@ describe("the application on this machine", () => {
     const lost = a.taken.filter((seq) => !a.ended.has(seq));
     expect(lost).toEqual(Array.from({ length: a.summaryDropped }, (_, i) => lost[0] + i));
     expect(a.live + a.queued).toBe(0);
+  });
+
+  it("keeps the readings queue through a reset and a deep sleep, and through a power cut what NVS held", () => {
+    const kept = holdsInvariants(runApp(scenario("queue-kept")));
+    expect(kept.seq).toBe(9);
+    expect([...kept.ended.keys()].sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect([...kept.ended.values()].flat().every((r) => r === EndReason.SUCCEEDED)).toBe(true);
+    // 25 minutes down: NVS's second write (20 minutes after the first) held readings 1 to 21.
+    const cut = runApp(
+      ["transport mqtt", "broker down", "run 1500000", "powercut", "broker up", "run 120000"].join("\n"),
+    );
+    const a = holdsInvariants(cut, false);
+    const before = cut.slice(0, cut.lastIndexOf("0 boot power-on"));
+    expect(count(before, / nvs put kept /)).toBe(2);
+    for (let seq = 1; seq <= 21; seq++)
+      expect(a.ended.get(seq), `reading ${seq}`).toEqual([EndReason.SUCCEEDED]);
+    expect(a.summaryDropped).toBe(0);
   });
 
   // issue 33, item 3: a DEEP_SLEEP=1 board used to write the kept state to NVS at every

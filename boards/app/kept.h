@@ -5,7 +5,7 @@
  * epoch, so that an upload goes on with the same Idempotency-Key and the same bytes; and
  * the readings taken and not yet begun (readings.c's queue), so that none is lost either.
  *
- * Flash wear (docs/device.md has the figures): the ~3.1 KB of it change at every begin,
+ * Flash wear (docs/device.md has the figures): the ~3.8 KB of it change at every begin,
  * answer and end, and NVS wears out at about 100,000 erases a page. So RTC memory, which
  * survives a deep sleep and every software reset (panic, watchdog, a restart), takes every
  * change, and NVS takes the state at most every APP_KEPT_NVS_EVERY_MS (20 min) of time

@@ -78,7 +78,7 @@ static void fix_body(app_readings *r, int32_t handle, uint32_t seq, uint32_t now
 #endif
 }
 
-static void noted(app_readings *r, int dropped, uint32_t n) {
+static void note(app_readings *r, int dropped, uint32_t n) {
   if (r->noted) r->noted(r->noted_ctx, dropped, n);
 }
 
@@ -96,7 +96,7 @@ static void drop_oldest(app_readings *r, const char *why) {
   uint32_t seq = unqueue(r);
   app_reading_queue *q = &r->keeper->kept->readings;
   app_say(r->hal, "reading %lu dropped (%s)\n", (unsigned long)seq, why);
-  noted(r, 1, ++q->dropped);
+  note(r, 1, ++q->dropped);
 }
 
 /* Queued readings begin, oldest first, while a slot is free (a full table keeps them queued),
@@ -128,7 +128,7 @@ static void take(app_readings *r, uint32_t now, int may_begin) {
   begin_queued(r, now, may_begin);
   uint32_t seq = ++kept->upload_seq;
   r->keeper->touched = 1;
-  noted(r, 0, seq);
+  note(r, 0, seq);
   if (q->count == APP_READINGS_QUEUE_LIMIT) drop_oldest(r, "the queue was full");
   q->seqs[(q->head + q->count) % APP_READINGS_QUEUE_LIMIT] = seq;
   q->count++;

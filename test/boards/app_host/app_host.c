@@ -67,7 +67,9 @@ static int notes_unsaid;
 
 static void reading_noted(void *ctx, int dropped, uint32_t n) {
   (void)ctx;
-  if (notes_unsaid < (int)(sizeof notes / sizeof notes[0])) notes[notes_unsaid].dropped = dropped, notes[notes_unsaid++].n = n;
+  if (notes_unsaid == (int)(sizeof notes / sizeof notes[0])) return;
+  notes[notes_unsaid].dropped = dropped;
+  notes[notes_unsaid++].n = n;
 }
 /* "crash POINT N": the simulator's crash points (host/tools/src/device/app/kept.ts), where a
  * board's panic resets it (RTC memory kept) and the pass is cut short there. */

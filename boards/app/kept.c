@@ -76,7 +76,7 @@ static void keep_in_nvs(app_keeper *k) {
 
 void app_keeper_keep(app_keeper *k, const tickretry_loop *loop, int always, uint32_t now) {
   app_kept *kept = k->kept;
-  int moved = tickretry_changes() != k->changes;
+  int moved = tickretry_changes() != k->changes || k->touched;
   if (moved || always) {
     int32_t length = tickretry_save(now, kept->image, sizeof kept->image);
     if (length < 0) {
@@ -98,6 +98,7 @@ void app_keeper_keep(app_keeper *k, const tickretry_loop *loop, int always, uint
     memcpy(k->rtc, kept, sizeof *kept);
     k->nvs_dirty = k->nvs_dirty || moved;
     k->changes = tickretry_changes();
+    k->touched = 0;
   }
   keep_in_nvs(k);
 }
@@ -142,6 +143,8 @@ int app_keeper_resume(app_keeper *k, tickretry_loop *loop, const tickretry_loop_
   int woke = from_rtc && k->hal->woke_by_timer(k->hal->ctx);
   if (!woke) kept->sleep_ms = kept->next_upload_in = 0;
   for (int i = 0; i < TICKRETRY_LIMIT_OPERATIONS; i++) kept->bodies[i][APP_BODY_BYTES - 1] = '\0'; /* read to a NUL */
+  app_reading_queue *q = &kept->readings; /* indexed by these: within bounds whatever the bytes */
+  if (q->head >= APP_READINGS_QUEUE_LIMIT || q->count > APP_READINGS_QUEUE_LIMIT) q->head = q->count = 0;
   uint32_t elapsed = elapsed_since_save(k);
   int32_t restored = tickretry_restore(kept->image, kept->length, now, elapsed, TICKRETRY_RESTORE_FLAG_ATTEMPTS_LOST);
   if (restored != TICKRETRY_RESULT_OK) {
@@ -159,6 +162,7 @@ int app_keeper_resume(app_keeper *k, tickretry_loop *loop, const tickretry_loop_
   k->boot_kind = woke ? "deep sleep" : "restart";
   k->boot_elapsed_ms = elapsed;
   k->boot_restored = tickretry_loop_live(loop);
+  k->boot_restored_queued = q->count;
   return 1;
 }
 

@@ -2,9 +2,10 @@
  *
  * The scheduler's image (tickretry_save: every operation with its operation id, the
  * budget, the counters), the tickretry loop's slots and each slot's upload body and boot
- * epoch, so that an upload goes on with the same Idempotency-Key and the same bytes.
+ * epoch, so that an upload goes on with the same Idempotency-Key and the same bytes; and
+ * the readings taken and not yet begun (readings.c's queue), so that none is lost either.
  *
- * Flash wear (docs/device.md has the figures): the ~3.1 KB of it change at every begin,
+ * Flash wear (docs/device.md has the figures): the ~3.8 KB of it change at every begin,
  * answer and end, and NVS wears out at about 100,000 erases a page. So RTC memory, which
  * survives a deep sleep and every software reset (panic, watchdog, a restart), takes every
  * change, and NVS takes the state at most every APP_KEPT_NVS_EVERY_MS (20 min) of time
@@ -31,6 +32,14 @@
 extern "C" {
 #endif
 
+/* The readings taken and waiting for a slot (or for the session that lets them begin),
+ * oldest first: a ring of their seqs. A full queue drops its oldest, counted. */
+typedef struct app_reading_queue {
+  uint32_t seqs[APP_READINGS_QUEUE_LIMIT];
+  uint32_t head, count;
+  uint32_t dropped; /* over the device's life, as the simulator's state file counts them */
+} app_reading_queue;
+
 /* The flash-life model's blob (host/tools/src/device/nvs-wear.ts, KEPT_BYTES) is this
  * struct; test/boards/sketch.test.ts passes its size in to hold the two together. */
 typedef struct app_kept {
@@ -41,7 +50,8 @@ typedef struct app_kept {
   tickretry_loop_slots slots;
   char bodies[TICKRETRY_LIMIT_OPERATIONS][APP_BODY_BYTES]; /* per slot, fixed at begin */
   uint32_t epochs[TICKRETRY_LIMIT_OPERATIONS];            /* per slot: the boot epoch it began in */
-  uint32_t upload_seq;
+  uint32_t upload_seq;          /* the readings taken: the last one's seq */
+  app_reading_queue readings;
   uint32_t sleep_ms;            /* the deep sleep the board went into */
   uint32_t next_upload_in;      /* ms from the start of that sleep to the next reading */
   uint32_t nvs_due_in;          /* ms from the start of that sleep until NVS may be written */
@@ -57,7 +67,8 @@ static_assert(sizeof(app_kept) == KEPT_BYTES_EXPECTED, "nvs-wear.ts's KEPT_BYTES
 _Static_assert(sizeof(app_kept) == KEPT_BYTES_EXPECTED, "nvs-wear.ts's KEPT_BYTES is not sizeof(app_kept)");
 #endif
 #endif
-#define APP_KEPT_MAGIC 0x6b747232u
+/* Another layout, another magic: a copy of an older layout is refused (kept.c). */
+#define APP_KEPT_MAGIC 0x6b747233u
 #define APP_KEPT_KEY "kept"
 #define APP_EPOCH_KEY "epoch"
 /* APP_KEPT_NVS_EVERY_MS and APP_KEPT_NVS_RETRY_MS come from config.json. */
@@ -76,22 +87,23 @@ typedef struct app_keeper {
   uint32_t boot_epoch; /* this boot's, kept in NVS before any upload begins; 0: none */
   int epoch_from_sleep; /* boot_epoch is the one the board slept in, not a new one */
   uint32_t changes;    /* tickretry_changes() right after the last save */
+  int touched;         /* a room changed the working copy outside the module: the next keep saves */
   int nvs_dirty;       /* RTC memory holds a state NVS does not */
   uint32_t nvs_due_at; /* when NVS may be written next */
   uint32_t writes, write_failures;
   float max_write_ms;
   const char *boot_kind; /* power-on, restart, deep sleep */
-  uint32_t boot_elapsed_ms, boot_restored;
+  uint32_t boot_elapsed_ms, boot_restored, boot_restored_queued;
 } app_keeper;
 
 uint32_t app_kept_crc32(const void *bytes, size_t length);
 
 /* Binds the keeper to the board's RTC memory; with NVS open, claims this boot's epoch
  * (the high half of every Idempotency-Key it begins: an epoch that cannot be kept stops
- * uploads, shown on the page as readings dropped). */
+ * uploads, and the readings wait in the queue, its oldest dropped once it is full). */
 void app_keeper_init(app_keeper *k, const app_hal *hal, int nvs_ok);
-/* Saves the image into RTC memory when tickretry_changes() moved (or when `always`), and
- * into NVS when that is due. */
+/* Saves the image into RTC memory when tickretry_changes() moved, a room touched the kept
+ * state (or when `always`), and into NVS when that is due. */
 void app_keeper_keep(app_keeper *k, const tickretry_loop *loop, int always, uint32_t now);
 /* Takes up the kept state into `loop` (see kept.c); `next_reading_in` gets the ms until
  * the next reading. 0 when there is nothing to take up or the module refuses it. */

@@ -60,7 +60,7 @@ char *app_readings_body(app_readings *r, int32_t handle) {
 }
 
 /* The body and the key's epoch are fixed at begin: every attempt sends the same bytes. */
-static void fix_body(app_readings *r, int32_t handle, uint32_t now) {
+static void fix_body(app_readings *r, int32_t handle, uint32_t seq, uint32_t now) {
   app_kept *kept = r->keeper->kept;
   uint32_t epoch = r->keeper->boot_epoch;
   int32_t slot = tickretry_slot(handle);
@@ -70,48 +70,83 @@ static void fix_body(app_readings *r, int32_t handle, uint32_t now) {
    * with the boot epoch beside it: an older image's ids come back under an older epoch. */
   snprintf(app_readings_body(r, handle), APP_BODY_BYTES,
            "{\"op\":%ld,\"reading\":%lu,\"epoch\":%lu,\"device\":\"%s\",\"uptime_ms\":%lu}",
-           (long)tickretry_operation_id(handle), (unsigned long)++kept->upload_seq, (unsigned long)epoch,
-           r->device_id, (unsigned long)now);
+           (long)tickretry_operation_id(handle), (unsigned long)seq, (unsigned long)epoch, r->device_id,
+           (unsigned long)now);
 #else
   snprintf(app_readings_body(r, handle), APP_BODY_BYTES, "{\"device\":\"%s\",\"seq\":%lu,\"uptime_ms\":%lu}",
-           r->device_id, (unsigned long)++kept->upload_seq, (unsigned long)now);
+           r->device_id, (unsigned long)seq, (unsigned long)now);
 #endif
 }
 
-static void begin_upload(app_readings *r, uint32_t now) {
-  /* Without this boot's epoch in NVS a key could repeat one an older image used: no upload. */
-  if (r->keeper->boot_epoch == 0) {
-    r->dropped++;
-    return;
-  }
-  int32_t handle = tickretry_loop_begin(r->loop, APP_UPLOAD_POLICY, now);
-  if (handle < 0) {
-    app_say(r->hal, "upload not begun: %ld\n", (long)handle);
-    r->dropped++;
-    return;
-  }
-  app_tracked *t = tracked_of(r, handle, 1);
-  if (t) t->reading = (int32_t)(r->keeper->kept->upload_seq + 1); /* the seq fix_body gives it */
-  event(r, "begin", tickretry_operation_id(handle), 0, 0);
-  fix_body(r, handle, now);
+static void note(app_readings *r, int dropped, uint32_t n) {
+  if (r->noted) r->noted(r->noted_ctx, dropped, n);
 }
 
-/* A board has no readings queue, so an outage longer than APP_READINGS_EVERY_MS takes one
- * reading, not one per period. The station may be on beside the setup access point. */
+/* The oldest queued reading's seq, out of the queue. */
+static uint32_t unqueue(app_readings *r) {
+  app_reading_queue *q = &r->keeper->kept->readings;
+  uint32_t seq = q->seqs[q->head];
+  q->head = (q->head + 1) % APP_READINGS_QUEUE_LIMIT;
+  q->count--;
+  r->keeper->touched = 1;
+  return seq;
+}
+
+static void drop_oldest(app_readings *r, const char *why) {
+  uint32_t seq = unqueue(r);
+  app_reading_queue *q = &r->keeper->kept->readings;
+  app_say(r->hal, "reading %lu dropped (%s)\n", (unsigned long)seq, why);
+  note(r, 1, ++q->dropped);
+}
+
+/* Queued readings begin, oldest first, while a slot is free (a full table keeps them queued),
+ * as the simulator's beginQueued. Without this boot's epoch in NVS a key could repeat one an
+ * older image used, and without the station no upload gets anywhere: they wait. */
+static void begin_queued(app_readings *r, uint32_t now, int may_begin) {
+  if (!may_begin || r->keeper->boot_epoch == 0 || !r->hal->station_on(r->hal->ctx)) return;
+  while (r->keeper->kept->readings.count > 0) {
+    int32_t handle = tickretry_loop_begin(r->loop, APP_UPLOAD_POLICY, now);
+    if (handle == TICKRETRY_ERROR_TABLE_FULL) return;
+    if (handle < 0) { /* the module refuses the policy: no queued reading can begin */
+      app_say(r->hal, "upload not begun: %ld\n", (long)handle);
+      drop_oldest(r, "the module refused its begin");
+      return;
+    }
+    uint32_t seq = unqueue(r);
+    app_tracked *t = tracked_of(r, handle, 1);
+    if (t) t->reading = (int32_t)seq;
+    event(r, "begin", tickretry_operation_id(handle), 0, 0);
+    fix_body(r, handle, seq, now);
+  }
+}
+
+/* A reading taken: numbered, and queued behind the ones waiting. A free slot takes the oldest
+ * first, so only a full queue with every slot taken (or the gate closed) drops one. */
+static void take(app_readings *r, uint32_t now, int may_begin) {
+  app_kept *kept = r->keeper->kept;
+  app_reading_queue *q = &kept->readings;
+  begin_queued(r, now, may_begin);
+  uint32_t seq = ++kept->upload_seq;
+  r->keeper->touched = 1;
+  note(r, 0, seq);
+  if (q->count == APP_READINGS_QUEUE_LIMIT) drop_oldest(r, "the queue was full");
+  q->seqs[(q->head + q->count) % APP_READINGS_QUEUE_LIMIT] = seq;
+  q->count++;
+}
+
+/* On the period's grid: a pass a few ms late does not move the next reading, and a gap
+ * longer than the period (a reset, a stall) takes one reading, not one per period missed. */
 static int timer_due(app_readings *r, uint32_t now) {
-  if (!r->hal->station_on(r->hal->ctx) || !tickretry_tick_reached(now, r->next_at)) return 0;
+  if (!tickretry_tick_reached(now, r->next_at)) return 0;
   uint32_t next = tickretry_tick_after(r->next_at, APP_READINGS_EVERY_MS);
   r->next_at = tickretry_tick_reached(now, next) ? tickretry_tick_after(now, APP_READINGS_EVERY_MS) : next;
   return 1;
 }
 
-void app_readings_begin_due(app_readings *r, uint32_t now, int asked) {
-  if (timer_due(r, now)) begin_upload(r, now);
-  if (asked) begin_upload(r, now);
-}
-
-void app_readings_drop_due(app_readings *r, uint32_t now) {
-  if (timer_due(r, now)) r->dropped++;
+void app_readings_begin_due(app_readings *r, uint32_t now, int asked, int may_begin) {
+  if (timer_due(r, now)) take(r, now, may_begin);
+  if (asked) take(r, now, may_begin);
+  begin_queued(r, now, may_begin);
 }
 
 void app_readings_http_attempt(app_readings *r, int32_t handle, int32_t attempt, int32_t operation_id,

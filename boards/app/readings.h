@@ -1,7 +1,7 @@
 /* The readings and their uploads: the upload policy and the retry budget, when a reading
- * is due, each upload's body and key fixed at begin (in the kept state), and what the page
- * shows of each live upload (its reading, when it began, its last answer). Keyed by
- * handle, never by decoding one. */
+ * is due, the kept queue a reading waits in for a slot, each upload's body and key fixed at
+ * begin (in the kept state), and what the page shows of each live upload (its reading, when
+ * it began, its last answer). Keyed by handle, never by decoding one. */
 #ifndef APP_READINGS_H
 #define APP_READINGS_H
 #include <stdint.h>
@@ -28,14 +28,20 @@ typedef struct app_tracked {
   char detail[APP_STATUS_DETAIL_BYTES];
 } app_tracked;
 
+/* Told of each reading taken (`dropped` 0, its seq) and each dropped (1, the drops so far),
+ * in the order they happen: the host-run firmware's trace says them once the kept state
+ * holds them, as the simulator's readings log does. NULL: nobody listens. */
+typedef void (*app_readings_noted)(void *ctx, int dropped, uint32_t n);
+
 typedef struct app_readings {
   const app_hal *hal;
-  app_keeper *keeper; /* the bodies, their epochs and the reading count are kept state */
+  app_keeper *keeper; /* the queue, the bodies, their epochs and the reading count are kept state */
   app_status_book *book;
   tickretry_loop *loop;
   const char *device_id;
   uint32_t next_at; /* when the timer's next reading is due */
-  uint32_t dropped; /* not begun: no epoch, or every slot taken */
+  app_readings_noted noted;
+  void *noted_ctx;
   app_tracked tracked[TICKRETRY_LIMIT_OPERATIONS];
 } app_readings;
 
@@ -43,11 +49,10 @@ void app_readings_init(app_readings *r, const app_hal *hal, app_keeper *keeper, 
                        tickretry_loop *loop, const char *device_id);
 /* The first reading falls due `in_ms` after `now`. */
 void app_readings_due_in(app_readings *r, uint32_t now, uint32_t in_ms);
-/* The HAL's begin_due: the timer's reading, and one the page asked for. */
-void app_readings_begin_due(app_readings *r, uint32_t now, int asked);
-/* The timer's reading while no upload can begin for long (the broker refused the device):
- * counted dropped, as a full slot table drops one. */
-void app_readings_drop_due(app_readings *r, uint32_t now);
+/* The HAL's begin_due: takes the timer's reading and one the page asked for into the
+ * queue, and begins queued readings, oldest first, while a slot is free, this boot's epoch
+ * is kept, the station is on and `may_begin` (over MQTT: the broker session is up). */
+void app_readings_begin_due(app_readings *r, uint32_t now, int asked, int may_begin);
 /* The upload body of a live handle (a scratch buffer for any other). */
 char *app_readings_body(app_readings *r, int32_t handle);
 /* One attempt of the HTTP build, as the board's client takes it. */

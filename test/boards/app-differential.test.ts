@@ -9,7 +9,6 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { EndReason } from "../../host/library/src/generated/abi.js";
 import {
   holdsInvariants,
-  overMqtt,
   runApp,
   scenario,
   scenarioNames,
@@ -21,12 +20,6 @@ import { runSim } from "./app_sim/sim.js";
 
 /** Scenarios whose traces part at a line by design, as the README says: that line's text. */
 const PARTS_AT: Record<string, string> = { "power-cut": "boot power-on" };
-
-/** A trace's `reading seq` lines apart (their numbers, in order) from the rest. */
-function readingsApart(trace: string[]) {
-  const taken = (line: string) => / reading seq \d+$/.test(line);
-  return { rest: trace.filter((l) => !taken(l)), taken: trace.filter(taken).map((l) => l.split(" ").at(-1)) };
-}
 
 const both = async (name: string) => ({ board: runApp(scenario(name)), sim: await runSim(scenario(name)) });
 
@@ -44,23 +37,10 @@ beforeAll(() => {
 
 describe("the firmware's application and the simulator's, scenario by scenario", () => {
   const names = scenarioNames().filter((name) => !(name in PARTS_AT));
-  const http = names.filter((name) => !overMqtt(scenario(name)));
-  const mqtt = names.filter((name) => overMqtt(scenario(name)));
 
-  it.each(http)("%s: the same trace on both", async (name) => {
+  it.each(names)("%s: the same trace on both", async (name) => {
     const { board, sim } = await both(name);
     expect(shared(sim).join("\n")).toBe(shared(board).join("\n"));
-    holdsInvariants(board);
-    holdsInvariants(sim);
-  });
-
-  // Over MQTT the simulator takes a reading that falls due while the broker session is not up
-  // into its queue; the board has none and takes it when the session is up (the README).
-  it.each(mqtt)("%s: the same trace on both, the moments readings are taken apart", async (name) => {
-    const { board, sim } = await both(name);
-    const [b, s] = [readingsApart(shared(board)), readingsApart(shared(sim))];
-    expect(s.rest.join("\n")).toBe(b.rest.join("\n"));
-    expect(s.taken).toEqual(b.taken);
     holdsInvariants(board);
     holdsInvariants(sim);
   });

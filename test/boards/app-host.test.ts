@@ -9,6 +9,7 @@
 import { execFileSync } from "node:child_process";
 import { beforeAll, describe, expect, it } from "vitest";
 import { EndReason } from "../../host/library/src/generated/abi.js";
+import { READINGS } from "../../host/tools/src/device/generated/app-config.js";
 import { account, count, holdsInvariants, runApp, scenario } from "../helpers/app-trace.js";
 import { makeBoards, ROOT } from "../helpers/command.js";
 
@@ -106,13 +107,57 @@ describe("the application on this machine", () => {
   it("over MQTT, retries a publish a broker restart cut off under the same key, and ends a refused session PERMANENT", () => {
     const trace = runApp(scenario("broker-restart"));
     const a = holdsInvariants(trace);
-    expect(count(trace, / event \d+ drop h=\d+ -> OK$/)).toBe(3);
+    expect(count(trace, / event \d+ drop h=\d+ -> OK$/)).toBe(4);
     expect(trace).toContainEqual(expect.stringMatching(/ event \d+ report h=\d+ a=1 AMBIGUOUS -> OK$/));
     // Reading 2's publish reached the broker before it went down; its retry met the key.
     expect(count(trace, / server duplicate key .* seq 2$/)).toBe(1);
     expect(a.keysOf.get(2)?.size).toBe(1);
     expect(trace).toContainEqual(expect.stringMatching(/ event \d+ end h=\d+ PERMANENT after \d+$/));
     expect([...a.ended.values()].flat().every((r) => r === EndReason.SUCCEEDED)).toBe(true);
+  });
+
+  // The readings queue (boards/app/readings.c, kept in app_kept), as the simulator's.
+  it("over MQTT, queues the readings due while no session is up and drops only the oldest of a full queue", () => {
+    const trace = runApp(scenario("broker-restart"));
+    const a = holdsInvariants(trace);
+    // The broker down for longer than a reading period: each reading due meanwhile was taken.
+    // A window runs from a drop to the session's next up (through the refused login's hold).
+    const waits: number[][] = [];
+    let down = false;
+    for (const line of trace) {
+      if (/ event \d+ drop h=\d+ -> OK$/.test(line)) {
+        down = true;
+        waits.push([]);
+      }
+      if (/ event \d+ up h=\d+ a=\d+$/.test(line)) down = false;
+      const seq = line.match(/ reading seq (\d+)$/)?.[1];
+      if (down && seq !== undefined) waits.at(-1)!.push(Number(seq));
+    }
+    expect(Math.max(...waits.slice(0, -1).map((w) => w.length))).toBeGreaterThanOrEqual(2);
+    // The refused login's hour: the queue kept the last 32 of its readings, and dropped (counted)
+    // the ones before them; every other reading ended.
+    const hold = waits.at(-1)!;
+    expect(a.summaryDropped).toBe(hold.length - READINGS.queueLimit);
+    expect(a.summaryDropped).toBeGreaterThan(0);
+    expect(a.taken.filter((seq) => !a.ended.has(seq))).toEqual(hold.slice(0, a.summaryDropped));
+    expect(a.live + a.queued).toBe(0);
+  });
+
+  it("keeps the readings queue through a reset and a deep sleep, and through a power cut what NVS held", () => {
+    const kept = holdsInvariants(runApp(scenario("queue-kept")));
+    expect(kept.seq).toBe(9);
+    expect([...kept.ended.keys()].sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect([...kept.ended.values()].flat().every((r) => r === EndReason.SUCCEEDED)).toBe(true);
+    // 25 minutes down: NVS's second write (20 minutes after the first) held readings 1 to 21.
+    const cut = runApp(
+      ["transport mqtt", "broker down", "run 1500000", "powercut", "broker up", "run 120000"].join("\n"),
+    );
+    const a = holdsInvariants(cut, false);
+    const before = cut.slice(0, cut.lastIndexOf("0 boot power-on"));
+    expect(count(before, / nvs put kept /)).toBe(2);
+    for (let seq = 1; seq <= 21; seq++)
+      expect(a.ended.get(seq), `reading ${seq}`).toEqual([EndReason.SUCCEEDED]);
+    expect(a.summaryDropped).toBe(0);
   });
 
   // issue 33, item 3: a DEEP_SLEEP=1 board used to write the kept state to NVS at every
@@ -166,7 +211,7 @@ describe("the application on this machine", () => {
     expect(a.ended.get(2)).toEqual([EndReason.SUCCEEDED, EndReason.DEADLINE]);
     expect([...a.keysOf.get(3)!].map((key) => key.split(":")[0])).toEqual(["2", "3"]);
     expect(account(trace).live).toBe(0);
-    expect(trace.at(-1)).toMatch(/ summary live 0 dropped 0 seq 3$/);
+    expect(trace.at(-1)).toMatch(/ summary live 0 queued 0 dropped 0 seq 3$/);
   }, 120_000);
 
   // The simulator's crash points (host/tools/src/device/app/kept.ts; its chaos run SIGKILLs

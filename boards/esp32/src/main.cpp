@@ -104,17 +104,18 @@ static int hal_collect(void *, uint32_t, tickretry_loop_result *out) {
 #endif
 
 // Inside the pass, after it released what ended: a full table frees a slot first, and
-// the upload's first attempt leaves in this pass, after persist. Over MQTT a reading
-// begins only while the broker session is UP (the gate of docs/device.md): while it is
-// down the due reading waits, spending no attempt and no budget, and begins in the pass
-// after the session comes up. While the broker refuses the device's login (a held session,
-// for an hour), the readings that fall due are counted dropped.
+// the upload's first attempt leaves in this pass, after persist. A reading due is taken
+// into the kept queue; queued readings begin while a slot is free, and over MQTT only while
+// the broker session is UP (the gate of docs/device.md): while it is down, or held after the
+// broker refused the device's login (for an hour), they wait in the queue, spending no
+// attempt and no budget, and a full queue drops its oldest, counted.
 static void hal_begin_due(void *, [[maybe_unused]] tickretry_loop *loop, uint32_t now) {
+  int may_begin = 1;
 #if UPLOAD_MQTT
-  if (sessions_broker_held(loop, now)) return app_readings_drop_due(&readings, now);
-  if (!sessions_broker_up()) return;
+  sessions_broker_held(loop, now);  // a held session begins again once its hold is over
+  may_begin = sessions_broker_up();
 #endif
-  app_readings_begin_due(&readings, now, app_requests_take_upload(&requests));
+  app_readings_begin_due(&readings, now, app_requests_take_upload(&requests), may_begin);
 }
 
 // After the pass's reports: a session that lost its connection, and the link's return

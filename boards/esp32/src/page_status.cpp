@@ -17,7 +17,10 @@ static size_t nvs_length(const char *key) { return hal.nvs_get_string(hal.ctx, k
 static void status_store(app_status *s) {
   const app_keeper *k = rooms->keeper;
   uint32_t ended = rooms->book->operations_ended;
-  s->readings_dropped = rooms->readings->dropped;  // a board takes no reading it cannot begin: no queue
+  const app_reading_queue *queue = &k->kept->readings;
+  s->readings_queued = queue->count;
+  s->readings_queue_limit = APP_READINGS_QUEUE_LIMIT;
+  s->readings_dropped = queue->dropped;
   s->store_where = k->nvs_ok ? "NVS" : "NVS (would not open)";
   s->store_writes = k->writes;
   s->store_write_failures = k->write_failures;
@@ -31,6 +34,7 @@ static void status_store(app_status *s) {
   s->power_count = rooms->boots();
   s->power_elapsed_ms = k->boot_elapsed_ms;
   s->power_restored_operations = k->boot_restored;
+  s->power_restored_queued = k->boot_restored_queued;
 }
 
 // The module's own figures, when it runs.

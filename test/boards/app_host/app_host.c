@@ -51,13 +51,26 @@ static uint32_t rtc_hash;
 /* The script's clock: it runs on through a deep sleep, while the board's tick starts again
  * at every boot. A pass falls due at next_pass_at of it, across commands. */
 static uint32_t world_ms, next_pass_at;
-/* The readings taken and ended this pass, said once the kept state holds them. */
-static uint32_t seq_said;
+/* The readings ended, taken and dropped this pass, said once the kept state holds them:
+ * the taken and dropped in the order they came (a pass takes two at most, and a refused
+ * begin drops every queued one). */
 static struct {
   unsigned long seq;
   long reason;
 } ends[TICKRETRY_LIMIT_OPERATIONS];
 static int ends_unsaid;
+static struct {
+  int dropped;
+  uint32_t n;
+} notes[APP_READINGS_QUEUE_LIMIT + 4];
+static int notes_unsaid;
+
+static void reading_noted(void *ctx, int dropped, uint32_t n) {
+  (void)ctx;
+  if (notes_unsaid == (int)(sizeof notes / sizeof notes[0])) return;
+  notes[notes_unsaid].dropped = dropped;
+  notes[notes_unsaid++].n = n;
+}
 /* "crash POINT N": the simulator's crash points (host/tools/src/device/app/kept.ts), where a
  * board's panic resets it (RTC memory kept) and the pass is cut short there. */
 static struct {
@@ -135,34 +148,32 @@ static int hal_collect(void *ctx, uint32_t t, tickretry_loop_result *out) {
 }
 #endif
 
-/* main.cpp's begin_due (over MQTT: gated on the broker session), with each reading dropped
- * said in the trace. */
+/* main.cpp's begin_due: over MQTT, queued readings begin only while the broker session is up. */
 static void hal_begin_due(void *ctx, tickretry_loop *loop, uint32_t t) {
   (void)ctx;
   (void)loop;
-  uint32_t dropped = readings.dropped;
-  seq_said = keeper.kept->upload_seq;
+  int may_begin = 1;
 #if UPLOAD_MQTT
   int32_t resumed = app_sessions_broker_resume(&sessions, loop, t);
   if (resumed > 0) keeper.kept->sessions.broker = resumed;
-  if (app_sessions_broker_held(&sessions)) app_readings_drop_due(&readings, t);
-  else if (app_sessions_broker_up(&sessions))
+  may_begin = app_sessions_broker_up(&sessions);
 #endif
-    app_readings_begin_due(&readings, t, app_requests_take_upload(&requests));
-  while (dropped != readings.dropped) printf("%lu reading dropped %lu\n", (unsigned long)t, (unsigned long)++dropped);
+  app_readings_begin_due(&readings, t, app_requests_take_upload(&requests), may_begin);
 }
 
-/* The kept state's write, each reading taken said once it holds it (as the simulator says
- * a reading once its state file does), between the crash points around it. */
+/* The kept state's write, each reading ended, taken or dropped said once it holds them (as
+ * the simulator says them once its state file does), between the crash points around it. */
 static void hal_persist(void *ctx, uint32_t t) {
   (void)ctx;
-  int writes = tickretry_changes() != keeper.changes;
+  int writes = tickretry_changes() != keeper.changes || keeper.touched;
   if (writes) crash_point("before-write");
   app_keeper_keep(&keeper, &uploads, 0, t);
   trace_rtc();
   for (int i = 0; i < ends_unsaid; i++) printf("%lu ended seq %lu reason %ld\n", (unsigned long)t, ends[i].seq, ends[i].reason);
   ends_unsaid = 0;
-  while (seq_said != keeper.kept->upload_seq) printf("%lu reading seq %lu\n", (unsigned long)t, (unsigned long)++seq_said);
+  for (int i = 0; i < notes_unsaid; i++)
+    printf("%lu reading %s %lu\n", (unsigned long)t, notes[i].dropped ? "dropped" : "seq", (unsigned long)notes[i].n);
+  notes_unsaid = 0;
   if (writes) crash_point("after-write");
 }
 
@@ -233,12 +244,13 @@ static void start_afresh(void) {
 /* main.cpp's setup(), less the board's radio, page server and sessions. */
 static void boot(const char *how) {
   printf("%lu boot %s\n", (unsigned long)now(), how);
-  ends_unsaid = 0; /* ends the kept state never held: they come again */
+  ends_unsaid = notes_unsaid = 0; /* what the kept state never held: ends come again */
   memset(&requests, 0, sizeof requests);
   memset(&book, 0, sizeof book);
   app_keeper_init(&keeper, board, 1);
   const char *rolled_back = app_module_swap_boot(&swap, board, &keeper, &host_hal_rtc_trial, 0);
   app_readings_init(&readings, board, &keeper, &book, &uploads, "a0b1c2d3e4f5");
+  readings.noted = reading_noted;
   scheduler_ok = tickretry_open() == TICKRETRY_RESULT_OK;
   if (!scheduler_ok) {
     printf("%lu say %s\n", (unsigned long)now(), tickretry_error());
@@ -470,8 +482,9 @@ int main(void) {
     }
   }
   printf("%lu nvs writes %lu\n", (unsigned long)now(), (unsigned long)keeper.writes);
-  printf("%lu summary live %lu dropped %lu seq %lu\n", (unsigned long)now(), (unsigned long)live_readings(),
-         (unsigned long)readings.dropped, (unsigned long)keeper.kept->upload_seq);
+  const app_reading_queue *queue = &keeper.kept->readings;
+  printf("%lu summary live %lu queued %lu dropped %lu seq %lu\n", (unsigned long)now(), (unsigned long)live_readings(),
+         (unsigned long)queue->count, (unsigned long)queue->dropped, (unsigned long)keeper.kept->upload_seq);
   tickretry_close();
   return scheduler_ok ? 0 : 1;
 }

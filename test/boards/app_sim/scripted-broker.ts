@@ -6,7 +6,6 @@
 // publishes without a PUBACK (AMBIGUOUS). Each published body is stored once per key and
 // said, as host_broker.c's is.
 import { Outcome } from "../../../host/library/src/index.js";
-import { READINGS_PER_EPOCH } from "../../../host/tools/src/device/app/readings.js";
 import type { DeviceClock } from "../../../host/tools/src/device/clock.js";
 import type { AttemptResult } from "../../../host/tools/src/device/link/http-attempt.js";
 import { MqttLink, connectOutcome } from "../../../host/tools/src/device/link/mqtt-link.js";
@@ -31,6 +30,8 @@ export class ScriptedBroker extends MqttLink {
     private readonly clock: DeviceClock,
     private readonly say: (line: string) => void,
     private readonly seqOf: (readingId: number) => number,
+    /** The board's key of an upload (scripted-upstream.ts). */
+    private readonly keyOf: (operationId: number) => string,
   ) {
     super({ url: "mqtt://broker.invalid", clientId: "a0b1c2d3e4f5" });
   }
@@ -95,7 +96,7 @@ export class ScriptedBroker extends MqttLink {
   }
 
   private store(p: { op: number; reading: number }): void {
-    const key = `${Math.floor(p.reading / READINGS_PER_EPOCH)}:${p.op}`;
+    const key = this.keyOf(p.op);
     const seen = this.keys.has(key);
     this.keys.add(key);
     this.say(`server ${seen ? "duplicate" : "stored"} key ${key} seq ${this.seqOf(p.reading)}`);

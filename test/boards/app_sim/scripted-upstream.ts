@@ -5,7 +5,7 @@
 // once per Idempotency-Key and prints what it did, as host_hal.c's does.
 import { Outcome, classifyHttp } from "../../../host/library/src/index.js";
 import type { AttemptResult } from "../../../host/tools/src/device/link/http-attempt.js";
-import { READINGS_PER_EPOCH, type UploadLink } from "../../../host/tools/src/device/app/readings.js";
+import type { UploadLink } from "../../../host/tools/src/device/app/readings.js";
 import type { DeviceClock } from "../../../host/tools/src/device/clock.js";
 
 export const FATES = ["ok", "503", "down", "hang"] as const;
@@ -32,6 +32,8 @@ export class ScriptedUpstream {
     private readonly say: (line: string) => void,
     /** The trace's number of a reading (its place among the readings taken). */
     private readonly seqOf: (readingId: number) => number,
+    /** The board's key of an upload: the epoch it began in, and its operation id. */
+    private readonly keyOf: (operationId: number) => string,
   ) {}
 
   script(fate: Fate, ms: number): void {
@@ -45,9 +47,7 @@ export class ScriptedUpstream {
   readonly link: UploadLink = (a, done) => {
     const { fate, ms } = this.fates[this.next] ?? this.fallback;
     if (this.next < this.fates.length) this.next++;
-    // The board's key: the epoch the upload began in, and its operation id.
-    const key = `${Math.floor(a.reading.id / READINGS_PER_EPOCH)}:${a.operationId}`;
-    if (fate === "ok" || fate === "hang") this.store(key, this.seqOf(a.reading.id));
+    if (fate === "ok" || fate === "hang") this.store(this.keyOf(a.operationId), this.seqOf(a.reading.id));
     const result = resultOf(fate);
     const cancel = this.clock.after(fate === "hang" ? CLIENT_GIVES_UP_MS : ms, () => done(result));
     return { destroy: cancel };

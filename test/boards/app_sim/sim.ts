@@ -71,6 +71,9 @@ class Sim {
   readonly broker?: ScriptedBroker;
   device!: Device;
   private readonly seqOf = new Map<number, number>();
+  /** The epoch each upload began in, by operation id: the board's key is it and the
+   * operation id (a queued reading may begin in a later boot than it was taken in). */
+  private readonly beganIn = new Map<number, number>();
   private seq = 0;
   private dropped = 0;
   private writes = 0;
@@ -83,8 +86,9 @@ class Sim {
 
   constructor(mqtt: boolean) {
     const seqOf = (id: number) => this.seqOf.get(id) ?? 0;
-    this.upstream = new ScriptedUpstream(this.clock, (line) => this.say(line), seqOf);
-    if (mqtt) this.broker = new ScriptedBroker(this.clock, (line) => this.say(line), seqOf);
+    const keyOf = (op: number) => `${this.beganIn.get(op)}:${op}`;
+    this.upstream = new ScriptedUpstream(this.clock, (line) => this.say(line), seqOf, keyOf);
+    if (mqtt) this.broker = new ScriptedBroker(this.clock, (line) => this.say(line), seqOf, keyOf);
     this.store = this.tracedStore(memoryStore());
     this.powerOn();
   }
@@ -204,7 +208,9 @@ class Sim {
   summary(): void {
     this.say(`store writes ${this.writes}`);
     const d = this.device;
-    this.say(`summary live ${d.uploads.ops.size} dropped ${d.readings.dropped} seq ${this.seq}`);
+    this.say(
+      `summary live ${d.uploads.ops.size} queued ${d.readings.queue.length} dropped ${d.readings.dropped} seq ${this.seq}`,
+    );
   }
 
   private readingIn(device: BootedDevice = this.device): number {
@@ -226,7 +232,7 @@ class Sim {
     this.say(`event ${formatEvent(traceEvent(e))}`);
   }
 
-  /** What a state write made durable (its outbox): readings taken, ended or dropped. */
+  /** What a state write made durable (its outbox): readings taken, begun, ended or dropped. */
   private held(e: LogEvent): void {
     if (e.event === "taken") {
       this.seqOf.set(e.reading, ++this.seq);
@@ -237,6 +243,7 @@ class Sim {
       this.say(`ended seq ${this.seqOf.get(e.reading)} reason ${reason}`);
     }
     if (e.event === "dropped") this.say(`reading dropped ${++this.dropped}`);
+    if (e.event === "began") this.beganIn.set(e.operationId, this.device.readings.epoch);
   }
 
   /** The store, each write said with a hash of the image in it. */

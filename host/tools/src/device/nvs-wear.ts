@@ -7,7 +7,7 @@
 // ERASE_CYCLES cycles. The firmware's kept state (boards/app/kept.h, struct app_kept) is
 // the blob; its small keys (the boot epoch, the Wi-Fi fail count) take one entry each.
 import { Image, Limit } from "tickretry";
-import { KEPT } from "./generated/app-config.js";
+import { KEPT, READINGS } from "./generated/app-config.js";
 
 export const PAGE_ENTRIES = 126;
 export const ENTRY_BYTES = 32;
@@ -19,8 +19,9 @@ export const ERASE_CYCLES = 100_000;
 /**
  * sizeof(app_kept) in boards/app/kept.h: crc, magic, length, the image area, the loop's
  * slots (a handle and an attempt count per slot, and a count), a 128-byte body and an
- * epoch per slot, six u32s (the reading count, the sleep's notes, the boot epoch), the
- * RTC's reading at the save (a u64 as two u32s) and the two sessions' handles
+ * epoch per slot, the reading count, the readings queue (a u32 seq per place of
+ * readings.queueLimit, its head, count and drops), five u32s (the sleep's notes, the boot
+ * epoch), the RTC's reading at the save (a u64 as two u32s) and the two sessions' handles
  * (test/boards/sketch.test.ts holds the firmware to it).
  */
 export const KEPT_BYTES =
@@ -28,7 +29,9 @@ export const KEPT_BYTES =
   Image.AREA_BYTES +
   (4 * Limit.OPERATIONS + 2 * Limit.OPERATIONS + 4) +
   (128 + 4) * Limit.OPERATIONS +
-  24 +
+  4 +
+  (4 * READINGS.queueLimit + 12) +
+  20 +
   8 +
   8;
 

@@ -8,7 +8,7 @@ export const LIMIT_SLOT_BITS: i32 = 4;
 export const LIMIT_MAX_ATTEMPTS: i32 = 255;
 export const LIMIT_MAX_SPAN: i32 = 2147483647;
 export const LIMIT_BACKSTEP_TOLERANCE: i32 = 1000;
-export const LIMIT_MEMORY_LIMIT: i32 = 4096;
+export const LIMIT_MEMORY_LIMIT: i32 = 3328;
 
 export const STATE_FREE: i32 = 0;
 export const STATE_WAITING: i32 = 1;

@@ -95,7 +95,7 @@ static int32_t load(const char *function, const uint8_t *wasm, uint32_t length) 
     return TICKRETRY_ENGINE_FAILED;
   }
   /* Set before m3_LoadModule, which allocates the linear memory: the module keeps all
-   * its state below this byte, so wasm3 allocates 4 KiB instead of a 64 KiB page. */
+   * its state below this byte, so wasm3 allocates 3,328 bytes instead of a 64 KiB page. */
   runtime->memoryLimit = TICKRETRY_LIMIT_MEMORY_LIMIT;
 
   IM3Module module = NULL;

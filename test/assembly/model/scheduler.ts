@@ -107,7 +107,7 @@ const endedCounter = (reason: number) => Counter.ENDED_SUCCEEDED + reason - EndR
  * Where the model's image area starts. docs/ABI.md leaves the offset to the module (any
  * fixed one with the area inside MEMORY_LIMIT), so harnesses read each target's own.
  */
-const IMAGE_ADDRESS = 2048;
+const IMAGE_ADDRESS = 1024;
 
 export class SchedulerModel {
   private initialized = false;

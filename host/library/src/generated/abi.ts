@@ -17,8 +17,8 @@ export const Limit = {
   MAX_SPAN: 2147483647,
   /** a clock step backwards of at most this many ticks counts as no time passing */
   BACKSTEP_TOLERANCE: 1000,
-  /** all state lives below this byte of linear memory (wasm3 memoryLimit) */
-  MEMORY_LIMIT: 4096,
+  /** all state lives below this byte of linear memory (wasm3 memoryLimit, which allocates this many bytes): the highest byte the module uses, rounded up to 256 */
+  MEMORY_LIMIT: 3328,
 } as const;
 /** One of the values of the constant group `Limit`. */
 export type Limit = (typeof Limit)[keyof typeof Limit];

@@ -94,6 +94,10 @@ $("module").addEventListener("submit", async (e) => {
 const setText = (node, text) => {
   if (node.textContent !== text) node.textContent = text;
 };
+/** A write of the same value still dirties the element's style (and a text's layout). */
+const setHidden = (node, hidden) => {
+  if (node.hidden !== hidden) node.hidden = hidden;
+};
 const ms = (v) => (v === null ? null : `${Math.max(0, Math.round(v))} ms`);
 const hex = (n) => `0x${n.toString(16).padStart(8, "0")}`;
 const seconds = (v) => (v % 1000 === 0 ? `${v / 1000} s` : `${(v / 1000).toFixed(1)} s`);
@@ -132,8 +136,8 @@ function fill(id, values, numeric = []) {
   const kept = new Map([...body.rows].map((tr) => [tr.dataset.key, tr]));
   values.forEach((list, i) => {
     const rowKey = String(list[0]);
-    const tr = kept.get(rowKey) ?? newRow(list, names, numeric);
-    tr.dataset.key = rowKey;
+    let tr = kept.get(rowKey);
+    if (!tr) (tr = newRow(list, names, numeric)).dataset.key = rowKey;
     if (body.rows[i] !== tr) body.insertBefore(tr, body.rows[i] ?? null);
     list.forEach((v, c) => setText(tr.cells[c], v === null || v === undefined ? "–" : String(v)));
   });
@@ -209,8 +213,8 @@ function powerCards(s) {
 
 /** The simulator's cards: its consumer and upstream, when it runs them. */
 function simulatorCards(s) {
-  $("card-consumer").hidden = !s.consumer;
-  $("card-upstream").hidden = !s.upstream;
+  setHidden($("card-consumer"), !s.consumer);
+  setHidden($("card-upstream"), !s.upstream);
   const list = [];
   if (s.consumer) {
     const c = s.consumer;
@@ -304,7 +308,7 @@ function tables(s) {
     ]),
     [0, 3, 4, 5],
   );
-  $("sessions-panel").hidden = s.sessions.length === 0;
+  setHidden($("sessions-panel"), s.sessions.length === 0);
   fill(
     "sessions",
     s.sessions.map((v) => [
@@ -330,18 +334,18 @@ function tables(s) {
 
 /** The setup view: what is stored, which forms apply, and (once) the forms' values. */
 function setupView(s) {
-  $("stored-ssid").textContent = s.settings.ssid || "(none)";
-  $("stored-password").textContent = s.settings.passwordSet ? "set" : "none";
-  $("stored-url").textContent = s.settings.upstreamUrl;
+  setText($("stored-ssid"), s.settings.ssid || "(none)");
+  setText($("stored-password"), s.settings.passwordSet ? "set" : "none");
+  setText($("stored-url"), s.settings.upstreamUrl);
   storedBroker(s.settings);
-  $("password-setup").hidden = s.security.devicePasswordSet;
-  $("unlock").hidden = !s.security.devicePasswordSet;
-  $("module-panel").hidden = !s.security.moduleUpload;
-  $("broker-restart").hidden = !s.broker?.embedded;
+  setHidden($("password-setup"), s.security.devicePasswordSet);
+  setHidden($("unlock"), !s.security.devicePasswordSet);
+  setHidden($("module-panel"), !s.security.moduleUpload);
+  setHidden($("broker-restart"), !s.broker?.embedded);
   // Scenarios and stalls are the simulator's faults; a board has none.
   const scenarios = s.faults.scenarios;
-  $("fault-scenario").hidden = scenarios.length === 0;
-  $("fault-stall").hidden = scenarios.length === 0;
+  setHidden($("fault-scenario"), scenarios.length === 0);
+  setHidden($("fault-stall"), scenarios.length === 0);
   if (filled) return;
   filled = true;
   $("ssid").value = s.settings.ssid;
@@ -365,7 +369,7 @@ function announcePolicy(policy = null) {
 }
 
 function render(s) {
-  $("device-name").textContent = s.device.name;
+  setText($("device-name"), s.device.name);
   cards(s);
   absorb(s.events, s.tick.wallMs);
   timeline(s.tick.wallMs);
@@ -415,10 +419,10 @@ function merge(answer) {
 // The broker settings the form edits and the status returns (the password only as set).
 const BROKER_FIELDS = ["brokerUrl", "brokerClientId", "brokerUsername", "brokerTopic"];
 function storedBroker(settings) {
-  $("stored-broker").textContent = settings.brokerUrl || "(none)";
-  $("stored-broker-user").textContent = settings.brokerUsername || "(no user)";
-  $("stored-broker-password").textContent = settings.brokerPasswordSet ? "set" : "none";
-  $("stored-broker-topic").textContent = settings.brokerTopic;
+  setText($("stored-broker"), settings.brokerUrl || "(none)");
+  setText($("stored-broker-user"), settings.brokerUsername || "(no user)");
+  setText($("stored-broker-password"), settings.brokerPasswordSet ? "set" : "none");
+  setText($("stored-broker-topic"), settings.brokerTopic);
 }
 
 /** The status; a kept-alive connection the device closed (a reset) is tried once more at once, on a new one. */
@@ -430,6 +434,11 @@ async function fetchStatus() {
     return fetch(url, { cache: "no-store" });
   }
 }
+
+/** A local time as HH:MM:SS. Not toLocaleTimeString: its first call loads the locale's
+ * data, some 30 ms of a loaded host's main thread, in the first status's task. */
+const clock = (d) =>
+  [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, "0")).join(":");
 
 /** What the live region says: the page's link to the device and the device's state, so
  * that a screen reader hears a change (asleep, rebooted, another scenario), not each poll. */
@@ -447,7 +456,7 @@ async function poll(again = true) {
     const s = merge(await res.json());
     render(s);
     setText($("live"), stateText(s));
-    $("updated").textContent = `updated ${new Date().toLocaleTimeString()}`;
+    setText($("updated"), `updated ${clock(new Date())}`);
   } catch (err) {
     setText($("live"), `status unavailable: ${err.message}`);
   }

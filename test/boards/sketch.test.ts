@@ -29,14 +29,18 @@ const APP_FILES = readdirSync(APP).filter((f) => f.endsWith(".c"));
 const code = (text: string) => text.replace(/\/\/.*$|\/\*[\s\S]*?\*\//gm, "");
 /** Every check here: a syntax check that fails on any warning. */
 const STRICT = ["-fsyntax-only", "-Wall", "-Wextra", "-Wshadow", "-Werror"];
+/** The C++ standards the frameworks' PlatformIO builders compile the sketch with: gnu++11 under
+ * arduino-esp32 2.x (the default environment), gnu++2b under 3.x. */
+const CXX_STANDARDS = ["gnu++11", "gnu++2b"];
 /** The sketch and the examples name only the policy fields they set; the rest are 0 by design. */
-const SKETCH_FLAGS = ["-std=gnu++17", ...STRICT, "-Wno-missing-field-initializers"];
+const SKETCH_FLAGS = [...STRICT, "-Wno-missing-field-initializers"];
 
-function typeCheck(backend: string, extra: string[] = [], file = "main.cpp") {
+function typeCheck(backend: string, extra: string[] = [], file = "main.cpp", std = "gnu++11") {
   return spawnSync(
     "g++",
     [
       ...SKETCH_FLAGS,
+      `-std=${std}`,
       `-DTICKRETRY_BACKEND_${backend}=1`,
       "-Itest/boards/arduino-shim",
       "-Itest/boards/wasm3-shim",
@@ -52,10 +56,14 @@ function typeCheck(backend: string, extra: string[] = [], file = "main.cpp") {
 }
 
 describe("the sketch", () => {
-  it.each(BOARD_FILES.flatMap((file) => ["WASM3", "WASM2C"].map((b) => [file, b])))(
-    "%s type-checks without a warning (-Wall -Wextra -Wshadow) on the %s backend",
-    (file, b) => {
-      const r = typeCheck(b, [], file);
+  it.each(
+    BOARD_FILES.flatMap((file) =>
+      ["WASM3", "WASM2C"].flatMap((b) => CXX_STANDARDS.map((std) => [file, b, std])),
+    ),
+  )(
+    "%s type-checks without a warning (-Wall -Wextra -Wshadow) on the %s backend, -std=%s",
+    (file, b, std) => {
+      const r = typeCheck(b, [], file, std);
       expect(r.stderr).toBe("");
       expect(r.status).toBe(0);
     },
@@ -227,18 +235,19 @@ describe("the sketch's C files under both mbedTLS layouts", () => {
       .filter((f) => f.endsWith(".c"))
       .map((f) => `boards/esp32/src/${f}`),
   ];
+  // Each under the C standard its framework's PlatformIO builder uses: gnu99 with arduino-esp32
+  // 2.x, gnu17 with 3.x.
   const LAYOUTS: [string, string[]][] = [
-    ["mbedTLS 2.28 (ESP-IDF 4.4)", []],
+    ["mbedTLS 2.28 (ESP-IDF 4.4, -std=gnu99)", ["-std=gnu99"]],
     [
-      "mbedTLS 3.6 under ESP-IDF 5's config",
-      ["-Itest/boards/mbedtls3-shim", '-DMBEDTLS_CONFIG_FILE="mbedtls/esp_config.h"'],
+      "mbedTLS 3.6 under ESP-IDF 5's config (-std=gnu17)",
+      ["-std=gnu17", "-Itest/boards/mbedtls3-shim", '-DMBEDTLS_CONFIG_FILE="mbedtls/esp_config.h"'],
     ],
   ];
   const compileC = (flags: string[], file: string) =>
     spawnSync(
       "gcc",
       [
-        "-std=gnu11",
         "-fsyntax-only",
         "-Wall",
         "-Wextra",
@@ -286,13 +295,18 @@ describe("the library's Arduino examples", () => {
     }
   });
 
-  it.each(EXAMPLES.flatMap((name) => ["WASM3", "WASM2C"].map((backend) => [name, backend])))(
-    "%s type-checks without a warning on the %s backend, with the library as its only include path",
-    (name, backend) => {
+  it.each(
+    EXAMPLES.flatMap((name) =>
+      ["WASM3", "WASM2C"].flatMap((backend) => CXX_STANDARDS.map((std) => [name, backend, std])),
+    ),
+  )(
+    "%s type-checks without a warning on the %s backend, -std=%s, with the library as its only include path",
+    (name, backend, std) => {
       const r = spawnSync(
         "g++",
         [
           ...SKETCH_FLAGS,
+          `-std=${std}`,
           `-DTICKRETRY_BACKEND_${backend}=1`,
           "-Itest/boards/arduino-shim",
           "-Itest/boards/esp-mqtt-shim", // the framework's esp_idf_version.h

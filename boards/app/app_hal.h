@@ -39,6 +39,9 @@ typedef struct app_http_answer {
   uint32_t retry_after_ms; /* its delta-seconds, capped */
 } app_http_answer;
 
+struct app_broker_settings;
+struct mqtt_session;
+
 typedef struct app_hal {
   void *ctx;
   uint32_t (*ticks)(void *ctx);   /* ms since boot, wrapping */
@@ -59,6 +62,12 @@ typedef struct app_hal {
   void (*random_bytes)(void *ctx, void *out, size_t size);
   /* Wi-Fi: the station is on (alone, or beside the setup access point). */
   int (*station_on)(void *ctx);
+  /* The setup access point is on: the board stays awake for the page (no idle sleep). */
+  int (*access_point_on)(void *ctx);
+  /* The Wi-Fi session's connect attempt: WiFi.begin, which answers later through the
+   * session's events (0: refused at once). NULL: a board whose station is always on, which
+   * the application does not supervise (no Wi-Fi session). */
+  int (*wifi_begin)(void *ctx, const char *ssid, const char *pass);
   /* One HTTP upload attempt, off the loop task; its answer comes back through collect. */
   void (*http_start)(void *ctx, const app_http_attempt *attempt);
   int (*http_collect)(void *ctx, app_http_answer *out);
@@ -67,6 +76,10 @@ typedef struct app_hal {
   int (*mqtt_reconnect)(void *ctx);
   int (*mqtt_publish)(void *ctx, const char *topic, const char *payload); /* QoS 1: msg_id > 0, else not sent */
   void (*mqtt_disconnect)(void *ctx);
+  /* The MQTT build's client for `settings`, its events bound to `session`: 0 and why (into
+   * `why`) when there is none (no broker set, or one the client refuses). */
+  int (*mqtt_bind)(void *ctx, const struct app_broker_settings *settings, struct mqtt_session *session, char *why,
+                   size_t size);
   void (*deep_sleep)(void *ctx, uint32_t ms); /* does not return */
   void (*restart)(void *ctx);                 /* does not return */
 } app_hal;

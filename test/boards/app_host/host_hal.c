@@ -2,6 +2,7 @@
  * holds what the board's flash and the server would. */
 #include "host_hal.h"
 
+#include "broker.h"
 #include "host_broker.h"
 
 #include <stdio.h>
@@ -258,6 +259,21 @@ static int http_collect(void *ctx, app_http_answer *answer_out) {
   return 1;
 }
 
+/* The setup access point: never on here. */
+static int access_point_on(void *ctx) {
+  (void)ctx;
+  return 0;
+}
+
+#if UPLOAD_MQTT
+/* The scripted broker takes any settings. */
+static int mqtt_bind(void *ctx, const app_broker_settings *settings, mqtt_session *session, char *why, size_t size) {
+  (void)ctx, (void)settings, (void)why, (void)size;
+  host_broker_bind(session);
+  return 1;
+}
+#endif
+
 /* The driver does the sleep and the reset itself (they do not return on a board). */
 static void no_return(void *ctx, uint32_t ms) {
   (void)ctx;
@@ -286,6 +302,8 @@ const app_hal host_hal = {
     .woke_by_timer = woke_by_timer,
     .random_bytes = random_bytes,
     .station_on = station_on,
+    .access_point_on = access_point_on,
+    .wifi_begin = NULL, /* the station is always on: no Wi-Fi session */
     .http_start = http_start,
     .http_collect = http_collect,
 #if UPLOAD_MQTT
@@ -293,11 +311,13 @@ const app_hal host_hal = {
     .mqtt_reconnect = host_broker_reconnect,
     .mqtt_publish = host_broker_publish,
     .mqtt_disconnect = host_broker_disconnect,
+    .mqtt_bind = mqtt_bind,
 #else
     .mqtt_start = NULL, /* the HTTP build has no broker */
     .mqtt_reconnect = NULL,
     .mqtt_publish = NULL,
     .mqtt_disconnect = NULL,
+    .mqtt_bind = NULL,
 #endif
     .deep_sleep = no_return,
     .restart = no_restart,

@@ -62,8 +62,8 @@ typedef struct app_hal {
   void (*random_bytes)(void *ctx, void *out, size_t size);
   /* Wi-Fi: the station is on (alone, or beside the setup access point). */
   int (*station_on)(void *ctx);
-  /* The setup access point is on: the board stays awake for the page (no idle sleep). */
-  int (*access_point_on)(void *ctx);
+  /* The station alone is on: no setup access point keeps the board awake for the page. */
+  int (*station_only)(void *ctx);
   /* The Wi-Fi session's connect attempt: WiFi.begin, which answers later through the
    * session's events (0: refused at once). NULL: a board whose station is always on, which
    * the application does not supervise (no Wi-Fi session). */

@@ -24,12 +24,8 @@ static void hal_start_attempt(void *ctx, int32_t handle, int32_t attempt, int32_
   app_device *d = (app_device *)ctx;
   (void)now;
   app_session_start started = app_sessions_start_attempt(&d->sessions, handle, attempt);
-  if (started == APP_SESSION_WIFI_BEGIN) {
-    char ssid[33], pass[64];
-    d->hal->nvs_get_string(d->hal->ctx, "ssid", "", ssid, sizeof ssid);
-    d->hal->nvs_get_string(d->hal->ctx, "pass", "", pass, sizeof pass);
-    if (!d->hal->wifi_begin(d->hal->ctx, ssid, pass)) app_sessions_wifi_begin_failed(&d->sessions);
-  }
+  if (started == APP_SESSION_WIFI_BEGIN && !d->hal->wifi_begin(d->hal->ctx, d->ssid, d->pass))
+    app_sessions_wifi_begin_failed(&d->sessions);
   if (started != APP_SESSION_NOT_ONE) return;
 #if UPLOAD_MQTT
   (void)operation_id;
@@ -149,9 +145,9 @@ static void start_broker(app_device *d, app_session_handles *kept, uint32_t now)
 static void start_sessions(app_device *d, uint32_t now) {
   app_session_handles *kept = &d->keeper.kept->sessions;
   if (d->hal->wifi_begin) {
-    char ssid[33];
-    d->hal->nvs_get_string(d->hal->ctx, "ssid", "", ssid, sizeof ssid);
-    if (ssid[0] == '\0') {
+    d->hal->nvs_get_string(d->hal->ctx, "ssid", "", d->ssid, sizeof d->ssid);
+    d->hal->nvs_get_string(d->hal->ctx, "pass", "", d->pass, sizeof d->pass);
+    if (d->ssid[0] == '\0') {
       kept->wifi = kept->broker = 0;
       return;
     }
@@ -254,7 +250,7 @@ void app_device_after_pass(app_device *d, uint32_t due) {
   if (power == APP_POWER_RESTART) d->hal->restart(d->hal->ctx);
   if (power == APP_POWER_SLEEP) app_device_deep_sleep(d, d->requests.sleep_ms);
   /* Not while the access point is on or the page asked for a reboot (idle_sleep.h says when). */
-  if (!d->scheduler_ok || d->sleep_max_ms == 0 || d->requests.restart || d->hal->access_point_on(d->hal->ctx)) return;
+  if (!d->scheduler_ok || d->sleep_max_ms == 0 || d->requests.restart || !d->hal->station_only(d->hal->ctx)) return;
   uint32_t sleep_ms = app_idle_sleep_ms(&d->uploads, due, now_of(d), d->readings.next_at, d->sleep_max_ms);
   if (sleep_ms > 0) app_device_deep_sleep(d, sleep_ms);
 }

@@ -46,6 +46,7 @@ typedef struct app_device {
   uint32_t sleep_max_ms; /* the idle sleep's cut (idle_sleep.h); 0: never sleeps idle */
   bool scheduler_ok;
   const char *device_id;
+  char ssid[33], pass[64]; /* the station's, for the Wi-Fi session's attempts */
   tickretry_loop_hal loop_hal; /* this file's callbacks, ctx the device */
   app_broker_settings broker_settings;
   tickretry_loop uploads;

@@ -144,8 +144,12 @@ describe("the sketch", () => {
       /\btickretry_\w+\(|app_keeper_|\bnvs_(get|put)|\bhal\b|board_hal|millis\(|ticks\(|app_requests_/,
     );
     expect(server).not.toMatch(/#include "(board_hal|kept|tickretry|tickretry_wasm3)\.h"/);
-    // The loop's side takes what was asked once a pass, from the tickretry loop's serve step.
-    expect(code(SKETCH)).toMatch(/static void hal_serve\(void \*\) { page_loop_serve\(\); }/);
+    // The loop's side takes what was asked once a pass, from the tickretry loop's serve step
+    // (the device's, boards/app/device.c, which calls the board's page).
+    expect(code(SKETCH)).toMatch(/device\.serve = page_loop_serve;/);
+    const device = code(readFileSync(`${APP}/device.c`, "utf8"));
+    expect(device).toMatch(/static void hal_serve\(void \*ctx\) {[^}]*d->serve\(\);\s*}/);
+    expect(device).toMatch(/\.serve = hal_serve,/);
     for (const idf of ["4", "5"]) {
       for (const backend of ["WASM3", "WASM2C"]) {
         const r = typeCheck(backend, [`-DESP_IDF_VERSION_MAJOR=${idf}`], "page_server.cpp");

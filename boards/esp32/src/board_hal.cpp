@@ -13,6 +13,7 @@
 
 #include "http_upload.h"
 #include "kept.h"
+#include "sketch_sessions.h"
 #if UPLOAD_MQTT
 #include "mqtt_link.h"
 #endif
@@ -52,6 +53,7 @@ static size_t put_blob(void *, const char *key, const void *bytes, size_t size) 
 static int woke_by_timer(void *) { return esp_sleep_get_wakeup_cause() == ESP_SLEEP_WAKEUP_TIMER; }
 static void random_bytes(void *, void *out, size_t size) { esp_fill_random(out, size); }
 static int station_on(void *) { return WiFi.getMode() == WIFI_STA || WiFi.getMode() == WIFI_AP_STA; }
+static int station_only(void *) { return WiFi.getMode() == WIFI_STA; }
 
 static void deep_sleep(void *, uint32_t ms) {
   Serial.printf("deep sleep for %lu ms\n", (unsigned long)ms);
@@ -78,6 +80,8 @@ const app_hal board_hal = {
     .woke_by_timer = woke_by_timer,
     .random_bytes = random_bytes,
     .station_on = station_on,
+    .station_only = station_only,
+    .wifi_begin = sessions_wifi_begin,
 #if UPLOAD_MQTT
     .http_start = nullptr,  // uploads are publishes of the broker session
     .http_collect = nullptr,
@@ -85,6 +89,7 @@ const app_hal board_hal = {
     .mqtt_reconnect = mqtt_link_reconnect,
     .mqtt_publish = mqtt_link_publish,
     .mqtt_disconnect = mqtt_link_disconnect,
+    .mqtt_bind = sessions_mqtt_bind,
 #else
     .http_start = http_upload_start,
     .http_collect = http_upload_collect,
@@ -92,6 +97,7 @@ const app_hal board_hal = {
     .mqtt_reconnect = nullptr,
     .mqtt_publish = nullptr,
     .mqtt_disconnect = nullptr,
+    .mqtt_bind = nullptr,
 #endif
     .deep_sleep = deep_sleep,
     .restart = restart,

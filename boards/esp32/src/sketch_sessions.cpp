@@ -6,9 +6,7 @@
 #include <Arduino.h>
 #include <WiFi.h>
 
-#include "board_hal.h"
 #include "generated/app_config.h"
-#include "sessions.h"
 #if UPLOAD_MQTT
 #include "esp_idf_version.h"
 #include "mqtt_client.h"
@@ -20,31 +18,38 @@
 #define MQTT_NETWORK_TIMEOUT_MS APP_BROKER_SESSION_CONNACK_TIMEOUT_MS
 #define MQTT_KEEPALIVE_S 30
 
-static app_sessions sessions;
-static char wifi_ssid[33], wifi_pass[64];
+static app_sessions *sessions;
 
-int sessions_collect(tickretry_loop_result *out) { return app_sessions_collect(&sessions, out); }
+void sessions_attach(app_sessions *s) { sessions = s; }
 
 // On the core's event task: only queue.
 static void wifi_event(arduino_event_t *event) {
   switch (event->event_id) {
     case ARDUINO_EVENT_WIFI_STA_GOT_IP:
-      wifi_session_seen(&sessions.wifi, WIFI_SEEN_GOT_IP, 0);
+      wifi_session_seen(&sessions->wifi, WIFI_SEEN_GOT_IP, 0);
       break;
     case ARDUINO_EVENT_WIFI_STA_DISCONNECTED:
-      wifi_session_seen(&sessions.wifi, WIFI_SEEN_DISCONNECTED, event->event_info.wifi_sta_disconnected.reason);
+      wifi_session_seen(&sessions->wifi, WIFI_SEEN_DISCONNECTED, event->event_info.wifi_sta_disconnected.reason);
       break;
     case ARDUINO_EVENT_WIFI_STA_LOST_IP:
-      wifi_session_seen(&sessions.wifi, WIFI_SEEN_LOST_IP, 0);
+      wifi_session_seen(&sessions->wifi, WIFI_SEEN_LOST_IP, 0);
       break;
     default:
       break;
   }
 }
 
-#if UPLOAD_MQTT
-static app_broker_settings broker_settings;
+int sessions_wifi_begin(void *, const char *ssid, const char *pass) {
+  static bool registered;  // before the boot's first attempt
+  if (!registered) {
+    WiFi.setAutoReconnect(false);  // the Wi-Fi session decides when to try again
+    WiFi.onEvent(wifi_event);
+    registered = true;
+  }
+  return WiFi.begin(ssid, pass[0] ? pass : nullptr) != WL_CONNECT_FAILED;
+}
 
+#if UPLOAD_MQTT
 // esp-mqtt's client with its own reconnect off: the broker session decides every connect.
 // The configuration's layout changed with IDF 5 (arduino-esp32 3.x); the fields are the same.
 static esp_mqtt_client_handle_t broker_client(const app_broker_settings *b) {
@@ -69,81 +74,26 @@ static esp_mqtt_client_handle_t broker_client(const app_broker_settings *b) {
   return esp_mqtt_client_init(&cfg);
 }
 
-static app_session_handles *kept_handles;  // the kept state's, for a session begun again
-
-static void broker_start(tickretry_loop *loop, app_session_handles *kept, const app_broker_settings *b, uint32_t now) {
+int sessions_mqtt_bind(void *, const app_broker_settings *b, mqtt_session *session, char *why, size_t size) {
   static esp_mqtt_client_handle_t client;  // one for the boot: a second start reuses it
-  kept_handles = kept;
-  app_session_view *view = &sessions.broker_view;
+  static app_broker_settings settings;     // esp-mqtt keeps pointers into its configuration
+  static bool registered;
   if (client == nullptr) {
-    broker_settings = *b;
-    client = broker_settings.url[0] ? broker_client(&broker_settings) : nullptr;
+    settings = *b;
+    client = settings.url[0] ? broker_client(&settings) : nullptr;
   }
   if (client == nullptr) {
     // No broker set, or one esp-mqtt refuses: no session (the page says so), no uploads.
-    strlcpy(view->detail, broker_settings.url[0] ? "esp-mqtt refused the broker URL" : "no broker set",
-            sizeof view->detail);
-    kept->broker = 0;
-    return;
+    strlcpy(why, settings.url[0] ? "esp-mqtt refused the broker URL" : "no broker set", size);
+    return 0;
   }
-  bool first = sessions.broker.hal == nullptr;
-  kept->broker = app_sessions_begin(&sessions, loop, view, kept->broker, APP_BROKER_POLICY, now);
   mqtt_link_bind(client);
-  app_sessions_bind_broker(&sessions, kept->broker);
-  if (first) esp_mqtt_client_register_event(client, MQTT_EVENT_ANY, mqtt_link_event, &sessions.broker);
-}
-
-bool sessions_broker_up() { return app_sessions_broker_up(&sessions); }
-
-bool sessions_broker_held(tickretry_loop *loop, uint32_t now) {
-  int32_t handle = app_sessions_broker_resume(&sessions, loop, now);
-  if (handle > 0) kept_handles->broker = handle;
-  return app_sessions_broker_held(&sessions);
-}
-
-void sessions_publish(int32_t handle, int32_t attempt, const char *payload) {
-  app_sessions_publish(&sessions, handle, attempt, broker_settings.topic, payload);
+  if (!registered) esp_mqtt_client_register_event(client, MQTT_EVENT_ANY, mqtt_link_event, session);
+  registered = true;
+  return 1;
 }
 #endif
 
-bool sessions_set_policies() { return app_sessions_set_policies(); }
-
-void sessions_start(tickretry_loop *loop, app_session_handles *kept, const char *ssid, const char *pass,
-                    const app_broker_settings *b, uint32_t now) {
-  (void)b;
-  static bool ready, registered;  // a second start (a module replaced afresh) keeps the first's
-  if (!ready) app_sessions_init(&sessions, &board_hal);
-  ready = true;
-  if (ssid[0] == '\0') {
-    *kept = {0, 0};
-    return;
-  }
-  strlcpy(wifi_ssid, ssid, sizeof wifi_ssid);
-  strlcpy(wifi_pass, pass, sizeof wifi_pass);
-  if (!registered) {
-    WiFi.setAutoReconnect(false);  // the Wi-Fi session decides when to try again
-    WiFi.onEvent(wifi_event);
-    registered = true;
-  }
-  kept->wifi = app_sessions_begin(&sessions, loop, &sessions.wifi_view, kept->wifi, APP_WIFI_POLICY, now);
-  app_sessions_bind_wifi(&sessions, kept->wifi);
-#if UPLOAD_MQTT
-  broker_start(loop, kept, b, now);
-#endif
-}
-
-bool sessions_start_attempt(int32_t handle, int32_t attempt) {
-  app_session_start started = app_sessions_start_attempt(&sessions, handle, attempt);
-  // WiFi.begin returns at once; GOT_IP or DISCONNECTED says later how it went.
-  if (started == APP_SESSION_WIFI_BEGIN && WiFi.begin(wifi_ssid, wifi_pass[0] ? wifi_pass : nullptr) == WL_CONNECT_FAILED) {
-    app_sessions_wifi_begin_failed(&sessions);
-  }
-  return started != APP_SESSION_NOT_ONE;
-}
-
-int sessions_dropped(int32_t *handle) { return app_sessions_dropped(&sessions, handle); }
-int sessions_link_up() { return app_sessions_link_up(&sessions); }
-void sessions_see(tickretry_loop *loop, const tickretry_loop_event *e) { app_sessions_see(&sessions, loop, e); }
-uint32_t sessions_wifi_failed_in_row() { return sessions.wifi.failed_in_row; }
-bool sessions_wifi_up() { return app_sessions_wifi_up(&sessions); }
-uint32_t sessions_status(status_session *out, uint32_t now) { return app_sessions_status(&sessions, out, now); }
+uint32_t sessions_wifi_failed_in_row() { return sessions->wifi.failed_in_row; }
+bool sessions_wifi_up() { return app_sessions_wifi_up(sessions); }
+uint32_t sessions_status(status_session *out, uint32_t now) { return app_sessions_status(sessions, out, now); }

@@ -259,10 +259,10 @@ static int http_collect(void *ctx, app_http_answer *answer_out) {
   return 1;
 }
 
-/* The setup access point: never on here. */
-static int access_point_on(void *ctx) {
+/* No setup access point here. */
+static int station_only(void *ctx) {
   (void)ctx;
-  return 0;
+  return 1;
 }
 
 #if UPLOAD_MQTT
@@ -302,7 +302,7 @@ const app_hal host_hal = {
     .woke_by_timer = woke_by_timer,
     .random_bytes = random_bytes,
     .station_on = station_on,
-    .access_point_on = access_point_on,
+    .station_only = station_only,
     .wifi_begin = NULL, /* the station is always on: no Wi-Fi session */
     .http_start = http_start,
     .http_collect = http_collect,

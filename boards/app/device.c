@@ -121,7 +121,8 @@ void app_device_start_afresh(app_device *d) {
   tickretry_set_budget(app_retry_budget);
   tickretry_loop_init(&d->uploads, &d->loop_hal);
   if (OBSERVED(d, afresh)) d->observer->afresh(d->observer->ctx);
-  else app_say(d->hal, "scheduler ready, worst case per upload %ld ms\n", (long)tickretry_worst_case(APP_UPLOAD_POLICY));
+  else
+    app_say(d->hal, "scheduler ready, worst case per upload %ld ms\n", (long)tickretry_worst_case(APP_UPLOAD_POLICY));
 }
 
 /* The broker session of the settings, kept or new; none without a client for them. */
@@ -151,7 +152,8 @@ static void start_sessions(app_device *d, uint32_t now) {
       kept->wifi = kept->broker = 0;
       return;
     }
-    kept->wifi = app_sessions_begin(&d->sessions, &d->uploads, &d->sessions.wifi_view, kept->wifi, APP_WIFI_POLICY, now);
+    app_session_view *view = &d->sessions.wifi_view;
+    kept->wifi = app_sessions_begin(&d->sessions, &d->uploads, view, kept->wifi, APP_WIFI_POLICY, now);
     app_sessions_bind_wifi(&d->sessions, kept->wifi);
   }
   start_broker(d, kept, now);
@@ -220,6 +222,14 @@ void app_device_start(app_device *d, const char *rolled_back) {
 }
 
 /* ---- The pass and the sleeps -------------------------------------------------------- */
+
+int app_device_swap_module(app_device *d, app_module_swap *swap, int *status, char *text, size_t size) {
+  int afresh;
+  if (!app_module_swap_in(swap, now_of(d), status, text, size, &afresh)) return 0;
+  if (afresh) app_device_start_scheduler(d); /* no state to carry (the old engine had failed) */
+  d->scheduler_ok = tickretry_error() == NULL;
+  return 1;
+}
 
 uint32_t app_device_pass(app_device *d) {
   app_status_pass(&d->book, now_of(d));

@@ -13,6 +13,7 @@
 #include "app_hal.h"
 #include "broker.h"
 #include "kept.h"
+#include "module_swap.h"
 #include "readings.h"
 #include "requests.h"
 #include "sessions.h"
@@ -69,6 +70,9 @@ void app_device_start(app_device *d, const char *rolled_back);
 void app_device_start_scheduler(app_device *d);
 /* A new scheduler: a seed from the HAL's random bytes, the policies, the budget, the loop. */
 void app_device_start_afresh(app_device *d);
+/* Between two passes: the module the last pass took, swapped in (module_swap.h); 1 and the
+ * page's answer when there was one. A swap with no state to carry starts the scheduler. */
+int app_device_swap_module(app_device *d, app_module_swap *swap, int *status, char *text, size_t size);
 /* One pass (the status book's, the loop's, a fault's end): when the module is next due. */
 uint32_t app_device_pass(app_device *d);
 /* After the pass: what the page asked for once its answer left (a restart, a sleep), and

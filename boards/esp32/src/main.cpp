@@ -60,7 +60,6 @@ static char upload_url[160];
 static char device_id[13];
 RTC_DATA_ATTR static uint32_t boots;  // a deep sleep keeps it, a reset does not
 
-static void start_scheduler() { app_device_start_scheduler(&device); }
 static uint32_t boot_count() { return boots; }
 
 // ---- setup() and loop() ---------------------------------------------------------------
@@ -96,7 +95,7 @@ void setup() {
 #endif
   const char *rolled_back = page_loop_begin({&device.keeper, &device.readings, &device.book, &device.requests,
                                              &device.broker_settings, upload_url, device_id, &device.scheduler_ok,
-                                             start_scheduler, boot_count},
+                                             &device, boot_count},
                                             by_watchdog);
   if (!page_server_begin()) Serial.println("the setup page's server would not start");
   // After WiFi.mode(): the seed's random bytes are truly random once the radio runs.

@@ -57,11 +57,8 @@ static void take_module(const app_ask &ask) {
 
 void page_loop_swap() {
   static char text[APP_ASK_TEXT_BYTES];
-  int status, afresh;
-  if (!app_module_swap_in(&swap, now(), &status, text, sizeof text, &afresh)) return;
-  answer(status, text);
-  if (afresh) rooms.start_scheduler();  // no state to carry (the old engine had failed)
-  *rooms.scheduler_ok = tickretry_error() == nullptr;
+  int status;
+  if (app_device_swap_module(rooms.device, &swap, &status, text, sizeof text)) answer(status, text);
 }
 
 // An uploaded module under trial that fails a pass (wasm3 reports a trap as the call's

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "broker.h"
+#include "device.h"
 #include "kept.h"
 #include "readings.h"
 #include "requests.h"
@@ -25,7 +26,7 @@ struct PageRooms {
   const char *upload_url;  // as stored (the status shows it without credentials)
   const char *device_id;
   bool *scheduler_ok;
-  void (*start_scheduler)();  // a module swap with no state to carry starts afresh
+  app_device *device;  // for a module swap between passes
   uint32_t (*boots)();
 };
 

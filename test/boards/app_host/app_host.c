@@ -134,7 +134,8 @@ static void keeping(void *ctx, int writes) {
 static void kept(void *ctx, uint32_t t, int writes) {
   (void)ctx;
   trace_rtc();
-  for (int i = 0; i < ends_unsaid; i++) printf("%lu ended seq %lu reason %ld\n", (unsigned long)t, ends[i].seq, ends[i].reason);
+  for (int i = 0; i < ends_unsaid; i++)
+    printf("%lu ended seq %lu reason %ld\n", (unsigned long)t, ends[i].seq, ends[i].reason);
   ends_unsaid = 0;
   for (int i = 0; i < notes_unsaid; i++)
     printf("%lu reading %s %lu\n", (unsigned long)t, notes[i].dropped ? "dropped" : "seq", (unsigned long)notes[i].n);
@@ -149,13 +150,15 @@ static void afresh(void *ctx) {
 
 static void resumed(void *ctx, uint32_t next_reading_in) {
   (void)ctx;
-  printf("%lu resumed %s next reading in %lu\n", (unsigned long)now(), app.keeper.boot_kind, (unsigned long)next_reading_in);
+  printf("%lu resumed %s next reading in %lu\n", (unsigned long)now(), app.keeper.boot_kind,
+         (unsigned long)next_reading_in);
 }
 
 static void sleeping(void *ctx, uint32_t sleep_ms, int32_t until_reading) {
   (void)ctx;
   trace_rtc();
-  printf("%lu deep sleep %lu next reading in %ld\n", (unsigned long)now(), (unsigned long)sleep_ms, (long)until_reading);
+  printf("%lu deep sleep %lu next reading in %ld\n", (unsigned long)now(), (unsigned long)sleep_ms,
+         (long)until_reading);
 }
 
 static void fault(void *ctx, int32_t code) {
@@ -238,12 +241,10 @@ static void say_page(int status, const char *message, const char *field) {
  * pass swapped in, then the one the page posted since taken for the next. */
 static void apply_module_asks(void) {
   char text[APP_ASK_TEXT_BYTES];
-  int status, fresh;
-  if (app_module_swap_in(&swap, now(), &status, text, sizeof text, &fresh)) {
+  int status;
+  if (app_device_swap_module(&app, &swap, &status, text, sizeof text)) {
     say_page(status, text, NULL);
     if (app_module_swap_on_trial(&swap)) printf("%lu module trial\n", (unsigned long)now());
-    if (fresh) app_device_start_afresh(&app);
-    app.scheduler_ok = tickretry_error() == NULL;
   }
   const char *refusal;
   if (module_posted.bytes && !app_module_swap_take(&swap, module_posted.bytes, module_posted.size, &refusal))

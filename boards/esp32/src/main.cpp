@@ -2,10 +2,11 @@
 // over HTTP (or, built with -DUPLOAD_MQTT=1, publishes it with QoS 1 over MQTT), retried
 // by the scheduler module through boards/tickretry/tickretry_loop.c, with the operation id as
 // Idempotency-Key (over MQTT: the payload's "op"). The Wi-Fi station, and over MQTT the
-// broker connection, are sessions of the module (sketch_sessions.cpp): it decides every
-// reconnect, and no retry waits in a delay(). The loop never blocks: the HTTP attempt runs
-// in its own FreeRTOS task (http_upload.cpp), esp-mqtt runs in its own, and so does the setup
-// page's server (page_server.cpp), whose asks the loop does between passes (page_loop.cpp).
+// broker connection, are sessions of the module (../app/sessions.c; the board's calls in
+// sketch_sessions.cpp): it decides every reconnect, and no retry waits in a delay(). The
+// loop never blocks: the HTTP attempt runs in its own FreeRTOS task (http_upload.cpp),
+// esp-mqtt runs in its own, and so does the setup page's server (page_server.cpp), whose
+// asks the loop does between passes (page_loop.cpp).
 // The scheduler's image is kept in RTC memory and NVS, so uploads go on after a deep sleep
 // (DEEP_SLEEP=1 sleeps whenever nothing is in flight) or a reset.
 // Without saved Wi-Fi credentials the board opens an access point with the setup page at

@@ -186,7 +186,8 @@ static void module_failed(void) {
 
 /* ---- The board's boot and the script's clock ---- */
 
-/* main.cpp's setup(), less the board's radio, page server and Wi-Fi session. */
+/* The device's boot as main.cpp's setup() runs it, less the board's own steps (the radio,
+ * the access point, the page's server); the module swap's boot is page_loop.cpp's there. */
 static void boot(const char *how) {
   printf("%lu boot %s\n", (unsigned long)now(), how);
   ends_unsaid = notes_unsaid = 0; /* what the kept state never held: ends come again */
@@ -263,8 +264,9 @@ static void apply_asks(void) {
   if (app_requests_answered(&app.requests, &status, &message, &field)) say_page(status, message, field);
 }
 
-/* One pass of main.cpp's loop(); the wait until the next (at least 1 ms, so that the
- * script's clock moves). */
+/* One pass as main.cpp's loop() runs it: the page's asks (which the board does in the loop's
+ * serve step, at the end of the pass before), the device's pass and what falls due after it;
+ * the wait until the next (at least 1 ms, so that the script's clock moves). */
 static uint32_t pass(void) {
   apply_asks();
   uint32_t due = app_device_pass(&app);

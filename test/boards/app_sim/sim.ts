@@ -33,7 +33,7 @@ const TEST_KEY = () =>
 /** host_hal.c's RTC at power-on. */
 const WALL_AT_POWER_ON = 1_700_000_000_000;
 
-/** The seed app_host.c's first start_afresh takes from host_hal.c's random_bytes (xorshift32, a byte each). */
+/** The seed device.c's first app_device_start_afresh takes from host_hal.c's random_bytes (xorshift32, a byte each). */
 export function hostSeed(): bigint {
   let x = 0x2545f491;
   const bytes = Array.from({ length: 8 }, () => {

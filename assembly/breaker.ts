@@ -51,11 +51,14 @@ export function startAt(op: Operation, p: Policy, wait: u32): void {
 }
 
 // Every operation of policy id with one of the flags `from` gets `to` instead (DUE, HELD
-// and PROBE only ever mark live operations).
+// and PROBE only ever mark live operations), and none is a probe any longer: each caller
+// moves the breaker out of PROBING, or finds no probe (onAttemptStart marks its own after).
 function swapFlags(id: u32, from: u32, to: u32): void {
   for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
     const op = slotAt(slot);
-    if ((op.policy == id) & ((op.flags & from) != 0)) op.flags = (op.flags & ~from) | to;
+    if (op.policy != id) continue;
+    const flags = op.flags & ~OP_FLAG_PROBE;
+    op.flags = flags & from ? (flags & ~from) | to : flags;
   }
   markStale();
 }
@@ -90,7 +93,6 @@ export function resetBreaker(id: u32, p: Policy): void {
   p.breakerFailures = 0;
   p.breakerOpens = 0;
   swapFlags(id, OP_FLAG_HELD, OP_FLAG_DUE);
-  swapFlags(id, OP_FLAG_PROBE, 0);
 }
 
 /**
@@ -102,17 +104,16 @@ export function isolate(id: u32, p: Policy): void {
   p.breakerState = BREAKER_ISOLATED;
   p.breakerFailures = 0;
   touch();
-  swapFlags(id, OP_FLAG_PROBE, 0);
   swapFlags(id, OP_FLAG_DUE, OP_FLAG_HELD);
 }
 
 /** poll starts op's attempt: under HALF_OPEN it is the probe, and the others wait for it. */
 export function onAttemptStart(id: u32, p: Policy, op: Operation): void {
   if (p.breakerState != BREAKER_HALF_OPEN) return;
-  op.flags |= OP_FLAG_PROBE;
   p.breakerState = BREAKER_PROBING;
   count(COUNTER_PROBES);
   swapFlags(id, OP_FLAG_DUE, OP_FLAG_HELD);
+  op.flags |= OP_FLAG_PROBE;
 }
 
 /**
@@ -162,15 +163,17 @@ function open(id: u32, p: Policy): void {
 // Closes: the destination answered. What waited for it (DUE or HELD: WAITING operations
 // only) resumes within the spread window. A probe still in flight (another attempt's
 // success closed the breaker) is a probe no longer: a CLOSED breaker has none, and its
-// failure counts as any other's (an image holds no probe outside PROBING).
+// failure counts as any other's (an image holds no probe outside PROBING). The success's own
+// move (report) marks the summary stale.
 function close(id: u32, p: Policy): void {
   p.breakerState = BREAKER_CLOSED;
   p.breakerOpens = 0;
   touch();
-  swapFlags(id, OP_FLAG_PROBE, 0);
   for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
     const op = slotAt(slot);
-    if ((op.policy == id) & ((op.flags & (OP_FLAG_DUE | OP_FLAG_HELD)) != 0)) startAt(op, p, spreadDraw(p));
+    if (op.policy != id) continue;
+    op.flags &= ~OP_FLAG_PROBE;
+    if (op.flags & (OP_FLAG_DUE | OP_FLAG_HELD)) startAt(op, p, spreadDraw(p));
   }
 }
 

@@ -24,7 +24,7 @@ import {
 import { jitteredDelay } from "./backoff";
 import { touch } from "./changes";
 import { count } from "./counters";
-import { policyRecord } from "./policy-table";
+import { policyOf, policyRecord } from "./policy-table";
 import { spreadDraw } from "./spread";
 import { Operation, Policy } from "./state";
 import { expired, markStale, noteTimer, slotAt } from "./table";
@@ -41,10 +41,10 @@ export function letsStart(p: Policy): bool {
  * timers go into the summary: a scan's retry or drop is not visited again (outside a scan
  * the summary is stale anyway).
  */
-export function startAt(op: Operation, p: Policy, wait: u32): void {
+export function startAt(op: Operation, wait: u32): void {
   op.nextAttemptAt = tickAfter(clock.now, wait);
   op.flags &= ~(OP_FLAG_DUE | OP_FLAG_HELD);
-  if (wait == 0) holdOrDue(op, p);
+  if (wait == 0) holdOrDue(op);
   else noteTimer(op.nextAttemptAt);
   if (op.flags & OP_FLAG_HAS_DEADLINE) noteTimer(op.deadline);
   markStale();
@@ -173,11 +173,11 @@ function close(id: u32, p: Policy): void {
     const op = slotAt(slot);
     if (op.policy != id) continue;
     op.flags &= ~OP_FLAG_PROBE;
-    if (op.flags & (OP_FLAG_DUE | OP_FLAG_HELD)) startAt(op, p, spreadDraw(p));
+    if (op.flags & (OP_FLAG_DUE | OP_FLAG_HELD)) startAt(op, spreadDraw(p));
   }
 }
 
 /** A waiting operation's wait is over: DUE if its breaker lets it start, else HELD. */
-export function holdOrDue(op: Operation, p: Policy): void {
-  op.flags |= letsStart(p) ? OP_FLAG_DUE : OP_FLAG_HELD;
+export function holdOrDue(op: Operation): void {
+  op.flags |= letsStart(policyOf(op)) ? OP_FLAG_DUE : OP_FLAG_HELD;
 }

@@ -96,7 +96,7 @@ export function begin(policy: u32, now: u32): i32 {
   op.flags = (p.deadline != 0 ? OP_FLAG_HAS_DEADLINE : 0) | (p.flags & POLICY_FLAG_SESSION);
   op.attemptDeadline = t;
   op.deadline = tickAfter(t, p.deadline);
-  startAt(op, p, p.flags & POLICY_FLAG_SPREAD_FIRST ? spreadDraw(p) : 0);
+  startAt(op, p.flags & POLICY_FLAG_SPREAD_FIRST ? spreadDraw(p) : 0);
   const id = load<u32>(NEXT_ID);
   op.id = id;
   store<u32>(NEXT_ID, (id + 1) & 0x7fffffff);
@@ -202,7 +202,7 @@ export function linkUp(now: u32): i32 {
     if (!((op.flags & OP_FLAG_SESSION) | (p.flags & POLICY_FLAG_KICK))) continue;
     const wait = spreadDraw(p);
     if (ticksUntil(tickAfter(clock.now, wait), op.nextAttemptAt) > 0) {
-      startAt(op, p, wait);
+      startAt(op, wait);
       count(COUNTER_KICKS);
     }
   }
@@ -215,7 +215,7 @@ export function spreadDue(): void {
     const op = slotAt(slot);
     if (!(op.flags & OP_FLAG_DUE)) continue; // DUE marks WAITING operations only
     const p = policyOf(op);
-    if (p.spread != 0) startAt(op, p, spreadDraw(p));
+    if (p.spread != 0) startAt(op, spreadDraw(p));
   }
 }
 

@@ -73,16 +73,16 @@ function visitWaiting(op: Operation, fault: bool): void {
     }
   }
   if (op.flags & (OP_FLAG_DUE | OP_FLAG_HELD)) return;
-  if (expired(op.nextAttemptAt, fault)) holdOrDue(op, policyOf(op));
+  if (expired(op.nextAttemptAt, fault)) holdOrDue(op);
 }
 
+// One call of fail for both: a lost attempt fails AMBIGUOUS (restore's scan has no fault).
 function visitInFlight(op: Operation, fault: bool, lost: bool): void {
-  if (lost) {
-    fail(op, OUTCOME_AMBIGUOUS, 0, false);
-  } else if (expired(op.attemptDeadline, fault)) {
+  if (!lost) {
+    if (!expired(op.attemptDeadline, fault)) return;
     count(COUNTER_ATTEMPT_TIMEOUTS);
-    fail(op, OUTCOME_TIMEOUT, 0, fault);
   }
+  fail(op, lost ? OUTCOME_AMBIGUOUS : OUTCOME_TIMEOUT, 0, fault);
 }
 
 // A stable session (level 0) has no timer at all.

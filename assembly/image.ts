@@ -134,8 +134,8 @@ function records(at: usize, count: i32, kinds: usize, bytes: usize, checking: bo
     if (checking) copyWords(SCRATCH, SCRATCH, 0, SCRATCH_BYTES);
     fields(to, kinds, bytes);
     if (!checking) continue;
-    if (kinds == POLICY_KINDS) notePolicy(<u32>i, changetype<Policy>(SCRATCH));
-    if (kinds == SLOT_KINDS) checkSlot(changetype<Operation>(SCRATCH));
+    if (kinds == POLICY_KINDS) notePolicy(<u32>i, changetype<Policy>(to));
+    if (kinds == SLOT_KINDS) checkSlot(changetype<Operation>(to));
   }
   return at;
 }

@@ -64,8 +64,8 @@ function swapFlags(id: u32, from: u32, to: u32): void {
 }
 
 /** The break is over (its end passed, or linkUp): the next attempt to start is the probe. */
-export function halfOpen(id: u32, p: Policy): void {
-  p.breakerState = BREAKER_HALF_OPEN;
+export function halfOpen(id: u32): void {
+  policyRecord(id).breakerState = BREAKER_HALF_OPEN;
   swapFlags(id, OP_FLAG_HELD, OP_FLAG_DUE);
 }
 
@@ -80,7 +80,7 @@ export function endBreaks(all: bool): bool {
     const p = policyRecord(id);
     if (p.breakerState != BREAKER_OPEN) continue;
     if (expired(p.breakEnds, all)) {
-      halfOpen(id, p);
+      halfOpen(id);
       ended = true;
     }
   }
@@ -133,11 +133,13 @@ export function onAttemptEnd(op: Operation, outcome: i32): void {
     if (p.breakerState != BREAKER_CLOSED) close(id, p);
   } else if (outcome == OUTCOME_PERMANENT) {
     // The destination answered; the request was at fault: another attempt probes.
-    if (probe) halfOpen(id, p);
-  } else if (probe) {
+    if (probe) halfOpen(id);
+  } else if (
+    probe ||
+    ((p.breakerState == BREAKER_CLOSED) & (p.breakAfter != 0) && ++p.breakerFailures >= p.breakAfter)
+  ) {
+    // A failed probe opens it again; a CLOSED breaker opens after breakAfter failures in a row.
     open(id, p);
-  } else if ((p.breakerState == BREAKER_CLOSED) & (p.breakAfter != 0)) {
-    if (++p.breakerFailures >= p.breakAfter) open(id, p);
   }
 }
 
@@ -152,7 +154,7 @@ function open(id: u32, p: Policy): void {
   p.breakEnds = tickAfter(clock.now, wait);
   count(COUNTER_BREAKER_OPENS);
   if (wait == 0) {
-    halfOpen(id, p);
+    halfOpen(id);
     return;
   }
   p.breakerState = BREAKER_OPEN;

@@ -20,13 +20,13 @@ import { resetMachine } from "./operations";
 import { policyAt, policyRecord } from "./policy-table";
 import { seedRandom } from "./random";
 import { isInitialized } from "./ready";
-import { BLOCK, BLOCK_BYTES, STATE, STATE_BYTES, copyWords } from "./state";
+import { BLOCK, BLOCK_BYTES, STATE, STATE_BYTES, clearWords } from "./state";
 import { find } from "./table";
 import { Clock } from "./ticks";
 
 /** Wipes all state and seeds the PRNG; call once at start-up with a per-device seed. */
 export function init(seedLo: u32, seedHi: u32): i32 {
-  copyWords(STATE, STATE, 0, STATE_BYTES);
+  clearWords(STATE, STATE_BYTES);
   seedRandom(seedLo, seedHi);
   budgetOff();
   Clock.reset();

@@ -55,7 +55,7 @@ import { isInitialized, markInitialized } from "./ready";
 import { dropSession, fail } from "./retry";
 import { advance } from "./scan";
 import { spreadDraw } from "./spread";
-import { NEXT_ID_AT, Operation, Policy, STATE, copyWords } from "./state";
+import { NEXT_ID_AT, Operation, Policy, STATE, clearWords } from "./state";
 import { TIMER, find, firstDue, firstSlot, handleOf, markStale, schedule, slotAt } from "./table";
 import { clock, isSpan, tickAfter, ticksUntil, tickWithin } from "./ticks";
 
@@ -87,8 +87,8 @@ export function begin(policy: u32, now: u32): i32 {
   const op = slotAt(slot);
   const t = clock.now;
   // Every field after the generation starts at 0 (FREE, attempt and level 0, outcome and
-  // end reason NONE, no delay or cost drawn) unless set below (mask 0: STATE is only read).
-  copyWords(changetype<usize>(op) + 4, STATE, 0, offsetof<Operation>() - 4);
+  // end reason NONE, no delay or cost drawn) unless set below.
+  clearWords(changetype<usize>(op) + 4, offsetof<Operation>() - 4);
   move(op, EVENT_BEGIN);
   op.generation = (<u32>op.generation % GENERATION_MASK) + 1;
   op.policy = policy;

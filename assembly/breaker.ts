@@ -12,7 +12,6 @@ import {
   COUNTER_PROBES,
   JITTER_EQUAL,
   LIMIT_MAX_ATTEMPTS,
-  LIMIT_OPERATIONS,
   LIMIT_POLICIES,
   OP_FLAG_DUE,
   OP_FLAG_HAS_DEADLINE,
@@ -27,7 +26,7 @@ import { count } from "./counters";
 import { policyOf, policyRecord } from "./policy-table";
 import { spreadDraw } from "./spread";
 import { Operation, Policy } from "./state";
-import { expired, markStale, noteTimer, slotAt } from "./table";
+import { SLOTS, SLOTS_END, expired, markStale, noteTimer } from "./table";
 import { clock, tickAfter } from "./ticks";
 
 /** True when the policy's breaker lets an attempt start: CLOSED or HALF_OPEN, the even states
@@ -54,8 +53,8 @@ export function startAt(op: Operation, wait: u32): void {
 // and PROBE only ever mark live operations), and none is a probe any longer: each caller
 // moves the breaker out of PROBING, or finds no probe (onAttemptStart marks its own after).
 function swapFlags(id: u32, from: u32, to: u32): void {
-  for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
-    const op = slotAt(slot);
+  for (let at = SLOTS; at < SLOTS_END; at += offsetof<Operation>()) {
+    const op = changetype<Operation>(at);
     if (op.policy != id) continue;
     const flags = op.flags & ~OP_FLAG_PROBE;
     op.flags = flags & from ? (flags & ~from) | to : flags;
@@ -171,8 +170,8 @@ function close(id: u32, p: Policy): void {
   p.breakerState = BREAKER_CLOSED;
   p.breakerOpens = 0;
   touch();
-  for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
-    const op = slotAt(slot);
+  for (let at = SLOTS; at < SLOTS_END; at += offsetof<Operation>()) {
+    const op = changetype<Operation>(at);
     if (op.policy != id) continue;
     op.flags &= ~OP_FLAG_PROBE;
     if (op.flags & (OP_FLAG_DUE | OP_FLAG_HELD)) startAt(op, spreadDraw(p));

@@ -56,7 +56,18 @@ import { dropSession, fail } from "./retry";
 import { advance } from "./scan";
 import { spreadDraw } from "./spread";
 import { NEXT_ID_AT, Operation, Policy, STATE, clearWords } from "./state";
-import { TIMER, find, firstDue, firstSlot, handleOf, markStale, schedule, slotAt } from "./table";
+import {
+  SLOTS,
+  SLOTS_END,
+  TIMER,
+  find,
+  firstDue,
+  firstSlot,
+  handleOf,
+  markStale,
+  schedule,
+  slotAt,
+} from "./table";
 import { clock, isSpan, tickAfter, ticksUntil, tickWithin } from "./ticks";
 
 const GENERATION_MASK: u32 = 0xffff;
@@ -195,8 +206,8 @@ export function linkUp(now: u32): i32 {
   if (!isInitialized()) return ERROR_NOT_INITIALIZED;
   advance(now);
   if (endBreaks(true)) touch();
-  for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
-    const op = slotAt(slot);
+  for (let at = SLOTS; at < SLOTS_END; at += offsetof<Operation>()) {
+    const op = changetype<Operation>(at);
     if ((op.state != STATE_WAITING) | ((op.flags & (OP_FLAG_DUE | OP_FLAG_HELD)) != 0)) continue;
     const p = policyOf(op);
     if (!((op.flags & OP_FLAG_SESSION) | (p.flags & POLICY_FLAG_KICK))) continue;
@@ -211,8 +222,8 @@ export function linkUp(now: u32): i32 {
 
 /** restore with ATTEMPTS_LOST: what the restore made due starts within its policy's spread. */
 export function spreadDue(): void {
-  for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
-    const op = slotAt(slot);
+  for (let at = SLOTS; at < SLOTS_END; at += offsetof<Operation>()) {
+    const op = changetype<Operation>(at);
     if (!(op.flags & OP_FLAG_DUE)) continue; // DUE marks WAITING operations only
     const p = policyOf(op);
     if (p.spread != 0) startAt(op, spreadDraw(p));

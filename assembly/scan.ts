@@ -7,7 +7,6 @@ import {
   COUNTER_ATTEMPT_TIMEOUTS,
   COUNTER_CLOCK_FAULTS,
   END_REASON_DEADLINE,
-  LIMIT_OPERATIONS,
   OP_FLAG_DUE,
   OP_FLAG_HAS_DEADLINE,
   OP_FLAG_HELD,
@@ -23,7 +22,7 @@ import { end } from "./machine";
 import { policyOf } from "./policy-table";
 import { dropSession, fail } from "./retry";
 import { Operation } from "./state";
-import { endSummary, expired, noteTimer, schedule, slotAt, startSummary } from "./table";
+import { SLOTS, SLOTS_END, endSummary, expired, noteTimer, schedule, startSummary } from "./table";
 import { Clock, clock, tickAfter, tickReached } from "./ticks";
 
 // The live states, one bit each.
@@ -49,8 +48,8 @@ function scan(fault: bool, lost: bool): void {
   let live: u32 = 0;
   startSummary();
   endBreaks(fault);
-  for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
-    const op = slotAt(slot);
+  for (let at = SLOTS; at < SLOTS_END; at += offsetof<Operation>()) {
+    const op = changetype<Operation>(at);
     const state = op.state;
     live |= LIVE >> state;
     if (state == STATE_WAITING) visitWaiting(op, fault);

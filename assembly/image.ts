@@ -166,7 +166,7 @@ export function save(now: u32): i32 {
     if (p.breakerState != BREAKER_OPEN) p.breakEnds = now;
   }
   startWriting(AREA + IMAGE_HEADER_BYTES);
-  put(<u32>ticksUntil(now, clock.now));
+  value(<u32>ticksUntil(now, clock.now), LIMIT_BACKSTEP_TOLERANCE); // the clock, as readBody reads it
   walk(STATE, false);
   const body = <u32>(position() - AREA);
   // The header: format version, ABI version, u16 length, little-endian in one word.

@@ -127,19 +127,23 @@ export function onAttemptEnd(op: Operation, outcome: i32): void {
   const probe = op.flags & OP_FLAG_PROBE;
   op.flags &= ~OP_FLAG_PROBE;
   if (p.breakerState == BREAKER_ISOLATED) return;
+  // Returns rather than elses: wasm3 compiles each else into a code page of its own.
   if (outcome == OUTCOME_SUCCESS) {
     p.breakerFailures = 0;
     if (p.breakerState != BREAKER_CLOSED) close(id, p);
-  } else if (outcome == OUTCOME_PERMANENT) {
+    return;
+  }
+  if (outcome == OUTCOME_PERMANENT) {
     // The destination answered; the request was at fault: another attempt probes.
     if (probe) halfOpen(id);
-  } else if (
+    return;
+  }
+  // A failed probe opens it again; a CLOSED breaker opens after breakAfter failures in a row.
+  if (
     probe ||
     ((p.breakerState == BREAKER_CLOSED) & (p.breakAfter != 0) && ++p.breakerFailures >= p.breakAfter)
-  ) {
-    // A failed probe opens it again; a CLOSED breaker opens after breakAfter failures in a row.
+  )
     open(id, p);
-  }
 }
 
 // Opens for a break that doubles with every open since the last close, EQUAL-jittered so

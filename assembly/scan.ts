@@ -52,9 +52,11 @@ function scan(fault: bool, lost: bool): void {
     const op = changetype<Operation>(at);
     const state = op.state;
     live |= LIVE >> state;
+    // One visit at most (state is the state before it); no else: wasm3 compiles each else
+    // into a code page of its own.
     if (state == STATE_WAITING) visitWaiting(op, fault);
-    else if (state == STATE_IN_FLIGHT) visitInFlight(op, fault, lost);
-    else if (state == STATE_UP) visitUp(op, fault, lost);
+    if (state == STATE_IN_FLIGHT) visitInFlight(op, fault, lost);
+    if (state == STATE_UP) visitUp(op, fault, lost);
   }
   if (fault & ((live & 1) != 0)) count(COUNTER_CLOCK_FAULTS);
   endSummary();

@@ -60,7 +60,8 @@ export function field(handle: i32, which: u32): i32 {
 export function breakerState(policy: u32): i32 {
   if (!isInitialized()) return ERROR_NOT_INITIALIZED;
   const p = policyAt(policy);
-  return p != null ? p.breakerState : ERROR_BAD_POLICY;
+  if (p == null) return ERROR_BAD_POLICY;
+  return p.breakerState;
 }
 
 /** Tick at which the OPEN breaker's break ends; 0 when not OPEN, before init or for a bad policy. */

@@ -100,6 +100,11 @@ export function dropSession(op: Operation): void {
   move(op, EVENT_DROP);
   op.flags |= OP_FLAG_DROPPED;
   raiseLevel(op);
-  startAt(op, p.flags & POLICY_FLAG_SPREAD_DROP ? spreadDraw(p) : drawWait(op, p, false));
   count(COUNTER_DROPS);
+  // A return, not an else: wasm3 compiles each else into a code page of its own.
+  if (p.flags & POLICY_FLAG_SPREAD_DROP) {
+    startAt(op, spreadDraw(p));
+    return;
+  }
+  startAt(op, drawWait(op, p, false));
 }

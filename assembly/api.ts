@@ -20,13 +20,13 @@ import { resetMachine } from "./operations";
 import { policyAt, policyRecord } from "./policy-table";
 import { seedRandom } from "./random";
 import { isInitialized } from "./ready";
-import { BLOCK, BLOCK_BYTES, STATE, STATE_BYTES, copyWords } from "./state";
+import { BLOCK, BLOCK_BYTES, STATE, STATE_BYTES, clearWords } from "./state";
 import { find } from "./table";
 import { Clock } from "./ticks";
 
 /** Wipes all state and seeds the PRNG; call once at start-up with a per-device seed. */
 export function init(seedLo: u32, seedHi: u32): i32 {
-  copyWords(STATE, STATE, 0, STATE_BYTES);
+  clearWords(STATE, STATE_BYTES);
   seedRandom(seedLo, seedHi);
   budgetOff();
   Clock.reset();
@@ -60,7 +60,8 @@ export function field(handle: i32, which: u32): i32 {
 export function breakerState(policy: u32): i32 {
   if (!isInitialized()) return ERROR_NOT_INITIALIZED;
   const p = policyAt(policy);
-  return p != null ? p.breakerState : ERROR_BAD_POLICY;
+  if (p == null) return ERROR_BAD_POLICY;
+  return p.breakerState;
 }
 
 /** Tick at which the OPEN breaker's break ends; 0 when not OPEN, before init or for a bad policy. */

@@ -36,7 +36,7 @@ export function releaseBreaker(policy: u32, now: u32): i32 {
   // check may precede the advance: a refused call changes nothing.
   if (p.breakerState != BREAKER_ISOLATED) return ERROR_NOT_ISOLATED;
   advance(now);
-  halfOpen(policy, p);
+  halfOpen(policy);
   touch();
   return RESULT_OK;
 }

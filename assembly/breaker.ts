@@ -12,7 +12,6 @@ import {
   COUNTER_PROBES,
   JITTER_EQUAL,
   LIMIT_MAX_ATTEMPTS,
-  LIMIT_OPERATIONS,
   LIMIT_POLICIES,
   OP_FLAG_DUE,
   OP_FLAG_HAS_DEADLINE,
@@ -24,10 +23,10 @@ import {
 import { jitteredDelay } from "./backoff";
 import { touch } from "./changes";
 import { count } from "./counters";
-import { policyRecord } from "./policy-table";
+import { policyOf, policyRecord } from "./policy-table";
 import { spreadDraw } from "./spread";
 import { Operation, Policy } from "./state";
-import { expired, markStale, noteTimer, slotAt } from "./table";
+import { SLOTS, SLOTS_END, expired, markStale, noteTimer } from "./table";
 import { clock, tickAfter } from "./ticks";
 
 /** True when the policy's breaker lets an attempt start: CLOSED or HALF_OPEN, the even states
@@ -41,28 +40,31 @@ export function letsStart(p: Policy): bool {
  * timers go into the summary: a scan's retry or drop is not visited again (outside a scan
  * the summary is stale anyway).
  */
-export function startAt(op: Operation, p: Policy, wait: u32): void {
+export function startAt(op: Operation, wait: u32): void {
   op.nextAttemptAt = tickAfter(clock.now, wait);
   op.flags &= ~(OP_FLAG_DUE | OP_FLAG_HELD);
-  if (wait == 0) holdOrDue(op, p);
+  if (wait == 0) holdOrDue(op);
   else noteTimer(op.nextAttemptAt);
   if (op.flags & OP_FLAG_HAS_DEADLINE) noteTimer(op.deadline);
   markStale();
 }
 
 // Every operation of policy id with one of the flags `from` gets `to` instead (DUE, HELD
-// and PROBE only ever mark live operations).
+// and PROBE only ever mark live operations), and none is a probe any longer: each caller
+// moves the breaker out of PROBING, or finds no probe (onAttemptStart marks its own after).
 function swapFlags(id: u32, from: u32, to: u32): void {
-  for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
-    const op = slotAt(slot);
-    if ((op.policy == id) & ((op.flags & from) != 0)) op.flags = (op.flags & ~from) | to;
+  for (let at = SLOTS; at < SLOTS_END; at += offsetof<Operation>()) {
+    const op = changetype<Operation>(at);
+    if (op.policy != id) continue;
+    const flags = op.flags & ~OP_FLAG_PROBE;
+    op.flags = flags & from ? (flags & ~from) | to : flags;
   }
   markStale();
 }
 
 /** The break is over (its end passed, or linkUp): the next attempt to start is the probe. */
-export function halfOpen(id: u32, p: Policy): void {
-  p.breakerState = BREAKER_HALF_OPEN;
+export function halfOpen(id: u32): void {
+  policyRecord(id).breakerState = BREAKER_HALF_OPEN;
   swapFlags(id, OP_FLAG_HELD, OP_FLAG_DUE);
 }
 
@@ -77,7 +79,7 @@ export function endBreaks(all: bool): bool {
     const p = policyRecord(id);
     if (p.breakerState != BREAKER_OPEN) continue;
     if (expired(p.breakEnds, all)) {
-      halfOpen(id, p);
+      halfOpen(id);
       ended = true;
     }
   }
@@ -90,7 +92,6 @@ export function resetBreaker(id: u32, p: Policy): void {
   p.breakerFailures = 0;
   p.breakerOpens = 0;
   swapFlags(id, OP_FLAG_HELD, OP_FLAG_DUE);
-  swapFlags(id, OP_FLAG_PROBE, 0);
 }
 
 /**
@@ -102,17 +103,16 @@ export function isolate(id: u32, p: Policy): void {
   p.breakerState = BREAKER_ISOLATED;
   p.breakerFailures = 0;
   touch();
-  swapFlags(id, OP_FLAG_PROBE, 0);
   swapFlags(id, OP_FLAG_DUE, OP_FLAG_HELD);
 }
 
 /** poll starts op's attempt: under HALF_OPEN it is the probe, and the others wait for it. */
 export function onAttemptStart(id: u32, p: Policy, op: Operation): void {
   if (p.breakerState != BREAKER_HALF_OPEN) return;
-  op.flags |= OP_FLAG_PROBE;
   p.breakerState = BREAKER_PROBING;
   count(COUNTER_PROBES);
   swapFlags(id, OP_FLAG_DUE, OP_FLAG_HELD);
+  op.flags |= OP_FLAG_PROBE;
 }
 
 /**
@@ -127,17 +127,23 @@ export function onAttemptEnd(op: Operation, outcome: i32): void {
   const probe = op.flags & OP_FLAG_PROBE;
   op.flags &= ~OP_FLAG_PROBE;
   if (p.breakerState == BREAKER_ISOLATED) return;
+  // Returns rather than elses: wasm3 compiles each else into a code page of its own.
   if (outcome == OUTCOME_SUCCESS) {
     p.breakerFailures = 0;
     if (p.breakerState != BREAKER_CLOSED) close(id, p);
-  } else if (outcome == OUTCOME_PERMANENT) {
-    // The destination answered; the request was at fault: another attempt probes.
-    if (probe) halfOpen(id, p);
-  } else if (probe) {
-    open(id, p);
-  } else if ((p.breakerState == BREAKER_CLOSED) & (p.breakAfter != 0)) {
-    if (++p.breakerFailures >= p.breakAfter) open(id, p);
+    return;
   }
+  if (outcome == OUTCOME_PERMANENT) {
+    // The destination answered; the request was at fault: another attempt probes.
+    if (probe) halfOpen(id);
+    return;
+  }
+  // A failed probe opens it again; a CLOSED breaker opens after breakAfter failures in a row.
+  if (
+    probe ||
+    ((p.breakerState == BREAKER_CLOSED) & (p.breakAfter != 0) && ++p.breakerFailures >= p.breakAfter)
+  )
+    open(id, p);
 }
 
 // Opens for a break that doubles with every open since the last close, EQUAL-jittered so
@@ -151,7 +157,7 @@ function open(id: u32, p: Policy): void {
   p.breakEnds = tickAfter(clock.now, wait);
   count(COUNTER_BREAKER_OPENS);
   if (wait == 0) {
-    halfOpen(id, p);
+    halfOpen(id);
     return;
   }
   p.breakerState = BREAKER_OPEN;
@@ -162,19 +168,21 @@ function open(id: u32, p: Policy): void {
 // Closes: the destination answered. What waited for it (DUE or HELD: WAITING operations
 // only) resumes within the spread window. A probe still in flight (another attempt's
 // success closed the breaker) is a probe no longer: a CLOSED breaker has none, and its
-// failure counts as any other's (an image holds no probe outside PROBING).
+// failure counts as any other's (an image holds no probe outside PROBING). The success's own
+// move (report) marks the summary stale.
 function close(id: u32, p: Policy): void {
   p.breakerState = BREAKER_CLOSED;
   p.breakerOpens = 0;
   touch();
-  swapFlags(id, OP_FLAG_PROBE, 0);
-  for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
-    const op = slotAt(slot);
-    if ((op.policy == id) & ((op.flags & (OP_FLAG_DUE | OP_FLAG_HELD)) != 0)) startAt(op, p, spreadDraw(p));
+  for (let at = SLOTS; at < SLOTS_END; at += offsetof<Operation>()) {
+    const op = changetype<Operation>(at);
+    if (op.policy != id) continue;
+    op.flags &= ~OP_FLAG_PROBE;
+    if (op.flags & (OP_FLAG_DUE | OP_FLAG_HELD)) startAt(op, spreadDraw(p));
   }
 }
 
 /** A waiting operation's wait is over: DUE if its breaker lets it start, else HELD. */
-export function holdOrDue(op: Operation, p: Policy): void {
-  op.flags |= letsStart(p) ? OP_FLAG_DUE : OP_FLAG_HELD;
+export function holdOrDue(op: Operation): void {
+  op.flags |= letsStart(policyOf(op)) ? OP_FLAG_DUE : OP_FLAG_HELD;
 }

@@ -53,7 +53,7 @@ import {
   SCRATCH_BYTES,
   STATE,
   STATE_BYTES,
-  copyWords,
+  clearWords,
 } from "./state";
 import { Clock, clock, isSpan, tickAfter, ticksUntil } from "./ticks";
 import { position, put, readCleanly, refuse, startReading, startWriting, take, writing } from "./varint";
@@ -131,11 +131,11 @@ function walk(base: usize, checking: bool): void {
 function records(at: usize, count: i32, kinds: usize, bytes: usize, checking: bool): usize {
   for (let i = 0; i < count; i++, at += bytes) {
     const to = checking ? SCRATCH : at;
-    if (checking) copyWords(SCRATCH, SCRATCH, 0, SCRATCH_BYTES);
+    if (checking) clearWords(SCRATCH, SCRATCH_BYTES);
     fields(to, kinds, bytes);
     if (!checking) continue;
-    if (kinds == POLICY_KINDS) notePolicy(<u32>i, changetype<Policy>(SCRATCH));
-    if (kinds == SLOT_KINDS) checkSlot(changetype<Operation>(SCRATCH));
+    if (kinds == POLICY_KINDS) notePolicy(<u32>i, changetype<Policy>(to));
+    if (kinds == SLOT_KINDS) checkSlot(changetype<Operation>(to));
   }
   return at;
 }
@@ -166,7 +166,7 @@ export function save(now: u32): i32 {
     if (p.breakerState != BREAKER_OPEN) p.breakEnds = now;
   }
   startWriting(AREA + IMAGE_HEADER_BYTES);
-  put(<u32>ticksUntil(now, clock.now));
+  value(<u32>ticksUntil(now, clock.now), LIMIT_BACKSTEP_TOLERANCE); // the clock, as readBody reads it
   walk(STATE, false);
   const body = <u32>(position() - AREA);
   // The header: format version, ABI version, u16 length, little-endian in one word.
@@ -191,7 +191,7 @@ export function restore(length: u32, now: u32, elapsed: u32, flags: u32): i32 {
   origin = tickAfter(now, 0 - elapsed); // elapsed ticks before now
   const clock = readBody(body, true);
   if (!readCleanly()) return ERROR_IMAGE_FIELD;
-  copyWords(STATE, STATE, 0, STATE_BYTES);
+  clearWords(STATE, STATE_BYTES);
   readBody(body, false);
   Clock.restore(clock);
   restoreMachine();

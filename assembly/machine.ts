@@ -27,7 +27,6 @@ import {
 import { halfOpen } from "./breaker";
 import { touch } from "./changes";
 import { count } from "./counters";
-import { policyOf } from "./policy-table";
 import { Operation } from "./state";
 import { markStale } from "./table";
 
@@ -53,7 +52,7 @@ export function flagsAllowed(state: u32): u32 {
  */
 export function end(op: Operation, reason: i32): bool {
   if (!move(op, EVENT_END)) return false;
-  if (op.flags & OP_FLAG_PROBE) halfOpen(op.policy, policyOf(op));
+  if (op.flags & OP_FLAG_PROBE) halfOpen(op.policy);
   op.endReason = reason;
   op.flags &= ~(OP_FLAG_DUE | OP_FLAG_HELD | OP_FLAG_PROBE);
   count(COUNTER_ENDED_SUCCEEDED + reason - END_REASON_SUCCEEDED);

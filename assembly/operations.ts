@@ -55,8 +55,19 @@ import { isInitialized, markInitialized } from "./ready";
 import { dropSession, fail } from "./retry";
 import { advance } from "./scan";
 import { spreadDraw } from "./spread";
-import { NEXT_ID_AT, Operation, Policy, STATE, copyWords } from "./state";
-import { TIMER, find, firstDue, firstSlot, handleOf, markStale, schedule, slotAt } from "./table";
+import { NEXT_ID_AT, Operation, Policy, STATE, clearWords } from "./state";
+import {
+  SLOTS,
+  SLOTS_END,
+  TIMER,
+  find,
+  firstDue,
+  firstSlot,
+  handleOf,
+  markStale,
+  schedule,
+  slotAt,
+} from "./table";
 import { clock, isSpan, tickAfter, ticksUntil, tickWithin } from "./ticks";
 
 const GENERATION_MASK: u32 = 0xffff;
@@ -87,8 +98,8 @@ export function begin(policy: u32, now: u32): i32 {
   const op = slotAt(slot);
   const t = clock.now;
   // Every field after the generation starts at 0 (FREE, attempt and level 0, outcome and
-  // end reason NONE, no delay or cost drawn) unless set below (mask 0: STATE is only read).
-  copyWords(changetype<usize>(op) + 4, STATE, 0, offsetof<Operation>() - 4);
+  // end reason NONE, no delay or cost drawn) unless set below.
+  clearWords(changetype<usize>(op) + 4, offsetof<Operation>() - 4);
   move(op, EVENT_BEGIN);
   op.generation = (<u32>op.generation % GENERATION_MASK) + 1;
   op.policy = policy;
@@ -96,7 +107,7 @@ export function begin(policy: u32, now: u32): i32 {
   op.flags = (p.deadline != 0 ? OP_FLAG_HAS_DEADLINE : 0) | (p.flags & POLICY_FLAG_SESSION);
   op.attemptDeadline = t;
   op.deadline = tickAfter(t, p.deadline);
-  startAt(op, p, p.flags & POLICY_FLAG_SPREAD_FIRST ? spreadDraw(p) : 0);
+  startAt(op, p.flags & POLICY_FLAG_SPREAD_FIRST ? spreadDraw(p) : 0);
   const id = load<u32>(NEXT_ID);
   op.id = id;
   store<u32>(NEXT_ID, (id + 1) & 0x7fffffff);
@@ -195,14 +206,14 @@ export function linkUp(now: u32): i32 {
   if (!isInitialized()) return ERROR_NOT_INITIALIZED;
   advance(now);
   if (endBreaks(true)) touch();
-  for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
-    const op = slotAt(slot);
+  for (let at = SLOTS; at < SLOTS_END; at += offsetof<Operation>()) {
+    const op = changetype<Operation>(at);
     if ((op.state != STATE_WAITING) | ((op.flags & (OP_FLAG_DUE | OP_FLAG_HELD)) != 0)) continue;
     const p = policyOf(op);
     if (!((op.flags & OP_FLAG_SESSION) | (p.flags & POLICY_FLAG_KICK))) continue;
     const wait = spreadDraw(p);
     if (ticksUntil(tickAfter(clock.now, wait), op.nextAttemptAt) > 0) {
-      startAt(op, p, wait);
+      startAt(op, wait);
       count(COUNTER_KICKS);
     }
   }
@@ -211,11 +222,11 @@ export function linkUp(now: u32): i32 {
 
 /** restore with ATTEMPTS_LOST: what the restore made due starts within its policy's spread. */
 export function spreadDue(): void {
-  for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
-    const op = slotAt(slot);
+  for (let at = SLOTS; at < SLOTS_END; at += offsetof<Operation>()) {
+    const op = changetype<Operation>(at);
     if (!(op.flags & OP_FLAG_DUE)) continue; // DUE marks WAITING operations only
     const p = policyOf(op);
-    if (p.spread != 0) startAt(op, p, spreadDraw(p));
+    if (p.spread != 0) startAt(op, spreadDraw(p));
   }
 }
 

@@ -126,7 +126,7 @@ export function worstCase(id: u32): i32 {
   // Retry n's bound is min(cap, base * 2^(n-1)); a decorrelated wait may be three times
   // the one before, the first three times the base: min(cap, base * 3^n).
   // The growth factor: 3 decorrelated, else 2; the first bound is base * (2 * factor - 3).
-  const factor = <u64>(jitterOf(p) == JITTER_DECORRELATED) + 2;
+  const factor = <u64>((p.flags & POLICY_FLAG_JITTER_MASK) == JITTER_DECORRELATED) + 2;
   let bound = base * (factor * 2 - 3);
   let total = <u64>p.maxAttempts * <u64>p.attemptTimeout;
   for (let retry: u32 = 1; retry < <u32>p.maxAttempts; retry++) {

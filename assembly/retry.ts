@@ -84,7 +84,7 @@ function retryOrEnd(op: Operation, p: Policy, outcome: i32, retryAfter: u32, fau
     op.lastRetryCost = cost;
   }
   move(op, EVENT_RETRY);
-  startAt(op, p, wait);
+  startAt(op, wait);
   count(COUNTER_RETRIES_SCHEDULED);
   return END_REASON_NONE;
 }
@@ -100,6 +100,11 @@ export function dropSession(op: Operation): void {
   move(op, EVENT_DROP);
   op.flags |= OP_FLAG_DROPPED;
   raiseLevel(op);
-  startAt(op, p, p.flags & POLICY_FLAG_SPREAD_DROP ? spreadDraw(p) : drawWait(op, p, false));
   count(COUNTER_DROPS);
+  // A return, not an else: wasm3 compiles each else into a code page of its own.
+  if (p.flags & POLICY_FLAG_SPREAD_DROP) {
+    startAt(op, spreadDraw(p));
+    return;
+  }
+  startAt(op, drawWait(op, p, false));
 }

@@ -7,7 +7,6 @@ import {
   COUNTER_ATTEMPT_TIMEOUTS,
   COUNTER_CLOCK_FAULTS,
   END_REASON_DEADLINE,
-  LIMIT_OPERATIONS,
   OP_FLAG_DUE,
   OP_FLAG_HAS_DEADLINE,
   OP_FLAG_HELD,
@@ -23,7 +22,7 @@ import { end } from "./machine";
 import { policyOf } from "./policy-table";
 import { dropSession, fail } from "./retry";
 import { Operation } from "./state";
-import { endSummary, expired, noteTimer, schedule, slotAt, startSummary } from "./table";
+import { SLOTS, SLOTS_END, endSummary, expired, noteTimer, schedule, startSummary } from "./table";
 import { Clock, clock, tickAfter, tickReached } from "./ticks";
 
 // The live states, one bit each.
@@ -49,13 +48,15 @@ function scan(fault: bool, lost: bool): void {
   let live: u32 = 0;
   startSummary();
   endBreaks(fault);
-  for (let slot = 0; slot < LIMIT_OPERATIONS; slot++) {
-    const op = slotAt(slot);
+  for (let at = SLOTS; at < SLOTS_END; at += offsetof<Operation>()) {
+    const op = changetype<Operation>(at);
     const state = op.state;
     live |= LIVE >> state;
+    // One visit at most (state is the state before it); no else: wasm3 compiles each else
+    // into a code page of its own.
     if (state == STATE_WAITING) visitWaiting(op, fault);
-    else if (state == STATE_IN_FLIGHT) visitInFlight(op, fault, lost);
-    else if (state == STATE_UP) visitUp(op, fault, lost);
+    if (state == STATE_IN_FLIGHT) visitInFlight(op, fault, lost);
+    if (state == STATE_UP) visitUp(op, fault, lost);
   }
   if (fault & ((live & 1) != 0)) count(COUNTER_CLOCK_FAULTS);
   endSummary();
@@ -73,16 +74,16 @@ function visitWaiting(op: Operation, fault: bool): void {
     }
   }
   if (op.flags & (OP_FLAG_DUE | OP_FLAG_HELD)) return;
-  if (expired(op.nextAttemptAt, fault)) holdOrDue(op, policyOf(op));
+  if (expired(op.nextAttemptAt, fault)) holdOrDue(op);
 }
 
+// One call of fail for both: a lost attempt fails AMBIGUOUS (restore's scan has no fault).
 function visitInFlight(op: Operation, fault: bool, lost: bool): void {
-  if (lost) {
-    fail(op, OUTCOME_AMBIGUOUS, 0, false);
-  } else if (expired(op.attemptDeadline, fault)) {
+  if (!lost) {
+    if (!expired(op.attemptDeadline, fault)) return;
     count(COUNTER_ATTEMPT_TIMEOUTS);
-    fail(op, OUTCOME_TIMEOUT, 0, fault);
   }
+  fail(op, lost ? OUTCOME_AMBIGUOUS : OUTCOME_TIMEOUT, 0, fault);
 }
 
 // A stable session (level 0) has no timer at all.

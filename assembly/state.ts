@@ -113,13 +113,9 @@ export const POLICIES_AT: usize = COUNTERS_AT + <usize>COUNTER_COUNT * 4;
 export const OPERATIONS_AT: usize = POLICIES_AT + <usize>LIMIT_POLICIES * offsetof<Policy>();
 export const STATE_BYTES: usize = OPERATIONS_AT + <usize>LIMIT_OPERATIONS * offsetof<Operation>();
 
-/**
- * Writes `bytes` of words at `to`, each the word at `from` and the same offset ANDed with
- * `mask`: with mask ANY a copy, with mask 0 a clear (`from` then only needs to be
- * readable). One loop serves both.
- */
-export function copyWords(to: usize, from: usize, mask: u32, bytes: usize): void {
-  for (let i: usize = 0; i < bytes; i += 4) store<u32>(to + i, load<u32>(from + i) & mask);
+/** Writes 0 to the `bytes` (a multiple of 4) from `at` on. */
+export function clearWords(at: usize, bytes: usize): void {
+  for (let i: usize = 0; i < bytes; i += 4) store<u32>(at + i, 0);
 }
 
 /** The length of the block in bytes. */

@@ -12,12 +12,15 @@ import {
 import { BLOCK, OPERATIONS_AT, Operation, SCHEDULE_AT, STATE, ScheduleWords } from "./state";
 import { Clock, clock, tickAfter, ticksUntil } from "./ticks";
 
-const OPERATIONS: usize = STATE + OPERATIONS_AT;
+/** The first slot's address; the others follow it up to SLOTS_END. A loop over the table
+ * steps through these addresses rather than call slotAt for each. */
+export const SLOTS: usize = STATE + OPERATIONS_AT;
+export const SLOTS_END: usize = SLOTS + <usize>LIMIT_OPERATIONS * offsetof<Operation>();
 const SLOT_MASK: i32 = (1 << LIMIT_SLOT_BITS) - 1;
 
 /** The operation in a slot (0 to OPERATIONS - 1). */
 export function slotAt(slot: i32): Operation {
-  return changetype<Operation>(OPERATIONS + <usize>slot * offsetof<Operation>());
+  return changetype<Operation>(SLOTS + <usize>slot * offsetof<Operation>());
 }
 
 /** The handle of the operation in `slot`. */
@@ -74,8 +77,7 @@ export function expired(t: u32, fault: bool): bool {
 /** The first slot whose operation is in `state` with `flags & mask` equal to `want`, or OPERATIONS. */
 export function firstSlot(state: u32, mask: u32, want: u32): i32 {
   let slot = 0;
-  // Steps through the slots' addresses, not slotAt's calls: poll, ended and begin all scan here.
-  for (let at = OPERATIONS; slot < LIMIT_OPERATIONS; slot++, at += offsetof<Operation>()) {
+  for (let at = SLOTS; slot < LIMIT_OPERATIONS; slot++, at += offsetof<Operation>()) {
     const op = changetype<Operation>(at);
     if ((op.state == state) & ((op.flags & mask) == want)) break;
   }

@@ -71,7 +71,7 @@ export class Clock {
   }
 
   /** True when timer t has passed: reached by now, or swept away by a clock fault. */
-  static hasExpired(t: u32, fault: bool): bool {
+  @inline static hasExpired(t: u32, fault: bool): bool {
     return fault || tickReached(clock.now, t);
   }
 }

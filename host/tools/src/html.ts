@@ -1,5 +1,5 @@
-// HTML escaping: every value the setup page and the fleet report render goes through here
-// (the page's browser side uses textContent, which needs none).
+// HTML escaping: every value the setup page and the fleet reports render goes through here
+// (the page's browser side uses textContent, which needs none); and the reports' page.
 const ENTITIES: Record<string, string> = {
   "&": "&amp;",
   "<": "&lt;",
@@ -23,9 +23,25 @@ export function htmlTable(head: string[], rows: string[][]): string {
 
 /** The reports' style: a column of text, tables that wrap their cells to fit it (the first
  * column's names; a number stays whole), charts that shrink with it. */
-export const REPORT_STYLE =
+const REPORT_STYLE =
   "body{font-family:system-ui,sans-serif;margin:2em;max-width:70em}" +
   "pre{background:#f6f6f6;padding:1em;overflow-x:auto}" +
   "table{border-collapse:collapse;font-size:.85em;width:100%}" +
   "th,td{border-bottom:1px solid #ddd;padding:.25em .5em;text-align:left;vertical-align:top}" +
   "th.n,td.n{text-align:right}svg{max-width:100%;height:auto}";
+
+/** A report's page: `title` as its title and first heading, `body` after it, the reports' style. */
+export function reportPage(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>${title}</title>
+<style>${REPORT_STYLE}</style>
+</head>
+<body>
+<h1>${title}</h1>
+${body}</body>
+</html>
+`;
+}

@@ -7,7 +7,7 @@ import { burstSpec, comparisonSpec, powerCutSpec } from "./charts.js";
 import type { ExperimentResult } from "./experiment.js";
 import { arrivalsLabel } from "./settings.js";
 import { caption, cells } from "./table.js";
-import { escapeHtml, htmlTable, REPORT_STYLE } from "../html.js";
+import { escapeHtml, htmlTable, reportPage } from "../html.js";
 
 // JSON has no Infinity (the default hold limit): spell it out instead of printing null.
 const json = (v: unknown) => JSON.stringify(v, (_, x) => (x === Infinity ? "Infinity" : x), 2);
@@ -26,16 +26,9 @@ export async function writeReport(path: string, e: ExperimentResult): Promise<vo
     budget: strategy.budget ?? "off",
     ...(strategy.boot && { boot: strategy.boot }),
   }));
-  const html = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>tickretry fleet: outage recovery</title>
-<style>${REPORT_STYLE}</style>
-</head>
-<body>
-<h1>tickretry fleet: outage recovery</h1>
-<p>Device model: <strong>${escapeHtml(arrivalsLabel(e.settings))}</strong>.</p>
+  const html = reportPage(
+    "tickretry fleet: outage recovery",
+    `<p>Device model: <strong>${escapeHtml(arrivalsLabel(e.settings))}</strong>.</p>
 <p>Every device runs its own instance of host/library/build/tickretry.wasm in virtual time. The model, its settings and how
 recovery is measured: docs/fleet.md.</p>
 <h2>Figures</h2>
@@ -50,9 +43,8 @@ ${powerCut && `<h2>The power cut</h2>\n${powerCut}`}
 <pre>${escapeHtml(json(strategies))}</pre>
 <h2>Settings</h2>
 <pre>${escapeHtml(json(e.settings))}</pre>
-</body>
-</html>
-`;
+`,
+  );
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, html);
 }

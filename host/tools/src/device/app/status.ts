@@ -5,7 +5,8 @@
 // (app/requests.ts, Snapshot). Its MQTT part is here too.
 import {
   Jitter,
-  type JitterName,
+  nameOf,
+  type PolicyFields,
   OpFlag,
   State,
   ticksUntil,
@@ -131,18 +132,21 @@ export interface DeviceStatus extends MqttStatus {
   upstream: Omit<UpstreamStats, "scenario"> | null;
 }
 
-export interface LivePolicy {
-  maxAttempts: number;
-  attemptTimeout: number;
-  baseDelay: number;
-  maxDelay: number;
-  throttleBaseDelay: number;
-  deadline: number;
+/** setPolicy's fields the Policy view's form shows, the jitter by name, and the budget. */
+export type LivePolicy = Pick<
+  PolicyFields,
+  | "maxAttempts"
+  | "attemptTimeout"
+  | "baseDelay"
+  | "maxDelay"
+  | "throttleBaseDelay"
+  | "deadline"
+  | "idempotent"
+> & {
   jitter: string;
-  idempotent: boolean;
   /** The budget preset's name and fields, in milli-tokens. */
   budget: Record<string, number | string | boolean>;
-}
+};
 
 /** The upload policy and budget in force, as the Policy view's form has them. */
 function livePolicy(device: StatusSource): LivePolicy {
@@ -156,10 +160,7 @@ function livePolicy(device: StatusSource): LivePolicy {
     maxDelay: p.maxDelay,
     throttleBaseDelay: p.throttleBaseDelay,
     deadline: p.deadline,
-    jitter:
-      typeof p.jitter === "string"
-        ? p.jitter
-        : (Object.keys(Jitter).find((k) => Jitter[k as JitterName] === p.jitter) ?? ""),
+    jitter: typeof p.jitter === "string" ? p.jitter : nameOf(Jitter, p.jitter),
     idempotent: p.idempotent ?? false,
     budget: {
       name: device.kept.budget,

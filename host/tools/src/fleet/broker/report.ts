@@ -4,7 +4,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { renderSvg } from "../../chart.js";
-import { escapeHtml, htmlTable, REPORT_STYLE } from "../../html.js";
+import { escapeHtml, htmlTable, reportPage } from "../../html.js";
 import { brokerSpec } from "./chart.js";
 import type { BrokerRun } from "./run.js";
 import type { BrokerSettings } from "./settings.js";
@@ -23,16 +23,9 @@ export async function writeBrokerReport(
     runs.map((r) => r.map((x) => x.row)),
     seeds,
   );
-  const html = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>tickretry fleet: broker restart</title>
-<style>${REPORT_STYLE}</style>
-</head>
-<body>
-<h1>tickretry fleet: broker restart</h1>
-<p>${settings.devices} devices each hold one session to a broker that restarts at ${settings.restartAtMs / 1000} s and is
+  const html = reportPage(
+    "tickretry fleet: broker restart",
+    `<p>${settings.devices} devices each hold one session to a broker that restarts at ${settings.restartAtMs / 1000} s and is
 back ${settings.downMs / 1000} s later. The model and how the figures are measured: the tickretry repository's
 docs/fleet.md, "A broker restart".</p>
 <h2>Figures</h2>
@@ -41,9 +34,8 @@ ${htmlTable(head, rows)}
 ${chart}
 <h2>Settings</h2>
 <pre>${escapeHtml(JSON.stringify(settings, null, 2))}</pre>
-</body>
-</html>
-`;
+`,
+  );
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, html);
 }

@@ -119,13 +119,7 @@ export function drawTimeline(svg, rows, span, axis, minRows = 1, marks = []) {
   const height = top + Math.max(minRows, rows.length) * rowH + 24;
   const x = (ms) => left + (Math.min(Math.max(ms, 0), span) / span) * (width - left - 70);
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
-  const parts = [];
-  const step = niceStep(span);
-  for (let t = 0; t <= span; t += step) {
-    parts.push(el("line", { x1: x(t), x2: x(t), y1: top, y2: height - 20, stroke: "#eceff3" }));
-    const text = axis === "ago" ? (t === span ? "now" : `-${label(span - t)}`) : label(t);
-    parts.push(el("text", { x: x(t), y: height - 6, "text-anchor": "middle" }, text));
-  }
+  const parts = axisParts(height, span, axis, x, top);
   for (const mark of marks.filter((m) => (m.until ?? m.at) >= 0 && m.at <= span))
     parts.push(...markParts(mark, x, top, height - 20));
   if (rows.length === 0) parts.push(el("text", { x: left, y: top + 15 }, "no operation yet"));
@@ -133,8 +127,8 @@ export function drawTimeline(svg, rows, span, axis, minRows = 1, marks = []) {
   svg.replaceChildren(...parts);
 }
 
-/** The static part of a chart `width` wide: its grid lines and time labels. */
-function axisParts(width, height, span, axis, x, top) {
+/** The static part of a chart: its grid lines and time labels. */
+function axisParts(height, span, axis, x, top) {
   const parts = [];
   const step = niceStep(span);
   for (let t = 0; t <= span; t += step) {
@@ -174,11 +168,7 @@ export class LiveTimeline {
     const view = el("g", { "clip-path": "url(#live-clip)" });
     view.append(this.slide);
     this.empty = el("text", { x: this.left, y: this.top + 15 }, "no operation yet");
-    this.svg.replaceChildren(
-      clip,
-      ...axisParts(this.width, this.height, this.span, "ago", x, this.top),
-      view,
-    );
+    this.svg.replaceChildren(clip, ...axisParts(this.height, this.span, "ago", x, this.top), view);
     this.svg.append(this.labels, this.empty);
     this.drawn.clear();
     this.marksKey = "";

@@ -14,10 +14,9 @@
 
 /* ---- The tickretry loop's HAL ------------------------------------------------------- */
 
-static uint32_t hal_ticks(void *ctx) {
-  const app_device *d = (const app_device *)ctx;
-  return d->hal->ticks(d->hal->ctx);
-}
+static uint32_t now_of(const app_device *d) { return d->hal->ticks(d->hal->ctx); }
+
+static uint32_t hal_ticks(void *ctx) { return now_of((const app_device *)ctx); }
 
 /* A session's connect attempt (WiFi.begin through the HAL), else an upload's. */
 static void hal_start_attempt(void *ctx, int32_t handle, int32_t attempt, int32_t operation_id, uint32_t now) {
@@ -107,8 +106,6 @@ static void hal_on_event(void *ctx, const tickretry_loop_event *event) {
 }
 
 /* ---- The scheduler's start --------------------------------------------------------- */
-
-static uint32_t now_of(const app_device *d) { return d->hal->ticks(d->hal->ctx); }
 
 void app_device_start_afresh(app_device *d) {
   app_keeper_forget(&d->keeper);

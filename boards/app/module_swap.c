@@ -25,7 +25,7 @@ int app_module_swap_take(app_module_swap *s, uint8_t *bytes, size_t size, const 
   uint32_t floor = s->hal->nvs_get_u32(s->hal->ctx, APP_MODULE_VERSION_KEY, 0);
   if (version < (int64_t)floor || s->staged) {
     free(bytes);
-    *refusal = s->staged ? "busy" : PAGE_MSG_MODULE_ROLLED_BACK;
+    *refusal = s->staged ? PAGE_MSG_LOOP_BUSY : PAGE_MSG_MODULE_ROLLED_BACK; /* the last one taken waits for its pass */
     return 0;
   }
   s->staged = bytes, s->staged_size = size;

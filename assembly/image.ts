@@ -180,7 +180,7 @@ export function save(now: u32): i32 {
  * it, rebased to a tick counter that read now - elapsed at the save; OK or why not.
  */
 export function restore(length: u32, now: u32, elapsed: u32, flags: u32): i32 {
-  if (flags & ~RESTORE_FLAG_ATTEMPTS_LOST) return ERROR_BAD_FIELD;
+  if (flags > <u32>RESTORE_FLAG_ATTEMPTS_LOST) return ERROR_BAD_FIELD; // another bit
   if (!isSpan(elapsed)) return ERROR_SPAN_TOO_LARGE;
   if (length - SMALLEST > <u32>IMAGE_AREA_BYTES - SMALLEST) return ERROR_IMAGE_LENGTH; // below wraps
   if (load<u8>(AREA) != IMAGE_FORMAT_VERSION) return ERROR_IMAGE_FORMAT;
@@ -209,20 +209,18 @@ function readBody(body: u32, checking: bool): u32 {
   setPolicies = 0;
   holding = 0;
   probing = 0;
-  probes = 0;
   walk(STATE, checking);
-  if (probes != probing) refuse(); // each PROBING breaker has its probe, no other has one
+  if (probing) refuse(); // a PROBING breaker without its probe
   return savedClock;
 }
 
 // What the check pass learned of the policies before the slots: which are set, which
-// breakers hold their operations (OPEN, PROBING), which probe; and which have a probe in
-// flight. One bit per policy.
+// breakers hold their operations (OPEN, PROBING), which probe and have not yet met their
+// probe in flight. One bit per policy.
 let savedClock: u32 = 0;
 let setPolicies: u32 = 0;
 let holding: u32 = 0;
 let probing: u32 = 0;
-let probes: u32 = 0;
 
 function notePolicy(id: u32, p: Policy): void {
   if (!p.isSet) return;
@@ -243,15 +241,17 @@ function checkSlot(op: Operation): void {
   const flags = op.flags;
   const session = flags & OP_FLAG_SESSION;
   if (flags & OP_FLAG_PROBE) {
-    if (probes & bit) refuse();
-    probes |= bit;
+    // Only a PROBING breaker has a probe, and only one.
+    if (!(probing & bit)) refuse();
+    probing &= ~bit;
   }
-  // The flags the state allows, less what the operation's kind (a session has no deadline,
-  // a request never drops) and its breaker rule out: a holding breaker's operations are not
-  // DUE, another's not HELD. (Only a PROBING breaker's operation is its probe: readBody
-  // refuses probes other than one per PROBING breaker.)
-  let allowed = flagsAllowed(state) & ~(session ? OP_FLAG_HAS_DEADLINE : OP_FLAG_DROPPED);
-  allowed &= ~(holding & bit ? OP_FLAG_DUE : OP_FLAG_HELD);
+  // The flags the state does not allow, and those the operation's kind (a session has no
+  // deadline, a request never drops) and its breaker rule out: a holding breaker's
+  // operations are not DUE, another's not HELD.
+  const barred =
+    ~flagsAllowed(state) |
+    (session ? OP_FLAG_HAS_DEADLINE : OP_FLAG_DROPPED) |
+    (holding & bit ? OP_FLAG_DUE : OP_FLAG_HELD);
   // The checks ORed as bools, one branch for all (as setPolicy does).
   if (
     // Only a session may be UP, the last state.
@@ -259,7 +259,7 @@ function checkSlot(op: Operation): void {
     !(setPolicies & bit) |
     ((op.endReason == END_REASON_NONE) != (state != STATE_DONE)) |
     (op.lastOutcome > <u32>OUTCOME_TIMEOUT) | // three bits allow 7
-    ((flags & ~allowed) != 0) |
+    ((flags & barred) != 0) |
     // poll clips every attempt to the deadline: it times out by then.
     ((state == STATE_IN_FLIGHT) &
       ((flags & OP_FLAG_HAS_DEADLINE) != 0) &

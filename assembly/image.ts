@@ -246,7 +246,7 @@ function notePolicy(id: u32, p: Policy): void {
 function checkSlot(op: Operation): void {
   const state = op.state;
   if (state == STATE_FREE) return;
-  const bit: u32 = 1 << (op.policy & (LIMIT_POLICIES - 1)); // out of range: refused by the walk
+  const bit: u32 = 1 << op.policy; // out of range: refused by the walk (wasm shifts mod 32)
   const flags = op.flags;
   const session = flags & OP_FLAG_SESSION;
   if (flags & OP_FLAG_PROBE) {

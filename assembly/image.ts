@@ -201,7 +201,7 @@ export function save(now: u32): i32 {
  * it, rebased to a tick counter that read now - elapsed at the save; OK or why not.
  */
 export function restore(length: u32, now: u32, elapsed: u32, flags: u32): i32 {
-  if (flags & ~RESTORE_FLAG_ATTEMPTS_LOST) return ERROR_BAD_FIELD;
+  if (flags > <u32>RESTORE_FLAG_ATTEMPTS_LOST) return ERROR_BAD_FIELD; // another bit
   if (!isSpan(elapsed)) return ERROR_SPAN_TOO_LARGE;
   if (length - SMALLEST > <u32>IMAGE_AREA_BYTES - SMALLEST) return ERROR_IMAGE_LENGTH; // below wraps
   if (load<u8>(AREA) != IMAGE_FORMAT_VERSION) return ERROR_IMAGE_FORMAT;

@@ -35,8 +35,11 @@ export function position(): usize {
 
 /** Writes one field. */
 export function put(value: u32): void {
-  for (; value >= 0x80; value >>>= 7) store<u8>(cursor++, value | 0x80);
-  store<u8>(cursor++, value);
+  do {
+    const byte = value & 0x7f;
+    value >>>= 7;
+    store<u8>(cursor++, value ? byte | 0x80 : byte); // the top bit set: more bytes follow
+  } while (value);
 }
 
 /** Marks the read refused: a field out of range or inconsistent. */

@@ -33,7 +33,7 @@ export function advance(now: u32): void {
   // The first advance after init sets the clock anywhere: the summary is of no use then.
   const started = clock.started;
   const fault = Clock.advance(now);
-  if (fault || !started || tickReached(clock.now, schedule.nextTimer)) scan(fault, false);
+  if (fault | !started | tickReached(clock.now, schedule.nextTimer)) scan(fault, false);
 }
 
 /** Every attempt in flight fails AMBIGUOUS and every UP session drops, in slot order (restore). */

@@ -142,10 +142,10 @@ function startDue(now: u32): i32 {
   // After 2^31 - 1 attempts (only without an attempt limit) the count starts again at 1.
   op.attempt = (op.attempt % 0x7fffffff) + 1;
   onAttemptStart(op.policy, p, op);
-  let timeout = p.attemptTimeout;
+  const timeout = p.attemptTimeout;
   // A live deadline lies ahead (the advance above ended the operation otherwise).
-  if (op.flags & OP_FLAG_HAS_DEADLINE) timeout = min(timeout, <u32>ticksUntil(t, op.deadline));
-  op.attemptDeadline = tickAfter(t, timeout);
+  const clipped = min(timeout, <u32>ticksUntil(t, op.deadline));
+  op.attemptDeadline = tickAfter(t, op.flags & OP_FLAG_HAS_DEADLINE ? clipped : timeout);
   count(COUNTER_ATTEMPTS_STARTED);
   if ((op.attempt == 1) & !(op.flags & OP_FLAG_SESSION)) onFirstAttempt();
   return handleOf(slot, op);

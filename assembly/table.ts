@@ -91,7 +91,8 @@ export function firstDue(): i32 {
 
 /** Ends a summary; while an operation is DUE, every advance scans again (poll starts it). */
 export function endSummary(): void {
-  schedule.nextTimer = firstDue() < LIMIT_OPERATIONS ? clock.now : earliest;
+  schedule.nextTimer = earliest;
+  if (firstDue() < LIMIT_OPERATIONS) markStale();
 }
 
 // schedule.summary's bit.

@@ -92,7 +92,7 @@ export function begin(policy: u32, now: u32): i32 {
   const found = policyAt(policy);
   if (found == null) return ERROR_BAD_POLICY;
   const p = changetype<Policy>(found);
-  const slot = firstSlot(STATE_FREE, 0, 0);
+  const slot = firstSlot(STATE_FREE, 0);
   if (slot == LIMIT_OPERATIONS) return ERROR_TABLE_FULL;
   advance(now);
   const op = slotAt(slot);
@@ -248,7 +248,7 @@ export function release(handle: i32): i32 {
 export function ended(now: u32): i32 {
   if (!isInitialized()) return ERROR_NOT_INITIALIZED;
   advance(now);
-  const slot = firstSlot(STATE_DONE, OP_FLAG_HANDED_OUT, 0);
+  const slot = firstSlot(STATE_DONE, OP_FLAG_HANDED_OUT);
   if (slot == LIMIT_OPERATIONS) return RESULT_NONE;
   const op = slotAt(slot);
   op.flags |= OP_FLAG_HANDED_OUT;

@@ -171,7 +171,6 @@ export function report(handle: i32, attempt: u32, outcome: u32, retryAfter: u32,
 
 // The attempt in flight succeeded: a request ends, a session is UP.
 function succeed(op: Operation): void {
-  const p = policyOf(op);
   onAttemptEnd(op, OUTCOME_SUCCESS);
   if (!(op.flags & OP_FLAG_SESSION)) {
     onSuccess(op.attempt > 1, op.lastRetryCost);
@@ -180,7 +179,7 @@ function succeed(op: Operation): void {
   }
   move(op, EVENT_CONNECT);
   op.nextAttemptAt = clock.now;
-  if (p.stableAfter == 0) op.level = 0;
+  if (policyOf(op).stableAfter == 0) op.level = 0;
   if (op.flags & OP_FLAG_DROPPED) count(COUNTER_RECONNECTS);
 }
 

@@ -261,7 +261,7 @@ export function nextDue(now: u32): u32 {
   advance(now);
   // After the advance the summary holds: nextTimer is the clock when something is DUE,
   // else the earliest timer, which lies ahead of the clock.
-  const next = schedule.nextTimer;
-  if ((next != clock.now) & !(schedule.summary & TIMER)) return NEXT_DUE_IDLE;
-  return <u32>ticksUntil(clock.now, next);
+  const wait = <u32>ticksUntil(clock.now, schedule.nextTimer);
+  if ((wait != 0) & !(schedule.summary & TIMER)) return NEXT_DUE_IDLE;
+  return wait;
 }

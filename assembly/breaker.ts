@@ -43,21 +43,26 @@ export function letsStart(p: Policy): bool {
 export function startAt(op: Operation, wait: u32): void {
   op.nextAttemptAt = tickAfter(clock.now, wait);
   op.flags &= ~(OP_FLAG_DUE | OP_FLAG_HELD);
-  if (wait == 0) holdOrDue(op);
-  else noteTimer(op.nextAttemptAt);
   if (op.flags & OP_FLAG_HAS_DEADLINE) noteTimer(op.deadline);
   markStale();
+  // A return, not an else: wasm3 compiles each else into a code page of its own.
+  if (wait == 0) {
+    holdOrDue(op);
+    return;
+  }
+  noteTimer(op.nextAttemptAt);
 }
 
-// Every operation of policy id with one of the flags `from` gets `to` instead (DUE, HELD
-// and PROBE only ever mark live operations), and none is a probe any longer: each caller
-// moves the breaker out of PROBING, or finds no probe (onAttemptStart marks its own after).
-function swapFlags(id: u32, from: u32, to: u32): void {
+// Every operation of policy id that is DUE or HELD (never both; only live operations are)
+// becomes `to`, and none is a probe any longer: each caller moves the breaker out of
+// PROBING, or finds no probe (onAttemptStart marks its own after).
+function swapFlags(id: u32, to: u32): void {
   for (let at = SLOTS; at < SLOTS_END; at += offsetof<Operation>()) {
     const op = changetype<Operation>(at);
     if (op.policy != id) continue;
-    const flags = op.flags & ~OP_FLAG_PROBE;
-    op.flags = flags & from ? (flags & ~from) | to : flags;
+    let flags = op.flags & ~OP_FLAG_PROBE;
+    if (flags & (OP_FLAG_DUE | OP_FLAG_HELD)) flags = (flags & ~(OP_FLAG_DUE | OP_FLAG_HELD)) | to;
+    op.flags = flags;
   }
   markStale();
 }
@@ -65,7 +70,7 @@ function swapFlags(id: u32, from: u32, to: u32): void {
 /** The break is over (its end passed, or linkUp): the next attempt to start is the probe. */
 export function halfOpen(id: u32): void {
   policyRecord(id).breakerState = BREAKER_HALF_OPEN;
-  swapFlags(id, OP_FLAG_HELD, OP_FLAG_DUE);
+  swapFlags(id, OP_FLAG_DUE);
 }
 
 /**
@@ -91,7 +96,7 @@ export function resetBreaker(id: u32, p: Policy): void {
   p.breakerState = BREAKER_CLOSED;
   p.breakerFailures = 0;
   p.breakerOpens = 0;
-  swapFlags(id, OP_FLAG_HELD, OP_FLAG_DUE);
+  swapFlags(id, OP_FLAG_DUE);
 }
 
 /**
@@ -103,7 +108,7 @@ export function isolate(id: u32, p: Policy): void {
   p.breakerState = BREAKER_ISOLATED;
   p.breakerFailures = 0;
   touch();
-  swapFlags(id, OP_FLAG_DUE, OP_FLAG_HELD);
+  swapFlags(id, OP_FLAG_HELD);
 }
 
 /** poll starts op's attempt: under HALF_OPEN it is the probe, and the others wait for it. */
@@ -111,7 +116,7 @@ export function onAttemptStart(id: u32, p: Policy, op: Operation): void {
   if (p.breakerState != BREAKER_HALF_OPEN) return;
   p.breakerState = BREAKER_PROBING;
   count(COUNTER_PROBES);
-  swapFlags(id, OP_FLAG_DUE, OP_FLAG_HELD);
+  swapFlags(id, OP_FLAG_HELD);
   op.flags |= OP_FLAG_PROBE;
 }
 
@@ -162,7 +167,7 @@ function open(id: u32, p: Policy): void {
   }
   p.breakerState = BREAKER_OPEN;
   noteTimer(p.breakEnds); // within a scan; outside one the summary is stale anyway
-  swapFlags(id, OP_FLAG_DUE, OP_FLAG_HELD);
+  swapFlags(id, OP_FLAG_HELD);
 }
 
 // Closes: the destination answered. What waited for it (DUE or HELD: WAITING operations

@@ -144,11 +144,11 @@ export function onAttemptEnd(op: Operation, outcome: i32): void {
     return;
   }
   // A failed probe opens it again; a CLOSED breaker opens after breakAfter failures in a row.
-  if (
-    probe ||
-    ((p.breakerState == BREAKER_CLOSED) & (p.breakAfter != 0) && ++p.breakerFailures >= p.breakAfter)
-  )
-    open(id, p);
+  if (!probe) {
+    if ((p.breakerState != BREAKER_CLOSED) | (p.breakAfter == 0)) return;
+    if (++p.breakerFailures < p.breakAfter) return;
+  }
+  open(id, p);
 }
 
 // Opens for a break that doubles with every open since the last close, EQUAL-jittered so

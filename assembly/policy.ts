@@ -91,7 +91,7 @@ export function setPolicy(
  * has no deadline, for days. A larger one is clamped and counted.
  */
 export function boundRetryAfter(p: Policy, retryAfter: u32): u32 {
-  const bound = p.maxRetryAfter != 0 ? p.maxRetryAfter : p.maxDelay;
+  const bound = p.maxRetryAfter || p.maxDelay;
   if (retryAfter <= bound) return retryAfter;
   count(COUNTER_RETRY_AFTER_CLAMPED);
   return bound;

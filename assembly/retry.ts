@@ -34,10 +34,6 @@ import { spreadDraw } from "./spread";
 import { Operation, Policy } from "./state";
 import { clock, ticksUntil } from "./ticks";
 
-function raiseLevel(op: Operation): void {
-  op.level = min(op.level + 1, LIMIT_MAX_ATTEMPTS);
-}
-
 // The jittered wait at op's level (from the throttle base after THROTTLED); it becomes
 // the operation's previous wait.
 function drawWait(op: Operation, p: Policy, throttled: bool): u32 {
@@ -55,7 +51,7 @@ function drawWait(op: Operation, p: Policy, throttled: bool): u32 {
 export function fail(op: Operation, outcome: i32, retryAfter: u32, fault: bool): void {
   const p = policyOf(op);
   onAttemptEnd(op, outcome);
-  raiseLevel(op);
+  op.level = min(op.level + 1, LIMIT_MAX_ATTEMPTS);
   const reason = retryOrEnd(op, p, outcome, retryAfter, fault);
   if (reason != END_REASON_NONE) end(op, reason);
 }
@@ -99,7 +95,7 @@ export function dropSession(op: Operation): void {
   const p = policyOf(op);
   move(op, EVENT_DROP);
   op.flags |= OP_FLAG_DROPPED;
-  raiseLevel(op);
+  op.level = min(op.level + 1, LIMIT_MAX_ATTEMPTS);
   count(COUNTER_DROPS);
   // A return, not an else: wasm3 compiles each else into a code page of its own.
   if (p.flags & POLICY_FLAG_SPREAD_DROP) {

@@ -119,7 +119,7 @@ export function worstCase(id: u32): i32 {
   if (found == null) return ERROR_BAD_POLICY;
   const p = changetype<Policy>(found);
   // The deadline bounds it, and without an attempt limit only the deadline does.
-  const limit = p.deadline != 0 ? p.deadline : <u32>LIMIT_MAX_SPAN;
+  const limit = p.deadline || <u32>LIMIT_MAX_SPAN;
   if (p.maxAttempts == 0) return <i32>limit;
   const cap = <u64>p.maxDelay;
   const base = min(<u64>max(p.baseDelay, p.throttleBaseDelay), cap);

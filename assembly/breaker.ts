@@ -53,16 +53,17 @@ export function startAt(op: Operation, wait: u32): void {
   noteTimer(op.nextAttemptAt);
 }
 
-// Every operation of policy id that is DUE or HELD (never both; only live operations are)
-// becomes `to`, and none is a probe any longer: each caller moves the breaker out of
-// PROBING, or finds no probe (onAttemptStart marks its own after).
-function swapFlags(id: u32, to: u32): void {
+// The breaker of policy id changed state: each of its operations that is DUE or HELD (only
+// WAITING ones are) is so again as the new state says (holdOrDue), and none is a probe any
+// longer: each caller moves the breaker out of PROBING, or finds no probe (onAttemptStart
+// marks its own after).
+function regate(id: u32): void {
   for (let at = SLOTS; at < SLOTS_END; at += offsetof<Operation>()) {
     const op = changetype<Operation>(at);
     if (op.policy != id) continue;
-    let flags = op.flags & ~OP_FLAG_PROBE;
-    if (flags & (OP_FLAG_DUE | OP_FLAG_HELD)) flags = (flags & ~(OP_FLAG_DUE | OP_FLAG_HELD)) | to;
-    op.flags = flags;
+    const flags = op.flags;
+    op.flags = flags & ~(OP_FLAG_DUE | OP_FLAG_HELD | OP_FLAG_PROBE);
+    if (flags & (OP_FLAG_DUE | OP_FLAG_HELD)) holdOrDue(op);
   }
   markStale();
 }
@@ -70,7 +71,7 @@ function swapFlags(id: u32, to: u32): void {
 /** The break is over (its end passed, or linkUp): the next attempt to start is the probe. */
 export function halfOpen(id: u32): void {
   policyRecord(id).breakerState = BREAKER_HALF_OPEN;
-  swapFlags(id, OP_FLAG_DUE);
+  regate(id);
 }
 
 /**
@@ -96,7 +97,7 @@ export function resetBreaker(id: u32, p: Policy): void {
   p.breakerState = BREAKER_CLOSED;
   p.breakerFailures = 0;
   p.breakerOpens = 0;
-  swapFlags(id, OP_FLAG_DUE);
+  regate(id);
 }
 
 /**
@@ -108,7 +109,7 @@ export function isolate(id: u32, p: Policy): void {
   p.breakerState = BREAKER_ISOLATED;
   p.breakerFailures = 0;
   touch();
-  swapFlags(id, OP_FLAG_HELD);
+  regate(id);
 }
 
 /** poll starts op's attempt: under HALF_OPEN it is the probe, and the others wait for it. */
@@ -116,7 +117,7 @@ export function onAttemptStart(id: u32, p: Policy, op: Operation): void {
   if (p.breakerState != BREAKER_HALF_OPEN) return;
   p.breakerState = BREAKER_PROBING;
   count(COUNTER_PROBES);
-  swapFlags(id, OP_FLAG_HELD);
+  regate(id);
   op.flags |= OP_FLAG_PROBE;
 }
 
@@ -167,7 +168,7 @@ function open(id: u32, p: Policy): void {
   }
   p.breakerState = BREAKER_OPEN;
   noteTimer(p.breakEnds); // within a scan; outside one the summary is stale anyway
-  swapFlags(id, OP_FLAG_HELD);
+  regate(id);
 }
 
 // Closes: the destination answered. What waited for it (DUE or HELD: WAITING operations

@@ -67,9 +67,8 @@ function retryOrEnd(op: Operation, p: Policy, outcome: i32, retryAfter: u32, fau
   if (request & !isIdempotent(p) & unsure) return END_REASON_AMBIGUOUS;
   if ((p.maxAttempts != 0) & (op.level >= p.maxAttempts)) return END_REASON_EXHAUSTED;
   const wait = max(drawWait(op, p, outcome == OUTCOME_THROTTLED), boundRetryAfter(p, retryAfter));
-  const hasDeadline = (op.flags & OP_FLAG_HAS_DEADLINE) != 0;
-  if (hasDeadline && (fault || <i32>wait >= ticksUntil(clock.now, op.deadline))) {
-    return END_REASON_DEADLINE;
+  if (op.flags & OP_FLAG_HAS_DEADLINE) {
+    if (fault | (<i32>wait >= ticksUntil(clock.now, op.deadline))) return END_REASON_DEADLINE;
   }
   if (request) {
     const cost = retryCostOf(outcome == OUTCOME_TIMEOUT);

@@ -162,12 +162,8 @@ function open(id: u32, p: Policy): void {
   const wait = jitteredDelay(JITTER_EQUAL, p.breakBase, p.breakCap, p.breakerOpens, 0);
   p.breakEnds = tickAfter(clock.now, wait);
   count(COUNTER_BREAKER_OPENS);
-  if (wait == 0) {
-    halfOpen(id);
-    return;
-  }
-  p.breakerState = BREAKER_OPEN;
-  noteTimer(p.breakEnds); // within a scan; outside one the summary is stale anyway
+  p.breakerState = wait != 0 ? BREAKER_OPEN : BREAKER_HALF_OPEN;
+  if (wait != 0) noteTimer(p.breakEnds); // within a scan; outside one the summary is stale anyway
   regate(id);
 }
 

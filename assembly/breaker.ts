@@ -53,11 +53,12 @@ export function startAt(op: Operation, wait: u32): void {
   noteTimer(op.nextAttemptAt);
 }
 
-// The breaker of policy id changed state: each of its operations that is DUE or HELD (only
+// The breaker of policy id enters `state`: each of its operations that is DUE or HELD (only
 // WAITING ones are) is so again as the new state says (holdOrDue), and none is a probe any
 // longer: each caller moves the breaker out of PROBING, or finds no probe (onAttemptStart
 // marks its own after).
-function regate(id: u32): void {
+function enter(id: u32, state: u32): void {
+  policyRecord(id).breakerState = state;
   for (let at = SLOTS; at < SLOTS_END; at += offsetof<Operation>()) {
     const op = changetype<Operation>(at);
     if (op.policy != id) continue;
@@ -70,8 +71,7 @@ function regate(id: u32): void {
 
 /** The break is over (its end passed, or linkUp): the next attempt to start is the probe. */
 export function halfOpen(id: u32): void {
-  policyRecord(id).breakerState = BREAKER_HALF_OPEN;
-  regate(id);
+  enter(id, BREAKER_HALF_OPEN);
 }
 
 /**
@@ -94,10 +94,9 @@ export function endBreaks(all: bool): bool {
 
 /** setPolicy: CLOSED with nothing counted; what it held is DUE, no attempt is its probe. */
 export function resetBreaker(id: u32, p: Policy): void {
-  p.breakerState = BREAKER_CLOSED;
   p.breakerFailures = 0;
   p.breakerOpens = 0;
-  regate(id);
+  enter(id, BREAKER_CLOSED);
 }
 
 /**
@@ -106,18 +105,16 @@ export function resetBreaker(id: u32, p: Policy): void {
  * probe after the release breaks for longer.
  */
 export function isolate(id: u32, p: Policy): void {
-  p.breakerState = BREAKER_ISOLATED;
   p.breakerFailures = 0;
   touch();
-  regate(id);
+  enter(id, BREAKER_ISOLATED);
 }
 
 /** poll starts op's attempt: under HALF_OPEN it is the probe, and the others wait for it. */
 export function onAttemptStart(id: u32, p: Policy, op: Operation): void {
   if (p.breakerState != BREAKER_HALF_OPEN) return;
-  p.breakerState = BREAKER_PROBING;
   count(COUNTER_PROBES);
-  regate(id);
+  enter(id, BREAKER_PROBING);
   op.flags |= OP_FLAG_PROBE;
 }
 
@@ -162,9 +159,8 @@ function open(id: u32, p: Policy): void {
   const wait = jitteredDelay(JITTER_EQUAL, p.breakBase, p.breakCap, p.breakerOpens, 0);
   p.breakEnds = tickAfter(clock.now, wait);
   count(COUNTER_BREAKER_OPENS);
-  p.breakerState = wait != 0 ? BREAKER_OPEN : BREAKER_HALF_OPEN;
   if (wait != 0) noteTimer(p.breakEnds); // within a scan; outside one the summary is stale anyway
-  regate(id);
+  enter(id, wait != 0 ? BREAKER_OPEN : BREAKER_HALF_OPEN);
 }
 
 // Closes: the destination answered. What waited for it (DUE or HELD: WAITING operations

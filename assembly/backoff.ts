@@ -18,16 +18,16 @@ export function ceiling(base: u32, cap: u32, retry: u32): u32 {
  * drew (0 before its first retry). Every mode but NONE draws exactly one random number.
  */
 export function jitteredDelay(mode: u32, base: u32, cap: u32, retry: u32, previous: u32): u32 {
-  const b = min(base, cap);
   // Every mode but NONE draws uniformly between lo and hi.
-  let lo = b;
+  let lo: u32;
   let hi: u32;
   if (mode == JITTER_DECORRELATED) {
-    const prev = previous == 0 ? b : previous;
-    // min(cap, prev * 3) without overflow, then at least b (b <= cap).
-    hi = max(b, prev > cap / 3 ? cap : prev * 3);
+    lo = min(base, cap);
+    const prev = previous == 0 ? lo : previous;
+    // min(cap, prev * 3) without overflow, then at least lo (lo <= cap).
+    hi = max(lo, prev > cap / 3 ? cap : prev * 3);
   } else {
-    hi = ceiling(b, cap, retry);
+    hi = ceiling(base, cap, retry); // cap for a base above cap
     if (mode == JITTER_NONE) return hi;
     lo = mode == JITTER_EQUAL ? hi - (hi >> 1) : 0;
   }

@@ -106,5 +106,5 @@ export function withdrawRetry(cost: u32): bool {
 export function onSuccess(hadRetry: bool, lastRetryCost: u32): void {
   // A retry that cost 0 is still a retry: it refunds 0, not successDeposit.
   const refund = ((bucket.flags & BUDGET_FLAG_REFUND_ON_SUCCESS) != 0) & hadRetry;
-  deposit(select<u32>(lastRetryCost, bucket.successDeposit, refund));
+  deposit(select<u32>(lastRetryCost, bucket.successDeposit, refund)); // select: see drawWait
 }

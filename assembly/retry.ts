@@ -37,6 +37,7 @@ import { clock, ticksUntil } from "./ticks";
 // The jittered wait at op's level (from the throttle base after THROTTLED); it becomes
 // the operation's previous wait.
 function drawWait(op: Operation, p: Policy, throttled: bool): u32 {
+  // select, not ?:, which binaryen leaves an if/else over two loads (and wasm3 an else page).
   const base = select<u32>(p.throttleBaseDelay, p.baseDelay, throttled);
   const delay = jitteredDelay(jitterOf(p), base, p.maxDelay, op.level, op.previousDelay);
   op.previousDelay = delay;

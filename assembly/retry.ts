@@ -66,7 +66,8 @@ function retryOrEnd(op: Operation, p: Policy, outcome: i32, retryAfter: u32, fau
   if (request) onFailure();
   const unsure = (outcome == OUTCOME_AMBIGUOUS) | (outcome == OUTCOME_TIMEOUT);
   if (request & !isIdempotent(p) & unsure) return END_REASON_AMBIGUOUS;
-  if ((p.maxAttempts != 0) & (op.level >= p.maxAttempts)) return END_REASON_EXHAUSTED;
+  // An attempt limit of 0 (none) wraps to the largest u32, which no level passes.
+  if (op.level > p.maxAttempts - 1) return END_REASON_EXHAUSTED;
   const wait = max(drawWait(op, p, outcome == OUTCOME_THROTTLED), boundRetryAfter(p, retryAfter));
   if (op.flags & OP_FLAG_HAS_DEADLINE) {
     if (fault | (<i32>wait >= ticksUntil(clock.now, op.deadline))) return END_REASON_DEADLINE;

@@ -4,30 +4,30 @@ import { JITTER_DECORRELATED, JITTER_EQUAL, JITTER_NONE } from "./generated/cons
 import { uniform } from "./random";
 
 /**
- * min(cap, base * 2^(retry - 1)) (base for retry 0), without overflow: base * 2^shift fits
- * under cap exactly when base <= cap >> shift, and with cap < 2^31 a shift of 31 leaves
- * cap for any base but 0.
+ * min(cap, base * 2^(retry - 1)) for retry >= 1 (a level or a count of opens, raised before
+ * every draw), without overflow: base * 2^shift fits under cap exactly when
+ * base <= cap >> shift, and with cap < 2^31 a shift of 31 leaves cap for any base but 0.
  */
 export function ceiling(base: u32, cap: u32, retry: u32): u32 {
-  const shift: u32 = min(max(retry, 1), 32) - 1;
+  const shift: u32 = min(retry, 32) - 1;
   return base <= cap >> shift ? base << shift : cap;
 }
 
 /**
- * The jittered wait before retry `retry`. `previous` is the last wait this operation
+ * The jittered wait before retry `retry` (>= 1). `previous` is the last wait this operation
  * drew (0 before its first retry). Every mode but NONE draws exactly one random number.
  */
 export function jitteredDelay(mode: u32, base: u32, cap: u32, retry: u32, previous: u32): u32 {
-  const b = min(base, cap);
   // Every mode but NONE draws uniformly between lo and hi.
-  let lo = b;
+  let lo: u32;
   let hi: u32;
   if (mode == JITTER_DECORRELATED) {
-    const prev = previous == 0 ? b : previous;
-    // min(cap, prev * 3) without overflow, then at least b (b <= cap).
-    hi = max(b, prev > cap / 3 ? cap : prev * 3);
+    lo = min(base, cap);
+    const prev = previous == 0 ? lo : previous;
+    // min(cap, prev * 3) without overflow, then at least lo (lo <= cap).
+    hi = max(lo, prev > cap / 3 ? cap : prev * 3);
   } else {
-    hi = ceiling(b, cap, retry);
+    hi = ceiling(base, cap, retry); // cap for a base above cap
     if (mode == JITTER_NONE) return hi;
     lo = mode == JITTER_EQUAL ? hi - (hi >> 1) : 0;
   }

@@ -43,29 +43,35 @@ export function letsStart(p: Policy): bool {
 export function startAt(op: Operation, wait: u32): void {
   op.nextAttemptAt = tickAfter(clock.now, wait);
   op.flags &= ~(OP_FLAG_DUE | OP_FLAG_HELD);
-  if (wait == 0) holdOrDue(op);
-  else noteTimer(op.nextAttemptAt);
   if (op.flags & OP_FLAG_HAS_DEADLINE) noteTimer(op.deadline);
   markStale();
+  // A return, not an else: wasm3 compiles each else into a code page of its own.
+  if (wait == 0) {
+    holdOrDue(op);
+    return;
+  }
+  noteTimer(op.nextAttemptAt);
 }
 
-// Every operation of policy id with one of the flags `from` gets `to` instead (DUE, HELD
-// and PROBE only ever mark live operations), and none is a probe any longer: each caller
-// moves the breaker out of PROBING, or finds no probe (onAttemptStart marks its own after).
-function swapFlags(id: u32, from: u32, to: u32): void {
+// The breaker of policy id enters `state`: each of its operations that is DUE or HELD (only
+// WAITING ones are) is so again as the new state says (holdOrDue), and none is a probe any
+// longer: each caller moves the breaker out of PROBING, or finds no probe (onAttemptStart
+// marks its own after).
+function enter(id: u32, state: u32): void {
+  policyRecord(id).breakerState = state;
   for (let at = SLOTS; at < SLOTS_END; at += offsetof<Operation>()) {
     const op = changetype<Operation>(at);
     if (op.policy != id) continue;
-    const flags = op.flags & ~OP_FLAG_PROBE;
-    op.flags = flags & from ? (flags & ~from) | to : flags;
+    const flags = op.flags;
+    op.flags = flags & ~(OP_FLAG_DUE | OP_FLAG_HELD | OP_FLAG_PROBE);
+    if (flags & (OP_FLAG_DUE | OP_FLAG_HELD)) holdOrDue(op);
   }
   markStale();
 }
 
 /** The break is over (its end passed, or linkUp): the next attempt to start is the probe. */
 export function halfOpen(id: u32): void {
-  policyRecord(id).breakerState = BREAKER_HALF_OPEN;
-  swapFlags(id, OP_FLAG_HELD, OP_FLAG_DUE);
+  enter(id, BREAKER_HALF_OPEN);
 }
 
 /**
@@ -88,10 +94,9 @@ export function endBreaks(all: bool): bool {
 
 /** setPolicy: CLOSED with nothing counted; what it held is DUE, no attempt is its probe. */
 export function resetBreaker(id: u32, p: Policy): void {
-  p.breakerState = BREAKER_CLOSED;
   p.breakerFailures = 0;
   p.breakerOpens = 0;
-  swapFlags(id, OP_FLAG_HELD, OP_FLAG_DUE);
+  enter(id, BREAKER_CLOSED);
 }
 
 /**
@@ -100,18 +105,16 @@ export function resetBreaker(id: u32, p: Policy): void {
  * probe after the release breaks for longer.
  */
 export function isolate(id: u32, p: Policy): void {
-  p.breakerState = BREAKER_ISOLATED;
   p.breakerFailures = 0;
   touch();
-  swapFlags(id, OP_FLAG_DUE, OP_FLAG_HELD);
+  enter(id, BREAKER_ISOLATED);
 }
 
 /** poll starts op's attempt: under HALF_OPEN it is the probe, and the others wait for it. */
 export function onAttemptStart(id: u32, p: Policy, op: Operation): void {
   if (p.breakerState != BREAKER_HALF_OPEN) return;
-  p.breakerState = BREAKER_PROBING;
   count(COUNTER_PROBES);
-  swapFlags(id, OP_FLAG_DUE, OP_FLAG_HELD);
+  enter(id, BREAKER_PROBING);
   op.flags |= OP_FLAG_PROBE;
 }
 
@@ -139,11 +142,11 @@ export function onAttemptEnd(op: Operation, outcome: i32): void {
     return;
   }
   // A failed probe opens it again; a CLOSED breaker opens after breakAfter failures in a row.
-  if (
-    probe ||
-    ((p.breakerState == BREAKER_CLOSED) & (p.breakAfter != 0) && ++p.breakerFailures >= p.breakAfter)
-  )
-    open(id, p);
+  if (!probe) {
+    if ((p.breakerState != BREAKER_CLOSED) | (p.breakAfter == 0)) return;
+    if (++p.breakerFailures < p.breakAfter) return;
+  }
+  open(id, p);
 }
 
 // Opens for a break that doubles with every open since the last close, EQUAL-jittered so
@@ -156,13 +159,8 @@ function open(id: u32, p: Policy): void {
   const wait = jitteredDelay(JITTER_EQUAL, p.breakBase, p.breakCap, p.breakerOpens, 0);
   p.breakEnds = tickAfter(clock.now, wait);
   count(COUNTER_BREAKER_OPENS);
-  if (wait == 0) {
-    halfOpen(id);
-    return;
-  }
-  p.breakerState = BREAKER_OPEN;
-  noteTimer(p.breakEnds); // within a scan; outside one the summary is stale anyway
-  swapFlags(id, OP_FLAG_DUE, OP_FLAG_HELD);
+  if (wait != 0) noteTimer(p.breakEnds); // within a scan; outside one the summary is stale anyway
+  enter(id, wait != 0 ? BREAKER_OPEN : BREAKER_HALF_OPEN);
 }
 
 // Closes: the destination answered. What waited for it (DUE or HELD: WAITING operations

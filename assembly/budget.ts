@@ -97,14 +97,14 @@ export function withdrawRetry(cost: u32): bool {
   if (bucket.flags & BUDGET_FLAG_OFF) return true;
   // cost and threshold are spans (below 2^31): their sum cannot wrap. A bucket of capacity 0
   // holds nothing to retry with, even at cost 0.
-  if ((bucket.capacity == 0) | (bucket.tokens < cost + bucket.threshold)) return false;
-  bucket.tokens -= cost;
-  return true;
+  const granted = (bucket.capacity != 0) & (bucket.tokens >= cost + bucket.threshold);
+  if (granted) bucket.tokens -= cost;
+  return granted;
 }
 
 /** An operation succeeded; `lastRetryCost` is what its last retry withdrew, if `hadRetry`. */
 export function onSuccess(hadRetry: bool, lastRetryCost: u32): void {
   // A retry that cost 0 is still a retry: it refunds 0, not successDeposit.
   const refund = ((bucket.flags & BUDGET_FLAG_REFUND_ON_SUCCESS) != 0) & hadRetry;
-  deposit(refund ? lastRetryCost : bucket.successDeposit);
+  deposit(select<u32>(lastRetryCost, bucket.successDeposit, refund)); // select: see drawWait
 }

@@ -46,17 +46,27 @@ import { policyRecord } from "./policy-table";
 import { isInitialized } from "./ready";
 import { advance, loseAttempts } from "./scan";
 import {
+  OPERATIONS_AT,
   Operation,
   POLICIES_AT,
   Policy,
   SCRATCH,
-  SCRATCH_BYTES,
   STATE,
   STATE_BYTES,
   clearWords,
 } from "./state";
 import { Clock, clock, isSpan, tickAfter, ticksUntil } from "./ticks";
-import { position, put, readCleanly, refuse, startReading, startWriting, take, writing } from "./varint";
+import {
+  position,
+  put,
+  readCleanly,
+  refuse,
+  seek,
+  startReading,
+  startWriting,
+  take,
+  writing,
+} from "./varint";
 
 const AREA: usize = memory.data(IMAGE_AREA_BYTES, 4);
 const SMALLEST: u32 = IMAGE_HEADER_BYTES + IMAGE_CRC_BYTES;
@@ -119,25 +129,33 @@ function value(v: u32, max: u32): u32 {
   return v;
 }
 
-// The state at `base` in image order, from the next operation id on (docs/ABI.md, Image
-// format). `checking`, every record goes to the scratch instead and is checked there.
-function walk(base: usize, checking: bool): void {
-  let at = records(base, 1, KINDS, POLICIES_AT, checking);
-  at = records(at, LIMIT_POLICIES, POLICY_KINDS, offsetof<Policy>(), checking);
-  records(at, LIMIT_OPERATIONS, SLOT_KINDS, offsetof<Operation>(), checking);
-}
-
-// `count` records of `bytes` each at `at`, word by word as `kinds` says; returns the end.
-function records(at: usize, count: i32, kinds: usize, bytes: usize, checking: bool): usize {
-  for (let i = 0; i < count; i++, at += bytes) {
+// The body in image order (docs/ABI.md, Image format): the clock, then the state record by
+// record. `checking`, every record goes to the scratch instead and is checked there.
+function walk(checking: bool): void {
+  seek(AREA + IMAGE_HEADER_BYTES);
+  savedClock = tickAfter(origin, value(<u32>ticksUntil(origin, clock.now), LIMIT_BACKSTEP_TOLERANCE));
+  setPolicies = 0;
+  holding = 0;
+  probing = 0;
+  // The prefix is one record; the policies follow it, then the slots.
+  let kinds = KINDS;
+  let bytes = POLICIES_AT;
+  for (let at = STATE; at < STATE + STATE_BYTES; at += bytes) {
+    if (at == STATE + POLICIES_AT) {
+      kinds = POLICY_KINDS;
+      bytes = offsetof<Policy>();
+    }
+    if (at == STATE + OPERATIONS_AT) {
+      kinds = SLOT_KINDS;
+      bytes = offsetof<Operation>();
+    }
     const to = checking ? SCRATCH : at;
-    if (checking) clearWords(SCRATCH, SCRATCH_BYTES);
     fields(to, kinds, bytes);
     if (!checking) continue;
-    if (kinds == POLICY_KINDS) notePolicy(<u32>i, changetype<Policy>(to));
+    if (kinds == POLICY_KINDS) notePolicy(<u32>((at - STATE - POLICIES_AT) / bytes), changetype<Policy>(to));
     if (kinds == SLOT_KINDS) checkSlot(changetype<Operation>(to));
   }
-  return at;
+  if (probing) refuse(); // a PROBING breaker without its probe
 }
 
 // One record's fields at `at`.
@@ -149,7 +167,11 @@ function fields(at: usize, kinds: usize, bytes: usize): void {
     store<u32>(at + w, v + from);
     if (v == 0) {
       if (kind & NONZERO) refuse();
-      if (kind & LEAD) break;
+      if (kind & LEAD) {
+        // Restoring, the words it leaves out are 0.
+        if (!writing()) clearWords(at + w, bytes - w);
+        break;
+      }
     }
   }
 }
@@ -165,9 +187,8 @@ export function save(now: u32): i32 {
     const p = policyRecord(id);
     if (p.breakerState != BREAKER_OPEN) p.breakEnds = now;
   }
-  startWriting(AREA + IMAGE_HEADER_BYTES);
-  value(<u32>ticksUntil(now, clock.now), LIMIT_BACKSTEP_TOLERANCE); // the clock, as readBody reads it
-  walk(STATE, false);
+  startWriting();
+  walk(false);
   const body = <u32>(position() - AREA);
   // The header: format version, ABI version, u16 length, little-endian in one word.
   store<u32>(AREA, IMAGE_FORMAT_VERSION | (ABI_VERSION << 8) | ((body + IMAGE_CRC_BYTES) << 16));
@@ -180,7 +201,7 @@ export function save(now: u32): i32 {
  * it, rebased to a tick counter that read now - elapsed at the save; OK or why not.
  */
 export function restore(length: u32, now: u32, elapsed: u32, flags: u32): i32 {
-  if (flags & ~RESTORE_FLAG_ATTEMPTS_LOST) return ERROR_BAD_FIELD;
+  if (flags > <u32>RESTORE_FLAG_ATTEMPTS_LOST) return ERROR_BAD_FIELD; // another bit
   if (!isSpan(elapsed)) return ERROR_SPAN_TOO_LARGE;
   if (length - SMALLEST > <u32>IMAGE_AREA_BYTES - SMALLEST) return ERROR_IMAGE_LENGTH; // below wraps
   if (load<u8>(AREA) != IMAGE_FORMAT_VERSION) return ERROR_IMAGE_FORMAT;
@@ -189,11 +210,11 @@ export function restore(length: u32, now: u32, elapsed: u32, flags: u32): i32 {
   const body = length - IMAGE_CRC_BYTES;
   if (load<u32>(AREA + body) != crc32(AREA, body)) return ERROR_IMAGE_CRC;
   origin = tickAfter(now, 0 - elapsed); // elapsed ticks before now
-  const clock = readBody(body, true);
+  startReading(AREA + body);
+  walk(true);
   if (!readCleanly()) return ERROR_IMAGE_FIELD;
-  clearWords(STATE, STATE_BYTES);
-  readBody(body, false);
-  Clock.restore(clock);
+  walk(false);
+  Clock.restore(savedClock);
   restoreMachine();
   if (flags) loseAttempts();
   advance(now);
@@ -202,27 +223,13 @@ export function restore(length: u32, now: u32, elapsed: u32, flags: u32): i32 {
   return RESULT_OK;
 }
 
-// Reads the body (checking: into the scratch, with every check); returns the saved clock.
-function readBody(body: u32, checking: bool): u32 {
-  startReading(AREA + IMAGE_HEADER_BYTES, AREA + body);
-  savedClock = tickAfter(origin, value(0, LIMIT_BACKSTEP_TOLERANCE));
-  setPolicies = 0;
-  holding = 0;
-  probing = 0;
-  probes = 0;
-  walk(STATE, checking);
-  if (probes != probing) refuse(); // each PROBING breaker has its probe, no other has one
-  return savedClock;
-}
-
 // What the check pass learned of the policies before the slots: which are set, which
-// breakers hold their operations (OPEN, PROBING), which probe; and which have a probe in
-// flight. One bit per policy.
+// breakers hold their operations (OPEN, PROBING), which probe and have not yet met their
+// probe in flight. One bit per policy.
 let savedClock: u32 = 0;
 let setPolicies: u32 = 0;
 let holding: u32 = 0;
 let probing: u32 = 0;
-let probes: u32 = 0;
 
 function notePolicy(id: u32, p: Policy): void {
   if (!p.isSet) return;
@@ -239,19 +246,21 @@ function notePolicy(id: u32, p: Policy): void {
 function checkSlot(op: Operation): void {
   const state = op.state;
   if (state == STATE_FREE) return;
-  const bit: u32 = 1 << (op.policy & (LIMIT_POLICIES - 1)); // out of range: refused by the walk
+  const bit: u32 = 1 << op.policy; // out of range: refused by the walk (wasm shifts mod 32)
   const flags = op.flags;
   const session = flags & OP_FLAG_SESSION;
   if (flags & OP_FLAG_PROBE) {
-    if (probes & bit) refuse();
-    probes |= bit;
+    // Only a PROBING breaker has a probe, and only one.
+    if (!(probing & bit)) refuse();
+    probing &= ~bit;
   }
-  // The flags the state allows, less what the operation's kind (a session has no deadline,
-  // a request never drops) and its breaker rule out: a holding breaker's operations are not
-  // DUE, another's not HELD. (Only a PROBING breaker's operation is its probe: readBody
-  // refuses probes other than one per PROBING breaker.)
-  let allowed = flagsAllowed(state) & ~(session ? OP_FLAG_HAS_DEADLINE : OP_FLAG_DROPPED);
-  allowed &= ~(holding & bit ? OP_FLAG_DUE : OP_FLAG_HELD);
+  // The flags the state does not allow, and those the operation's kind (a session has no
+  // deadline, a request never drops) and its breaker rule out: a holding breaker's
+  // operations are not DUE, another's not HELD.
+  const barred =
+    ~flagsAllowed(state) |
+    (session ? OP_FLAG_HAS_DEADLINE : OP_FLAG_DROPPED) |
+    (holding & bit ? OP_FLAG_DUE : OP_FLAG_HELD);
   // The checks ORed as bools, one branch for all (as setPolicy does).
   if (
     // Only a session may be UP, the last state.
@@ -259,7 +268,7 @@ function checkSlot(op: Operation): void {
     !(setPolicies & bit) |
     ((op.endReason == END_REASON_NONE) != (state != STATE_DONE)) |
     (op.lastOutcome > <u32>OUTCOME_TIMEOUT) | // three bits allow 7
-    ((flags & ~allowed) != 0) |
+    ((flags & barred) != 0) |
     // poll clips every attempt to the deadline: it times out by then.
     ((state == STATE_IN_FLIGHT) &
       ((flags & OP_FLAG_HAS_DEADLINE) != 0) &

@@ -92,7 +92,7 @@ export function begin(policy: u32, now: u32): i32 {
   const found = policyAt(policy);
   if (found == null) return ERROR_BAD_POLICY;
   const p = changetype<Policy>(found);
-  const slot = firstSlot(STATE_FREE, 0, 0);
+  const slot = firstSlot(STATE_FREE, 0);
   if (slot == LIMIT_OPERATIONS) return ERROR_TABLE_FULL;
   advance(now);
   const op = slotAt(slot);
@@ -124,6 +124,12 @@ export function poll(now: u32): i32 {
     clock.now = now;
     return RESULT_NONE;
   }
+  return startDue(now);
+}
+
+// poll past its idle step. shrink.ts keeps it out of poll: wasm3 copies a function's
+// constants into its frame at every call, so the idle poll pays only for its own few.
+function startDue(now: u32): i32 {
   if (!isInitialized()) return ERROR_NOT_INITIALIZED;
   advance(now);
   const slot = firstDue();
@@ -136,10 +142,10 @@ export function poll(now: u32): i32 {
   // After 2^31 - 1 attempts (only without an attempt limit) the count starts again at 1.
   op.attempt = (op.attempt % 0x7fffffff) + 1;
   onAttemptStart(op.policy, p, op);
-  let timeout = p.attemptTimeout;
+  const timeout = p.attemptTimeout;
   // A live deadline lies ahead (the advance above ended the operation otherwise).
-  if (op.flags & OP_FLAG_HAS_DEADLINE) timeout = min(timeout, <u32>ticksUntil(t, op.deadline));
-  op.attemptDeadline = tickAfter(t, timeout);
+  const clipped = min(timeout, <u32>ticksUntil(t, op.deadline));
+  op.attemptDeadline = tickAfter(t, op.flags & OP_FLAG_HAS_DEADLINE ? clipped : timeout);
   count(COUNTER_ATTEMPTS_STARTED);
   if ((op.attempt == 1) & !(op.flags & OP_FLAG_SESSION)) onFirstAttempt();
   return handleOf(slot, op);
@@ -165,7 +171,6 @@ export function report(handle: i32, attempt: u32, outcome: u32, retryAfter: u32,
 
 // The attempt in flight succeeded: a request ends, a session is UP.
 function succeed(op: Operation): void {
-  const p = policyOf(op);
   onAttemptEnd(op, OUTCOME_SUCCESS);
   if (!(op.flags & OP_FLAG_SESSION)) {
     onSuccess(op.attempt > 1, op.lastRetryCost);
@@ -174,7 +179,7 @@ function succeed(op: Operation): void {
   }
   move(op, EVENT_CONNECT);
   op.nextAttemptAt = clock.now;
-  if (p.stableAfter == 0) op.level = 0;
+  if (policyOf(op).stableAfter == 0) op.level = 0;
   if (op.flags & OP_FLAG_DROPPED) count(COUNTER_RECONNECTS);
 }
 
@@ -242,7 +247,7 @@ export function release(handle: i32): i32 {
 export function ended(now: u32): i32 {
   if (!isInitialized()) return ERROR_NOT_INITIALIZED;
   advance(now);
-  const slot = firstSlot(STATE_DONE, OP_FLAG_HANDED_OUT, 0);
+  const slot = firstSlot(STATE_DONE, OP_FLAG_HANDED_OUT);
   if (slot == LIMIT_OPERATIONS) return RESULT_NONE;
   const op = slotAt(slot);
   op.flags |= OP_FLAG_HANDED_OUT;
@@ -256,7 +261,7 @@ export function nextDue(now: u32): u32 {
   advance(now);
   // After the advance the summary holds: nextTimer is the clock when something is DUE,
   // else the earliest timer, which lies ahead of the clock.
-  const next = schedule.nextTimer;
-  if ((next != clock.now) & !(schedule.summary & TIMER)) return NEXT_DUE_IDLE;
-  return <u32>ticksUntil(clock.now, next);
+  const wait = <u32>ticksUntil(clock.now, schedule.nextTimer);
+  if ((wait != 0) & !(schedule.summary & TIMER)) return NEXT_DUE_IDLE;
+  return wait;
 }

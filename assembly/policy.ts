@@ -91,7 +91,7 @@ export function setPolicy(
  * has no deadline, for days. A larger one is clamped and counted.
  */
 export function boundRetryAfter(p: Policy, retryAfter: u32): u32 {
-  const bound = p.maxRetryAfter != 0 ? p.maxRetryAfter : p.maxDelay;
+  const bound = p.maxRetryAfter || p.maxDelay;
   if (retryAfter <= bound) return retryAfter;
   count(COUNTER_RETRY_AFTER_CLAMPED);
   return bound;
@@ -119,12 +119,13 @@ export function worstCase(id: u32): i32 {
   if (found == null) return ERROR_BAD_POLICY;
   const p = changetype<Policy>(found);
   // The deadline bounds it, and without an attempt limit only the deadline does.
-  const limit = p.deadline != 0 ? p.deadline : <u32>LIMIT_MAX_SPAN;
+  const limit = p.deadline || <u32>LIMIT_MAX_SPAN;
   if (p.maxAttempts == 0) return <i32>limit;
   const cap = <u64>p.maxDelay;
-  const base = min(<u64>max(p.baseDelay, p.throttleBaseDelay), cap);
+  const base = <u64>max(p.baseDelay, p.throttleBaseDelay);
   // Retry n's bound is min(cap, base * 2^(n-1)); a decorrelated wait may be three times
-  // the one before, the first three times the base: min(cap, base * 3^n).
+  // the one before, the first three times the base: min(cap, base * 3^n). (A base above cap
+  // gives cap either way: no min(base, cap) needed.)
   // The growth factor: 3 decorrelated, else 2; the first bound is base * (2 * factor - 3).
   const factor = <u64>((p.flags & POLICY_FLAG_JITTER_MASK) == JITTER_DECORRELATED) + 2;
   let bound = base * (factor * 2 - 3);

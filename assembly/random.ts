@@ -25,21 +25,21 @@ export function seedRandom(seedLo: u32, seedHi: u32): void {
   }
 }
 
-/** The next 32 random bits. */
-export function nextRandom(): u32 {
+/** Uniform in [lo, hi] (hi >= lo), by multiply-shift of the generator's next 32 bits. */
+export function uniform(lo: u32, hi: u32): u32 {
   const s0 = random.s0;
   const s1 = random.s1;
   const s2 = random.s2 ^ s0;
   const s3 = random.s3 ^ s1;
-  const result = rotl<u32>(s1 * 5, 7) * 9;
+  const next = rotl<u32>(s1 * 5, 7) * 9;
   random.s0 = s0 ^ s3;
   random.s1 = s1 ^ s2;
   random.s2 = s2 ^ (s1 << 9);
   random.s3 = rotl<u32>(s3, 11);
-  return result;
+  return lo + <u32>((<u64>next * (<u64>(hi - lo) + 1)) >> 32);
 }
 
-/** Uniform in [lo, hi] (hi >= lo), by multiply-shift of one draw. */
-export function uniform(lo: u32, hi: u32): u32 {
-  return lo + <u32>((<u64>nextRandom() * (<u64>(hi - lo) + 1)) >> 32);
+/** The next 32 random bits (the whole range's multiply-shift is the draw itself). */
+export function nextRandom(): u32 {
+  return uniform(0, u32.MAX_VALUE);
 }

@@ -34,14 +34,11 @@ import { spreadDraw } from "./spread";
 import { Operation, Policy } from "./state";
 import { clock, ticksUntil } from "./ticks";
 
-function raiseLevel(op: Operation): void {
-  op.level = min(op.level + 1, LIMIT_MAX_ATTEMPTS);
-}
-
 // The jittered wait at op's level (from the throttle base after THROTTLED); it becomes
 // the operation's previous wait.
 function drawWait(op: Operation, p: Policy, throttled: bool): u32 {
-  const base = throttled ? p.throttleBaseDelay : p.baseDelay;
+  // select, not ?:, which binaryen leaves an if/else over two loads (and wasm3 an else page).
+  const base = select<u32>(p.throttleBaseDelay, p.baseDelay, throttled);
   const delay = jitteredDelay(jitterOf(p), base, p.maxDelay, op.level, op.previousDelay);
   op.previousDelay = delay;
   return delay;
@@ -55,7 +52,7 @@ function drawWait(op: Operation, p: Policy, throttled: bool): u32 {
 export function fail(op: Operation, outcome: i32, retryAfter: u32, fault: bool): void {
   const p = policyOf(op);
   onAttemptEnd(op, outcome);
-  raiseLevel(op);
+  op.level = min(op.level + 1, LIMIT_MAX_ATTEMPTS);
   const reason = retryOrEnd(op, p, outcome, retryAfter, fault);
   if (reason != END_REASON_NONE) end(op, reason);
 }
@@ -69,11 +66,11 @@ function retryOrEnd(op: Operation, p: Policy, outcome: i32, retryAfter: u32, fau
   if (request) onFailure();
   const unsure = (outcome == OUTCOME_AMBIGUOUS) | (outcome == OUTCOME_TIMEOUT);
   if (request & !isIdempotent(p) & unsure) return END_REASON_AMBIGUOUS;
-  if ((p.maxAttempts != 0) & (op.level >= p.maxAttempts)) return END_REASON_EXHAUSTED;
+  // An attempt limit of 0 (none) wraps to the largest u32, which no level passes.
+  if (op.level > p.maxAttempts - 1) return END_REASON_EXHAUSTED;
   const wait = max(drawWait(op, p, outcome == OUTCOME_THROTTLED), boundRetryAfter(p, retryAfter));
-  const hasDeadline = (op.flags & OP_FLAG_HAS_DEADLINE) != 0;
-  if (hasDeadline && (fault || <i32>wait >= ticksUntil(clock.now, op.deadline))) {
-    return END_REASON_DEADLINE;
+  if (op.flags & OP_FLAG_HAS_DEADLINE) {
+    if (fault | (<i32>wait >= ticksUntil(clock.now, op.deadline))) return END_REASON_DEADLINE;
   }
   if (request) {
     const cost = retryCostOf(outcome == OUTCOME_TIMEOUT);
@@ -99,7 +96,7 @@ export function dropSession(op: Operation): void {
   const p = policyOf(op);
   move(op, EVENT_DROP);
   op.flags |= OP_FLAG_DROPPED;
-  raiseLevel(op);
+  op.level = min(op.level + 1, LIMIT_MAX_ATTEMPTS);
   count(COUNTER_DROPS);
   // A return, not an else: wasm3 compiles each else into a code page of its own.
   if (p.flags & POLICY_FLAG_SPREAD_DROP) {

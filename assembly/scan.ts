@@ -31,9 +31,9 @@ const LIVE: u32 = (1 << STATE_WAITING) | (1 << STATE_IN_FLIGHT) | (1 << STATE_UP
 /** Brings the clock to now and applies what has expired. */
 export function advance(now: u32): void {
   // The first advance after init sets the clock anywhere: the summary is of no use then.
-  const started = clock.started;
+  const started = clock.started != 0;
   const fault = Clock.advance(now);
-  if (fault || !started || tickReached(clock.now, schedule.nextTimer)) scan(fault, false);
+  if (fault | !started | tickReached(clock.now, schedule.nextTimer)) scan(fault, false);
 }
 
 /** Every attempt in flight fails AMBIGUOUS and every UP session drops, in slot order (restore). */

@@ -74,24 +74,28 @@ export function expired(t: u32, fault: bool): bool {
   return false;
 }
 
-/** The first slot whose operation is in `state` with `flags & mask` equal to `want`, or OPERATIONS. */
-export function firstSlot(state: u32, mask: u32, want: u32): i32 {
+/**
+ * The first slot whose operation is in `state` and, of `flags`, has DUE set and every other
+ * clear (firstDue: DUE; ended: not HANDED_OUT), or OPERATIONS.
+ */
+export function firstSlot(state: u32, flags: u32): i32 {
   let slot = 0;
   for (let at = SLOTS; slot < LIMIT_OPERATIONS; slot++, at += offsetof<Operation>()) {
     const op = changetype<Operation>(at);
-    if ((op.state == state) & ((op.flags & mask) == want)) break;
+    if ((op.state == state) & ((op.flags & flags) == (flags & OP_FLAG_DUE))) break;
   }
   return slot;
 }
 
 /** The first slot whose operation is DUE (WAITING: DUE marks no other), or OPERATIONS. */
 export function firstDue(): i32 {
-  return firstSlot(STATE_WAITING, OP_FLAG_DUE, OP_FLAG_DUE);
+  return firstSlot(STATE_WAITING, OP_FLAG_DUE);
 }
 
 /** Ends a summary; while an operation is DUE, every advance scans again (poll starts it). */
 export function endSummary(): void {
-  schedule.nextTimer = firstDue() < LIMIT_OPERATIONS ? clock.now : earliest;
+  schedule.nextTimer = earliest;
+  if (firstDue() < LIMIT_OPERATIONS) markStale();
 }
 
 // schedule.summary's bit.

@@ -59,19 +59,15 @@ export class Clock {
    * holds: the caller treats it as a clock fault when operations are live.
    */
   @inline static advance(now: u32): bool {
-    if (!clock.started) {
-      clock.started = 1;
-      clock.now = now;
-      return false;
-    }
+    const started = clock.started != 0;
     const step = ticksUntil(clock.now, now);
-    if (step >= -LIMIT_BACKSTEP_TOLERANCE && step < 0) return false;
-    clock.now = now;
-    return step < 0;
+    if (!started | (step >= 0) | (step < -LIMIT_BACKSTEP_TOLERANCE)) clock.now = now;
+    clock.started = 1;
+    return started & (step < -LIMIT_BACKSTEP_TOLERANCE);
   }
 
   /** True when timer t has passed: reached by now, or swept away by a clock fault. */
   @inline static hasExpired(t: u32, fault: bool): bool {
-    return fault || tickReached(clock.now, t);
+    return fault | tickReached(clock.now, t);
   }
 }

@@ -8,9 +8,8 @@ let cursor: usize = 0;
 // writing, which is how value() in image.ts tells a save from a restore.
 let limit: usize = 0;
 
-/** Starts writing fields at `at`. */
-export function startWriting(at: usize): void {
-  cursor = at;
+/** Fields are written from now on. */
+export function startWriting(): void {
   limit = 0;
 }
 
@@ -19,10 +18,14 @@ export function writing(): bool {
   return limit == 0;
 }
 
-/** Starts reading the fields between `at` and `end`. */
-export function startReading(at: usize, end: usize): void {
-  cursor = at;
+/** Fields are read from now on, up to `end`. */
+export function startReading(end: usize): void {
   limit = end;
+}
+
+/** The next field goes to (writing) or comes from (reading) `at`. */
+export function seek(at: usize): void {
+  cursor = at;
 }
 
 /** Where the next field goes (writing) or comes from (reading). */
@@ -32,8 +35,11 @@ export function position(): usize {
 
 /** Writes one field. */
 export function put(value: u32): void {
-  for (; value >= 0x80; value >>>= 7) store<u8>(cursor++, value | 0x80);
-  store<u8>(cursor++, value);
+  do {
+    const byte = value & 0x7f;
+    value >>>= 7;
+    store<u8>(cursor++, value ? byte | 0x80 : byte); // the top bit set: more bytes follow
+  } while (value);
 }
 
 /** Marks the read refused: a field out of range or inconsistent. */
